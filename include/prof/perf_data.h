@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The perf.data (PERFILE2, file mode) on-disk format: constants shared by the writer
+ * and the reader, and the writer itself.
+ * See tools/perf/Documentation/perf.data-file-format.txt in the kernel tree.
+ */
+#ifndef PROF_PERF_DATA_H
+#define PROF_PERF_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <perf/event.h>
+
+#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" little-endian */
+#define PERF_HEADER_FEAT_BITS 256
+#define PERF_NAME_ALIGN 64
+
+/* Header feature bits (perf's enum HEADER_*). */
+enum perf_header_feat {
+	HEADER_TRACING_DATA = 1,
+	HEADER_BUILD_ID,
+	HEADER_HOSTNAME,
+	HEADER_OSRELEASE,
+	HEADER_VERSION,
+	HEADER_ARCH,
+	HEADER_NRCPUS,
+	HEADER_CPUDESC,
+	HEADER_CPUID,
+	HEADER_TOTAL_MEM,
+	HEADER_CMDLINE,
+	HEADER_EVENT_DESC,
+	HEADER_CPU_TOPOLOGY,
+	HEADER_NUMA_TOPOLOGY,
+	HEADER_BRANCH_STACK,
+	HEADER_PMU_MAPPINGS,
+	HEADER_GROUP_DESC,
+	HEADER_AUXTRACE,
+	HEADER_STAT,
+	HEADER_CACHE,
+	HEADER_SAMPLE_TIME,
+	HEADER_MEM_TOPOLOGY,
+	HEADER_CLOCKID,
+	HEADER_DIR_FORMAT,
+	HEADER_BPF_PROG_INFO,
+	HEADER_BPF_BTF,
+	HEADER_COMPRESSED,
+	HEADER_CPU_PMU_CAPS,
+	HEADER_CLOCK_DATA,
+	HEADER_HYBRID_TOPOLOGY,
+	HEADER_PMU_CAPS,
+	HEADER_LAST_FEATURE,
+	/*
+	 * prof's own section.  perf counts every set bit when it reads the section
+	 * table but only parses bits below its HEADER_LAST_FEATURE, so the top bit is
+	 * carried silently by perf and read by prof report.
+	 */
+	HEADER_PROF_SCOPE = PERF_HEADER_FEAT_BITS - 1,
+};
+
+/* Record structs and the user-space record types (PERF_RECORD_FINISHED_ROUND...)
+ * come from libperf's perf/event.h. */
+
+struct perf_file_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct perf_file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct perf_file_section attrs;
+	struct perf_file_section data;
+	struct perf_file_section event_types;
+	uint64_t adds_features[PERF_HEADER_FEAT_BITS / 64];
+};
+
+struct perf_file_attr {
+	struct perf_event_attr attr;
+	struct perf_file_section ids;
+};
+
+/* One event of the file: its attr, its name and the sample ids the kernel gave it. */
+struct perf_data_event {
+	struct perf_event_attr attr;
+	const char *name;
+	const uint64_t *ids;
+	uint32_t nr_ids;
+};
+
+struct perf_data_writer;
+
+/*
+ * Start a perf.data file on fd (which must be empty and seekable; the writer does not
+ * own it): a placeholder header, the events' ids and attrs.  The EVENT_DESC feature
+ * is derived from evs.  Returns 0 or -errno; *ret is untouched on failure.
+ */
+int perf_data_writer__new(int fd, const struct perf_data_event *evs, size_t nr,
+			  struct perf_data_writer **ret);
+
+/* Append one record (its header.size bytes) to the data section.  0 or -errno. */
+int perf_data_writer__write(struct perf_data_writer *w, const void *rec, size_t len);
+
+/* Copy a feature section's content to be written by finish(). 0 or -errno. */
+int perf_data_writer__add_feature(struct perf_data_writer *w, unsigned int feat,
+				  const void *data, size_t len);
+
+/*
+ * Flush, write the features after the data and rewrite the header with the final
+ * sizes.  If the features cannot be written (disk full) the header is still
+ * finalized without them so the data stays readable.  0 or -errno.
+ */
+int perf_data_writer__finish(struct perf_data_writer *w);
+
+/* Bytes of data written so far, and the file size after finish(). */
+uint64_t perf_data_writer__data_size(const struct perf_data_writer *w);
+uint64_t perf_data_writer__file_size(const struct perf_data_writer *w);
+
+/* NULL-safe; frees memory only (does not finish). Returns NULL. */
+struct perf_data_writer *perf_data_writer__free(struct perf_data_writer *w);
+
+/*
+ * Feature payload helpers: append to a growable buffer in perf's encodings.
+ * feat_buf__string writes perf_header_string (u32 len padded to 64, NUL-padded).
+ */
+struct feat_buf {
+	uint8_t *data;
+	size_t len, cap;
+	int err;        /* sticky -ENOMEM */
+};
+void feat_buf__put(struct feat_buf *b, const void *p, size_t n);
+void feat_buf__u32(struct feat_buf *b, uint32_t v);
+void feat_buf__u64(struct feat_buf *b, uint64_t v);
+void feat_buf__string(struct feat_buf *b, const char *s);
+void feat_buf__release(struct feat_buf *b);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `prof record` command line. */
+#ifndef PROF_RECORD_OPTS_H
+#define PROF_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/event_spec.h"
+
+#define RECORD_DEFAULT_FREQ 4000
+#define RECORD_DEFAULT_PAGES 128        /* 512 KiB per CPU, perf's default for users */
+#define RECORD_DEFAULT_OUTPUT "perf.data"
+
+struct record_opts {
+	bool all;               /* -a: every task on the host */
+	bool freq_max;          /* -F max */
+	uint64_t freq;          /* samples per second; 0 when a period is used */
+	uint64_t period;        /* -c */
+	struct event_spec event;
+	bool event_given;       /* -e was given: fall back only if it is the default */
+	bool callchain;         /* -g */
+	unsigned int mmap_pages;
+	const char *output;
+	double duration;        /* seconds; 0 = until the workload ends or a signal */
+	bool quiet;             /* -q: no live status, no summary */
+	char **argv;            /* workload, NULL-terminated; NULL when none */
+	int argc;
+};
+
+/* Fill in the defaults. */
+void record_opts__init(struct record_opts *opts);
+
+/*
+ * Parse argv (argv[0] is the verb or program name) into opts.  On error returns
+ * -EINVAL and leaves a one-line message in err.  Returns 1 when --help was asked.
+ * opts keeps pointers into argv.
+ */
+int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen);
+
+/* The --help text. */
+extern const char record_opts__usage[];
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where the fixed fields sit in a record, for one sample_type: the leading u64s of
+ * a PERF_RECORD_SAMPLE body, and the sample_id_all trailer of every other kernel
+ * record.  Only fixed-size fields are located; the hot path reads them in O(1).
+ */
+#ifndef PROF_SAMPLE_H
+#define PROF_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+struct sample_layout {
+	uint64_t sample_type;
+	int s_tid, s_time, s_cpu, s_id;         /* u64 index in a sample body, -1 if absent */
+	int t_tid, t_time, t_id;                /* u64 index back from a record's end */
+	unsigned int trailer_size;              /* bytes */
+	unsigned int fixed_size;                /* bytes of header + fixed sample fields */
+};
+
+void sample_layout__init(struct sample_layout *l, uint64_t sample_type);
+
+static inline const uint64_t *sample__u64(const struct perf_event_header *ev, int idx)
+{
+	return (const uint64_t *)(const void *)(ev + 1) + idx;
+}
+
+/* Timestamp of any kernel record (sample or sideband), 0 if it has none. */
+static inline uint64_t sample_layout__time(const struct sample_layout *l, const struct perf_event_header *ev)
+{
+	if (ev->type == PERF_RECORD_SAMPLE) {
+		if (l->s_time < 0 || ev->size < l->fixed_size)
+			return 0;
+		return *sample__u64(ev, l->s_time);
+	}
+	if (l->t_time < 0 || ev->size < sizeof(*ev) + l->trailer_size)
+		return 0;
+	return *(const uint64_t *)(const void *)((const char *)ev + ev->size - 8 * (unsigned)l->t_time);
+}
+
+/* pid/tid of a sample; false if the sample is too short or has no TID. */
+static inline bool sample_layout__tid(const struct sample_layout *l, const struct perf_event_header *ev,
+				      int32_t *pid, int32_t *tid)
+{
+	uint32_t v[2];
+
+	if (l->s_tid < 0 || ev->size < l->fixed_size)
+		return false;
+	memcpy(v, sample__u64(ev, l->s_tid), 8);
+	*pid = (int32_t)v[0];
+	*tid = (int32_t)v[1];
+	return true;
+}
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by every module: cleanup attributes, ownership hand-off. */
+#ifndef PROF_UTIL_H
+#define PROF_UTIL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Hand ownership on: returns the pointer and clears the variable that held it. */
+#define steal_pointer(pp)                                                      \
+	({                                                                     \
+		__typeof__(*(pp)) _ptr_ = *(pp);                               \
+		*(pp) = NULL;                                                  \
+		_ptr_;                                                         \
+	})
+
+static inline int steal_fd(int *fd)
+{
+	int r = *fd;
+	*fd = -1;
+	return r;
+}
+
+/*
+ * Read a whole (small, /proc-like) file into a NUL-terminated malloc'd buffer.
+ * Returns its length, or -errno; *ret_buf is untouched on failure.
+ */
+ssize_t read_file_full(int dirfd, const char *path, size_t max, char **ret_buf);
+
+/* write(2) all of buf; -errno on failure (EINTR retried). */
+int write_full(int fd, const void *buf, size_t len);
+/* pwrite(2) all of buf at off; -errno on failure. */
+int pwrite_full(int fd, const void *buf, size_t len, off_t off);
+
+/* Monotonic clock in ns: the clock prof's perf events are stamped with. */
+uint64_t clock_mono_ns(void);
+
+#endif

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/record_opts.h"
+#include "prof/util.h"
+
+const char record_opts__usage[] =
+	"usage: prof [record] [options] [-- command [args...]]\n"
+	"\n"
+	"Record samples system-wide into a perf.data file that perf report/script read.\n"
+	"\n"
+	"  -a, --all               record every task on the host\n"
+	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
+	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
+	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
+	"  -g, --call-graph[=fp]   record call chains (frame pointers)\n"
+	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default 128)\n"
+	"  -o, --output FILE       output file (default perf.data; an old one becomes .old)\n"
+	"  -d, --duration SECONDS  stop after this long\n"
+	"  -q, --quiet             no live status line and no summary\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"With a command, recording stops when it exits and prof exits with its status.\n"
+	"Without one, it stops on Ctrl-C, SIGTERM or --duration.  See prof-record(1).\n";
+
+void record_opts__init(struct record_opts *opts)
+{
+	*opts = (struct record_opts){
+		.freq = RECORD_DEFAULT_FREQ,
+		.mmap_pages = RECORD_DEFAULT_PAGES,
+		.output = RECORD_DEFAULT_OUTPUT,
+	};
+	/* "cycles" always parses. */
+	event_spec__parse("cycles", &opts->event);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s[0] || s[0] == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+enum { OPT_DURATION = 256 };
+
+int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	bool freq_given = false, period_given = false;
+	uint64_t v;
+	int c;
+
+	optind = 0;     /* full re-initialisation: parse may be called more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:ae:F:c:gm:o:d:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			opts->all = true;
+			break;
+		case 'e': {
+			int r = event_spec__parse(optarg, &opts->event);
+			if (r == -ENOENT) {
+				char names[1024];
+				event_spec__known_names(names, sizeof(names));
+				return fail(err, errlen, "unknown event '%s'; known events: %s", optarg, names);
+			}
+			if (r < 0)
+				return fail(err, errlen, "bad event modifier in '%s' (use :u, :k or :uk)", optarg);
+			opts->event_given = true;
+			break;
+		}
+		case 'F':
+			freq_given = true;
+			if (!strcmp(optarg, "max")) {
+				opts->freq_max = true;
+				break;
+			}
+			if (parse_u64(optarg, &v) < 0 || v == 0)
+				return fail(err, errlen, "bad frequency '%s': give samples per second (e.g. -F 999) or 'max'", optarg);
+			opts->freq = v;
+			break;
+		case 'c':
+			period_given = true;
+			if (parse_u64(optarg, &v) < 0 || v == 0)
+				return fail(err, errlen, "bad period '%s': give a positive event count", optarg);
+			opts->period = v;
+			break;
+		case 'g':
+			if (optarg && strcmp(optarg, "fp"))
+				return fail(err, errlen, "call graph mode '%s' is not supported: prof records frame-pointer call chains (-g or --call-graph=fp)", optarg);
+			opts->callchain = true;
+			break;
+		case 'm':
+			if (parse_u64(optarg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20))
+				return fail(err, errlen, "bad ring buffer size '%s': give a power of two number of pages (e.g. -m 256)", optarg);
+			opts->mmap_pages = (unsigned int)v;
+			break;
+		case 'o':
+			if (!optarg[0])
+				return fail(err, errlen, "empty output file name");
+			opts->output = optarg;
+			break;
+		case 'd': {
+			char *end;
+			double d = strtod(optarg, &end);
+			if (*end || !(d > 0) || !isfinite(d) || d > 1e9)
+				return fail(err, errlen, "bad duration '%s': give seconds, e.g. --duration 10 or 0.5", optarg);
+			opts->duration = d;
+			break;
+		}
+		case 'q':
+			opts->quiet = true;
+			break;
+		case 'h':
+			return 1;
+		case ':':
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return fail(err, errlen, "unknown option '%s' (see prof record --help)", argv[optind - 1]);
+		}
+	}
+	if (freq_given && period_given)
+		return fail(err, errlen, "-F and -c exclude each other: sample by frequency or by period, not both");
+	if (period_given)
+		opts->freq = 0;
+	if (optind < argc) {
+		opts->argv = argv + optind;
+		opts->argc = argc - optind;
+	}
+	if (!opts->all && !opts->argv)
+		return fail(err, errlen, "nothing to record: give a command after '--', or -a for the whole host");
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "prof/record_output.h"
+#include "prof/util.h"
+
+int record_output__create(struct record_output *o, const char *path)
+{
+	_cleanup_free_ char *old = NULL;
+	struct stat st;
+	int fd;
+
+	*o = (struct record_output){ .path = path, .fd = -1 };
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (asprintf(&old, "%s.old", path) < 0)
+			return -ENOMEM;
+		if (rename(path, old) < 0)
+			return -errno;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int err = -errno;
+		if (old && rename(old, path) < 0) {
+			/* the old file stays as .old: nothing is lost */
+		}
+		return err;
+	}
+	o->fd = fd;
+	o->old_path = steal_pointer(&old);
+	return 0;
+}
+
+void record_output__abort(struct record_output *o)
+{
+	if (o->fd >= 0) {
+		close(o->fd);
+		o->fd = -1;
+		unlink(o->path);
+		if (o->old_path && rename(o->old_path, o->path) < 0) {
+			/* the previous recording survives as .old */
+		}
+	}
+	free(o->old_path);
+	o->old_path = NULL;
+}
+
+int record_output__close(struct record_output *o)
+{
+	int r = 0;
+
+	if (o->fd >= 0 && close(o->fd) < 0)
+		r = -errno;
+	o->fd = -1;
+	free(o->old_path);
+	o->old_path = NULL;
+	return r;
+}

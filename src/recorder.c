@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+#include <sys/resource.h>
+#include <fcntl.h>
+#include <time.h>
+#include <linux/perf_event.h>
+#include <perf/core.h>
+#include <perf/event.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include "prof/recorder.h"
+#include "prof/util.h"
+
+/* Everything a record needs to be judged and written; same for both events so any
+ * record's trailer parses alike (perf requires IDENTIFIER when types differ). */
+#define SAMPLE_TYPE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |   \
+			  PERF_SAMPLE_CGROUP)
+
+struct recorder {
+	struct perf_evlist *evlist;
+	struct perf_evsel *sampling, *sideband;
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct recorder_info info;
+	struct sample_layout layout;
+	struct perf_data_event events[2];
+	uint64_t *ids[2];
+};
+
+static int max_sample_rate(uint64_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	char *end;
+
+	if (read_file_full(AT_FDCWD, "/proc/sys/kernel/perf_event_max_sample_rate", 64, &buf) < 0)
+		return -ENOENT;
+	*ret = strtoull(buf, &end, 10);
+	return *ret ? 0 : -EINVAL;
+}
+
+static void sampling_attr(const struct record_opts *o, const struct event_spec *e, uint64_t freq,
+			  struct perf_event_attr *a)
+{
+	*a = (struct perf_event_attr){
+		.size = sizeof(*a),
+		.type = e->type,
+		.config = e->config,
+		.sample_type = SAMPLE_TYPE_BASE | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0),
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1,
+		.exclude_user = e->exclude_user,
+		.exclude_kernel = e->exclude_kernel,
+		.sample_id_all = 1,
+		/* CLOCK_MONOTONIC, so prof can compare record times with its own clock
+		 * (ordering rounds, stamping synthesized records). */
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+	};
+	if (freq) {
+		a->freq = 1;
+		a->sample_freq = freq;
+	} else {
+		a->sample_period = o->period;
+	}
+}
+
+static void sideband_attr(const struct perf_event_attr *s, struct perf_event_attr *a)
+{
+	*a = (struct perf_event_attr){
+		.size = sizeof(*a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = s->sample_type & ~(uint64_t)PERF_SAMPLE_CALLCHAIN,
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1,
+		.sample_id_all = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		.namespaces = 1,
+		.cgroup = 1,
+		.build_id = 1,
+		.sample_period = 1,
+	};
+}
+
+static bool is_no_pmu(int err)
+{
+	/* What the kernel answers for a hardware event where there is no PMU (perf's
+	 * evsel__fallback list). */
+	return err == -ENOENT || err == -ENXIO || err == -ENODEV || err == -EOPNOTSUPP ||
+	       err == -EINVAL;
+}
+
+/* Add to the evlist (which gives it the evlist's maps) and open on every CPU. */
+static int open_evsel(struct recorder *r, struct perf_evsel *evsel)
+{
+	int err;
+
+	perf_evlist__add(r->evlist, evsel);
+	err = perf_evsel__open(evsel, r->cpus, r->threads);
+
+	if (err == -EMFILE) {
+		/* perf's remedy: lift the soft fd limit to the hard one and retry. */
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+				err = perf_evsel__open(evsel, r->cpus, r->threads);
+		}
+	}
+	return err;
+}
+
+static int open_sampling(struct recorder *r, const struct record_opts *o)
+{
+	struct perf_event_attr attr;
+	uint64_t freq = o->freq, max;
+	int err;
+
+	r->info.event = o->event;
+	if (o->freq && max_sample_rate(&max) == 0) {
+		if (o->freq_max) {
+			freq = max;
+		} else if (freq > max) {
+			freq = max;
+			r->info.freq_lowered = true;
+		}
+	}
+	r->info.freq = freq;
+	sampling_attr(o, &r->info.event, freq, &attr);
+	r->sampling = perf_evsel__new(&attr);
+	if (!r->sampling)
+		return -ENOMEM;
+	err = open_evsel(r, r->sampling);
+	if (err < 0 && event_spec__is_hardware(&r->info.event) && is_no_pmu(err)) {
+		/* No PMU (VMs, containers): sample on the CPU clock, as perf does. */
+		perf_evlist__remove(r->evlist, r->sampling);
+		perf_evsel__delete(r->sampling);
+		event_spec__cpu_clock(&r->info.event);
+		r->info.fell_back = true;
+		sampling_attr(o, &r->info.event, freq, &attr);
+		r->sampling = perf_evsel__new(&attr);
+		if (!r->sampling)
+			return -ENOMEM;
+		err = open_evsel(r, r->sampling);
+	}
+	return err;
+}
+
+static int read_ids(struct recorder *r, struct perf_evsel *evsel, int i, const char *name)
+{
+	int n = perf_cpu_map__nr(r->cpus);
+
+	r->ids[i] = calloc((size_t)n, sizeof(uint64_t));
+	if (!r->ids[i])
+		return -ENOMEM;
+	for (int c = 0; c < n; c++) {
+		struct perf_counts_values v = { 0 };
+		int err = perf_evsel__read(evsel, c, 0, &v);
+		if (err < 0)
+			return err;
+		r->ids[i][c] = v.id;
+	}
+	r->events[i] = (struct perf_data_event){
+		.attr = *perf_evsel__attr(evsel),
+		.name = name,
+		.ids = r->ids[i],
+		.nr_ids = (uint32_t)n,
+	};
+	return 0;
+}
+
+static int libperf_print(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	/* libperf's own chatter is not for users; prof reports errors itself. */
+	return 0;
+}
+
+int recorder__new(const struct record_opts *o, struct recorder **ret, enum recorder_stage *ret_stage)
+{
+	struct recorder *r;
+	struct perf_event_attr sb;
+	enum recorder_stage stage = RECORDER_STAGE_SAMPLING;
+	int err;
+
+	libperf_init(libperf_print);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->cpus = perf_cpu_map__new_online_cpus();
+	r->threads = perf_thread_map__new_dummy();
+	r->evlist = perf_evlist__new();
+	if (!r->cpus || !r->threads || !r->evlist) {
+		err = -ENOMEM;
+		goto err;
+	}
+	r->info.nr_cpus = perf_cpu_map__nr(r->cpus);
+	perf_evlist__set_maps(r->evlist, r->cpus, r->threads);
+
+	err = open_sampling(r, o);
+	if (err < 0)
+		goto err;
+	stage = RECORDER_STAGE_SIDEBAND;
+	sideband_attr(perf_evsel__attr(r->sampling), &sb);
+	r->sideband = perf_evsel__new(&sb);
+	if (!r->sideband) {
+		err = -ENOMEM;
+		goto err;
+	}
+	err = open_evsel(r, r->sideband);
+	if (err < 0)
+		goto err;
+
+	stage = RECORDER_STAGE_MMAP;
+	err = perf_evlist__mmap(r->evlist, (int)o->mmap_pages);
+	if (err < 0) {
+		err = errno ? -errno : err;
+		goto err;
+	}
+	stage = RECORDER_STAGE_IDS;
+	err = read_ids(r, r->sampling, 0, r->info.event.name);
+	if (err < 0)
+		goto err;
+	err = read_ids(r, r->sideband, 1, "dummy:HG");
+	if (err < 0)
+		goto err;
+	sample_layout__init(&r->layout, perf_evsel__attr(r->sampling)->sample_type);
+	r->info.nr_fds = 2 * (size_t)r->info.nr_cpus;
+	*ret = r;
+	return 0;
+err:
+	*ret_stage = stage;
+	recorder__free(r);
+	return err;
+}
+
+struct recorder *recorder__free(struct recorder *r)
+{
+	if (!r)
+		return NULL;
+	if (r->evlist) {
+		/* The evlist owns every evsel added to it; closing unopened ones is a no-op. */
+		perf_evlist__munmap(r->evlist);
+		perf_evlist__close(r->evlist);
+		perf_evlist__delete(r->evlist);
+	}
+	perf_cpu_map__put(r->cpus);
+	perf_thread_map__put(r->threads);
+	free(r->ids[0]);
+	free(r->ids[1]);
+	free(r);
+	return NULL;
+}
+
+const struct recorder_info *recorder__info(const struct recorder *r)
+{
+	return &r->info;
+}
+
+const struct sample_layout *recorder__layout(const struct recorder *r)
+{
+	return &r->layout;
+}
+
+const struct perf_data_event *recorder__events(const struct recorder *r, size_t *ret_nr)
+{
+	*ret_nr = 2;
+	return r->events;
+}
+
+int recorder__enable(struct recorder *r)
+{
+	perf_evlist__enable(r->evlist);
+	return 0;
+}
+
+int recorder__disable(struct recorder *r)
+{
+	perf_evlist__disable(r->evlist);
+	return 0;
+}
+
+int recorder__poll(struct recorder *r, int timeout_ms)
+{
+	int n = perf_evlist__poll(r->evlist, timeout_ms);
+	return n < 0 ? -errno : n;
+}
+
+int recorder__drain(struct recorder *r, struct ordered_queue *q)
+{
+	struct perf_mmap *map;
+	int n = 0;
+
+	perf_evlist__for_each_mmap(r->evlist, map, false) {
+		union perf_event *ev;
+
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map)) != NULL) {
+			int err = ordered_queue__push(q, &ev->header,
+						      sample_layout__time(&r->layout, &ev->header));
+			perf_mmap__consume(map);
+			if (err < 0)
+				return err;
+			n++;
+		}
+		perf_mmap__read_done(map);
+	}
+	return n;
+}
