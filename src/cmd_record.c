@@ -334,7 +334,7 @@ static void explain_open_error(const struct record *r, int err, enum recorder_st
 	}
 	if (err == -EMFILE || err == -ENFILE) {
 		fprintf(stderr,
-			"prof: out of file descriptors opening %s: prof needs 2 per CPU (%d here).\n"
+			"prof: out of file descriptors opening %s: prof needs 2 per CPU, %d in all here.\n"
 			"  Raise the limit (ulimit -n) and retry.\n",
 			what, 2 * (int)sysconf(_SC_NPROCESSORS_ONLN));
 		return;

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the integration tests: they drive the real kernel and the real perf.
+# Each test exits 0 (pass), 1 (fail) or 77 (skip: no root, no perf, no feature).
+set -u
+
+: "${PROF:?PROF must name the prof binary}"
+: "${PROF_HOT:?PROF_HOT must name the prof-hot test program}"
+PERF=${PERF:-perf}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/prof-it.XXXXXX")
+cleanup_hooks=()
+cleanup() {
+	local h
+	for h in "${cleanup_hooks[@]}"; do eval "$h" || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+pass() { echo "ok: $*"; }
+note() { echo "# $*"; }
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (system-wide perf events)"
+}
+require_perf() {
+	command -v "$PERF" >/dev/null 2>&1 || skip "needs perf (Debian package linux-perf)"
+	"$PERF" --version >/dev/null 2>&1 || skip "perf does not run here"
+}
+
+# Run perf report/script; fail if it exits non-zero or says anything on stderr.
+perf_clean() {
+	local out=$1; shift
+	"$PERF" "$@" >"$out" 2>"$TMP/perf.err" || fail "perf $* exited $?: $(head -c 2000 "$TMP/perf.err")"
+	if [ -s "$TMP/perf.err" ]; then
+		fail "perf $* wrote to stderr: $(head -c 2000 "$TMP/perf.err")"
+	fi
+}
+
+# The first line of `perf report --stdio --no-children` whose symbol is user space.
+top_user_line() {
+	grep -E '^ +[0-9.]+%' "$1" | grep -F '[.]' | head -n 1
+}
+
+# Percentage of the first report line matching a pattern (0 when absent).
+pct_of() {
+	local v
+	v=$(grep -E '^ +[0-9.]+%' "$1" | grep -E "$2" | head -n 1 | awk '{print $1}' | tr -d '%')
+	echo "${v:-0}"
+}
