@@ -20,7 +20,8 @@
 #include "prof/record_output.h"
 #include "prof/recorder.h"
 #include "prof/synth.h"
-#include "prof/task_table.h"
+#include "prof/prof_section.h"
+#include "prof/tracker.h"
 #include "prof/util.h"
 #include "prof/workload.h"
 
@@ -46,15 +47,11 @@ static void on_sigchld(int sig)
 }
 
 struct record_stats {
-	uint64_t samples;               /* written */
-	uint64_t out_of_scope;          /* dropped: not in scope */
 	uint64_t lost;                  /* PERF_RECORD_LOST: records the ring buffer dropped */
 	uint64_t lost_samples;          /* PERF_RECORD_LOST_SAMPLES */
-	uint64_t tasks_seen;
 	uint64_t synth_tasks;           /* tasks described from /proc */
 	uint64_t synth_gone;            /* ... that were gone by then */
 	uint64_t records;               /* everything written to the data section */
-	uint64_t first_time, last_time;
 };
 
 struct record {
@@ -63,8 +60,10 @@ struct record {
 	const struct sample_layout *layout;
 	struct ordered_queue *queue;
 	struct perf_data_writer *writer;
-	struct task_table *tasks;
+	struct tracker *tracker;
 	struct synth_env synth;
+	int cgroup_fd;
+	char cgroup_mount[4096];
 	struct record_output out;
 	struct workload wl;
 	bool has_workload;
@@ -89,199 +88,50 @@ static int emit(const void *rec, size_t len, void *ctx)
 	return 0;
 }
 
-static struct task *get_task(struct record *r, int32_t tid, int32_t pid)
+/* Give the file what the tracker says it needs before the record: a cgroup's path,
+ * a pre-existing task's comm and maps (read from /proc now). */
+static int provide(struct record *r, const struct tracker_need *need, uint64_t time)
 {
-	bool created;
-	struct task *t = task_table__get(r->tasks, tid, &created);
-
-	if (t && created) {
-		t->pid = pid;
-		r->st.tasks_seen++;
-	}
-	return t;
-}
-
-/*
- * Make sure the file describes task tid (comm) and its process (maps) before its
- * sample: tasks that existed before the recording are read from /proc now, once.
- */
-static int describe_task(struct record *r, int32_t pid, int32_t tid, uint64_t time)
-{
-	struct task *t, *leader;
-	unsigned int what = 0;
 	int err;
 
-	if (!get_task(r, pid, pid) || !get_task(r, tid, pid))
-		return -ENOMEM;
-	/* No inserts from here on: both pointers stay valid. */
-	leader = task_table__find(r->tasks, pid);
-	t = task_table__find(r->tasks, tid);
-	if (!(t->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
-		what |= SYNTH_COMM;
-	if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
-		what |= SYNTH_MAPS;
-	if (!what)
-		return 0;
-	t->flags |= TASK_SYNTH_TRIED;
-	if (what & SYNTH_MAPS)
-		leader->flags |= TASK_MAPS_TRIED;
-	err = synth__task(&r->synth, pid, tid, what, time, emit, r);
-	if (r->write_err)
-		return r->write_err;
-	if (err < 0) {
-		/* Gone, or unreadable: the sample is kept, perf shows it by pid. */
-		r->st.synth_gone++;
-		return 0;
-	}
-	if (what & SYNTH_COMM)
-		t->flags |= TASK_COMM_KNOWN;
-	if (what & SYNTH_MAPS)
-		leader->flags |= TASK_MAPS_KNOWN;
-	r->st.synth_tasks++;
-	return 0;
-}
-
-static bool task_in_scope(struct record *r, int32_t tid)
-{
-	struct task *t;
-
-	if (r->opts.all)
-		return true;
-	t = task_table__find(r->tasks, tid);
-	return t && (t->flags & TASK_IN_SCOPE);
-}
-
-static int on_sample(struct record *r, const struct perf_event_header *ev, uint64_t time)
-{
-	int32_t pid, tid;
-	int err;
-
-	if (!sample_layout__tid(r->layout, ev, &pid, &tid))
-		return emit(ev, ev->size, r);
-	if (!task_in_scope(r, tid)) {
-		r->st.out_of_scope++;
-		return 0;
-	}
-	if (tid > 0 && pid > 0) {
-		err = describe_task(r, pid, tid, time);
+	if (need->cgroup) {
+		err = synth__cgroup(&r->synth, need->cgroup, need->cgroup_path, time, emit, r);
 		if (err < 0)
 			return err;
 	}
-	if (!r->st.first_time)
-		r->st.first_time = time;
-	r->st.last_time = time;
-	r->st.samples++;
-	return emit(ev, ev->size, r);
-}
-
-static int on_fork(struct record *r, const struct perf_event_header *ev)
-{
-	const struct perf_record_fork *f = (const void *)ev;
-	struct task *parent, *child;
-	uint32_t inherit = 0;
-
-	if (ev->size < sizeof(*f))
-		return emit(ev, ev->size, r);
-	parent = task_table__find(r->tasks, (int32_t)f->ptid);
-	if (!r->opts.all && !(parent && (parent->flags & TASK_IN_SCOPE)))
+	if (!need->what)
 		return 0;
-	if (parent) {
-		inherit = parent->flags & (TASK_IN_SCOPE | TASK_COMM_KNOWN);
-		if (f->pid != f->ppid) {
-			/* A new process copies its parent's maps (perf's model too). */
-			struct task *pl = task_table__find(r->tasks, (int32_t)f->ppid);
-			if (pl && (pl->flags & TASK_MAPS_KNOWN))
-				inherit |= TASK_MAPS_KNOWN;
-		}
-	}
-	/* A FORK for a tid we know means the old task is gone: pid reuse. */
-	task_table__remove(r->tasks, (int32_t)f->tid);
-	child = get_task(r, (int32_t)f->tid, (int32_t)f->pid);
-	if (!child)
-		return -ENOMEM;
-	child->flags = inherit;
-	return emit(ev, ev->size, r);
-}
-
-static int on_comm(struct record *r, const struct perf_event_header *ev)
-{
-	const struct perf_record_comm *c = (const void *)ev;
-	struct task *t;
-
-	if (ev->size < sizeof(struct perf_event_header) + 8)
-		return emit(ev, ev->size, r);
-	if (!task_in_scope(r, (int32_t)c->tid))
-		return 0;
-	t = get_task(r, (int32_t)c->tid, (int32_t)c->pid);
-	if (!t)
-		return -ENOMEM;
-	t->flags |= TASK_COMM_KNOWN;
-	if (ev->misc & PERF_RECORD_MISC_COMM_EXEC) {
-		/* exec: the kernel now reports every mapping of the new image. */
-		struct task *l = get_task(r, (int32_t)c->pid, (int32_t)c->pid);
-		if (!l)
-			return -ENOMEM;
-		l->flags |= TASK_MAPS_KNOWN;
-	}
-	return emit(ev, ev->size, r);
-}
-
-static int on_exit_record(struct record *r, const struct perf_event_header *ev)
-{
-	const struct perf_record_fork *e = (const void *)ev;
-	int err = 0;
-
-	if (ev->size < sizeof(*e))
-		return emit(ev, ev->size, r);
-	if (task_in_scope(r, (int32_t)e->tid))
-		err = emit(ev, ev->size, r);
-	/* Records are in time order: nothing of this task can follow its exit. */
-	task_table__remove(r->tasks, (int32_t)e->tid);
-	return err;
-}
-
-/* Sideband records that name a task: written when the task is in scope. */
-static int on_task_record(struct record *r, const struct perf_event_header *ev)
-{
-	uint32_t ids[2];
-
-	if (ev->size < sizeof(*ev) + sizeof(ids))
-		return emit(ev, ev->size, r);
-	memcpy(ids, ev + 1, sizeof(ids));
-	if (!task_in_scope(r, (int32_t)ids[1]))
-		return 0;
-	return emit(ev, ev->size, r);
+	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit, r);
+	if (r->write_err)
+		return r->write_err;
+	/* Gone, or unreadable: the sample is kept, perf shows it by pid. */
+	if (err < 0)
+		r->st.synth_gone++;
+	else
+		r->st.synth_tasks++;
+	tracker__described(r->tracker, need, err);
+	return 0;
 }
 
 static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 {
 	struct record *r = ctx;
+	struct tracker_need need;
+	int v, err;
 
-	switch (ev->type) {
-	case PERF_RECORD_SAMPLE:
-		return on_sample(r, ev, time);
-	case PERF_RECORD_FORK:
-		return on_fork(r, ev);
-	case PERF_RECORD_COMM:
-		return on_comm(r, ev);
-	case PERF_RECORD_EXIT:
-		return on_exit_record(r, ev);
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-	case PERF_RECORD_NAMESPACES:
-		return on_task_record(r, ev);
-	case PERF_RECORD_LOST:
-		if (ev->size >= sizeof(struct perf_record_lost))
-			r->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
-		return emit(ev, ev->size, r);
-	case PERF_RECORD_LOST_SAMPLES:
-		if (ev->size >= sizeof(struct perf_record_lost_samples))
-			r->st.lost_samples += ((const struct perf_record_lost_samples *)(const void *)ev)->lost;
-		return emit(ev, ev->size, r);
-	default:
-		/* CGROUP (names every cgroup id samples carry), THROTTLE, ... */
-		return emit(ev, ev->size, r);
-	}
+	v = tracker__judge(r->tracker, ev, time, &need);
+	if (v < 0)
+		return v;
+	if (v != TRACKER_WRITE)
+		return 0;
+	err = provide(r, &need, time);
+	if (err < 0)
+		return err;
+	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
+		r->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
+	else if (ev->type == PERF_RECORD_LOST_SAMPLES && ev->size >= sizeof(struct perf_record_lost_samples))
+		r->st.lost_samples += ((const struct perf_record_lost_samples *)(const void *)ev)->lost;
+	return emit(ev, ev->size, r);
 }
 
 /* Judge and write everything older than upto, then mark the round for perf. */
@@ -386,8 +236,10 @@ static void human_size(uint64_t bytes, char *buf, size_t len)
 
 static void status_line(const struct record *r, uint64_t now)
 {
+	const struct tracker_stats *t = tracker__stats(r->tracker);
+
 	fprintf(stderr, "\r[ prof: %.0fs, %" PRIu64 " samples, %" PRIu64 " tasks, %" PRIu64 " lost ]\033[K",
-		(double)(now - r->start_ns) / 1e9, r->st.samples, r->st.tasks_seen,
+		(double)(now - r->start_ns) / 1e9, t->samples_written, t->tasks_seen,
 		r->st.lost + r->st.lost_samples);
 	fflush(stderr);
 }
@@ -395,19 +247,27 @@ static void status_line(const struct record *r, uint64_t now)
 static void summary(const struct record *r)
 {
 	const struct record_stats *s = &r->st;
-	char size[32], scope[64] = "";
+	const struct tracker_stats *t = tracker__stats(r->tracker);
+	uint64_t unattributed = t->unattributed_gone + t->unattributed_creds;
+	char size[32], scope[160] = "";
 
 	human_size(perf_data_writer__file_size(r->writer), size, sizeof(size));
 	if (!r->opts.all)
-		snprintf(scope, sizeof(scope), ", %" PRIu64 " outside scope", s->out_of_scope);
+		snprintf(scope, sizeof(scope), ", %" PRIu64 " outside scope, %" PRIu64 " unattributed",
+			 t->samples_out_of_scope, unattributed);
 	fprintf(stderr, "[ prof record: %" PRIu64 " samples written%s, %" PRIu64 " lost, %" PRIu64
 		" tasks seen, %s to '%s' ]\n",
-		s->samples, scope, s->lost + s->lost_samples, s->tasks_seen, size, r->out.path);
+		t->samples_written, scope, s->lost + s->lost_samples, t->tasks_seen, size, r->out.path);
 	if (s->lost + s->lost_samples)
 		fprintf(stderr,
 			"prof: warning: %" PRIu64 " records lost (ring buffer overflow) and %" PRIu64
 			" samples dropped by the kernel; use a larger -m or a lower -F.\n",
 			s->lost, s->lost_samples);
+	if (unattributed)
+		fprintf(stderr,
+			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
+			"could be read (%" PRIu64 "), or changed uid and vanished (%" PRIu64 ").\n",
+			unattributed, t->unattributed_gone, t->unattributed_creds);
 }
 
 /* The main loop: until the workload ends, a signal, or --duration. */
@@ -459,17 +319,61 @@ static int record_drain_all(struct record *r)
 
 static int write_trailer(struct record *r, int argc, char **argv)
 {
+	const struct tracker_stats *t = tracker__stats(r->tracker);
 	struct record_features f = {
 		.argc = argc,
 		.argv = argv,
-		.first_sample_time = r->st.first_time,
-		.last_sample_time = r->st.last_time,
+		.first_sample_time = t->first_time,
+		.last_sample_time = t->last_time,
 		.clockid = CLOCK_MONOTONIC,
 	};
-	int err = record_features__add(r->writer, &f);
-	int err2 = perf_data_writer__finish(r->writer);
+	struct prof_section_stats extra = { .lost = r->st.lost, .lost_samples = r->st.lost_samples };
+	struct feat_buf b = { 0 };
+	int err = record_features__add(r->writer, &f), err2;
 
+	prof_section__build(&b, &r->opts.scope, r->tracker, &extra);
+	if (!err)
+		err = b.err ? b.err : perf_data_writer__add_feature(r->writer, HEADER_PROF_SCOPE, b.data, b.len);
+	feat_buf__release(&b);
+	err2 = perf_data_writer__finish(r->writer);
 	return err2 < 0 ? err2 : err;
+}
+
+static int start_tracker(struct record *r)
+{
+	const struct recorder_info *info = recorder__info(r->rec);
+	const struct recorder_creds *creds;
+	struct tracker_config cfg = {
+		.scope = &r->opts.scope,
+		.layout = r->layout,
+		.proc_fd = r->synth.proc_fd,
+		.cgroup_fd = r->cgroup_fd,
+		.creds_events = info->creds,
+		.raw_uid_off = info->raw_uid_off,
+		.raw_ret_off = info->raw_ret_off,
+	};
+	size_t n;
+	int err;
+
+	if (r->opts.scope.nr_uids && !info->creds && !r->opts.quiet)
+		fprintf(stderr,
+			"prof: warning: cannot trace set*uid() calls (%s: needs tracefs and the syscalls tracepoints);\n"
+			"  a process that changes uid without exec is judged by its uid at its next exec.\n",
+			strerror(-info->creds_err));
+	err = tracker__new(&cfg, &r->tracker);
+	if (err < 0) {
+		fprintf(stderr, "prof: cannot set up the scope: %s\n", strerror(-err));
+		return err;
+	}
+	n = recorder__creds(r->rec, &creds);
+	for (size_t i = 0; i < n; i++) {
+		err = tracker__add_ids(r->tracker, creds[i].kind, creds[i].ids, creds[i].nr_ids);
+		if (err < 0)
+			return err;
+	}
+	if (r->opts.scope.workload)
+		return tracker__add_tree_root(r->tracker, r->opts.scope.workload);
+	return 0;
 }
 
 static int start_recording(struct record *r)
@@ -512,7 +416,7 @@ static int start_recording(struct record *r)
 	}
 	if (err == -EPERM && !r->opts.quiet)
 		fprintf(stderr, "prof: warning: kernel addresses are hidden (kernel.kptr_restrict); kernel symbols will not resolve.\n");
-	return 0;
+	return start_tracker(r);
 }
 
 static int report_exec_error(const char *cmd, int err)
@@ -530,14 +434,51 @@ static void record_free(struct record *r)
 	recorder__free(r->rec);
 	perf_data_writer__free(r->writer);
 	ordered_queue__free(r->queue);
-	task_table__free(r->tasks);
-	if (r->synth.proc_fd > 0)
+	tracker__free(r->tracker);
+	if (r->synth.proc_fd >= 0)
 		close(r->synth.proc_fd);
+	if (r->cgroup_fd >= 0)
+		close(r->cgroup_fd);
+	record_opts__release(&r->opts);
+}
+
+/*
+ * Find cgroup2 (also at hybrid locations such as /sys/fs/cgroup/unified), resolve
+ * --cgroup arguments, check --pid ones.  Returns 0, or an exit code after a message.
+ */
+static int resolve_scope(struct record *r)
+{
+	_cleanup_free_ char *mi = NULL;
+	char err[2048];
+
+	if (read_file_full(AT_FDCWD, "/proc/self/mountinfo", 16u << 20, &mi) >= 0 &&
+	    scope__cgroup2_mount(mi, r->cgroup_mount, sizeof(r->cgroup_mount)) == 0)
+		r->cgroup_fd = open(r->cgroup_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->opts.scope.nr_cgroups) {
+		if (r->cgroup_fd < 0) {
+			fprintf(stderr, "prof record: --cgroup needs a cgroup v2 hierarchy, and none is mounted "
+				"(mount -t cgroup2 none /sys/fs/cgroup/unified).\n");
+			return EXIT_PROF_USAGE;
+		}
+		if (scope__resolve_cgroups(&r->opts.scope, r->cgroup_fd, r->cgroup_mount, err, sizeof(err)) < 0) {
+			fprintf(stderr, "prof record: %s\n", err);
+			return EXIT_PROF_USAGE;
+		}
+	}
+	for (size_t i = 0; i < r->opts.scope.nr_pids; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/proc/%d", r->opts.scope.pids[i]);
+		if (access(path, F_OK) < 0) {
+			fprintf(stderr, "prof record: no process with pid %d\n", r->opts.scope.pids[i]);
+			return EXIT_PROF_USAGE;
+		}
+	}
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = { .synth.proc_fd = -1 };
+	struct record r = { .synth.proc_fd = -1, .cgroup_fd = -1 };
 	_cleanup_free_ char *exe = NULL;
 	char errbuf[1400];
 	int err, ret = EXIT_PROF_FAIL;
@@ -550,16 +491,22 @@ int cmd_record(int argc, char **argv)
 	}
 	if (err < 0) {
 		fprintf(stderr, "prof record: %s\n", errbuf);
-		return EXIT_PROF_USAGE;
+		ret = EXIT_PROF_USAGE;
+		goto out;
 	}
+	ret = resolve_scope(&r);
+	if (ret)
+		goto out;
+	ret = EXIT_PROF_FAIL;
 	if (r.opts.argv) {
 		err = workload__resolve(r.opts.argv[0], &exe);
-		if (err < 0)
-			return report_exec_error(r.opts.argv[0], err);
+		if (err < 0) {
+			ret = report_exec_error(r.opts.argv[0], err);
+			goto out;
+		}
 	}
 	r.queue = ordered_queue__new();
-	r.tasks = task_table__new();
-	if (!r.queue || !r.tasks) {
+	if (!r.queue) {
 		fprintf(stderr, "prof: out of memory\n");
 		goto out;
 	}
@@ -578,15 +525,9 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		r.has_workload = true;
-		if (!r.opts.all) {
-			/* No other scope: the workload's process tree. */
-			struct task *t = get_task(&r, r.wl.pid, r.wl.pid);
-			if (!t) {
-				err = -ENOMEM;
-				goto abort;
-			}
-			t->flags |= TASK_IN_SCOPE;
-		}
+		/* No other scope: the workload's process tree. */
+		if (!r.opts.all && !scope__narrowed(&r.opts.scope))
+			r.opts.scope.workload = r.wl.pid;
 	}
 	err = start_recording(&r);
 	if (err < 0)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
 #include <linux/perf_event.h>
 
@@ -76,7 +77,7 @@ int event_spec__parse(const char *str, struct event_spec *ret)
 			break;
 		}
 	}
-	if (!found && str[0] == 'r' && len > 1) {
+	if (!found && str[0] == 'r' && len > 1 && isxdigit((unsigned char)str[1])) {
 		char *end;
 		errno = 0;
 		e.config = strtoull(str + 1, &end, 16);

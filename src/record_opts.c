@@ -13,6 +13,10 @@ const char record_opts__usage[] =
 	"\n"
 	"Record samples system-wide into a perf.data file that perf report/script read.\n"
 	"\n"
+	"  -u, --uid USER[,USER]   everything these users run (name or uid; repeatable)\n"
+	"  -G, --cgroup CGROUP     everything in this cgroup v2 subtree (path, or a unit\n"
+	"                          or slice name such as nginx.service; repeatable)\n"
+	"  -p, --pid PID[,PID]     these processes, their threads and descendants\n"
 	"  -a, --all               record every task on the host\n"
 	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
@@ -24,8 +28,14 @@ const char record_opts__usage[] =
 	"  -q, --quiet             no live status line and no summary\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"With a command, recording stops when it exits and prof exits with its status.\n"
-	"Without one, it stops on Ctrl-C, SIGTERM or --duration.  See prof-record(1).\n";
+	"Scopes add up.  Without one (and without -a) the scope is the command's\n"
+	"process tree.  With a command, recording stops when it exits and prof exits\n"
+	"with its status; without, on Ctrl-C, SIGTERM or --duration.  See prof-record(1).\n";
+
+void record_opts__release(struct record_opts *opts)
+{
+	scope__release(&opts->scope);
+}
 
 void record_opts__init(struct record_opts *opts)
 {
@@ -70,6 +80,9 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -88,10 +101,24 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 
 	optind = 0;     /* full re-initialisation: parse may be called more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ae:F:c:gm:o:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:o:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			opts->all = true;
+			break;
+		case 'u':
+			if (scope__add_uids(&opts->scope, optarg, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case 'p':
+			if (scope__add_pids(&opts->scope, optarg, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case 'G':
+			if (!optarg[0])
+				return fail(err, errlen, "empty cgroup name");
+			if (scope__add_cgroup(&opts->scope, optarg) < 0)
+				return fail(err, errlen, "out of memory");
 			break;
 		case 'e': {
 			int r = event_spec__parse(optarg, &opts->event);
@@ -150,8 +177,13 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		case 'h':
 			return 1;
 		case ':':
-			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			if (!strncmp(argv[optind - 1], "--", 2))
+				return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			return fail(err, errlen, "option '-%c' needs a value", optopt);
 		default:
+			/* optopt names a bad short option; a bad long one is the word just read */
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c' (see prof record --help)", optopt);
 			return fail(err, errlen, "unknown option '%s' (see prof record --help)", argv[optind - 1]);
 		}
 	}
@@ -163,7 +195,10 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		opts->argv = argv + optind;
 		opts->argc = argc - optind;
 	}
-	if (!opts->all && !opts->argv)
-		return fail(err, errlen, "nothing to record: give a command after '--', or -a for the whole host");
+	if (opts->all && scope__narrowed(&opts->scope))
+		return fail(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup or --pid");
+	if (!opts->all && !opts->argv && !scope__narrowed(&opts->scope))
+		return fail(err, errlen, "nothing to record: give a command after '--', a scope (--uid, --cgroup, --pid), or -a for the whole host");
+	opts->scope.all = opts->all;
 	return 0;
 }

@@ -13,6 +13,8 @@
 #include <perf/threadmap.h>
 
 #include "prof/recorder.h"
+#include "prof/tracefs.h"
+#include "prof/tracker.h"
 #include "prof/util.h"
 
 /* Everything a record needs to be judged and written; same for both events so any
@@ -30,6 +32,9 @@ struct recorder {
 	struct sample_layout layout;
 	struct perf_data_event events[2];
 	uint64_t *ids[2];
+	struct recorder_creds creds[4];
+	size_t nr_creds;
+	uint64_t *creds_ids[6];
 };
 
 static int max_sample_rate(uint64_t *ret)
@@ -157,26 +162,124 @@ static int open_sampling(struct recorder *r, const struct record_opts *o)
 	return err;
 }
 
-static int read_ids(struct recorder *r, struct perf_evsel *evsel, int i, const char *name)
+/* The sample id the kernel gave the event on each CPU (read_format has PERF_FORMAT_ID). */
+static int evsel_ids(struct recorder *r, struct perf_evsel *evsel, uint64_t **ret)
 {
 	int n = perf_cpu_map__nr(r->cpus);
+	uint64_t *ids = calloc((size_t)n, sizeof(uint64_t));
 
-	r->ids[i] = calloc((size_t)n, sizeof(uint64_t));
-	if (!r->ids[i])
+	if (!ids)
 		return -ENOMEM;
 	for (int c = 0; c < n; c++) {
 		struct perf_counts_values v = { 0 };
 		int err = perf_evsel__read(evsel, c, 0, &v);
-		if (err < 0)
+		if (err < 0) {
+			free(ids);
 			return err;
-		r->ids[i][c] = v.id;
+		}
+		ids[c] = v.id;
 	}
+	*ret = ids;
+	return 0;
+}
+
+static int read_ids(struct recorder *r, struct perf_evsel *evsel, int i, const char *name)
+{
+	int n = perf_cpu_map__nr(r->cpus);
+	int err = evsel_ids(r, evsel, &r->ids[i]);
+
+	if (err < 0)
+		return err;
 	r->events[i] = (struct perf_data_event){
 		.attr = *perf_evsel__attr(evsel),
 		.name = name,
 		.ids = r->ids[i],
 		.nr_ids = (uint32_t)n,
 	};
+	return 0;
+}
+
+/*
+ * The set*uid() syscall tracepoints: how a uid scope sees a process change its real
+ * uid without exec.  Optional: without them prof re-reads the uid at exec.
+ */
+static int open_creds(struct recorder *r)
+{
+	static const struct {
+		const char *event, *field;
+		int kind;
+	} tp[] = {
+		{ "sys_enter_setuid", "uid", TRACKER_EV_SETUID },
+		{ "sys_enter_setreuid", "ruid", TRACKER_EV_SETREUID },
+		{ "sys_enter_setresuid", "ruid", TRACKER_EV_SETRESUID },
+		{ "sys_exit_setuid", "ret", TRACKER_EV_SETXID_EXIT },
+		{ "sys_exit_setreuid", "ret", TRACKER_EV_SETXID_EXIT },
+		{ "sys_exit_setresuid", "ret", TRACKER_EV_SETXID_EXIT },
+	};
+	struct perf_evsel *evsels[ARRAY_SIZE(tp)] = { 0 };
+	char dir[4096];
+	int err, off;
+
+	err = tracefs__dir(dir, sizeof(dir));
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
+		unsigned long long id;
+		struct perf_event_attr a;
+
+		err = tracefs__event(dir, "syscalls", tp[i].event, tp[i].field, &id, &off);
+		if (err < 0)
+			return err;
+		if (tp[i].kind == TRACKER_EV_SETXID_EXIT)
+			r->info.raw_ret_off = off;
+		else
+			r->info.raw_uid_off = off;
+		a = (struct perf_event_attr){
+			.size = sizeof(a),
+			.type = PERF_TYPE_TRACEPOINT,
+			.config = id,
+			.sample_period = 1,
+			/* same fixed fields as the sampling event, then RAW */
+			.sample_type = (SAMPLE_TYPE_BASE & ~(uint64_t)PERF_SAMPLE_CGROUP) | PERF_SAMPLE_RAW,
+			.read_format = PERF_FORMAT_ID,
+			.disabled = 1,
+			.sample_id_all = 1,
+			.use_clockid = 1,
+			.clockid = CLOCK_MONOTONIC,
+		};
+		evsels[i] = perf_evsel__new(&a);
+		if (!evsels[i])
+			return -ENOMEM;
+		err = open_evsel(r, evsels[i]);
+		if (err < 0)
+			return err;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
+		err = evsel_ids(r, evsels[i], &r->creds_ids[i]);
+		if (err < 0)
+			return err;
+		r->creds[i < 3 ? i : 3] = (struct recorder_creds){ .kind = tp[i].kind };
+	}
+	/* the three exits share one kind: merge their ids */
+	{
+		int n = perf_cpu_map__nr(r->cpus);
+		uint64_t *all = calloc(3 * (size_t)n, sizeof(uint64_t));
+		if (!all)
+			return -ENOMEM;
+		for (int k = 0; k < 3; k++)
+			memcpy(all + k * n, r->creds_ids[3 + k], (size_t)n * sizeof(uint64_t));
+		for (int k = 0; k < 3; k++) {
+			r->creds[k].ids = r->creds_ids[k];
+			r->creds[k].nr_ids = (size_t)n;
+			free(r->creds_ids[3 + k]);
+			r->creds_ids[3 + k] = NULL;
+		}
+		r->creds_ids[3] = all;
+		r->creds[3].ids = all;
+		r->creds[3].nr_ids = 3 * (size_t)n;
+	}
+	r->nr_creds = 4;
+	r->info.creds = true;
 	return 0;
 }
 
@@ -220,6 +323,24 @@ int recorder__new(const struct record_opts *o, struct recorder **ret, enum recor
 	err = open_evsel(r, r->sideband);
 	if (err < 0)
 		goto err;
+	if (o->scope.nr_uids) {
+		/* Best effort: on failure remove whatever of them was added. */
+		r->info.creds_err = open_creds(r);
+		if (r->info.creds_err < 0) {
+			struct perf_evsel *e, *tmp;
+			bool past = false;
+			for (e = perf_evlist__next(r->evlist, NULL); e; e = tmp) {
+				tmp = perf_evlist__next(r->evlist, e);
+				if (past) {
+					perf_evsel__close(e);
+					perf_evlist__remove(r->evlist, e);
+					perf_evsel__delete(e);
+				}
+				if (e == r->sideband)
+					past = true;
+			}
+		}
+	}
 
 	stage = RECORDER_STAGE_MMAP;
 	err = perf_evlist__mmap(r->evlist, (int)o->mmap_pages);
@@ -235,7 +356,7 @@ int recorder__new(const struct record_opts *o, struct recorder **ret, enum recor
 	if (err < 0)
 		goto err;
 	sample_layout__init(&r->layout, perf_evsel__attr(r->sampling)->sample_type);
-	r->info.nr_fds = 2 * (size_t)r->info.nr_cpus;
+	r->info.nr_fds = (2 + (r->info.creds ? 6 : 0)) * (size_t)r->info.nr_cpus;
 	*ret = r;
 	return 0;
 err:
@@ -258,6 +379,8 @@ struct recorder *recorder__free(struct recorder *r)
 	perf_thread_map__put(r->threads);
 	free(r->ids[0]);
 	free(r->ids[1]);
+	for (size_t i = 0; i < ARRAY_SIZE(r->creds_ids); i++)
+		free(r->creds_ids[i]);
 	free(r);
 	return NULL;
 }
@@ -276,6 +399,12 @@ const struct perf_data_event *recorder__events(const struct recorder *r, size_t 
 {
 	*ret_nr = 2;
 	return r->events;
+}
+
+size_t recorder__creds(const struct recorder *r, const struct recorder_creds **ret)
+{
+	*ret = r->creds;
+	return r->nr_creds;
 }
 
 int recorder__enable(struct recorder *r)

@@ -14,7 +14,8 @@ void sample_layout__init(struct sample_layout *l, uint64_t st)
 	int n = 0, total = 0;
 
 	*l = (struct sample_layout){ .sample_type = st, .s_tid = -1, .s_time = -1, .s_cpu = -1,
-				     .s_id = -1, .t_tid = -1, .t_time = -1, .t_id = -1 };
+				     .s_id = -1, .t_tid = -1, .t_time = -1, .t_id = -1,
+				     .s_cgroup_back = -1 };
 	for (unsigned i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
 		if (!(st & lead[i]))
 			continue;
@@ -29,6 +30,11 @@ void sample_layout__init(struct sample_layout *l, uint64_t st)
 		n++;
 	}
 	l->fixed_size = (unsigned)(sizeof(struct perf_event_header) + 8 * (unsigned)n);
+	/* CGROUP is found from the end when no field the kernel puts after it is asked for. */
+	l->s_cgroup_back = -1;
+	if ((st & PERF_SAMPLE_CGROUP) &&
+	    !(st & (PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)))
+		l->s_cgroup_back = 1;
 
 	for (unsigned i = 0; i < sizeof(trail) / sizeof(trail[0]); i++)
 		if (st & trail[i])

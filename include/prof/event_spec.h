@@ -17,7 +17,8 @@ struct event_spec {
 
 /*
  * Parse "cpu-clock", "cycles:u", "r01c2", ...  Returns 0, or -ENOENT for an unknown
- * name, -EINVAL for a bad modifier or raw code; *ret is untouched on failure.
+ * name (a bad raw code included), -EINVAL for a bad modifier; *ret is untouched on
+ * failure.
  */
 int event_spec__parse(const char *str, struct event_spec *ret);
 

@@ -35,6 +35,9 @@ int procfs__parse_module_line(const char *line, size_t len, char *name, size_t n
 /* A numeric field of /proc/PID/status ("Uid:", "PPid:"...): its first value. 0/-ENOENT. */
 int procfs__status_u64(const char *buf, const char *key, uint64_t *ret);
 
+/* The cgroup2 path ("0::/path" line) of /proc/PID/cgroup text.  0 or -ENOENT. */
+int procfs__cgroup2_path(const char *buf, char *ret, size_t len);
+
 /* Copy a /proc/PID/comm content (trailing newline dropped) into comm[16]. */
 void procfs__comm(const char *buf, char comm[16]);
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "prof/event_spec.h"
+#include "prof/scope.h"
 
 #define RECORD_DEFAULT_FREQ 4000
 #define RECORD_DEFAULT_PAGES 128        /* 512 KiB per CPU, perf's default for users */
@@ -15,6 +16,7 @@
 
 struct record_opts {
 	bool all;               /* -a: every task on the host */
+	struct scope scope;     /* --uid/--cgroup/--pid (all also mirrors -a) */
 	bool freq_max;          /* -F max */
 	uint64_t freq;          /* samples per second; 0 when a period is used */
 	uint64_t period;        /* -c */
@@ -31,6 +33,8 @@ struct record_opts {
 
 /* Fill in the defaults. */
 void record_opts__init(struct record_opts *opts);
+/* Free what parsing allocated. */
+void record_opts__release(struct record_opts *opts);
 
 /*
  * Parse argv (argv[0] is the verb or program name) into opts.  On error returns

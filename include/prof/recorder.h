@@ -33,6 +33,17 @@ struct recorder_info {
 	bool freq_lowered;              /* -F was above kernel.perf_event_max_sample_rate */
 	int nr_cpus;
 	size_t nr_fds;
+	/* set*uid() tracepoints (for uid scopes): open, or why not */
+	bool creds;
+	int creds_err;
+	int raw_uid_off, raw_ret_off;
+};
+
+/* The set*uid() tracepoint events and their sample ids, for the tracker. */
+struct recorder_creds {
+	int kind;               /* enum tracker_event_kind */
+	const uint64_t *ids;
+	size_t nr_ids;
 };
 
 /*
@@ -46,6 +57,9 @@ const struct recorder_info *recorder__info(const struct recorder *r);
 const struct sample_layout *recorder__layout(const struct recorder *r);
 /* The two events (sampling first) with their ids, for the file's attrs. */
 const struct perf_data_event *recorder__events(const struct recorder *r, size_t *ret_nr);
+
+/* The creds events opened (0 when none). */
+size_t recorder__creds(const struct recorder *r, const struct recorder_creds **ret);
 
 int recorder__enable(struct recorder *r);
 int recorder__disable(struct recorder *r);

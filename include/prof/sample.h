@@ -16,6 +16,7 @@ struct sample_layout {
 	uint64_t sample_type;
 	int s_tid, s_time, s_cpu, s_id;         /* u64 index in a sample body, -1 if absent */
 	int t_tid, t_time, t_id;                /* u64 index back from a record's end */
+	int s_cgroup_back;                      /* CGROUP as the last sample field: 1, else -1 */
 	unsigned int trailer_size;              /* bytes */
 	unsigned int fixed_size;                /* bytes of header + fixed sample fields */
 };
@@ -38,6 +39,25 @@ static inline uint64_t sample_layout__time(const struct sample_layout *l, const 
 	if (l->t_time < 0 || ev->size < sizeof(*ev) + l->trailer_size)
 		return 0;
 	return *(const uint64_t *)(const void *)((const char *)ev + ev->size - 8 * (unsigned)l->t_time);
+}
+
+/* The cgroup id a sample carries, 0 when it has none. */
+static inline uint64_t sample_layout__cgroup(const struct sample_layout *l, const struct perf_event_header *ev)
+{
+	uint64_t v;
+
+	if (l->s_cgroup_back < 0 || ev->size < l->fixed_size + 8)
+		return 0;
+	memcpy(&v, (const char *)ev + ev->size - 8, 8);
+	return v;
+}
+
+/* The sample's IDENTIFIER (or ID), 0 when it has none. */
+static inline uint64_t sample_layout__id(const struct sample_layout *l, const struct perf_event_header *ev)
+{
+	if (l->s_id < 0 || ev->size < l->fixed_size)
+		return 0;
+	return *sample__u64(ev, l->s_id);
 }
 
 /* pid/tid of a sample; false if the sample is too short or has no TID. */

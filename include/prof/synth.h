@@ -43,6 +43,10 @@ int synth__task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int 
 int synth__comm(const struct synth_env *env, pid_t pid, pid_t tid, const char comm[16],
 		uint64_t time, synth_emit_fn emit, void *ctx);
 
+/* A CGROUP record naming cgroup id by its path (relative to the cgroup2 root). */
+int synth__cgroup(const struct synth_env *env, uint64_t id, const char *path, uint64_t time,
+		  synth_emit_fn emit, void *ctx);
+
 /*
  * The kernel map ("[kernel.kallsyms]_text", as perf writes it) and one map per
  * module, from /proc/kallsyms and /proc/modules.  -EPERM when kallsyms addresses

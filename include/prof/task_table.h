@@ -15,17 +15,24 @@ enum task_flags {
 	TASK_COMM_KNOWN = 1 << 0,       /* the file already gives this tid its comm */
 	TASK_MAPS_KNOWN = 1 << 1,       /* (leader only) the process's maps are in the file */
 	TASK_SYNTH_TRIED = 1 << 2,      /* its comm was looked up in /proc (found or not) */
-	TASK_MAPS_TRIED = 1 << 5,       /* (leader only) its maps were looked up in /proc */
-	TASK_IN_SCOPE = 1 << 3,         /* member of a scoped process tree */
+	TASK_IN_TREE = 1 << 3,          /* member of a scoped process tree (--pid, workload) */
 	TASK_WRITTEN = 1 << 4,          /* at least one sample of it was written */
+	TASK_MAPS_TRIED = 1 << 5,       /* (leader only) its maps were looked up in /proc */
+	TASK_UID_KNOWN = 1 << 6,        /* uid is valid */
+	TASK_CGROUP_KNOWN = 1 << 7,     /* cgroup is valid */
+	TASK_LOOKED_UP = 1 << 8,        /* /proc was read for its uid/cgroup/parent */
+	TASK_CREDS_PENDING = 1 << 9,    /* inside a set*uid() call: pend_uid holds its argument */
+	TASK_TREE_KNOWN = 1 << 10,      /* TASK_IN_TREE is decided */
 };
 
 struct task {
 	int32_t tid;
 	int32_t pid;
 	uint32_t flags;
-	uint32_t uid;
-	uint64_t cgroup;
+	uint32_t uid;           /* real uid */
+	uint64_t cgroup;        /* cgroup2 id, last known */
+	uint32_t pend_uid;      /* new real uid asked for by a pending set*uid() (-1: unchanged) */
+	uint16_t pend_kind;     /* which call: tracker's enum */
 };
 
 struct task_table;

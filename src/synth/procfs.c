@@ -182,3 +182,21 @@ void procfs__comm(const char *buf, char comm[16])
 	memcpy(comm, buf, n);
 	memset(comm + n, 0, 16 - n);
 }
+
+int procfs__cgroup2_path(const char *buf, char *ret, size_t len)
+{
+	for (const char *line = buf; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t l = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (l >= 3 && !memcmp(line, "0::", 3)) {
+			if (l - 3 >= len)
+				return -ENAMETOOLONG;
+			memcpy(ret, line + 3, l - 3);
+			ret[l - 3] = '\0';
+			return 0;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}

@@ -63,6 +63,23 @@ int synth__comm(const struct synth_env *env, pid_t pid, pid_t tid, const char co
 	return emit(buf, size, ctx);
 }
 
+int synth__cgroup(const struct synth_env *env, uint64_t id, const char *path, uint64_t time,
+		  synth_emit_fn emit, void *ctx)
+{
+	uint8_t buf[sizeof(struct perf_event_header) + 8 + 4096 + 64] = { 0 };
+	struct perf_event_header *h = (void *)buf;
+	size_t plen = strnlen(path, 4095), size;
+
+	memcpy(buf + sizeof(*h), &id, 8);
+	memcpy(buf + sizeof(*h) + 8, path, plen);
+	size = sizeof(*h) + 8 + ALIGN_UP(plen + 1, 8);
+	/* perf puts no task in a cgroup record's sample id */
+	put_trailer(env, buf + size, -1, -1, time);
+	size += synth__id_trailer_size(env);
+	*h = (struct perf_event_header){ .type = PERF_RECORD_CGROUP, .size = (uint16_t)size };
+	return emit(buf, size, ctx);
+}
+
 /* An MMAP2 (user maps) or MMAP (kernel maps, as perf writes them) record. */
 static int emit_mmap(const struct synth_env *env, uint32_t type, uint16_t misc, pid_t pid, pid_t tid,
 		     uint64_t start, uint64_t len, uint64_t pgoff, const struct proc_map *m,

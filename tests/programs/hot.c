@@ -25,16 +25,19 @@ static volatile double sink;
 		s_;                                                            \
 	})
 
+double hot_function(void);
 __attribute__((noinline)) double hot_function(void)
 {
 	return SPIN(9000000, 1.0000001);
 }
 
+double cold_function(void);
 __attribute__((noinline)) double cold_function(void)
 {
 	return SPIN(1000000, 0.9999999);
 }
 
+double child_function(void);
 __attribute__((noinline)) double child_function(void)
 {
 	return SPIN(5000000, 1.0000002);

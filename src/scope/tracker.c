@@ -1,0 +1,706 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <perf/event.h>
+
+#include "prof/idmap.h"
+#include "prof/procfs.h"
+#include "prof/synth.h"
+#include "prof/task_table.h"
+#include "prof/tracker.h"
+#include "prof/util.h"
+
+#define TREE_WALK_DEPTH 32
+#define NO_UID 0xffffffffu
+
+/* Every cgroup the recording heard of; ids index into this. */
+struct cgroup_entry {
+	char *path;
+	bool in_scope;
+	bool written;
+};
+
+struct tracker {
+	struct tracker_config cfg;
+	struct task_table *tasks;
+	struct idmap *event_kind;       /* sample id -> enum tracker_event_kind */
+	struct idmap *cgroups;          /* cgroup id -> index in cg[] */
+	struct cgroup_entry *cg;
+	uint64_t *cg_ids;
+	size_t nr_cg, cap_cg;
+	bool cg_walked;                 /* the whole hierarchy was walked once for unknown ids */
+	bool uid_scope, tree_scope, cgroup_scope;
+	struct tracker_task_log *log;
+	size_t nr_log, cap_log;
+	struct tracker_stats st;
+};
+
+/* ---- cgroups ------------------------------------------------------------ */
+
+static bool path_under(const char *path, const char *root)
+{
+	size_t l = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return true;
+	return !strncmp(path, root, l) && (path[l] == '\0' || path[l] == '/');
+}
+
+static int cgroup_add(struct tracker *t, uint64_t id, const char *path)
+{
+	struct cgroup_entry e = { 0 };
+	uint32_t idx;
+
+	if (idmap__get(t->cgroups, id, &idx))
+		return 0;
+	if (t->nr_cg == t->cap_cg) {
+		size_t ncap = t->cap_cg ? 2 * t->cap_cg : 64;
+		struct cgroup_entry *n = realloc(t->cg, ncap * sizeof(*n));
+		uint64_t *ni;
+		if (!n)
+			return -ENOMEM;
+		t->cg = n;
+		ni = realloc(t->cg_ids, ncap * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		t->cg_ids = ni;
+		t->cap_cg = ncap;
+	}
+	e.path = strdup(path);
+	if (!e.path)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cfg.scope->nr_cgroups; i++)
+		if (t->cfg.scope->cgroups[i].path && path_under(path, t->cfg.scope->cgroups[i].path))
+			e.in_scope = true;
+	if (idmap__set(t->cgroups, id, (uint32_t)t->nr_cg) < 0) {
+		free(e.path);
+		return -ENOMEM;
+	}
+	t->cg[t->nr_cg] = e;
+	t->cg_ids[t->nr_cg] = id;
+	t->nr_cg++;
+	return 0;
+}
+
+static int walk_fn(const char *path, uint64_t id, void *ctx)
+{
+	return cgroup_add(ctx, id, path);
+}
+
+static struct cgroup_entry *cgroup_find(struct tracker *t, uint64_t id)
+{
+	uint32_t idx;
+
+	if (idmap__get(t->cgroups, id, &idx))
+		return &t->cg[idx];
+	/* A cgroup made before the recording: learn the whole hierarchy once. */
+	if (!t->cg_walked && t->cfg.cgroup_fd >= 0) {
+		t->cg_walked = true;
+		scope__walk_cgroups(t->cfg.cgroup_fd, "/", walk_fn, t);
+		if (idmap__get(t->cgroups, id, &idx))
+			return &t->cg[idx];
+	}
+	return NULL;
+}
+
+static bool cgroup_in_scope(const struct tracker *t, uint64_t id)
+{
+	uint32_t idx;
+
+	return t->cgroup_scope && idmap__get(t->cgroups, id, &idx) && t->cg[idx].in_scope;
+}
+
+/* ---- task facts ---------------------------------------------------------- */
+
+static bool is_tree_root(const struct tracker *t, int32_t pid)
+{
+	const struct scope *s = t->cfg.scope;
+
+	if (s->workload && pid == s->workload)
+		return true;
+	for (size_t i = 0; i < s->nr_pids; i++)
+		if (s->pids[i] == pid)
+			return true;
+	return false;
+}
+
+struct proc_facts {
+	uint64_t tgid, ppid, uid, cgroup;
+	bool has_cgroup;
+};
+
+/* Read a task's facts from /proc/<tid>/{status,cgroup}.  0 or -ESRCH. */
+static int read_facts(struct tracker *t, int32_t tid, struct proc_facts *f)
+{
+	_cleanup_free_ char *status = NULL, *cg = NULL;
+	char path[64], cgpath[4096];
+
+	t->st.lookups++;
+	snprintf(path, sizeof(path), "%d/status", tid);
+	if (read_file_full(t->cfg.proc_fd, path, 1 << 16, &status) < 0 ||
+	    procfs__status_u64(status, "Tgid:", &f->tgid) < 0 ||
+	    procfs__status_u64(status, "PPid:", &f->ppid) < 0 ||
+	    procfs__status_u64(status, "Uid:", &f->uid) < 0) {
+		t->st.lookups_failed++;
+		return -ESRCH;
+	}
+	f->has_cgroup = false;
+	snprintf(path, sizeof(path), "%d/cgroup", tid);
+	if (t->cfg.cgroup_fd >= 0 && read_file_full(t->cfg.proc_fd, path, 1 << 16, &cg) >= 0 &&
+	    procfs__cgroup2_path(cg, cgpath, sizeof(cgpath)) == 0 &&
+	    scope__cgroup_id(t->cfg.cgroup_fd, cgpath, &f->cgroup) == 0)
+		f->has_cgroup = true;
+	return 0;
+}
+
+/* Is this pre-existing process in a scoped tree?  Walks /proc parents, bounded. */
+static int tree_of(struct tracker *t, uint64_t ppid, int depth)
+{
+	struct proc_facts f;
+	struct task *p;
+
+	if (ppid <= 1 || depth <= 0)
+		return 0;
+	if (is_tree_root(t, (int32_t)ppid))
+		return 1;
+	p = task_table__find(t->tasks, (int32_t)ppid);
+	if (p && (p->flags & TASK_TREE_KNOWN))
+		return !!(p->flags & TASK_IN_TREE);
+	if (read_facts(t, (int32_t)ppid, &f) < 0)
+		return -1;
+	return tree_of(t, f.ppid, depth - 1);
+}
+
+static void apply_facts(struct tracker *t, struct task *task, const struct proc_facts *f, int tree)
+{
+	task->uid = (uint32_t)f->uid;
+	task->flags |= TASK_UID_KNOWN | TASK_LOOKED_UP;
+	if (f->has_cgroup) {
+		task->cgroup = f->cgroup;
+		task->flags |= TASK_CGROUP_KNOWN;
+	}
+	if (tree >= 0) {
+		task->flags |= TASK_TREE_KNOWN;
+		if (tree > 0)
+			task->flags |= TASK_IN_TREE;
+	}
+}
+
+/* Copy what a new task inherits (fork) or shares (thread) from another. */
+static void inherit(struct task *dst, const struct task *src)
+{
+	dst->uid = src->uid;
+	dst->cgroup = src->cgroup;
+	dst->flags |= src->flags & (TASK_UID_KNOWN | TASK_CGROUP_KNOWN | TASK_IN_TREE | TASK_TREE_KNOWN);
+}
+
+/*
+ * The task tid of process pid, created when new: a thread takes its process's
+ * facts, anything else is looked up in /proc.  NULL only on ENOMEM.
+ */
+static struct task *task_get(struct tracker *t, int32_t pid, int32_t tid)
+{
+	struct task *task = task_table__find(t->tasks, tid), copy;
+	struct proc_facts f;
+	bool created, have_leader = false;
+	int tree = -1;
+
+	if (task)
+		return task;
+	if (pid != tid) {
+		struct task *l = task_table__find(t->tasks, pid);
+		if (l && (l->flags & TASK_UID_KNOWN)) {
+			copy = *l;
+			have_leader = true;
+		}
+	}
+	if (!have_leader && read_facts(t, tid, &f) == 0) {
+		if (is_tree_root(t, (int32_t)f.tgid))
+			tree = 1;
+		else if (t->tree_scope)
+			tree = tree_of(t, f.ppid, TREE_WALK_DEPTH);
+		else
+			tree = 0;
+	}
+	task = task_table__get(t->tasks, tid, &created);
+	if (!task)
+		return NULL;
+	t->st.tasks_seen++;
+	task->pid = pid;
+	if (have_leader)
+		inherit(task, &copy);
+	else if (tree != -1)    /* the /proc read succeeded */
+		apply_facts(t, task, &f, tree);
+	if (is_tree_root(t, pid))
+		task->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
+	return task;
+}
+
+/* In scope, or 0 not, or -1 cannot tell. */
+static int task_scope(const struct tracker *t, const struct task *task, uint64_t cgroup)
+{
+	const struct scope *s = t->cfg.scope;
+	bool unknown = false;
+
+	if (s->all)
+		return 1;
+	if (t->tree_scope) {
+		if (task->flags & TASK_IN_TREE)
+			return 1;
+		if (!(task->flags & TASK_TREE_KNOWN))
+			unknown = true;
+	}
+	if (t->uid_scope) {
+		if (task->flags & TASK_UID_KNOWN) {
+			for (size_t i = 0; i < s->nr_uids; i++)
+				if (s->uids[i] == task->uid)
+					return 1;
+		} else {
+			unknown = true;
+		}
+	}
+	if (t->cgroup_scope) {
+		if (cgroup && cgroup_in_scope(t, cgroup))
+			return 1;
+		if (!cgroup && (task->flags & TASK_CGROUP_KNOWN) && cgroup_in_scope(t, task->cgroup))
+			return 1;
+	}
+	return unknown ? -1 : 0;
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+static int log_written(struct tracker *t, const struct task *task)
+{
+	if (t->nr_log == t->cap_log) {
+		size_t ncap = t->cap_log ? 2 * t->cap_log : 256;
+		struct tracker_task_log *n = realloc(t->log, ncap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		t->log = n;
+		t->cap_log = ncap;
+	}
+	t->log[t->nr_log++] = (struct tracker_task_log){
+		.pid = task->pid, .tid = task->tid, .uid = task->uid,
+		.uid_known = !!(task->flags & TASK_UID_KNOWN),
+	};
+	t->st.tasks_written++;
+	return 0;
+}
+
+static int judge_sample(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
+			struct tracker_need *need)
+{
+	uint64_t cgroup = sample_layout__cgroup(t->cfg.layout, ev);
+	struct task *task, *leader;
+	int32_t pid, tid;
+	int in;
+
+	if (!sample_layout__tid(t->cfg.layout, ev, &pid, &tid))
+		return TRACKER_DROP;
+	if (tid <= 0 || pid <= 0) {
+		/* the idle task: part of "all", of no tenant */
+		in = t->cfg.scope->all || (t->cgroup_scope && cgroup_in_scope(t, cgroup));
+		if (!in)
+			t->st.samples_out_of_scope++;
+		else
+			t->st.samples_written++;
+		return in ? TRACKER_WRITE : TRACKER_DROP;
+	}
+	if (!task_get(t, pid, pid) || !task_get(t, pid, tid))
+		return -ENOMEM;
+	/* no inserts below: pointers stay valid */
+	leader = task_table__find(t->tasks, pid);
+	task = task_table__find(t->tasks, tid);
+	if (cgroup) {
+		task->cgroup = cgroup;
+		task->flags |= TASK_CGROUP_KNOWN;
+	}
+	in = task_scope(t, task, cgroup);
+	if (in <= 0) {
+		if (in < 0)
+			t->st.unattributed_gone++;
+		else
+			t->st.samples_out_of_scope++;
+		return in < 0 ? TRACKER_UNATTRIBUTED : TRACKER_DROP;
+	}
+	need->pid = pid;
+	need->tid = tid;
+	if (!(task->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
+		need->what |= SYNTH_COMM;
+	if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
+		need->what |= SYNTH_MAPS;
+	if (cgroup) {
+		struct cgroup_entry *c = cgroup_find(t, cgroup);
+		if (c && !c->written) {
+			need->cgroup = cgroup;
+			need->cgroup_path = c->path;
+			c->written = true;
+		}
+	}
+	if (!(task->flags & TASK_WRITTEN)) {
+		task->flags |= TASK_WRITTEN;
+		if (log_written(t, task) < 0)
+			return -ENOMEM;
+	}
+	if (!t->st.first_time)
+		t->st.first_time = time;
+	t->st.last_time = time;
+	t->st.samples_written++;
+	return TRACKER_WRITE;
+}
+
+static int judge_fork(struct tracker *t, const struct perf_record_fork *f)
+{
+	struct task *parent, *child, pcopy;
+	bool have_parent = false;
+	uint32_t known = 0;
+	int in;
+
+	parent = task_get(t, (int32_t)f->ppid, (int32_t)f->ptid);
+	if (!parent)
+		return -ENOMEM;
+	if (parent->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN)) {
+		pcopy = *parent;
+		have_parent = true;
+	}
+	known = parent->flags & TASK_COMM_KNOWN;
+	if (f->pid != f->ppid) {
+		/* a new process starts with a copy of its parent's maps */
+		struct task *pl = task_table__find(t->tasks, (int32_t)f->ppid);
+		if (pl && (pl->flags & TASK_MAPS_KNOWN))
+			known |= TASK_MAPS_KNOWN;
+	}
+	/* A FORK for a tid we know: the old task is gone, the tid reused. */
+	task_table__remove(t->tasks, (int32_t)f->tid);
+	if (have_parent) {
+		bool created;
+		child = task_table__get(t->tasks, (int32_t)f->tid, &created);
+		if (!child)
+			return -ENOMEM;
+		t->st.tasks_seen++;
+		child->pid = (int32_t)f->pid;
+		inherit(child, &pcopy);
+		if (is_tree_root(t, (int32_t)f->pid))
+			child->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
+	} else {
+		child = task_get(t, (int32_t)f->pid, (int32_t)f->tid);
+		if (!child)
+			return -ENOMEM;
+	}
+	in = task_scope(t, child, 0);
+	if (in <= 0)
+		return TRACKER_DROP;
+	child->flags |= known;
+	return TRACKER_WRITE;
+}
+
+/* The file no longer describes this task correctly (a record about it was dropped). */
+static void forget_comm(struct task *task)
+{
+	task->flags &= ~(TASK_COMM_KNOWN | TASK_SYNTH_TRIED);
+}
+
+static void forget_maps(struct tracker *t, int32_t pid)
+{
+	struct task *l = task_table__find(t->tasks, pid);
+
+	if (l)
+		l->flags &= ~(TASK_MAPS_KNOWN | TASK_MAPS_TRIED);
+}
+
+static void reread_uid(struct tracker *t, struct task *task)
+{
+	struct proc_facts f;
+
+	if (read_facts(t, task->tid, &f) == 0) {
+		task->uid = (uint32_t)f.uid;
+		task->flags |= TASK_UID_KNOWN;
+	}
+}
+
+static int judge_comm(struct tracker *t, const struct perf_record_comm *c, uint16_t misc)
+{
+	bool exec = misc & PERF_RECORD_MISC_COMM_EXEC;
+	struct task *task = task_get(t, (int32_t)c->pid, (int32_t)c->tid);
+
+	if (!task)
+		return -ENOMEM;
+	if (exec && !t->cfg.creds_events)
+		reread_uid(t, task);    /* without set*uid() records, exec is where we look */
+	if (task_scope(t, task, 0) <= 0) {
+		forget_comm(task);
+		if (exec)
+			forget_maps(t, (int32_t)c->pid);
+		return TRACKER_DROP;
+	}
+	task->flags |= TASK_COMM_KNOWN;
+	if (exec) {
+		/* the kernel reports every mapping of the new image from here on */
+		struct task *l = task_table__find(t->tasks, (int32_t)c->pid);
+		if (l)
+			l->flags |= TASK_MAPS_KNOWN;
+	}
+	return TRACKER_WRITE;
+}
+
+static int judge_task_record(struct tracker *t, const struct perf_event_header *ev)
+{
+	uint32_t ids[2];
+	struct task *task;
+
+	memcpy(ids, ev + 1, sizeof(ids));
+	if ((int32_t)ids[0] <= 0)
+		return t->cfg.scope->all ? TRACKER_WRITE : TRACKER_DROP;
+	task = task_get(t, (int32_t)ids[0], (int32_t)ids[1]);
+	if (!task)
+		return -ENOMEM;
+	if (task_scope(t, task, 0) > 0)
+		return TRACKER_WRITE;
+	if (ev->type != PERF_RECORD_NAMESPACES)
+		forget_maps(t, (int32_t)ids[0]);
+	return TRACKER_DROP;
+}
+
+static int judge_exit(struct tracker *t, const struct perf_record_fork *e)
+{
+	struct task *task = task_table__find(t->tasks, (int32_t)e->tid);
+	int verdict = TRACKER_DROP;
+
+	if (t->cfg.scope->all || (task && task_scope(t, task, 0) > 0))
+		verdict = TRACKER_WRITE;
+	/* In time order nothing of this task follows its exit. */
+	task_table__remove(t->tasks, (int32_t)e->tid);
+	return verdict;
+}
+
+static int judge_cgroup(struct tracker *t, const struct perf_event_header *ev)
+{
+	const struct perf_record_cgroup *c = (const void *)ev;
+	size_t max = ev->size - sizeof(*c);
+	char path[4096];
+	size_t n = strnlen(c->path, MIN(max, sizeof(path) - 1));
+
+	memcpy(path, c->path, n);
+	path[n] = '\0';
+	/* Kept, not written: a cgroup's record goes out before its first written sample. */
+	if (cgroup_add(t, c->id, path) < 0)
+		return -ENOMEM;
+	return TRACKER_CONSUMED;
+}
+
+static const uint8_t *raw_data(const struct tracker *t, const struct perf_event_header *ev, uint32_t *ret_size)
+{
+	uint32_t size;
+
+	if (ev->size < t->cfg.layout->fixed_size + 4)
+		return NULL;
+	memcpy(&size, (const char *)ev + t->cfg.layout->fixed_size, 4);
+	if (t->cfg.layout->fixed_size + 4 + (size_t)size > ev->size)
+		return NULL;
+	*ret_size = size;
+	return (const uint8_t *)ev + t->cfg.layout->fixed_size + 4;
+}
+
+static bool raw_u64(const uint8_t *raw, uint32_t size, int off, uint64_t *ret)
+{
+	if (off < 0 || (size_t)off + 8 > size)
+		return false;
+	memcpy(ret, raw + off, 8);
+	return true;
+}
+
+static int judge_creds(struct tracker *t, const struct perf_event_header *ev, enum tracker_event_kind kind)
+{
+	const struct tracker_config *c = &t->cfg;
+	const uint8_t *raw;
+	uint32_t size;
+	uint64_t v;
+	int32_t pid, tid;
+	struct task *task;
+	struct proc_facts f;
+
+	if (!sample_layout__tid(c->layout, ev, &pid, &tid) || tid <= 0 || !(raw = raw_data(t, ev, &size)))
+		return TRACKER_CONSUMED;
+	if (kind != TRACKER_EV_SETXID_EXIT) {
+		if (!raw_u64(raw, size, c->raw_uid_off, &v))
+			return TRACKER_CONSUMED;
+		task = task_get(t, pid, tid);
+		if (!task)
+			return -ENOMEM;
+		task->pend_uid = (uint32_t)v;   /* the first argument is the (real) uid */
+		task->pend_kind = (uint16_t)kind;
+		task->flags |= TASK_CREDS_PENDING;
+		return TRACKER_CONSUMED;
+	}
+	task = task_table__find(t->tasks, tid);
+	if (!task || !(task->flags & TASK_CREDS_PENDING))
+		return TRACKER_CONSUMED;
+	task->flags &= ~TASK_CREDS_PENDING;
+	if (!raw_u64(raw, size, c->raw_ret_off, &v) || (int64_t)v != 0)
+		return TRACKER_CONSUMED;        /* the call failed: nothing changed */
+	t->st.creds_changes++;
+	if (read_facts(t, tid, &f) == 0) {
+		/* exact: what the kernel holds now */
+		task->uid = (uint32_t)f.uid;
+		task->flags |= TASK_UID_KNOWN;
+	} else if (task->pend_kind != TRACKER_EV_SETUID) {
+		/* gone: setreuid/setresuid name the new real uid, or -1 for "unchanged" */
+		if (task->pend_uid != NO_UID)
+			task->uid = task->pend_uid;
+	} else if ((task->flags & TASK_UID_KNOWN) && task->uid == 0) {
+		/* gone: setuid() by root sets every uid */
+		task->uid = task->pend_uid;
+	} else {
+		/* gone: setuid() by another uid changes the real uid only with CAP_SETUID */
+		task->flags &= ~TASK_UID_KNOWN;
+		t->st.unattributed_creds++;
+	}
+	return TRACKER_CONSUMED;
+}
+
+int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
+		   struct tracker_need *need)
+{
+	*need = (struct tracker_need){ 0 };
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE: {
+		uint32_t kind = TRACKER_EV_SAMPLE;
+		if (idmap__size(t->event_kind))
+			idmap__get(t->event_kind, sample_layout__id(t->cfg.layout, ev), &kind);
+		if (kind != TRACKER_EV_SAMPLE)
+			return judge_creds(t, ev, kind);
+		return judge_sample(t, ev, time, need);
+	}
+	case PERF_RECORD_FORK:
+		if (ev->size < sizeof(struct perf_record_fork))
+			return TRACKER_DROP;
+		return judge_fork(t, (const void *)ev);
+	case PERF_RECORD_EXIT:
+		if (ev->size < sizeof(struct perf_record_fork))
+			return TRACKER_DROP;
+		return judge_exit(t, (const void *)ev);
+	case PERF_RECORD_COMM:
+		if (ev->size < sizeof(struct perf_event_header) + 16)
+			return TRACKER_DROP;
+		return judge_comm(t, (const void *)ev, ev->misc);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_NAMESPACES:
+		if (ev->size < sizeof(struct perf_event_header) + 8)
+			return TRACKER_DROP;
+		return judge_task_record(t, ev);
+	case PERF_RECORD_CGROUP:
+		if (ev->size < sizeof(struct perf_record_cgroup) + 1)
+			return TRACKER_DROP;
+		return judge_cgroup(t, ev);
+	default:
+		/* LOST, LOST_SAMPLES, THROTTLE, ...: about the recording, not a task */
+		return TRACKER_WRITE;
+	}
+}
+
+void tracker__described(struct tracker *t, const struct tracker_need *need, int err)
+{
+	struct task *task = task_table__find(t->tasks, need->tid);
+	struct task *leader = task_table__find(t->tasks, need->pid);
+
+	if (task && (need->what & SYNTH_COMM))
+		task->flags |= err ? TASK_SYNTH_TRIED : TASK_COMM_KNOWN | TASK_SYNTH_TRIED;
+	if (leader && (need->what & SYNTH_MAPS))
+		leader->flags |= err ? TASK_MAPS_TRIED : TASK_MAPS_KNOWN | TASK_MAPS_TRIED;
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+int tracker__add_ids(struct tracker *t, enum tracker_event_kind kind, const uint64_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (idmap__set(t->event_kind, ids[i], (uint32_t)kind) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+int tracker__add_tree_root(struct tracker *t, int32_t pid)
+{
+	bool created;
+	struct task *task = task_table__get(t->tasks, pid, &created);
+	struct proc_facts f;
+
+	if (!task)
+		return -ENOMEM;
+	if (created)
+		t->st.tasks_seen++;
+	task->pid = pid;
+	task->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
+	if (read_facts(t, pid, &f) == 0)
+		apply_facts(t, task, &f, 1);
+	return 0;
+}
+
+int tracker__new(const struct tracker_config *cfg, struct tracker **ret)
+{
+	struct tracker *t = calloc(1, sizeof(*t));
+	int err = -ENOMEM;
+
+	if (!t)
+		return -ENOMEM;
+	t->cfg = *cfg;
+	t->tasks = task_table__new();
+	t->event_kind = idmap__new();
+	t->cgroups = idmap__new();
+	if (!t->tasks || !t->event_kind || !t->cgroups)
+		goto err;
+	t->uid_scope = cfg->scope->nr_uids > 0;
+	t->cgroup_scope = cfg->scope->nr_cgroups > 0;
+	t->tree_scope = cfg->scope->nr_pids > 0 || cfg->scope->workload > 0;
+	/* The scoped subtrees only: their ids must be known before their samples. */
+	for (size_t i = 0; i < cfg->scope->nr_cgroups; i++) {
+		if (cfg->cgroup_fd < 0 || !cfg->scope->cgroups[i].path)
+			continue;
+		err = scope__walk_cgroups(cfg->cgroup_fd, cfg->scope->cgroups[i].path, walk_fn, t);
+		if (err < 0)
+			goto err;
+	}
+	*ret = t;
+	return 0;
+err:
+	tracker__free(t);
+	return err;
+}
+
+struct tracker *tracker__free(struct tracker *t)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < t->nr_cg; i++)
+		free(t->cg[i].path);
+	free(t->cg);
+	free(t->cg_ids);
+	free(t->log);
+	task_table__free(t->tasks);
+	idmap__free(t->event_kind);
+	idmap__free(t->cgroups);
+	free(t);
+	return NULL;
+}
+
+const struct tracker_stats *tracker__stats(const struct tracker *t)
+{
+	return &t->st;
+}
+
+const struct tracker_task_log *tracker__written_tasks(const struct tracker *t, size_t *ret_nr)
+{
+	*ret_nr = t->nr_log;
+	return t->log;
+}
+
+void tracker__for_each_written_cgroup(const struct tracker *t,
+				      void (*fn)(uint64_t id, const char *path, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < t->nr_cg; i++)
+		if (t->cg[i].written)
+			fn(t->cg_ids[i], t->cg[i].path, ctx);
+}
