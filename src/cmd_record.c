@@ -134,6 +134,12 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 	return emit(ev, ev->size, r);
 }
 
+static int peek(const struct perf_event_header *ev, void *ctx)
+{
+	struct record *r = ctx;
+	return tracker__prefetch(r->tracker, ev);
+}
+
 /* Judge and write everything older than upto, then mark the round for perf. */
 static int flush_round(struct record *r, uint64_t upto)
 {
@@ -285,7 +291,7 @@ static int record_loop(struct record *r)
 		if (err < 0 && err != -EINTR)
 			return err;
 		now = clock_mono_ns();
-		err = recorder__drain(r->rec, r->queue);
+		err = recorder__drain(r->rec, r->queue, peek, r);
 		if (err < 0)
 			return err;
 		err = flush_round(r, now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0);
@@ -311,7 +317,7 @@ static int record_drain_all(struct record *r)
 	int err;
 
 	recorder__disable(r->rec);
-	err = recorder__drain(r->rec, r->queue);
+	err = recorder__drain(r->rec, r->queue, peek, r);
 	if (err < 0)
 		return err;
 	return flush_round(r, UINT64_MAX);

@@ -425,7 +425,7 @@ int recorder__poll(struct recorder *r, int timeout_ms)
 	return n < 0 ? -errno : n;
 }
 
-int recorder__drain(struct recorder *r, struct ordered_queue *q)
+int recorder__drain(struct recorder *r, struct ordered_queue *q, recorder_peek_fn peek, void *ctx)
 {
 	struct perf_mmap *map;
 	int n = 0;
@@ -436,8 +436,11 @@ int recorder__drain(struct recorder *r, struct ordered_queue *q)
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
-			int err = ordered_queue__push(q, &ev->header,
-						      sample_layout__time(&r->layout, &ev->header));
+			int err = peek ? peek(&ev->header, ctx) : 0;
+
+			if (!err)
+				err = ordered_queue__push(q, &ev->header,
+							  sample_layout__time(&r->layout, &ev->header));
 			perf_mmap__consume(map);
 			if (err < 0)
 				return err;

@@ -65,7 +65,11 @@ int recorder__enable(struct recorder *r);
 int recorder__disable(struct recorder *r);
 /* Wait up to timeout_ms for data; >= 0, or -EINTR. */
 int recorder__poll(struct recorder *r, int timeout_ms);
-/* Copy every record available in every ring buffer into q.  Returns records read or -errno. */
-int recorder__drain(struct recorder *r, struct ordered_queue *q);
+/*
+ * Copy every record available in every ring buffer into q, showing each to peek()
+ * first (NULL: none).  Returns records read or -errno.
+ */
+typedef int (*recorder_peek_fn)(const struct perf_event_header *ev, void *ctx);
+int recorder__drain(struct recorder *r, struct ordered_queue *q, recorder_peek_fn peek, void *ctx);
 
 #endif

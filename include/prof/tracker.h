@@ -89,6 +89,13 @@ int tracker__add_tree_root(struct tracker *t, int32_t pid);
 int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
 		   struct tracker_need *need);
 
+/*
+ * Called as records are read from the ring buffers, before they are ordered: a
+ * sample of a task never heard of gets its /proc facts read now, while the task is
+ * most likely alive (by the time it is judged it may have exited).  0 or -ENOMEM.
+ */
+int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev);
+
 /* Report how the need was met: err 0, or -ESRCH etc. when /proc had nothing. */
 void tracker__described(struct tracker *t, const struct tracker_need *need, int err);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <perf/event.h>
@@ -319,8 +320,9 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 	}
 	in = task_scope(t, task, cgroup);
 	if (in <= 0) {
-		if (in < 0)
+		if (in < 0) {
 			t->st.unattributed_gone++;
+		}
 		else
 			t->st.samples_out_of_scope++;
 		return in < 0 ? TRACKER_UNATTRIBUTED : TRACKER_DROP;
@@ -478,7 +480,7 @@ static int judge_exit(struct tracker *t, const struct perf_record_fork *e)
 static int judge_cgroup(struct tracker *t, const struct perf_event_header *ev)
 {
 	const struct perf_record_cgroup *c = (const void *)ev;
-	size_t max = ev->size - sizeof(*c);
+	size_t max = ev->size - offsetof(struct perf_record_cgroup, path);
 	char path[4096];
 	size_t n = strnlen(c->path, MIN(max, sizeof(path) - 1));
 
@@ -592,13 +594,45 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 			return TRACKER_DROP;
 		return judge_task_record(t, ev);
 	case PERF_RECORD_CGROUP:
-		if (ev->size < sizeof(struct perf_record_cgroup) + 1)
+		if (ev->size < offsetof(struct perf_record_cgroup, path) + 1)
 			return TRACKER_DROP;
 		return judge_cgroup(t, ev);
 	default:
 		/* LOST, LOST_SAMPLES, THROTTLE, ...: about the recording, not a task */
 		return TRACKER_WRITE;
 	}
+}
+
+int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev)
+{
+	int32_t pid, tid;
+
+	if (ev->type == PERF_RECORD_SAMPLE) {
+		if (!sample_layout__tid(t->cfg.layout, ev, &pid, &tid) || tid <= 0 || pid <= 0)
+			return 0;
+		if (task_table__find(t->tasks, tid))
+			return 0;
+		/* A task we never heard of existed before the recording: read it now,
+		 * while it is most likely still there. */
+		if (pid != tid && !task_get(t, pid, pid))
+			return -ENOMEM;
+		return task_get(t, pid, tid) ? 0 : -ENOMEM;
+	}
+	if (ev->type == PERF_RECORD_FORK && ev->size >= sizeof(struct perf_record_fork)) {
+		const struct perf_record_fork *f = (const void *)ev;
+		bool created;
+		struct task *c;
+
+		/* Its FORK is on the way: no /proc read for its samples.  judge_fork()
+		 * replaces this placeholder in time order. */
+		if (task_table__find(t->tasks, (int32_t)f->tid))
+			return 0;
+		c = task_table__get(t->tasks, (int32_t)f->tid, &created);
+		if (!c)
+			return -ENOMEM;
+		c->pid = (int32_t)f->pid;
+	}
+	return 0;
 }
 
 void tracker__described(struct tracker *t, const struct tracker_need *need, int err)
