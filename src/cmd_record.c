@@ -31,7 +31,13 @@
  * this much older than the moment the buffers were read.
  */
 #define ROUND_SLACK_NS (50ull * 1000 * 1000)
-#define POLL_MS 100
+/* Short, so that tasks met for the first time are looked up in /proc soon after
+ * their first sample: the shorter this, the fewer short-lived ones are missed. */
+#define POLL_MS 25
+/* Right after the start every task is one met for the first time, and those about to
+ * exit are gone within milliseconds: drain very often for a moment. */
+#define START_POLL_MS 1
+#define START_PHASE_NS (300ull * 1000 * 1000)
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
@@ -104,6 +110,13 @@ static int provide(struct record *r, const struct tracker_need *need, uint64_t t
 	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit, r);
 	if (r->write_err)
 		return r->write_err;
+	if (err == -ESRCH && (need->what & SYNTH_COMM) && need->comm) {
+		/* Gone since it was first looked up: the comm read then still names it. */
+		err = synth__comm(&r->synth, need->pid, need->tid, need->comm, time, emit, r);
+		if (err < 0)
+			return err;
+		err = -ESRCH;   /* the maps are still unknown */
+	}
 	/* Gone, or unreadable: the sample is kept, perf shows it by pid. */
 	if (err < 0)
 		r->st.synth_gone++;
@@ -274,6 +287,17 @@ static void summary(const struct record *r)
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
 			"could be read (%" PRIu64 "), or changed uid and vanished (%" PRIu64 ").\n",
 			unattributed, t->unattributed_gone, t->unattributed_creds);
+	if (r->opts.verbose) {
+		fprintf(stderr, "prof: %" PRIu64 " tasks written, %" PRIu64 " /proc lookups (%" PRIu64
+			" found the task gone), %" PRIu64 " described from /proc, %" PRIu64 " uid changes\n",
+			t->tasks_written, t->lookups, t->lookups_failed, s->synth_tasks, t->creds_changes);
+		if (t->nr_unattributed_tids) {
+			fprintf(stderr, "prof: unattributed tasks:");
+			for (unsigned int i = 0; i < t->nr_unattributed_tids; i++)
+				fprintf(stderr, " %d", t->unattributed_tids[i]);
+			fputc('\n', stderr);
+		}
+	}
 }
 
 /* The main loop: until the workload ends, a signal, or --duration. */
@@ -287,7 +311,7 @@ static int record_loop(struct record *r)
 	while (!stop_signal) {
 		uint64_t now;
 
-		err = recorder__poll(r->rec, POLL_MS);
+		err = recorder__poll(r->rec, clock_mono_ns() - r->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
 		if (err < 0 && err != -EINTR)
 			return err;
 		now = clock_mono_ns();

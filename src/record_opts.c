@@ -26,6 +26,7 @@ const char record_opts__usage[] =
 	"  -o, --output FILE       output file (default perf.data; an old one becomes .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
 	"  -q, --quiet             no live status line and no summary\n"
+	"  -v, --verbose           more detail in the summary\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Scopes add up.  Without one (and without -a) the scope is the command's\n"
@@ -92,6 +93,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -101,7 +103,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 
 	optind = 0;     /* full re-initialisation: parse may be called more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:o:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:o:d:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			opts->all = true;
@@ -173,6 +175,9 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		}
 		case 'q':
 			opts->quiet = true;
+			break;
+		case 'v':
+			opts->verbose = true;
 			break;
 		case 'h':
 			return 1;

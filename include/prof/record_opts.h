@@ -27,6 +27,7 @@ struct record_opts {
 	const char *output;
 	double duration;        /* seconds; 0 = until the workload ends or a signal */
 	bool quiet;             /* -q: no live status, no summary */
+	bool verbose;           /* -v: more detail in the summary */
 	char **argv;            /* workload, NULL-terminated; NULL when none */
 	int argc;
 };

@@ -50,12 +50,17 @@ struct tracker_stats {
 	uint64_t lookups_failed;
 	uint64_t creds_changes;
 	uint64_t first_time, last_time; /* of written samples */
+	/* the first tasks whose samples went unattributed, for -v */
+	int32_t unattributed_tids[16];
+	unsigned int nr_unattributed_tids;
 };
 
 /* What the file must receive before the record being judged. */
 struct tracker_need {
 	int32_t pid, tid;
 	unsigned int what;              /* SYNTH_COMM | SYNTH_MAPS (synth.h), 0 for none */
+	const char *comm;               /* its comm as /proc said when first looked up, or NULL:
+					 * the fallback when the task is gone by now */
 	uint64_t cgroup;                /* write a CGROUP record for this id first (0: none) */
 	const char *cgroup_path;        /* its path, valid until the next judge() */
 };

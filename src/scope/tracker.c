@@ -13,6 +13,8 @@
 #include "prof/util.h"
 
 #define TREE_WALK_DEPTH 32
+/* A task still runs (exit teardown) after its EXIT record; keep it this long. */
+#define EXIT_GRACE_NS (2000ull * 1000 * 1000)
 #define NO_UID 0xffffffffu
 
 /* Every cgroup the recording heard of; ids index into this. */
@@ -34,6 +36,8 @@ struct tracker {
 	bool uid_scope, tree_scope, cgroup_scope;
 	struct tracker_task_log *log;
 	size_t nr_log, cap_log;
+	struct exited { int32_t tid; uint64_t time; } *exits;   /* FIFO ring of exits */
+	size_t exit_head, exit_nr, exit_cap;
 	struct tracker_stats st;
 };
 
@@ -129,7 +133,22 @@ static bool is_tree_root(const struct tracker *t, int32_t pid)
 struct proc_facts {
 	uint64_t tgid, ppid, uid, cgroup;
 	bool has_cgroup;
+	char comm[16];
 };
+
+/* "Name:\t<comm>" of /proc/PID/status. */
+static void status_comm(const char *status, char comm[16])
+{
+	const char *p = strstr(status, "Name:");
+
+	comm[0] = '\0';
+	if (!p)
+		return;
+	p += 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	procfs__comm(p, comm);
+}
 
 /* Read a task's facts from /proc/<tid>/{status,cgroup}.  0 or -ESRCH. */
 static int read_facts(struct tracker *t, int32_t tid, struct proc_facts *f)
@@ -146,6 +165,7 @@ static int read_facts(struct tracker *t, int32_t tid, struct proc_facts *f)
 		t->st.lookups_failed++;
 		return -ESRCH;
 	}
+	status_comm(status, f->comm);
 	f->has_cgroup = false;
 	snprintf(path, sizeof(path), "%d/cgroup", tid);
 	if (t->cfg.cgroup_fd >= 0 && read_file_full(t->cfg.proc_fd, path, 1 << 16, &cg) >= 0 &&
@@ -177,6 +197,7 @@ static void apply_facts(struct tracker *t, struct task *task, const struct proc_
 {
 	task->uid = (uint32_t)f->uid;
 	task->flags |= TASK_UID_KNOWN | TASK_LOOKED_UP;
+	memcpy(task->comm, f->comm, sizeof(task->comm));
 	if (f->has_cgroup) {
 		task->cgroup = f->cgroup;
 		task->flags |= TASK_CGROUP_KNOWN;
@@ -204,7 +225,7 @@ static struct task *task_get(struct tracker *t, int32_t pid, int32_t tid)
 {
 	struct task *task = task_table__find(t->tasks, tid), copy;
 	struct proc_facts f;
-	bool created, have_leader = false;
+	bool created, have_leader = false, read_ok = false;
 	int tree = -1;
 
 	if (task)
@@ -217,10 +238,11 @@ static struct task *task_get(struct tracker *t, int32_t pid, int32_t tid)
 		}
 	}
 	if (!have_leader && read_facts(t, tid, &f) == 0) {
+		read_ok = true;
 		if (is_tree_root(t, (int32_t)f.tgid))
 			tree = 1;
 		else if (t->tree_scope)
-			tree = tree_of(t, f.ppid, TREE_WALK_DEPTH);
+			tree = tree_of(t, f.ppid, TREE_WALK_DEPTH);     /* -1: ancestry unreadable */
 		else
 			tree = 0;
 	}
@@ -231,7 +253,7 @@ static struct task *task_get(struct tracker *t, int32_t pid, int32_t tid)
 	task->pid = pid;
 	if (have_leader)
 		inherit(task, &copy);
-	else if (tree != -1)    /* the /proc read succeeded */
+	else if (read_ok)
 		apply_facts(t, task, &f, tree);
 	if (is_tree_root(t, pid))
 		task->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
@@ -290,6 +312,25 @@ static int log_written(struct tracker *t, const struct task *task)
 	return 0;
 }
 
+static void count_written(struct tracker *t, uint64_t time)
+{
+	if (!t->st.first_time)
+		t->st.first_time = time;
+	t->st.last_time = time;
+	t->st.samples_written++;
+}
+
+static void note_unattributed(struct tracker *t, int32_t tid)
+{
+	struct tracker_stats *st = &t->st;
+
+	for (unsigned int i = 0; i < st->nr_unattributed_tids; i++)
+		if (st->unattributed_tids[i] == tid)
+			return;
+	if (st->nr_unattributed_tids < ARRAY_SIZE(st->unattributed_tids))
+		st->unattributed_tids[st->nr_unattributed_tids++] = tid;
+}
+
 static int judge_sample(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
 			struct tracker_need *need)
 {
@@ -303,11 +344,12 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 	if (tid <= 0 || pid <= 0) {
 		/* the idle task: part of "all", of no tenant */
 		in = t->cfg.scope->all || (t->cgroup_scope && cgroup_in_scope(t, cgroup));
-		if (!in)
+		if (!in) {
 			t->st.samples_out_of_scope++;
-		else
-			t->st.samples_written++;
-		return in ? TRACKER_WRITE : TRACKER_DROP;
+			return TRACKER_DROP;
+		}
+		count_written(t, time);
+		return TRACKER_WRITE;
 	}
 	if (!task_get(t, pid, pid) || !task_get(t, pid, tid))
 		return -ENOMEM;
@@ -321,7 +363,11 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 	in = task_scope(t, task, cgroup);
 	if (in <= 0) {
 		if (in < 0) {
-			t->st.unattributed_gone++;
+			if (task->flags & TASK_UID_LOST)
+				t->st.unattributed_creds++;
+			else
+				t->st.unattributed_gone++;
+			note_unattributed(t, tid);
 		}
 		else
 			t->st.samples_out_of_scope++;
@@ -331,6 +377,7 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 	need->tid = tid;
 	if (!(task->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
 		need->what |= SYNTH_COMM;
+	need->comm = task->comm[0] ? task->comm : NULL;
 	if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
 		need->what |= SYNTH_MAPS;
 	if (cgroup) {
@@ -346,14 +393,11 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 		if (log_written(t, task) < 0)
 			return -ENOMEM;
 	}
-	if (!t->st.first_time)
-		t->st.first_time = time;
-	t->st.last_time = time;
-	t->st.samples_written++;
+	count_written(t, time);
 	return TRACKER_WRITE;
 }
 
-static int judge_fork(struct tracker *t, const struct perf_record_fork *f)
+static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struct tracker_need *need)
 {
 	struct task *parent, *child, pcopy;
 	bool have_parent = false;
@@ -395,6 +439,23 @@ static int judge_fork(struct tracker *t, const struct perf_record_fork *f)
 	if (in <= 0)
 		return TRACKER_DROP;
 	child->flags |= known;
+	/* perf gives a child its parent's comm and maps at FORK: an in-scope parent the
+	 * file does not describe yet is described first (the child may not live long
+	 * enough to be looked up itself). */
+	if (have_parent && task_scope(t, &pcopy, 0) > 0) {
+		struct task *p = task_table__find(t->tasks, (int32_t)f->ptid);
+		struct task *pl = task_table__find(t->tasks, (int32_t)f->ppid);
+
+		if (p && !(p->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
+			need->what |= SYNTH_COMM;
+		if (pl && !(pl->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
+			need->what |= SYNTH_MAPS;
+		if (need->what) {
+			need->pid = (int32_t)f->ppid;
+			need->tid = (int32_t)f->ptid;
+			need->comm = p && p->comm[0] ? p->comm : NULL;
+		}
+	}
 	return TRACKER_WRITE;
 }
 
@@ -418,7 +479,7 @@ static void reread_uid(struct tracker *t, struct task *task)
 
 	if (read_facts(t, task->tid, &f) == 0) {
 		task->uid = (uint32_t)f.uid;
-		task->flags |= TASK_UID_KNOWN;
+		task->flags = (task->flags | TASK_UID_KNOWN) & ~TASK_UID_LOST;
 	}
 }
 
@@ -465,15 +526,57 @@ static int judge_task_record(struct tracker *t, const struct perf_event_header *
 	return TRACKER_DROP;
 }
 
-static int judge_exit(struct tracker *t, const struct perf_record_fork *e)
+/* Forget tasks whose exit is older than the grace period (FIFO: exits come in time order). */
+static void reap_exited(struct tracker *t, uint64_t now)
+{
+	while (t->exit_nr) {
+		struct exited *e = &t->exits[t->exit_head];
+		struct task *task;
+
+		if (e->time + EXIT_GRACE_NS > now)
+			break;
+		task = task_table__find(t->tasks, e->tid);
+		/* the same exit, not a later task that reused the tid */
+		if (task && (task->flags & TASK_EXITED) && task->exit_time == e->time)
+			task_table__remove(t->tasks, e->tid);
+		t->exit_head = (t->exit_head + 1) % t->exit_cap;
+		t->exit_nr--;
+	}
+}
+
+static int remember_exit(struct tracker *t, int32_t tid, uint64_t time)
+{
+	if (t->exit_nr == t->exit_cap) {
+		size_t ncap = t->exit_cap ? 2 * t->exit_cap : 1024;
+		struct exited *n = malloc(ncap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->exit_nr; i++)
+			n[i] = t->exits[(t->exit_head + i) % t->exit_cap];
+		free(t->exits);
+		t->exits = n;
+		t->exit_head = 0;
+		t->exit_cap = ncap;
+	}
+	t->exits[(t->exit_head + t->exit_nr) % t->exit_cap] = (struct exited){ tid, time };
+	t->exit_nr++;
+	return 0;
+}
+
+static int judge_exit(struct tracker *t, const struct perf_record_fork *e, uint64_t time)
 {
 	struct task *task = task_table__find(t->tasks, (int32_t)e->tid);
 	int verdict = TRACKER_DROP;
 
 	if (t->cfg.scope->all || (task && task_scope(t, task, 0) > 0))
 		verdict = TRACKER_WRITE;
-	/* In time order nothing of this task follows its exit. */
-	task_table__remove(t->tasks, (int32_t)e->tid);
+	/* Kept a while: the kernel samples a task's exit teardown after its EXIT. */
+	if (task) {
+		task->flags |= TASK_EXITED;
+		task->exit_time = time;
+		if (remember_exit(t, task->tid, time) < 0)
+			return -ENOMEM;
+	}
 	return verdict;
 }
 
@@ -546,7 +649,7 @@ static int judge_creds(struct tracker *t, const struct perf_event_header *ev, en
 	if (read_facts(t, tid, &f) == 0) {
 		/* exact: what the kernel holds now */
 		task->uid = (uint32_t)f.uid;
-		task->flags |= TASK_UID_KNOWN;
+		task->flags = (task->flags | TASK_UID_KNOWN) & ~TASK_UID_LOST;
 	} else if (task->pend_kind != TRACKER_EV_SETUID) {
 		/* gone: setreuid/setresuid name the new real uid, or -1 for "unchanged" */
 		if (task->pend_uid != NO_UID)
@@ -557,7 +660,7 @@ static int judge_creds(struct tracker *t, const struct perf_event_header *ev, en
 	} else {
 		/* gone: setuid() by another uid changes the real uid only with CAP_SETUID */
 		task->flags &= ~TASK_UID_KNOWN;
-		t->st.unattributed_creds++;
+		task->flags |= TASK_UID_LOST;
 	}
 	return TRACKER_CONSUMED;
 }
@@ -566,6 +669,8 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 		   struct tracker_need *need)
 {
 	*need = (struct tracker_need){ 0 };
+	if (t->exit_nr)
+		reap_exited(t, time);
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE: {
 		uint32_t kind = TRACKER_EV_SAMPLE;
@@ -578,11 +683,11 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 	case PERF_RECORD_FORK:
 		if (ev->size < sizeof(struct perf_record_fork))
 			return TRACKER_DROP;
-		return judge_fork(t, (const void *)ev);
+		return judge_fork(t, (const void *)ev, need);
 	case PERF_RECORD_EXIT:
 		if (ev->size < sizeof(struct perf_record_fork))
 			return TRACKER_DROP;
-		return judge_exit(t, (const void *)ev);
+		return judge_exit(t, (const void *)ev, time);
 	case PERF_RECORD_COMM:
 		if (ev->size < sizeof(struct perf_event_header) + 16)
 			return TRACKER_DROP;
@@ -631,6 +736,34 @@ int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev)
 		if (!c)
 			return -ENOMEM;
 		c->pid = (int32_t)f->pid;
+		return 0;
+	}
+	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_record_fork)) {
+		const struct perf_record_fork *e = (const void *)ev;
+		struct task *task = task_table__find(t->tasks, (int32_t)e->tid), *parent, copy;
+
+		/* A pre-existing task that was gone before /proc could tell about it: its
+		 * exit names its parent, whose facts it had (its samples, including the
+		 * exit teardown's, are judged later). */
+		if ((task && (task->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN))) || (int32_t)e->ptid <= 0)
+			return 0;
+		parent = task_get(t, (int32_t)e->ppid, (int32_t)e->ptid);
+		if (!parent)
+			return -ENOMEM;
+		if (!(parent->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN)))
+			return 0;
+		copy = *parent;
+		if (!task) {
+			bool created;
+			task = task_table__get(t->tasks, (int32_t)e->tid, &created);
+			if (!task)
+				return -ENOMEM;
+			task->pid = (int32_t)e->pid;
+			t->st.tasks_seen++;
+		} else {
+			task = task_table__find(t->tasks, (int32_t)e->tid);
+		}
+		inherit(task, &copy);
 	}
 	return 0;
 }
@@ -713,6 +846,7 @@ struct tracker *tracker__free(struct tracker *t)
 	free(t->cg);
 	free(t->cg_ids);
 	free(t->log);
+	free(t->exits);
 	task_table__free(t->tasks);
 	idmap__free(t->event_kind);
 	idmap__free(t->cgroups);

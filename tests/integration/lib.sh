@@ -49,3 +49,39 @@ pct_of() {
 	v=$(grep -E '^ +[0-9.]+%' "$1" | grep -E "$2" | head -n 1 | awk '{print $1}' | tr -d '%')
 	echo "${v:-0}"
 }
+
+# A throwaway user, removed (with every process it has) when the test ends.
+make_user() {
+	local name=$1
+	command -v useradd >/dev/null || skip "needs useradd"
+	id "$name" >/dev/null 2>&1 && { pkill -KILL -u "$name" 2>/dev/null; userdel "$name" 2>/dev/null; }
+	useradd -M -d / -s /bin/bash "$name" || fail "useradd $name"
+	cleanup_hooks+=("pkill -KILL -u $name; sleep 0.2; userdel $name")
+}
+
+# The cgroup2 mount (also at hybrid locations like /sys/fs/cgroup/unified).
+cgroup2_root() {
+	awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo
+}
+
+# A throwaway cgroup2 directory tree under the root, removed at the end (its
+# processes killed first, deepest directories first).
+make_cgroup_tree() {
+	local root=$1
+	mkdir -p "$root" || fail "mkdir $root"
+	cleanup_hooks+=("for d in \$(find '$root' -depth -type d); do for p in \$(cat \$d/cgroup.procs 2>/dev/null); do kill -KILL \$p; done; done; sleep 0.3; find '$root' -depth -type d -exec rmdir {} \\; 2>/dev/null")
+}
+
+# A copy of the test program that any user can run.
+public_copy() {
+	local src=$1 dst=$TMP/pub/$(basename "$1")
+	mkdir -p "$TMP/pub"
+	chmod 755 "$TMP" "$TMP/pub"
+	cp "$src" "$dst" && chmod 755 "$dst" || fail "copy $src"
+	echo "$dst"
+}
+
+# Samples in a perf script -F comm,pid listing whose comm perf could not name.
+unknown_comms() {
+	grep -cE '^ *:[0-9]+ ' "$1" || true
+}
