@@ -5,6 +5,7 @@
  * matter, and leave a valid perf.data whatever stops the recording.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 
 #include "prof/commands.h"
+#include "prof/map_dedup.h"
 #include "prof/ordered.h"
 #include "prof/perf_data.h"
 #include "prof/record_features.h"
@@ -67,6 +69,8 @@ struct record {
 	struct ordered_queue *queue;
 	struct perf_data_writer *writer;
 	struct tracker *tracker;
+	struct map_dedup *dedup;
+	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
 	struct synth_env synth;
 	int cgroup_fd;
 	char cgroup_mount[4096];
@@ -94,6 +98,18 @@ static int emit(const void *rec, size_t len, void *ctx)
 	return 0;
 }
 
+/* What synth__task emits while describing a task: written, and its maps remembered. */
+static int emit_described(const void *rec, size_t len, void *ctx)
+{
+	struct record *r = ctx;
+	const struct perf_record_mmap2 *m = rec;
+
+	if (m->header.type == PERF_RECORD_MMAP2 &&
+	    map_dedup__add(r->dedup, (int32_t)m->pid, r->synth_until, m->start, m->len, m->pgoff) < 0)
+		return -ENOMEM;
+	return emit(rec, len, ctx);
+}
+
 /* Give the file what the tracker says it needs before the record: a cgroup's path,
  * a pre-existing task's comm and maps (read from /proc now). */
 static int provide(struct record *r, const struct tracker_need *need, uint64_t time)
@@ -107,7 +123,9 @@ static int provide(struct record *r, const struct tracker_need *need, uint64_t t
 	}
 	if (!need->what)
 		return 0;
-	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit, r);
+	/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
+	r->synth.read_done = &r->synth_until;
+	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit_described, r);
 	if (r->write_err)
 		return r->write_err;
 	if (err == -ESRCH && (need->what & SYNTH_COMM) && need->comm) {
@@ -140,6 +158,11 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 	err = provide(r, &need, time);
 	if (err < 0)
 		return err;
+	if (ev->type == PERF_RECORD_MMAP2 && ev->size >= offsetof(struct perf_record_mmap2, filename)) {
+		const struct perf_record_mmap2 *m = (const void *)ev;
+		if (map_dedup__repeats(r->dedup, (int32_t)m->pid, time, m->start, m->len, m->pgoff))
+			return 0;
+	}
 	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
 		r->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
 	else if (ev->type == PERF_RECORD_LOST_SAMPLES && ev->size >= sizeof(struct perf_record_lost_samples))
@@ -465,6 +488,7 @@ static void record_free(struct record *r)
 	perf_data_writer__free(r->writer);
 	ordered_queue__free(r->queue);
 	tracker__free(r->tracker);
+	map_dedup__free(r->dedup);
 	if (r->synth.proc_fd >= 0)
 		close(r->synth.proc_fd);
 	if (r->cgroup_fd >= 0)
@@ -536,7 +560,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	r.queue = ordered_queue__new();
-	if (!r.queue) {
+	r.dedup = map_dedup__new();
+	if (!r.queue || !r.dedup) {
 		fprintf(stderr, "prof: out of memory\n");
 		goto out;
 	}

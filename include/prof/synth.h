@@ -18,6 +18,8 @@ struct synth_env {
 	uint64_t id;            /* sample id stamped on synthesized records (0: first event) */
 	int proc_fd;            /* directory fd of /proc (tests pass a fixture tree) */
 	bool data_maps;         /* also non-executable maps */
+	uint64_t *read_done;    /* if set, synth__task stores the CLOCK_MONOTONIC time its
+				 * /proc reads ended, before emitting anything */
 };
 
 typedef int (*synth_emit_fn)(const void *rec, size_t len, void *ctx);

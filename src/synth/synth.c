@@ -178,6 +178,8 @@ int synth__task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int 
 		if (r < 0)
 			return gone((int)r);
 	}
+	if (env->read_done)
+		*env->read_done = clock_mono_ns();
 	if (what & SYNTH_COMM) {
 		r = synth__comm(env, pid, tid, comm, time, emit, ctx);
 		if (r < 0)
