@@ -4,7 +4,9 @@
  * order, decide per record what goes to the file, describe tasks the first time they
  * matter, and leave a valid perf.data whatever stops the recording.
  */
+#include <cap-ng.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -472,6 +474,60 @@ static int start_recording(struct record *r)
 	return start_tracker(r);
 }
 
+/* Can prof give the workload another identity? */
+static bool can_setid(void)
+{
+	if (geteuid() == 0)
+		return true;
+	capng_get_caps_process();
+	return capng_have_capability(CAPNG_EFFECTIVE, CAP_SETUID) &&
+	       capng_have_capability(CAPNG_EFFECTIVE, CAP_SETGID);
+}
+
+/*
+ * Who runs the workload: --run-as, else the one --uid user when prof may switch to
+ * it, else the invoker.  Returns 0, or an exit code after a message.
+ */
+static int choose_identity(struct record *r, struct workload_identity *id)
+{
+	const struct scope *s = &r->opts.scope;
+	const char *as = r->opts.run_as;
+	char err[256];
+	uid_t uid;
+
+	id->as_user = false;
+	if (!r->opts.argv || (as && !strcmp(as, "self")))
+		return 0;
+	if (as) {
+		struct scope tmp = { 0 };
+		if (scope__add_uids(&tmp, as, err, sizeof(err)) < 0 || tmp.nr_uids != 1) {
+			scope__release(&tmp);
+			fprintf(stderr, "prof record: --run-as: %s\n", tmp.nr_uids > 1 ? "give one user" : err);
+			return EXIT_PROF_USAGE;
+		}
+		uid = tmp.uids[0];
+		scope__release(&tmp);
+	} else if (s->nr_uids > 1) {
+		fprintf(stderr, "prof record: several --uid users: say who runs the command with --run-as USER (or --run-as self)\n");
+		return EXIT_PROF_USAGE;
+	} else if (s->nr_uids == 1 && can_setid()) {
+		uid = s->uids[0];
+	} else {
+		return 0;
+	}
+	if (uid == getuid() && !as)
+		return 0;
+	if (!can_setid()) {
+		fprintf(stderr, "prof: running the command as uid %u needs CAP_SETUID and CAP_SETGID, which prof does not hold; use --run-as self.\n", uid);
+		return EXIT_PROF_FAIL;
+	}
+	if (workload_identity__from_uid(id, uid) < 0) {
+		fprintf(stderr, "prof record: uid %u has no entry in the user database: it cannot run the command (use --run-as).\n", uid);
+		return EXIT_PROF_USAGE;
+	}
+	return 0;
+}
+
 static int report_exec_error(const char *cmd, int err)
 {
 	if (err == -ENOENT) {
@@ -533,6 +589,8 @@ static int resolve_scope(struct record *r)
 int cmd_record(int argc, char **argv)
 {
 	struct record r = { .synth.proc_fd = -1, .cgroup_fd = -1 };
+	struct workload_identity ident = { 0 };
+	enum workload_stage stage = 0;
 	_cleanup_free_ char *exe = NULL;
 	char errbuf[1400];
 	int err, ret = EXIT_PROF_FAIL;
@@ -549,6 +607,9 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	ret = resolve_scope(&r);
+	if (ret)
+		goto out;
+	ret = choose_identity(&r, &ident);
 	if (ret)
 		goto out;
 	ret = EXIT_PROF_FAIL;
@@ -573,7 +634,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (r.opts.argv) {
 		/* Forked before any event is open, so the child inherits none of their fds. */
-		err = workload__prepare(&r.wl, exe, r.opts.argv);
+		err = workload__prepare(&r.wl, exe, r.opts.argv, &ident);
 		if (err < 0) {
 			fprintf(stderr, "prof: cannot start '%s': %s\n", r.opts.argv[0], strerror(-err));
 			record_output__abort(&r.out);
@@ -592,7 +653,13 @@ int cmd_record(int argc, char **argv)
 	r.start_ns = clock_mono_ns();
 	recorder__enable(r.rec);
 	if (r.has_workload) {
-		err = workload__start(&r.wl);
+		err = workload__start(&r.wl, &stage);
+		if (err < 0 && stage == WORKLOAD_STAGE_IDENTITY) {
+			fprintf(stderr, "prof: cannot run '%s' as %s: %s\n", r.opts.argv[0], ident.name, strerror(-err));
+			ret = EXIT_PROF_NOEXEC;
+			r.has_workload = false;
+			goto abort;
+		}
 		if (err < 0) {
 			ret = report_exec_error(r.opts.argv[0], err);
 			r.has_workload = false;

@@ -18,6 +18,7 @@ const char record_opts__usage[] =
 	"                          or slice name such as nginx.service; repeatable)\n"
 	"  -p, --pid PID[,PID]     these processes, their threads and descendants\n"
 	"  -a, --all               record every task on the host\n"
+	"      --run-as USER|self  who runs the command (default: the --uid user)\n"
 	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
@@ -75,7 +76,7 @@ static int parse_u64(const char *s, uint64_t *ret)
 	return 0;
 }
 
-enum { OPT_DURATION = 256 };
+enum { OPT_RUN_AS = 256 };
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
 {
@@ -94,6 +95,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "run-as", required_argument, NULL, OPT_RUN_AS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -179,6 +181,11 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		case 'v':
 			opts->verbose = true;
 			break;
+		case OPT_RUN_AS:
+			if (!optarg[0])
+				return fail(err, errlen, "empty --run-as user");
+			opts->run_as = optarg;
+			break;
 		case 'h':
 			return 1;
 		case ':':
@@ -204,6 +211,8 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		return fail(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup or --pid");
 	if (!opts->all && !opts->argv && !scope__narrowed(&opts->scope))
 		return fail(err, errlen, "nothing to record: give a command after '--', a scope (--uid, --cgroup, --pid), or -a for the whole host");
+	if (opts->run_as && !opts->argv)
+		return fail(err, errlen, "--run-as needs a command to run");
 	opts->scope.all = opts->all;
 	return 0;
 }

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <cap-ng.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,7 +65,45 @@ int workload__resolve(const char *file, char **ret_path)
 	return first_err;
 }
 
-int workload__prepare(struct workload *wl, const char *path, char **argv)
+int workload_identity__from_uid(struct workload_identity *id, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || !res)
+		return -ENOENT;
+	*id = (struct workload_identity){ .as_user = true, .uid = uid, .gid = res->pw_gid };
+	snprintf(id->name, sizeof(id->name), "%s", res->pw_name);
+	snprintf(id->home, sizeof(id->home), "%s", res->pw_dir && res->pw_dir[0] ? res->pw_dir : "/");
+	snprintf(id->shell, sizeof(id->shell), "%s", res->pw_shell && res->pw_shell[0] ? res->pw_shell : "/bin/sh");
+	return 0;
+}
+
+/* In the child: become the user, with nothing of prof's privileges left. */
+static int become(const struct workload_identity *id)
+{
+	capng_clear(CAPNG_SELECT_ALL);
+	/* setresgid/setresuid with the supplementary groups of the user (initgroups),
+	 * bounding and ambient sets emptied, no capabilities kept. */
+	if (capng_change_id((int)id->uid, (int)id->gid,
+			    CAPNG_INIT_SUPP_GRP | CAPNG_CLEAR_BOUNDING | CAPNG_CLEAR_AMBIENT) < 0)
+		return errno ? errno : EPERM;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	if (setenv("HOME", id->home, 1) < 0 || setenv("USER", id->name, 1) < 0 ||
+	    setenv("LOGNAME", id->name, 1) < 0 || setenv("SHELL", id->shell, 1) < 0)
+		return ENOMEM;
+	return 0;
+}
+
+/* What the child tells its parent when it cannot exec: step and errno. */
+struct child_error {
+	int stage;
+	int err;
+};
+
+int workload__prepare(struct workload *wl, const char *path, char **argv,
+		      const struct workload_identity *id)
 {
 	int cork[2], err[2];
 	pid_t pid;
@@ -95,12 +136,17 @@ int workload__prepare(struct workload *wl, const char *path, char **argv)
 		/* One byte means "go"; EOF means prof gave up or died: do not run. */
 		if (read(cork[0], &c, 1) != 1)
 			_exit(127);
-		execv(path, argv);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0) {
+		struct child_error ce = { .stage = WORKLOAD_STAGE_IDENTITY };
+		if (id && id->as_user && (e = become(id)) != 0) {
+			ce.err = e;
+		} else {
+			execv(path, argv);
+			ce = (struct child_error){ .stage = WORKLOAD_STAGE_EXEC, .err = errno };
+		}
+		if (write(err[1], &ce, sizeof(ce)) < 0) {
 			/* prof is gone: nothing to report to */
 		}
-		_exit(e == ENOENT ? 127 : 126);
+		_exit(ce.stage == WORKLOAD_STAGE_EXEC && ce.err == ENOENT ? 127 : 126);
 	}
 	close(cork[0]);
 	close(err[1]);
@@ -108,9 +154,9 @@ int workload__prepare(struct workload *wl, const char *path, char **argv)
 	return 0;
 }
 
-int workload__start(struct workload *wl)
+int workload__start(struct workload *wl, enum workload_stage *ret_stage)
 {
-	int e = 0;
+	struct child_error ce = { 0 };
 	ssize_t r;
 
 	if (write(wl->cork_fd, "g", 1) != 1) {
@@ -120,14 +166,15 @@ int workload__start(struct workload *wl)
 	}
 	close(steal_fd(&wl->cork_fd));
 	do
-		r = read(wl->err_fd, &e, sizeof(e));
+		r = read(wl->err_fd, &ce, sizeof(ce));
 	while (r < 0 && errno == EINTR);
 	close(steal_fd(&wl->err_fd));
-	if (r == (ssize_t)sizeof(e)) {
+	if (r == (ssize_t)sizeof(ce)) {
 		while (waitpid(wl->pid, &wl->status, 0) < 0 && errno == EINTR)
 			;
 		wl->reaped = 1;
-		return -e;
+		*ret_stage = (enum workload_stage)ce.stage;
+		return -(ce.err ? ce.err : EIO);
 	}
 	return 0;
 }

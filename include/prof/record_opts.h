@@ -28,6 +28,7 @@ struct record_opts {
 	double duration;        /* seconds; 0 = until the workload ends or a signal */
 	bool quiet;             /* -q: no live status, no summary */
 	bool verbose;           /* -v: more detail in the summary */
+	const char *run_as;     /* --run-as USER|self; NULL: the --uid user when privileged */
 	char **argv;            /* workload, NULL-terminated; NULL when none */
 	int argc;
 };
