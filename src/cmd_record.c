@@ -24,6 +24,7 @@
 #include "prof/record_output.h"
 #include "prof/recorder.h"
 #include "prof/synth.h"
+#include "prof/privs.h"
 #include "prof/prof_section.h"
 #include "prof/tracker.h"
 #include "prof/util.h"
@@ -77,6 +78,7 @@ struct record {
 	int cgroup_fd;
 	char cgroup_mount[4096];
 	struct record_output out;
+	struct privs privs;
 	struct workload wl;
 	bool has_workload;
 	int write_err;
@@ -203,6 +205,20 @@ static int paranoid_level(void)
 	return atoi(buf);
 }
 
+static void explain_no_privilege(const char *why)
+{
+	char hint[4200];
+
+	privs__setcap_hint(hint, sizeof(hint));
+	fprintf(stderr,
+		"prof: not allowed to open system-wide perf events (%s).\n"
+		"  They need CAP_PERFMON (or CAP_SYS_ADMIN), or kernel.perf_event_paranoid <= 0; it is %d here.\n"
+		"  Run prof as root, or give the binary the capabilities:\n"
+		"    %s\n"
+		"  or lower the sysctl: sudo sysctl kernel.perf_event_paranoid=0\n",
+		why, paranoid_level(), hint);
+}
+
 static void explain_open_error(const struct record *r, int err, enum recorder_stage stage)
 {
 	const char *what = stage == RECORDER_STAGE_SIDEBAND ? "the sideband (task tracking) event"
@@ -218,12 +234,7 @@ static void explain_open_error(const struct record *r, int err, enum recorder_st
 				r->opts.mmap_pages, strerror(-err));
 			return;
 		}
-		fprintf(stderr,
-			"prof: not allowed to open system-wide perf events (%s).\n"
-			"  System-wide events need CAP_PERFMON (or CAP_SYS_ADMIN), or kernel.perf_event_paranoid <= -1;\n"
-			"  it is %d here.  Run prof as root, or install it with capabilities:\n"
-			"    sudo setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep \"$(command -v prof)\"\n",
-			strerror(-err), paranoid_level());
+		explain_no_privilege(strerror(-err));
 		return;
 	}
 	if (err == -EMFILE || err == -ENFILE) {
@@ -606,6 +617,13 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_PROF_USAGE;
 		goto out;
 	}
+	if (privs__probe(&r.privs) < 0 || !privs__can_record_system_wide(&r.privs)) {
+		/* Said before anything is opened or created. */
+		explain_no_privilege("this process holds neither CAP_PERFMON nor CAP_SYS_ADMIN");
+		goto out;
+	}
+	if (!r.opts.all && !r.privs.sys_ptrace && !r.privs.perfmon && !r.opts.quiet)
+		fprintf(stderr, "prof: warning: without CAP_SYS_PTRACE the maps of other users' tasks cannot be read: their user-space symbols may not resolve.\n");
 	ret = resolve_scope(&r);
 	if (ret)
 		goto out;
@@ -666,6 +684,11 @@ int cmd_record(int argc, char **argv)
 			goto abort;
 		}
 	}
+
+	/* Events open, workload running: keep only what the rest needs. */
+	err = privs__drop_after_start(&r.privs);
+	if (err < 0 && !r.opts.quiet)
+		fprintf(stderr, "prof: warning: could not drop capabilities: %s\n", strerror(-err));
 
 	err = record_loop(&r);
 	if (err == 0)
