@@ -29,6 +29,7 @@
 #include "prof/tracker.h"
 #include "prof/util.h"
 #include "prof/workload.h"
+#include "record_config.h"
 
 /*
  * A record stamped t may still be invisible in its ring buffer shortly after t (the
@@ -79,6 +80,9 @@ struct record {
 	char cgroup_mount[4096];
 	struct record_output out;
 	struct privs privs;
+	struct prof_config cfg;
+	struct policy_verdict verdict;
+	char output_buf[4096];
 	struct workload wl;
 	bool has_workload;
 	int write_err;
@@ -415,13 +419,16 @@ static int start_tracker(struct record *r)
 		.proc_fd = r->synth.proc_fd,
 		.cgroup_fd = r->cgroup_fd,
 		.creds_events = info->creds,
+		.restrict_uid = r->verdict.restrict_uid,
+		.only_uid = r->verdict.uid,
 		.raw_uid_off = info->raw_uid_off,
 		.raw_ret_off = info->raw_ret_off,
 	};
 	size_t n;
 	int err;
 
-	if (r->opts.scope.nr_uids && !info->creds && !r->opts.quiet)
+	/* Who cannot fix it is not told: an ordinary user's scope is their own uid. */
+	if (r->opts.scope.nr_uids && !info->creds && !r->opts.quiet && r->verdict.admin)
 		fprintf(stderr,
 			"prof: warning: cannot trace set*uid() calls (%s: needs tracefs and the syscalls tracepoints);\n"
 			"  a process that changes uid without exec is judged by its uid at its next exec.\n",
@@ -475,7 +482,8 @@ static int start_recording(struct record *r)
 		fprintf(stderr, "prof: cannot open /proc: %s\n", strerror(-err));
 		return err;
 	}
-	err = synth__kernel_maps(&r->synth, emit, r);
+	/* No kernel map for those the policy keeps away from kernel addresses. */
+	err = r->opts.no_kernel ? 0 : synth__kernel_maps(&r->synth, emit, r);
 	if (r->write_err) {
 		fprintf(stderr, "prof: cannot write '%s': %s\n", r->out.path, strerror(-r->write_err));
 		return r->write_err;
@@ -622,11 +630,17 @@ int cmd_record(int argc, char **argv)
 		explain_no_privilege("this process holds neither CAP_PERFMON nor CAP_SYS_ADMIN");
 		goto out;
 	}
-	if (!r.opts.all && !r.privs.sys_ptrace && !r.privs.perfmon && !r.opts.quiet)
-		fprintf(stderr, "prof: warning: without CAP_SYS_PTRACE the maps of other users' tasks cannot be read: their user-space symbols may not resolve.\n");
+	ret = record_config__apply(&r.opts, &r.privs, &r.cfg, r.output_buf, sizeof(r.output_buf));
+	if (ret)
+		goto out;
 	ret = resolve_scope(&r);
 	if (ret)
 		goto out;
+	ret = record_config__policy(&r.opts, &r.cfg, r.cgroup_fd, &r.verdict);
+	if (ret)
+		goto out;
+	if (r.verdict.admin && !r.opts.all && !r.privs.sys_ptrace && !r.privs.perfmon && !r.opts.quiet)
+		fprintf(stderr, "prof: warning: without CAP_SYS_PTRACE the maps of other users' tasks cannot be read: their user-space symbols may not resolve.\n");
 	ret = choose_identity(&r, &ident);
 	if (ret)
 		goto out;

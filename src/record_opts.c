@@ -28,6 +28,7 @@ const char record_opts__usage[] =
 	"  -d, --duration SECONDS  stop after this long\n"
 	"  -q, --quiet             no live status line and no summary\n"
 	"  -v, --verbose           more detail in the summary\n"
+	"      --config FILE       configuration file (see prof.conf(5))\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Scopes add up.  Without one (and without -a) the scope is the command's\n"
@@ -76,7 +77,7 @@ static int parse_u64(const char *s, uint64_t *ret)
 	return 0;
 }
 
-enum { OPT_RUN_AS = 256 };
+enum { OPT_RUN_AS = 256, OPT_CONFIG };
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
 {
@@ -96,6 +97,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "run-as", required_argument, NULL, OPT_RUN_AS },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -161,11 +163,13 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			if (parse_u64(optarg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20))
 				return fail(err, errlen, "bad ring buffer size '%s': give a power of two number of pages (e.g. -m 256)", optarg);
 			opts->mmap_pages = (unsigned int)v;
+			opts->mmap_given = true;
 			break;
 		case 'o':
 			if (!optarg[0])
 				return fail(err, errlen, "empty output file name");
 			opts->output = optarg;
+			opts->output_given = true;
 			break;
 		case 'd': {
 			char *end;
@@ -180,6 +184,9 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			break;
 		case 'v':
 			opts->verbose = true;
+			break;
+		case OPT_CONFIG:
+			opts->config = optarg;
 			break;
 		case OPT_RUN_AS:
 			if (!optarg[0])
@@ -203,6 +210,8 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		return fail(err, errlen, "-F and -c exclude each other: sample by frequency or by period, not both");
 	if (period_given)
 		opts->freq = 0;
+	opts->freq_given = freq_given;
+	opts->period_given = period_given;
 	if (optind < argc) {
 		opts->argv = argv + optind;
 		opts->argc = argc - optind;

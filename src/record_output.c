@@ -2,12 +2,28 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 
 #include "prof/record_output.h"
 #include "prof/util.h"
 
+/* Create as the invoking user: file system checks and the new file's owner are
+ * theirs even where prof runs set-user-id. */
+static int create(struct record_output *o, const char *path);
+
 int record_output__create(struct record_output *o, const char *path)
+{
+	uid_t old_fsuid = (uid_t)setfsuid(getuid());
+	gid_t old_fsgid = (gid_t)setfsgid(getgid());
+	int r = create(o, path);
+
+	setfsgid(old_fsgid);
+	setfsuid(old_fsuid);
+	return r;
+}
+
+static int create(struct record_output *o, const char *path)
 {
 	_cleanup_free_ char *old = NULL;
 	struct stat st;

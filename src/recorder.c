@@ -59,7 +59,8 @@ static void sampling_attr(const struct record_opts *o, const struct event_spec *
 		.read_format = PERF_FORMAT_ID,
 		.disabled = 1,
 		.exclude_user = e->exclude_user,
-		.exclude_kernel = e->exclude_kernel,
+		.exclude_kernel = e->exclude_kernel || o->no_kernel,
+		.exclude_callchain_kernel = o->no_kernel,
 		.sample_id_all = 1,
 		/* CLOCK_MONOTONIC, so prof can compare record times with its own clock
 		 * (ordering rounds, stamping synthesized records). */

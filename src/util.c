@@ -8,11 +8,17 @@
 ssize_t read_file_full(int dirfd, const char *path, size_t max, char **ret_buf)
 {
 	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	_cleanup_free_ char *buf = NULL;
-	size_t cap = 4096, len = 0;
 
 	if (fd < 0)
 		return -errno;
+	return read_fd_full(fd, max, ret_buf);
+}
+
+ssize_t read_fd_full(int fd, size_t max, char **ret_buf)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t cap = 4096, len = 0;
+
 	for (;;) {
 		if (!buf || len + 1 >= cap) {
 			char *n;

@@ -29,6 +29,10 @@ struct record_opts {
 	bool quiet;             /* -q: no live status, no summary */
 	bool verbose;           /* -v: more detail in the summary */
 	const char *run_as;     /* --run-as USER|self; NULL: the --uid user when privileged */
+	const char *config;     /* --config FILE */
+	/* what the command line set, so the configuration fills in only the rest */
+	bool freq_given, period_given, mmap_given, output_given;
+	bool no_kernel;         /* policy: no kernel samples, call chains or maps */
 	char **argv;            /* workload, NULL-terminated; NULL when none */
 	int argc;
 };

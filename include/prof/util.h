@@ -62,6 +62,8 @@ static inline int steal_fd(int *fd)
  * Returns its length, or -errno; *ret_buf is untouched on failure.
  */
 ssize_t read_file_full(int dirfd, const char *path, size_t max, char **ret_buf);
+/* The same from an open fd (read from its current offset). */
+ssize_t read_fd_full(int fd, size_t max, char **ret_buf);
 
 /* write(2) all of buf; -errno on failure (EINTR retried). */
 int write_full(int fd, const void *buf, size_t len);

@@ -261,7 +261,25 @@ static struct task *task_get(struct tracker *t, int32_t pid, int32_t tid)
 }
 
 /* In scope, or 0 not, or -1 cannot tell. */
+static int scope_union(const struct tracker *t, const struct task *task, uint64_t cgroup);
+
+/*
+ * In scope (1), not (0), or cannot tell (-1).  With only_uid set (an ordinary user's
+ * recording) the scope is also intersected with that uid: whatever else matches,
+ * another user's task never is in it.
+ */
 static int task_scope(const struct tracker *t, const struct task *task, uint64_t cgroup)
+{
+	int in = scope_union(t, task, cgroup);
+
+	if (in <= 0 || !t->cfg.restrict_uid)
+		return in;
+	if (!(task->flags & TASK_UID_KNOWN))
+		return -1;
+	return task->uid == t->cfg.only_uid;
+}
+
+static int scope_union(const struct tracker *t, const struct task *task, uint64_t cgroup)
 {
 	const struct scope *s = t->cfg.scope;
 	bool unknown = false;
@@ -343,7 +361,8 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 		return TRACKER_DROP;
 	if (tid <= 0 || pid <= 0) {
 		/* the idle task: part of "all", of no tenant */
-		in = t->cfg.scope->all || (t->cgroup_scope && cgroup_in_scope(t, cgroup));
+		in = !t->cfg.restrict_uid &&
+		     (t->cfg.scope->all || (t->cgroup_scope && cgroup_in_scope(t, cgroup)));
 		if (!in) {
 			t->st.samples_out_of_scope++;
 			return TRACKER_DROP;
@@ -515,7 +534,7 @@ static int judge_task_record(struct tracker *t, const struct perf_event_header *
 
 	memcpy(ids, ev + 1, sizeof(ids));
 	if ((int32_t)ids[0] <= 0)
-		return t->cfg.scope->all ? TRACKER_WRITE : TRACKER_DROP;
+		return t->cfg.scope->all && !t->cfg.restrict_uid ? TRACKER_WRITE : TRACKER_DROP;
 	task = task_get(t, (int32_t)ids[0], (int32_t)ids[1]);
 	if (!task)
 		return -ENOMEM;
@@ -568,7 +587,7 @@ static int judge_exit(struct tracker *t, const struct perf_record_fork *e, uint6
 	struct task *task = task_table__find(t->tasks, (int32_t)e->tid);
 	int verdict = TRACKER_DROP;
 
-	if (t->cfg.scope->all || (task && task_scope(t, task, 0) > 0))
+	if ((t->cfg.scope->all && !t->cfg.restrict_uid) || (task && task_scope(t, task, 0) > 0))
 		verdict = TRACKER_WRITE;
 	/* Kept a while: the kernel samples a task's exit teardown after its EXIT. */
 	if (task) {

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prof.conf (inih format): recording defaults in [record], the access policy in
+ * [policy].  The system file may set both; a user's file (and --config for a user
+ * who is not root) may set [record] only.  Errors name file:line.
+ */
+#ifndef PROF_CONFIG_H
+#define PROF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CONFIG_MAX_LINE 200     /* inih's line buffer: longer lines are errors */
+
+struct prof_config {
+	/* [record] */
+	char event[64];                 /* "" = the built-in default */
+	uint64_t freq;
+	bool callchain;
+	unsigned int mmap_pages;
+	char output[1024];              /* name pattern: %u user, %h host, %t time, %p pid */
+	/* [policy] */
+	char admin_group[64];           /* members may record any scope; "" = root only */
+	bool user_kernel;               /* ordinary users get kernel samples and addresses */
+};
+
+void config__defaults(struct prof_config *c);
+
+/*
+ * Parse prof.conf text.  allow_policy: whether [policy] keys are accepted (system
+ * file).  On error returns -EINVAL with "file:line: what" in err; c may be partly
+ * updated.
+ */
+int config__parse(struct prof_config *c, const char *text, const char *filename, bool allow_policy,
+		  char *err, size_t errlen);
+
+/*
+ * Read and parse a file.  must_be_safe: refuse (-EPERM) a file not owned by root or
+ * writable by group or others, as a privileged prof must.  -ENOENT when missing
+ * (callers skip optional files).
+ */
+int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,
+		 char *err, size_t errlen);
+
+/* Expand the output pattern into buf.  0 or -ENAMETOOLONG. */
+int config__expand_output(const char *pattern, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "prof/commands.h"
+#include "prof/util.h"
+#include "record_config.h"
+
+static int load(struct prof_config *cfg, const char *path, bool policy, bool safe, bool optional)
+{
+	char err[512];
+	int r = config__load(cfg, path, policy, safe, err, sizeof(err));
+
+	if (r == -ENOENT && optional)
+		return 0;
+	if (r < 0) {
+		fprintf(stderr, "prof: %s\n", err);
+		return EXIT_PROF_USAGE;
+	}
+	return 0;
+}
+
+int record_config__apply(struct record_opts *o, const struct privs *p, struct prof_config *cfg,
+			 char *output_buf, size_t output_len)
+{
+	/* A privileged prof run by someone else must not take settings from files
+	 * that someone else could have written. */
+	bool privileged_for_other = p->uid != 0 && (p->perfmon || p->sys_admin || p->setuid);
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char user_path[4096] = "";
+	int r;
+
+	config__defaults(cfg);
+	if (o->config && p->uid == 0) {
+		/* root's --config replaces the system file */
+		r = load(cfg, o->config, true, false, false);
+		if (r)
+			return r;
+	} else {
+		r = load(cfg, PROF_SYSCONFDIR "/prof.conf", true, privileged_for_other, true);
+		if (r)
+			return r;
+		if (o->config)
+			snprintf(user_path, sizeof(user_path), "%s", o->config);
+		else if (xdg && xdg[0] == '/')
+			snprintf(user_path, sizeof(user_path), "%s/prof/prof.conf", xdg);
+		else if (home && home[0] == '/')
+			snprintf(user_path, sizeof(user_path), "%s/.config/prof/prof.conf", home);
+		if (user_path[0]) {
+			r = load(cfg, user_path, false, false, !o->config);
+			if (r)
+				return r;
+		}
+	}
+	/* The command line wins. */
+	if (!o->event_given && cfg->event[0]) {
+		if (event_spec__parse(cfg->event, &o->event) < 0)
+			return EXIT_PROF_USAGE;     /* checked when parsed */
+	}
+	if (!o->freq_given && !o->period_given)
+		o->freq = cfg->freq;
+	if (cfg->callchain)
+		o->callchain = true;
+	if (!o->mmap_given)
+		o->mmap_pages = cfg->mmap_pages;
+	if (!o->output_given) {
+		if (config__expand_output(cfg->output, output_buf, output_len) < 0) {
+			fprintf(stderr, "prof: the configured output name '%s' is too long\n", cfg->output);
+			return EXIT_PROF_USAGE;
+		}
+		o->output = output_buf;
+	}
+	return 0;
+}
+
+int record_config__policy(struct record_opts *o, const struct prof_config *cfg, int cgroup_fd,
+			  struct policy_verdict *v)
+{
+	char err[1024];
+
+	if (policy__check(cfg, o, cgroup_fd, v, err, sizeof(err)) < 0) {
+		fprintf(stderr, "prof: refused by the access %s\n", err);
+		return EXIT_PROF_FAIL;
+	}
+	if (!v->kernel) {
+		o->no_kernel = true;
+		o->event.exclude_kernel = true;
+	}
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* prof record's configuration and policy steps (part of the command: they print). */
+#ifndef PROF_RECORD_CONFIG_H
+#define PROF_RECORD_CONFIG_H
+
+#include "prof/config.h"
+#include "prof/policy.h"
+#include "prof/privs.h"
+#include "prof/record_opts.h"
+
+/*
+ * Read the system configuration, then the user's (or --config), and fill in what the
+ * command line left unset.  Returns 0, or an exit code after a message.
+ * output_buf holds an expanded output name that o->output may point to.
+ */
+int record_config__apply(struct record_opts *o, const struct privs *p, struct prof_config *cfg,
+			 char *output_buf, size_t output_len);
+
+/* Apply the access policy.  Returns 0, or an exit code after a message. */
+int record_config__policy(struct record_opts *o, const struct prof_config *cfg, int cgroup_fd,
+			  struct policy_verdict *v);
+
+#endif
