@@ -32,9 +32,9 @@ struct recorder {
 	struct sample_layout layout;
 	struct perf_data_event events[2];
 	uint64_t *ids[2];
-	struct recorder_creds creds[4];
+	struct recorder_creds creds[3];
 	size_t nr_creds;
-	uint64_t *creds_ids[6];
+	uint64_t *creds_ids[3];
 };
 
 static int max_sample_rate(uint64_t *ret)
@@ -206,6 +206,11 @@ static int read_ids(struct recorder *r, struct perf_evsel *evsel, int i, const c
  */
 static int open_creds(struct recorder *r)
 {
+	/*
+	 * The entries only: their records are judged a round after the call returned,
+	 * when /proc tells how it went.  Fewer tracepoints also means less to tear down
+	 * at exit (each waits for an RCU grace period).
+	 */
 	static const struct {
 		const char *event, *field;
 		int kind;
@@ -213,13 +218,10 @@ static int open_creds(struct recorder *r)
 		{ "sys_enter_setuid", "uid", TRACKER_EV_SETUID },
 		{ "sys_enter_setreuid", "ruid", TRACKER_EV_SETREUID },
 		{ "sys_enter_setresuid", "ruid", TRACKER_EV_SETRESUID },
-		{ "sys_exit_setuid", "ret", TRACKER_EV_SETXID_EXIT },
-		{ "sys_exit_setreuid", "ret", TRACKER_EV_SETXID_EXIT },
-		{ "sys_exit_setresuid", "ret", TRACKER_EV_SETXID_EXIT },
 	};
 	struct perf_evsel *evsels[ARRAY_SIZE(tp)] = { 0 };
 	char dir[4096];
-	int err, off;
+	int err, off, n = perf_cpu_map__nr(r->cpus);
 
 	err = tracefs__dir(dir, sizeof(dir));
 	if (err < 0)
@@ -231,10 +233,9 @@ static int open_creds(struct recorder *r)
 		err = tracefs__event(dir, "syscalls", tp[i].event, tp[i].field, &id, &off);
 		if (err < 0)
 			return err;
-		if (tp[i].kind == TRACKER_EV_SETXID_EXIT)
-			r->info.raw_ret_off = off;
-		else
-			r->info.raw_uid_off = off;
+		if (i && off != r->info.raw_uid_off)
+			return -EINVAL;         /* the tracker reads one offset for all three */
+		r->info.raw_uid_off = off;
 		a = (struct perf_event_attr){
 			.size = sizeof(a),
 			.type = PERF_TYPE_TRACEPOINT,
@@ -259,27 +260,10 @@ static int open_creds(struct recorder *r)
 		err = evsel_ids(r, evsels[i], &r->creds_ids[i]);
 		if (err < 0)
 			return err;
-		r->creds[i < 3 ? i : 3] = (struct recorder_creds){ .kind = tp[i].kind };
+		r->creds[i] = (struct recorder_creds){ .kind = tp[i].kind, .ids = r->creds_ids[i],
+						       .nr_ids = (size_t)n };
 	}
-	/* the three exits share one kind: merge their ids */
-	{
-		int n = perf_cpu_map__nr(r->cpus);
-		uint64_t *all = calloc(3 * (size_t)n, sizeof(uint64_t));
-		if (!all)
-			return -ENOMEM;
-		for (int k = 0; k < 3; k++)
-			memcpy(all + k * n, r->creds_ids[3 + k], (size_t)n * sizeof(uint64_t));
-		for (int k = 0; k < 3; k++) {
-			r->creds[k].ids = r->creds_ids[k];
-			r->creds[k].nr_ids = (size_t)n;
-			free(r->creds_ids[3 + k]);
-			r->creds_ids[3 + k] = NULL;
-		}
-		r->creds_ids[3] = all;
-		r->creds[3].ids = all;
-		r->creds[3].nr_ids = 3 * (size_t)n;
-	}
-	r->nr_creds = 4;
+	r->nr_creds = ARRAY_SIZE(tp);
 	r->info.creds = true;
 	return 0;
 }
@@ -357,7 +341,7 @@ int recorder__new(const struct record_opts *o, struct recorder **ret, enum recor
 	if (err < 0)
 		goto err;
 	sample_layout__init(&r->layout, perf_evsel__attr(r->sampling)->sample_type);
-	r->info.nr_fds = (2 + (r->info.creds ? 6 : 0)) * (size_t)r->info.nr_cpus;
+	r->info.nr_fds = (2 + (r->info.creds ? 3 : 0)) * (size_t)r->info.nr_cpus;
 	*ret = r;
 	return 0;
 err:

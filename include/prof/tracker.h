@@ -35,6 +35,8 @@ struct tracker_config {
 	int proc_fd;                    /* /proc, or a fixture tree in tests */
 	int cgroup_fd;                  /* cgroup2 root, or -1 */
 	bool creds_events;              /* set*uid() records arrive (else exec re-reads /proc) */
+	bool creds_exit;                /* ... and their exits: apply at the exit, if it succeeded
+					 * (without: apply at the entry, judged after the call) */
 	bool restrict_uid;              /* policy: nothing of a uid other than only_uid is in scope */
 	uint32_t only_uid;
 	/* offsets in PERF_SAMPLE_RAW data: the (real) uid argument, the return value */

@@ -635,37 +635,13 @@ static bool raw_u64(const uint8_t *raw, uint32_t size, int off, uint64_t *ret)
 	return true;
 }
 
-static int judge_creds(struct tracker *t, const struct perf_event_header *ev, enum tracker_event_kind kind)
+/* A set*uid() call of task completed: learn its new real uid. */
+static void apply_creds(struct tracker *t, struct task *task)
 {
-	const struct tracker_config *c = &t->cfg;
-	const uint8_t *raw;
-	uint32_t size;
-	uint64_t v;
-	int32_t pid, tid;
-	struct task *task;
 	struct proc_facts f;
 
-	if (!sample_layout__tid(c->layout, ev, &pid, &tid) || tid <= 0 || !(raw = raw_data(t, ev, &size)))
-		return TRACKER_CONSUMED;
-	if (kind != TRACKER_EV_SETXID_EXIT) {
-		if (!raw_u64(raw, size, c->raw_uid_off, &v))
-			return TRACKER_CONSUMED;
-		task = task_get(t, pid, tid);
-		if (!task)
-			return -ENOMEM;
-		task->pend_uid = (uint32_t)v;   /* the first argument is the (real) uid */
-		task->pend_kind = (uint16_t)kind;
-		task->flags |= TASK_CREDS_PENDING;
-		return TRACKER_CONSUMED;
-	}
-	task = task_table__find(t->tasks, tid);
-	if (!task || !(task->flags & TASK_CREDS_PENDING))
-		return TRACKER_CONSUMED;
-	task->flags &= ~TASK_CREDS_PENDING;
-	if (!raw_u64(raw, size, c->raw_ret_off, &v) || (int64_t)v != 0)
-		return TRACKER_CONSUMED;        /* the call failed: nothing changed */
 	t->st.creds_changes++;
-	if (read_facts(t, tid, &f) == 0) {
+	if (read_facts(t, task->tid, &f) == 0) {
 		/* exact: what the kernel holds now */
 		task->uid = (uint32_t)f.uid;
 		task->flags = (task->flags | TASK_UID_KNOWN) & ~TASK_UID_LOST;
@@ -681,6 +657,42 @@ static int judge_creds(struct tracker *t, const struct perf_event_header *ev, en
 		task->flags &= ~TASK_UID_KNOWN;
 		task->flags |= TASK_UID_LOST;
 	}
+}
+
+static int judge_creds(struct tracker *t, const struct perf_event_header *ev, enum tracker_event_kind kind)
+{
+	const struct tracker_config *c = &t->cfg;
+	const uint8_t *raw;
+	uint32_t size;
+	uint64_t v;
+	int32_t pid, tid;
+	struct task *task;
+
+	if (!sample_layout__tid(c->layout, ev, &pid, &tid) || tid <= 0 || !(raw = raw_data(t, ev, &size)))
+		return TRACKER_CONSUMED;
+	if (kind != TRACKER_EV_SETXID_EXIT) {
+		if (!raw_u64(raw, size, c->raw_uid_off, &v))
+			return TRACKER_CONSUMED;
+		task = task_get(t, pid, tid);
+		if (!task)
+			return -ENOMEM;
+		task->pend_uid = (uint32_t)v;   /* the first argument is the (real) uid */
+		task->pend_kind = (uint16_t)kind;
+		/* Records are judged a round after they happen: the call has returned,
+		 * and /proc says how it went. */
+		if (!c->creds_exit)
+			apply_creds(t, task);
+		else
+			task->flags |= TASK_CREDS_PENDING;
+		return TRACKER_CONSUMED;
+	}
+	task = task_table__find(t->tasks, tid);
+	if (!task || !(task->flags & TASK_CREDS_PENDING))
+		return TRACKER_CONSUMED;
+	task->flags &= ~TASK_CREDS_PENDING;
+	if (!raw_u64(raw, size, c->raw_ret_off, &v) || (int64_t)v != 0)
+		return TRACKER_CONSUMED;        /* the call failed: nothing changed */
+	apply_creds(t, task);
 	return TRACKER_CONSUMED;
 }
 

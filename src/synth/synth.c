@@ -10,7 +10,6 @@
 #include "prof/util.h"
 
 #define MAX_MAPS_FILE (64u << 20)
-#define MAX_KALLSYMS_FILE (256u << 20)
 
 size_t synth__id_trailer_size(const struct synth_env *env)
 {
@@ -190,22 +189,72 @@ int synth__task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int 
 	return 0;
 }
 
+/*
+ * The address of _text (else _stext) in /proc/kallsyms.  Read in chunks and stopped
+ * at the first match: _text is near the top, and reading the whole file (100k+
+ * lines) is most of a recording's start-up cost.
+ */
+static int kernel_ref(int proc_fd, const char **ret_ref, uint64_t *ret_addr)
+{
+	_cleanup_close_ int fd = openat(proc_fd, "kallsyms", O_RDONLY | O_CLOEXEC);
+	char buf[1 << 16];
+	size_t have = 0;
+	uint64_t stext = 0;
+	bool eof = false;
+
+	if (fd < 0)
+		return -errno;
+	while (!eof) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *end, saved;
+		int r;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		have += (size_t)n;
+		eof = n == 0;
+		buf[have] = '\0';
+		end = eof ? buf + have : memrchr(buf, '\n', have);
+		if (!end) {
+			if (have == sizeof(buf) - 1)
+				return -EINVAL;        /* a 64 KiB line is not kallsyms */
+			continue;
+		}
+		saved = *end;
+		*end = '\0';
+		r = procfs__kallsyms_find(buf, "_text", ret_addr);
+		if (r == 0 || r == -EPERM) {
+			*ret_ref = "_text";
+			return r;
+		}
+		if (!stext && procfs__kallsyms_find(buf, "_stext", &stext) == -EPERM)
+			return -EPERM;
+		*end = saved;
+		if (!eof) {
+			size_t used = (size_t)(end - buf) + 1;
+			memmove(buf, buf + used, have - used);
+			have -= used;
+		}
+	}
+	if (!stext)
+		return -ENOENT;
+	*ret_ref = "_stext";
+	*ret_addr = stext;
+	return 0;
+}
+
 int synth__kernel_maps(const struct synth_env *env, synth_emit_fn emit, void *ctx)
 {
-	_cleanup_free_ char *kallsyms = NULL, *modules = NULL;
-	const char *ref = "_text";
+	_cleanup_free_ char *modules = NULL;
+	const char *ref = NULL;
 	uint64_t text;
 	char name[64 + 32];
 	ssize_t r;
 
-	r = read_file_full(env->proc_fd, "kallsyms", MAX_KALLSYMS_FILE, &kallsyms);
-	if (r < 0)
-		return (int)r;
-	r = procfs__kallsyms_find(kallsyms, ref, &text);
-	if (r == -ENOENT) {
-		ref = "_stext";
-		r = procfs__kallsyms_find(kallsyms, ref, &text);
-	}
+	r = kernel_ref(env->proc_fd, &ref, &text);
 	if (r < 0)
 		return (int)r;
 	/* perf's convention: the map starts at the reference symbol, spans the rest of

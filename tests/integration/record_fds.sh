@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # File descriptors are O(CPUs x events): 2 per CPU, however many tasks the host runs
-# (8 per CPU with --uid, for the set*uid() tracepoints).
+# (5 per CPU with --uid, for the three set*uid() tracepoints).
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -26,5 +26,5 @@ after=$(measure -a)
 pass "$after perf fds with 300 more tasks"
 
 scoped=$(measure --uid root)
-[ "$scoped" -eq $((8 * online)) ] || [ "$scoped" -eq "$want" ] || fail "--uid: $scoped perf fds"
-pass "--uid: $scoped perf fds (8 per CPU with the set*uid() tracepoints, else 2)"
+[ "$scoped" -eq $((5 * online)) ] || [ "$scoped" -eq "$want" ] || fail "--uid: $scoped perf fds"
+pass "--uid: $scoped perf fds (5 per CPU with the set*uid() tracepoints, else 2)"

@@ -493,6 +493,7 @@ Test(tracker, gone_before_first_sample)
 Test(tracker, exec_keeps_uid)
 {
 	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(100, 100, 1, 1001);
 	start();
@@ -551,6 +552,7 @@ Test(tracker, exec_of_task_gone_from_proc_keeps_uid)
 Test(tracker, setuid_by_root_reads_proc)
 {
 	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(600, 600, 1, 0);
 	start();
@@ -568,6 +570,7 @@ Test(tracker, setuid_by_root_reads_proc)
 Test(tracker, setuid_by_root_gone)
 {
 	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(600, 600, 1, 0);
 	start();
@@ -586,6 +589,7 @@ Test(tracker, setuid_by_root_gone)
 Test(tracker, setuid_failed_changes_nothing)
 {
 	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(600, 600, 1, 0);
 	start();
@@ -611,6 +615,7 @@ Test(tracker, setuid_failed_changes_nothing)
 Test(tracker, setresuid_unchanged_ruid_when_gone)
 {
 	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(700, 700, 1, 1001);
 	put_task(710, 710, 1, 1001);
@@ -641,6 +646,7 @@ Test(tracker, setresuid_unchanged_ruid_when_gone)
 Test(tracker, setuid_by_non_root_gone_is_unattributed)
 {
 	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(800, 800, 1, 1002);
 	start();
@@ -913,6 +919,7 @@ Test(tracker, need_again_after_dropped_records)
 	struct tracker_need n;
 
 	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(100, 100, 1, 1001);
 	start();
