@@ -51,14 +51,9 @@ static int parse_bool(const char *v, bool *ret)
 
 static int parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
 {
-	char *end;
-	unsigned long long x;
+	uint64_t x;
 
-	if (!v[0] || v[0] == '-')
-		return -EINVAL;
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (errno || *end || x < min || x > max)
+	if (parse_u64(v, 10, &x) < 0 || x < min || x > max)
 		return -EINVAL;
 	*ret = x;
 	return 0;

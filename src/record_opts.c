@@ -62,20 +62,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int parse_u64(const char *s, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s[0] || s[0] == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
 
 enum { OPT_RUN_AS = 256, OPT_CONFIG };
 
@@ -144,13 +130,13 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 				opts->freq_max = true;
 				break;
 			}
-			if (parse_u64(optarg, &v) < 0 || v == 0)
+			if (parse_u64(optarg, 0, &v) < 0 || v == 0)
 				return fail(err, errlen, "bad frequency '%s': give samples per second (e.g. -F 999) or 'max'", optarg);
 			opts->freq = v;
 			break;
 		case 'c':
 			period_given = true;
-			if (parse_u64(optarg, &v) < 0 || v == 0)
+			if (parse_u64(optarg, 0, &v) < 0 || v == 0)
 				return fail(err, errlen, "bad period '%s': give a positive event count", optarg);
 			opts->period = v;
 			break;
@@ -160,7 +146,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			opts->callchain = true;
 			break;
 		case 'm':
-			if (parse_u64(optarg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20))
+			if (parse_u64(optarg, 0, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20))
 				return fail(err, errlen, "bad ring buffer size '%s': give a power of two number of pages (e.g. -m 256)", optarg);
 			opts->mmap_pages = (unsigned int)v;
 			opts->mmap_given = true;

@@ -87,6 +87,22 @@ int pwrite_full(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
+int parse_u64(const char *s, int base, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	/* strtoull takes a sign and leading blanks: a count or a size has neither */
+	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ' || s[0] == '\t')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 uint64_t clock_mono_ns(void)
 {
 	struct timespec ts;

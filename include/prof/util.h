@@ -70,6 +70,12 @@ int write_full(int fd, const void *buf, size_t len);
 /* pwrite(2) all of buf at off; -errno on failure. */
 int pwrite_full(int fd, const void *buf, size_t len, off_t off);
 
+/*
+ * A whole unsigned number in the given base (0: C rules, 0x for hex), no sign, no
+ * blanks, nothing after it.  0 or -EINVAL; *ret untouched on failure.
+ */
+int parse_u64(const char *s, int base, uint64_t *ret);
+
 /* Monotonic clock in ns: the clock prof's perf events are stamped with. */
 uint64_t clock_mono_ns(void);
 
