@@ -11,7 +11,7 @@
 #include "prof/perf_data.h"
 #include "prof/util.h"
 
-#define WBUF_SIZE (256u * 1024)
+#define WBUF_SIZE (64u * 1024)
 
 struct feature {
 	unsigned int bit;
@@ -26,6 +26,7 @@ struct perf_data_writer {
 	uint64_t file_size;
 	struct feature feats[PERF_HEADER_FEAT_BITS];
 	unsigned int nr_feats;
+	int err;                /* the first write error */
 	size_t wlen;
 	uint8_t wbuf[WBUF_SIZE];
 };
@@ -76,18 +77,51 @@ void feat_buf__release(struct feat_buf *b)
 	*b = (struct feat_buf){ 0 };
 }
 
+/*
+ * Write n bytes of whole records at the end of the data.  When the disk fills up
+ * part-way, the records that made it whole are kept and the rest dropped, so the
+ * data always ends on a record boundary.  0 or -errno.
+ */
+static int write_records(struct perf_data_writer *w, const uint8_t *buf, size_t n, uint64_t off)
+{
+	size_t done = 0, keep = 0;
+	int err = 0;
+
+	while (done < n) {
+		ssize_t r = pwrite(w->fd, buf + done, n - done, (off_t)(off + done));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (r == 0) {
+			err = -EIO;
+			break;
+		}
+		done += (size_t)r;
+	}
+	if (!err)
+		return 0;
+	while (keep + sizeof(struct perf_event_header) <= done) {
+		const struct perf_event_header *h = (const void *)(buf + keep);
+		if (h->size < sizeof(*h) || keep + h->size > done)
+			break;
+		keep += h->size;
+	}
+	/* what follows the last whole record is not data */
+	w->data_size -= n - keep;
+	return err;
+}
+
 static int flush_buf(struct perf_data_writer *w)
 {
-	int r;
+	size_t n = w->wlen;
 
-	if (!w->wlen)
+	if (!n)
 		return 0;
-	/* Positional: a failed, partial write is simply rewritten at the same place. */
-	r = pwrite_full(w->fd, w->wbuf, w->wlen, (off_t)(w->data_offset + w->data_size - w->wlen));
-	if (r < 0)
-		return r;
 	w->wlen = 0;
-	return 0;
+	return write_records(w, w->wbuf, n, w->data_offset + w->data_size - n);
 }
 
 static int write_event_desc(struct perf_data_writer *w, const struct perf_data_event *evs, size_t nr)
@@ -159,16 +193,19 @@ int perf_data_writer__new(int fd, const struct perf_data_event *evs, size_t nr,
 
 int perf_data_writer__write(struct perf_data_writer *w, const void *rec, size_t len)
 {
+	if (w->err)
+		return w->err;
 	if (len > WBUF_SIZE - w->wlen) {
 		int r = flush_buf(w);
-		if (r < 0)
-			return r;
-		if (len > WBUF_SIZE) {
-			r = pwrite_full(w->fd, rec, len, (off_t)(w->data_offset + w->data_size));
-			if (r < 0)
-				return r;
+		if (r == 0 && len > WBUF_SIZE) {
 			w->data_size += len;
-			return 0;
+			r = write_records(w, rec, len, w->data_offset + w->data_size - len);
+			if (r == 0)
+				return 0;
+		}
+		if (r < 0) {
+			w->err = r;     /* sticky: nothing is appended after a gap */
+			return r;
 		}
 	}
 	memcpy(w->wbuf + w->wlen, rec, len);
@@ -243,12 +280,8 @@ int perf_data_writer__finish(struct perf_data_writer *w)
 	uint64_t end, bitmap[PERF_HEADER_FEAT_BITS / 64] = { 0 };
 	int r, ret;
 
-	ret = flush_buf(w);
-	if (ret < 0) {
-		/* Keep only what reached the disk: cut the data at its last whole write. */
-		w->data_size -= w->wlen;
-		w->wlen = 0;
-	}
+	ret = w->err ? w->err : flush_buf(w);
+	/* data_size now counts only whole records that reached the disk */
 	end = w->data_offset + w->data_size;
 	if (ftruncate(w->fd, (off_t)end) < 0 && ret == 0)
 		ret = -errno;
