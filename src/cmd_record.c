@@ -611,6 +611,7 @@ int cmd_record(int argc, char **argv)
 	struct workload_identity ident = { 0 };
 	enum workload_stage stage = 0;
 	_cleanup_free_ char *exe = NULL;
+	bool failed;
 	char errbuf[1400];
 	int err, ret = EXIT_PROF_FAIL;
 
@@ -625,6 +626,8 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_PROF_USAGE;
 		goto out;
 	}
+	/* From here on a stop signal ends the recording cleanly, even during start-up. */
+	install_signals();
 	if (privs__probe(&r.privs) < 0 || !privs__can_record_system_wide(&r.privs)) {
 		/* Said before anything is opened or created. */
 		explain_no_privilege("this process holds neither CAP_PERFMON nor CAP_SYS_ADMIN");
@@ -681,7 +684,6 @@ int cmd_record(int argc, char **argv)
 	if (err < 0)
 		goto abort;
 
-	install_signals();
 	r.start_ns = clock_mono_ns();
 	recorder__enable(r.rec);
 	if (r.has_workload) {
@@ -707,6 +709,7 @@ int cmd_record(int argc, char **argv)
 	err = record_loop(&r);
 	if (err == 0)
 		err = record_drain_all(&r);
+	failed = err < 0;
 	if (r.has_workload)
 		workload__stop(&r.wl, 2000);
 	if (err < 0 && !r.write_err)
@@ -718,12 +721,13 @@ int cmd_record(int argc, char **argv)
 	err = write_trailer(&r, argc, argv);
 	if (err < 0 && !r.write_err)
 		fprintf(stderr, "prof: finishing '%s' failed: %s\n", r.out.path, strerror(-err));
+	failed = failed || err < 0;
 	if (record_output__close(&r.out) < 0 && !r.write_err)
 		fprintf(stderr, "prof: closing '%s' failed\n", r.out.path);
 	if (!r.opts.quiet)
 		summary(&r);
 
-	if (r.write_err || err < 0)
+	if (r.write_err || failed)
 		ret = EXIT_PROF_FAIL;
 	else if (r.has_workload)
 		ret = workload__exit_code(&r.wl);
