@@ -166,6 +166,8 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 	err = provide(r, &need, time);
 	if (err < 0)
 		return err;
+	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC))
+		map_dedup__forget(r->dedup, (int32_t)((const struct perf_record_comm *)(const void *)ev)->pid);
 	if (ev->type == PERF_RECORD_MMAP2 && ev->size >= offsetof(struct perf_record_mmap2, filename)) {
 		const struct perf_record_mmap2 *m = (const void *)ev;
 		if (map_dedup__repeats(r->dedup, (int32_t)m->pid, time, m->start, m->len, m->pgoff))

@@ -12,6 +12,7 @@ static const char usage[] =
 	"\n"
 	"Commands:\n"
 	"  record   record samples into a perf.data file (the default command)\n"
+	"  report   break a perf.data file down by user, cgroup, process, object, symbol\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help      this text; 'prof record --help' for recording options\n"
@@ -20,6 +21,7 @@ static const char usage[] =
 	"Examples:\n"
 	"  prof -a -g -- make -j8          record the host while make runs\n"
 	"  prof record -a --duration 10    record the host for ten seconds\n"
+	"  prof report --sort uid,comm,sym break the recording down by user\n"
 	"\n"
 	"The output is a standard perf.data file: perf report and perf script read it.\n"
 	"See prof(1).\n";
@@ -42,9 +44,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(verb, "record"))
 		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(verb, "report"))
+		return cmd_report(argc - 1, argv + 1);
 	/* record is the default verb: "prof -a -- make" is "prof record -a -- make". */
 	if (verb[0] == '-')
 		return cmd_record(argc, argv);
-	fprintf(stderr, "prof: unknown command '%s' (commands: record; see prof --help)\n", verb);
+	fprintf(stderr, "prof: unknown command '%s' (commands: record, report; see prof --help)\n", verb);
 	return EXIT_PROF_USAGE;
 }

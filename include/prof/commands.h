@@ -4,6 +4,7 @@
 #define PROF_COMMANDS_H
 
 int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Exit codes shared by the commands. */
 enum {

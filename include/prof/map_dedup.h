@@ -28,4 +28,7 @@ int map_dedup__add(struct map_dedup *d, int32_t pid, uint64_t until,
 bool map_dedup__repeats(struct map_dedup *d, int32_t pid, uint64_t time,
 			uint64_t start, uint64_t len, uint64_t pgoff);
 
+/* pid exec'd: what the kernel reports from now on is the new image, never a repeat. */
+void map_dedup__forget(struct map_dedup *d, int32_t pid);
+
 #endif

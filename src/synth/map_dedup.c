@@ -73,3 +73,13 @@ bool map_dedup__repeats(struct map_dedup *d, int32_t pid, uint64_t time,
 	d->nr = w;
 	return hit;
 }
+
+void map_dedup__forget(struct map_dedup *d, int32_t pid)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->e[i].pid != pid)
+			d->e[w++] = d->e[i];
+	d->nr = w;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* prof report: options, and the aggregation of samples into rows and stacks. */
+#ifndef PROF_REPORT_H
+#define PROF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum report_key {
+	KEY_UID, KEY_CGROUP, KEY_PID, KEY_COMM, KEY_DSO, KEY_SYM,
+	KEY__MAX
+};
+
+enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON };
+
+struct report_opts {
+	const char *input;
+	enum report_key keys[KEY__MAX];
+	size_t nr_keys;
+	enum report_format format;
+	bool callchain;                 /* -g */
+	size_t top;                     /* 0: all */
+	double percent_limit;
+	/* filters (0/NULL: none) */
+	bool has_uid;
+	uint32_t uid;
+	bool has_pid;
+	int32_t pid;
+	const char *comm;
+	const char *cgroup;
+};
+
+/* Parse argv; -EINVAL with err; 1 for --help. */
+int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, size_t errlen);
+extern const char report_opts__usage[];
+
+/* One sample's attributes, as the aggregation sees them (strings interned by the caller). */
+struct report_sample {
+	uint32_t uid;
+	bool uid_known;
+	uint64_t cgroup;
+	int32_t pid;
+	const char *comm;
+	const char *dso;
+	const char *sym;                /* "[unknown]" when unresolved */
+	bool kernel;
+	uint64_t period;
+};
+
+struct report_agg;
+
+struct report_agg *report_agg__new(const struct report_opts *o);
+struct report_agg *report_agg__free(struct report_agg *a);
+int report_agg__add(struct report_agg *a, const struct report_sample *s);
+/* A stack, outermost frame first, for folded output. */
+int report_agg__add_stack(struct report_agg *a, const char *const *frames, size_t nr, uint64_t count);
+
+struct report_row {
+	struct report_sample key;
+	uint64_t samples, period;
+};
+
+/* Rows sorted by period, then samples (largest first).  Valid until free. */
+const struct report_row *report_agg__rows(struct report_agg *a, size_t *ret_nr, uint64_t *ret_total_period,
+					  uint64_t *ret_total_samples);
+
+/* Write folded stacks ("a;b;c count" lines, most frequent first). */
+int report_agg__write_folded(struct report_agg *a, FILE *out);
+
+#endif

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prof report: read a perf.data file (prof's or perf's), rebuild the threads and
+ * maps from its records in time order, symbolize, and break the samples down by
+ * uid, cgroup, process, command, object and symbol.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <perf/event.h>
+
+#include "prof/commands.h"
+#include "prof/idmap.h"
+#include "prof/model.h"
+#include "prof/ordered.h"
+#include "prof/reader.h"
+#include "prof/report.h"
+#include "prof/strset.h"
+#include "prof/symbols.h"
+#include "prof/util.h"
+
+#define UNKNOWN "[unknown]"
+
+
+struct report {
+	struct report_opts o;
+	struct perf_reader *reader;
+	struct model *model;
+	struct symbols *syms;
+	struct report_agg *agg;
+	struct strset comms;
+	bool kernel_tried, kernel_ok;
+	uint64_t samples, filtered, lost, first_time, last_time;
+	char scope[512];
+	struct reader_error err;
+};
+
+/* Kernel symbols come from this host's kallsyms, only if the file was recorded here. */
+static void load_kernel(struct report *r)
+{
+	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
+	const char *rel = perf_reader__feature_string(r->reader, HEADER_OSRELEASE);
+	_cleanup_free_ char *ks = NULL;
+	struct utsname u;
+	const char *ref;
+	uint64_t addr;
+
+	r->kernel_tried = true;
+	if (uname(&u) < 0 || !host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
+		return;
+	if (!model__kernel_ref(r->model, &ref, &addr) || !ref[0])
+		return;
+	if (read_file_full(AT_FDCWD, "/proc/kallsyms", 256u << 20, &ks) < 0)
+		return;
+	r->kernel_ok = symbols__load_kallsyms(r->syms, ks, ref, addr) == 0;
+}
+
+/* The symbol and object of ip, as names ("[unknown]" when not known). */
+static void symbolize(struct report *r, int32_t pid, bool kernel, uint64_t ip, const char **ret_dso,
+		      const char **ret_sym)
+{
+	struct model_location loc;
+	const struct model_dso *d;
+	const char *sym = NULL;
+
+	*ret_dso = UNKNOWN;
+	*ret_sym = UNKNOWN;
+	if (!model__resolve(r->model, pid, kernel, ip, &loc))
+		return;
+	d = model__dso(r->model, loc.dso);
+	*ret_dso = d->name;
+	if (d->kernel) {
+		if (!r->kernel_tried)
+			load_kernel(r);
+		if (r->kernel_ok && !strcmp(d->name, "[kernel.kallsyms]"))
+			sym = symbols__kernel(r->syms, loc.off);
+	} else {
+		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
+	}
+	if (sym)
+		*ret_sym = sym;
+}
+
+static bool cgroup_matches(const char *path, const char *want)
+{
+	size_t l = strlen(want);
+
+	while (l > 1 && want[l - 1] == '/')
+		l--;
+	if (!path)
+		return false;
+	if (l == 1 && want[0] == '/')
+		return true;
+	return !strncmp(path, want, l) && (path[l] == '\0' || path[l] == '/');
+}
+
+static int add_stack(struct report *r, const struct reader_sample *s, const char *comm)
+{
+	const char *frames[READER_MAX_STACK + 1];
+	const char *tmp[READER_MAX_STACK];
+	size_t n = 0;
+	bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+
+	for (uint64_t i = 0; i < s->nr_callchain && n < READER_MAX_STACK; i++) {
+		uint64_t ip;
+		const char *dso, *sym;
+
+		memcpy(&ip, (const uint8_t *)s->callchain + 8 * i, 8);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			continue;
+		}
+		symbolize(r, (int32_t)s->pid, kernel, ip, &dso, &sym);
+		tmp[n++] = sym;
+	}
+	if (!s->nr_callchain) {
+		const char *dso, *sym;
+		symbolize(r, (int32_t)s->pid, kernel, s->ip, &dso, &sym);
+		tmp[n++] = sym;
+	}
+	/* outermost first, after the command */
+	frames[0] = comm && comm[0] ? comm : UNKNOWN;
+	for (size_t i = 0; i < n; i++)
+		frames[1 + i] = tmp[n - 1 - i];
+	return report_agg__add_stack(r->agg, frames, n + 1, 1);
+}
+
+static int on_sample(struct report *r, const struct perf_event_header *ev, uint64_t off)
+{
+	struct reader_sample s;
+	struct report_sample rs = { 0 };
+	const char *comm;
+	int err = perf_reader__parse_sample(r->reader, ev, off, &s, &r->err);
+
+	if (err < 0)
+		return err;
+	if (!s.attr->attr.sample_period && !s.attr->attr.freq)
+		return 0;       /* a counting-only event */
+	comm = model__comm(r->model, (int32_t)s.tid);
+	if (!comm[0] && s.tid == 0)
+		comm = "swapper";       /* the idle task, as perf names it */
+	rs.pid = (int32_t)s.pid;
+	rs.uid_known = model__uid(r->model, (int32_t)s.tid, &rs.uid);
+	rs.cgroup = s.cgroup;
+	if ((r->o.has_pid && rs.pid != r->o.pid) ||
+	    (r->o.comm && strcmp(comm, r->o.comm)) ||
+	    (r->o.has_uid && (!rs.uid_known || rs.uid != r->o.uid)) ||
+	    (r->o.cgroup && !cgroup_matches(model__cgroup(r->model, s.cgroup), r->o.cgroup))) {
+		r->filtered++;
+		return 0;
+	}
+	rs.comm = strset__intern(&r->comms, comm[0] ? comm : UNKNOWN);
+	if (!rs.comm)
+		return -ENOMEM;
+	rs.kernel = (s.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	symbolize(r, rs.pid, rs.kernel, s.ip, &rs.dso, &rs.sym);
+	rs.period = s.period ? s.period : 1;
+	r->samples++;
+	if (!r->first_time || s.time < r->first_time)
+		r->first_time = s.time;
+	if (s.time > r->last_time)
+		r->last_time = s.time;
+	err = report_agg__add(r->agg, &rs);
+	if (!err && r->o.callchain)
+		err = add_stack(r, &s, rs.comm);
+	return err;
+}
+
+static int on_record(const struct perf_event_header *ev, uint64_t off, struct report *r)
+{
+	if (ev->type == PERF_RECORD_SAMPLE)
+		return on_sample(r, ev, off);
+	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
+		r->lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
+	return model__process(r->model, ev);
+}
+
+struct queued_ctx {
+	struct report *r;
+};
+
+static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
+{
+	/* the record's offset is lost once queued: report errors at offset 0 of a copy */
+	return on_record(ev, 0, ctx);
+}
+
+/*
+ * Files from prof are in time order already.  perf record writes each ring buffer's
+ * chunk as it comes, marking rounds: sort within them the way perf does (everything
+ * older than the previous round's newest record is final).
+ */
+static int read_all(struct report *r, bool sorted)
+{
+	struct ordered_queue *q = sorted ? NULL : ordered_queue__new();
+	uint64_t prev_max = 0, max = 0, off;
+	const struct perf_event_header *ev;
+	int n, err = 0;
+
+	if (!sorted && !q)
+		return -ENOMEM;
+	while ((n = perf_reader__next(r->reader, &ev, &off, &r->err)) > 0) {
+		if (sorted) {
+			err = on_record(ev, off, r);
+		} else if (ev->type == PERF_RECORD_FINISHED_ROUND) {
+			err = ordered_queue__flush(q, prev_max, deliver, r);
+			prev_max = max;
+		} else {
+			uint64_t t = perf_reader__time(r->reader, ev);
+			if (t > max)
+				max = t;
+			err = ordered_queue__push(q, ev, t);
+		}
+		if (err < 0)
+			break;
+	}
+	if (n < 0)
+		err = n;
+	if (!err && q)
+		err = ordered_queue__flush(q, UINT64_MAX, deliver, r);
+	ordered_queue__free(q);
+	return err;
+}
+
+static const char *user_name(uint32_t uid, char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		snprintf(buf, len, "%s", pw->pw_name);
+	else
+		snprintf(buf, len, "%u", uid);
+	return buf;
+}
+
+static void key_text(struct report *r, const struct report_row *row, enum report_key k, char *buf, size_t len)
+{
+	const char *cg;
+
+	switch (k) {
+	case KEY_UID:
+		if (row->key.uid_known)
+			user_name(row->key.uid, buf, len);
+		else
+			snprintf(buf, len, "%s", UNKNOWN);
+		break;
+	case KEY_CGROUP:
+		cg = model__cgroup(r->model, row->key.cgroup);
+		snprintf(buf, len, "%s", cg ? cg : row->key.cgroup ? UNKNOWN : "-");
+		break;
+	case KEY_PID:
+		snprintf(buf, len, "%d", row->key.pid);
+		break;
+	case KEY_COMM:
+		snprintf(buf, len, "%s", row->key.comm);
+		break;
+	case KEY_DSO: {
+		const char *slash = strrchr(row->key.dso, '/');
+		snprintf(buf, len, "%s", slash ? slash + 1 : row->key.dso);
+		break;
+	}
+	case KEY_SYM:
+		snprintf(buf, len, "[%c] %s", row->key.kernel ? 'k' : '.', row->key.sym);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+static const char *const key_titles[KEY__MAX] = {
+	[KEY_UID] = "User", [KEY_CGROUP] = "Cgroup", [KEY_PID] = "Pid",
+	[KEY_COMM] = "Command", [KEY_DSO] = "Shared Object", [KEY_SYM] = "Symbol",
+};
+
+static void describe_scope(struct report *r)
+{
+	size_t len;
+	const char *sec = perf_reader__feature(r->reader, HEADER_PROF_SCOPE, &len);
+	size_t off = 0;
+
+	r->scope[0] = '\0';
+	if (!sec)
+		return;
+	for (const char *p = sec, *end = sec + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (l > 6 && !memcmp(p, "scope ", 6) && off < sizeof(r->scope))
+			off += (size_t)snprintf(r->scope + off, sizeof(r->scope) - off, "%s%.*s",
+						off ? ", " : "", (int)(l - 6), p + 6);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+static size_t term_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		return ws.ws_col;
+	return 0;       /* not a terminal: no limit */
+}
+
+static void print_text(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,
+		       uint64_t total_s)
+{
+	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
+	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
+	size_t width = term_width(), w[KEY__MAX] = { 0 };
+	bool tty = width > 0;
+	char buf[1024];
+	size_t shown = 0;
+
+	printf("# prof report: %s\n", r->o.input);
+	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", a && a->name[0] ? a->name : "?",
+	       total_s, r->lost, r->last_time > r->first_time ? (double)(r->last_time - r->first_time) / 1e9 : 0.0);
+	if (host)
+		printf(", host %s", host);
+	printf("\n");
+	if (r->scope[0])
+		printf("# scope: %s\n", r->scope);
+	if (r->filtered)
+		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
+	printf("#\n");
+	for (size_t k = 0; k < r->o.nr_keys; k++)
+		w[k] = strlen(key_titles[r->o.keys[k]]);
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < r->o.nr_keys; k++) {
+			key_text(r, &rows[i], r->o.keys[k], buf, sizeof(buf));
+			w[k] = MAX(w[k], MIN(strlen(buf), (size_t)48));
+		}
+	printf("# %8s  %8s", "Overhead", "Samples");
+	for (size_t k = 0; k < r->o.nr_keys; k++)
+		printf("  %-*s", k + 1 < r->o.nr_keys ? (int)w[k] : 0, key_titles[r->o.keys[k]]);
+	printf("\n#\n");
+	for (size_t i = 0; i < nr; i++) {
+		double pct = total_p ? 100.0 * (double)rows[i].period / (double)total_p : 0;
+		char line[4096];
+		size_t off;
+
+		if (pct < r->o.percent_limit || (r->o.top && shown >= r->o.top))
+			break;
+		off = (size_t)snprintf(line, sizeof(line), "%s%9.2f%%%s  %8" PRIu64,
+				       tty && pct >= 5 ? "\033[31m" : "", pct, tty && pct >= 5 ? "\033[m" : "",
+				       rows[i].samples);
+		for (size_t k = 0; k < r->o.nr_keys && off < sizeof(line); k++) {
+			key_text(r, &rows[i], r->o.keys[k], buf, sizeof(buf));
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
+						k + 1 < r->o.nr_keys ? (int)w[k] : 0, buf);
+		}
+		/* fit the terminal (escape sequences take no columns) */
+		if (width && off > width + (tty && pct >= 5 ? 6 : 0))
+			line[width + (tty && pct >= 5 ? 6 : 0)] = '\0';
+		printf("%s\n", line);
+		shown++;
+	}
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void print_json(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,
+		       uint64_t total_s)
+{
+	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
+	char buf[1024];
+
+	printf("{\"schema\":\"prof-report/1\",\"file\":");
+	json_str(r->o.input);
+	printf(",\"event\":");
+	json_str(a && a->name[0] ? a->name : "");
+	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"scope\":", total_s,
+	       total_p, r->lost);
+	json_str(r->scope);
+	printf(",\"rows\":[");
+	for (size_t i = 0, shown = 0; i < nr; i++) {
+		double pct = total_p ? 100.0 * (double)rows[i].period / (double)total_p : 0;
+
+		if (pct < r->o.percent_limit || (r->o.top && shown >= r->o.top))
+			break;
+		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, shown ? "," : "",
+		       pct, rows[i].samples, rows[i].period);
+		for (size_t k = 0; k < r->o.nr_keys; k++) {
+			enum report_key key = r->o.keys[k];
+			static const char *const names[KEY__MAX] = { "user", "cgroup", "pid", "comm", "dso", "sym" };
+
+			if (key == KEY_PID) {
+				printf(",\"pid\":%d", rows[i].key.pid);
+				continue;
+			}
+			if (key == KEY_UID && rows[i].key.uid_known)
+				printf(",\"uid\":%u", rows[i].key.uid);
+			if (key == KEY_SYM) {
+				printf(",\"sym\":");
+				json_str(rows[i].key.sym);
+				printf(",\"kernel\":%s", rows[i].key.kernel ? "true" : "false");
+				continue;
+			}
+			key_text(r, &rows[i], key, buf, sizeof(buf));
+			printf(",\"%s\":", names[key]);
+			json_str(key == KEY_DSO ? rows[i].key.dso : buf);
+		}
+		printf("}");
+		shown++;
+	}
+	printf("]}\n");
+}
+
+static const char *record_type_name(uint32_t t)
+{
+	static const char *const names[] = {
+		[PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST", [PERF_RECORD_COMM] = "COMM",
+		[PERF_RECORD_EXIT] = "EXIT", [PERF_RECORD_THROTTLE] = "THROTTLE",
+		[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE", [PERF_RECORD_FORK] = "FORK",
+		[PERF_RECORD_READ] = "READ", [PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES", [PERF_RECORD_CGROUP] = "CGROUP",
+	};
+	if (t < ARRAY_SIZE(names) && names[t])
+		return names[t];
+	return t == PERF_RECORD_FINISHED_ROUND ? "FINISHED_ROUND" : "unknown";
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report r = { 0 };
+	char errbuf[512];
+	const char *sec;
+	size_t len, nr;
+	uint64_t total_p, total_s;
+	const struct report_row *rows;
+	int err, ret = EXIT_PROF_FAIL;
+
+	err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
+	if (err == 1) {
+		fputs(report_opts__usage, stdout);
+		return EXIT_PROF_OK;
+	}
+	if (err < 0) {
+		fprintf(stderr, "prof report: %s\n", errbuf);
+		return EXIT_PROF_USAGE;
+	}
+	err = perf_reader__open(r.o.input, &r.reader, &r.err);
+	if (err < 0) {
+		fprintf(stderr, "prof report: %s: %s\n", r.o.input, err == -ENOMEM ? "out of memory" : r.err.msg);
+		goto out;
+	}
+	r.model = model__new();
+	r.syms = symbols__new();
+	r.agg = report_agg__new(&r.o);
+	if (!r.model || !r.syms || !r.agg) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
+	sec = perf_reader__feature(r.reader, HEADER_PROF_SCOPE, &len);
+	if (sec)
+		model__load_prof_section(r.model, sec, len);
+	describe_scope(&r);
+	err = read_all(&r, sec != NULL);
+	if (err < 0) {
+		if (err == -ENOMEM)
+			fprintf(stderr, "prof report: %s: out of memory\n", r.o.input);
+		else
+			fprintf(stderr, "prof report: %s: bad record at offset %" PRIu64 " (type %u, %s): %s\n",
+				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
+		goto out;
+	}
+	if (r.o.format == FORMAT_FOLDED) {
+		ret = report_agg__write_folded(r.agg, stdout) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+		goto out;
+	}
+	rows = report_agg__rows(r.agg, &nr, &total_p, &total_s);
+	if (!rows) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
+	if (r.o.format == FORMAT_JSON)
+		print_json(&r, rows, nr, total_p, total_s);
+	else
+		print_text(&r, rows, nr, total_p, total_s);
+	if (perf_reader__unknown_records(r.reader))
+		fprintf(stderr, "prof report: skipped %" PRIu64 " records of types it does not know\n",
+			perf_reader__unknown_records(r.reader));
+	ret = fflush(stdout) == 0 ? EXIT_PROF_OK : EXIT_PROF_FAIL;
+out:
+	report_agg__free(r.agg);
+	symbols__free(r.syms);
+	model__free(r.model);
+	perf_reader__free(r.reader);
+	strset__release(&r.comms);
+	return ret;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <getopt.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/report.h"
+#include "prof/util.h"
+
+const char report_opts__usage[] =
+	"usage: prof report [-i FILE] [--sort KEYS] [filters] [--format FMT] [-g]\n"
+	"\n"
+	"Where the time went in a perf.data file (written by prof or perf record).\n"
+	"\n"
+	"  -i, --input FILE        the file (default perf.data)\n"
+	"  -s, --sort KEYS         comma list of uid,cgroup,pid,comm,dso,sym (default sym)\n"
+	"      --uid USER          only this user's samples (name or uid)\n"
+	"      --cgroup PATH       only samples in this cgroup subtree\n"
+	"      --pid PID           only this process's samples\n"
+	"      --comm NAME         only samples of this command name\n"
+	"  -F, --format FMT        text (default), folded (flame graph stacks) or json\n"
+	"  -g, --call-graph        use call chains (folded stacks; frames of each row)\n"
+	"      --top N             at most N rows\n"
+	"      --percent-limit P   hide rows under P percent\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Overheads are shares of the event's period, as perf report computes them.\n";
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const char *const key_names[KEY__MAX] = {
+	[KEY_UID] = "uid", [KEY_CGROUP] = "cgroup", [KEY_PID] = "pid",
+	[KEY_COMM] = "comm", [KEY_DSO] = "dso", [KEY_SYM] = "sym",
+};
+
+static int parse_keys(struct report_opts *o, const char *arg, char *err, size_t errlen)
+{
+	o->nr_keys = 0;
+	for (const char *p = arg;;) {
+		const char *comma = strchrnul(p, ',');
+		size_t len = (size_t)(comma - p);
+		int found = -1;
+
+		for (int k = 0; k < KEY__MAX; k++)
+			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
+				found = k;
+		if (found < 0)
+			return fail(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
+				    (int)len, p);
+		for (size_t i = 0; i < o->nr_keys; i++)
+			if ((int)o->keys[i] == found)
+				return fail(err, errlen, "sort key '%s' given twice", key_names[found]);
+		o->keys[o->nr_keys++] = (enum report_key)found;
+		if (!*comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT };
+
+int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "uid", required_argument, NULL, OPT_UID },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct report_opts){ .input = "perf.data", .keys = { KEY_SYM }, .nr_keys = 1 };
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:i:s:F:gh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 's':
+			if (parse_keys(o, optarg, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "text"))
+				o->format = FORMAT_TEXT;
+			else if (!strcmp(optarg, "folded"))
+				o->format = FORMAT_FOLDED;
+			else if (!strcmp(optarg, "json"))
+				o->format = FORMAT_JSON;
+			else
+				return fail(err, errlen, "unknown format '%s' (text, folded or json)", optarg);
+			break;
+		case 'g':
+			o->callchain = true;
+			break;
+		case OPT_UID:
+			if (parse_u64(optarg, 10, &v) == 0 && v < UINT32_MAX) {
+				o->uid = (uint32_t)v;
+			} else {
+				struct passwd *pw = getpwnam(optarg);
+				if (!pw)
+					return fail(err, errlen, "no such user '%s'", optarg);
+				o->uid = pw->pw_uid;
+			}
+			o->has_uid = true;
+			break;
+		case OPT_CGROUP:
+			o->cgroup = optarg;
+			break;
+		case OPT_PID:
+			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > INT32_MAX)
+				return fail(err, errlen, "bad pid '%s'", optarg);
+			o->pid = (int32_t)v;
+			o->has_pid = true;
+			break;
+		case OPT_COMM:
+			o->comm = optarg;
+			break;
+		case OPT_TOP:
+			if (parse_u64(optarg, 10, &v) < 0 || v == 0)
+				return fail(err, errlen, "bad --top '%s': a positive number of rows", optarg);
+			o->top = (size_t)v;
+			break;
+		case OPT_PERCENT: {
+			char *end;
+			double d = strtod(optarg, &end);
+			if (*end || !(d >= 0 && d <= 100))
+				return fail(err, errlen, "bad --percent-limit '%s': 0 to 100", optarg);
+			o->percent_limit = d;
+			break;
+		}
+		case 'h':
+			return 1;
+		case ':':
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c' (see prof report --help)", optopt);
+			return fail(err, errlen, "unknown option '%s' (see prof report --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s' (the file is given with -i)", argv[optind]);
+	if (o->format == FORMAT_FOLDED)
+		o->callchain = true;
+	return 0;
+}

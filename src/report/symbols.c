@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/strset.h"
+#include "prof/symbols.h"
+#include "prof/util.h"
+
+struct dso_entry {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	GElf_Phdr *loads;
+	size_t nr_loads;
+	bool bad;                       /* missing, not ELF, or build id mismatch */
+	struct sym *syms;               /* functions by address, aliases resolved */
+	size_t nr_syms;
+};
+
+struct sym {
+	uint64_t start, end;            /* module addresses (bias applied) */
+	const char *name;               /* interned */
+	uint8_t bind;
+};
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+struct symbols {
+	struct strset names;
+	struct dso_entry *dsos;
+	size_t nr_dsos, cap_dsos;
+	struct ksym *ksyms;
+	size_t nr_ksyms;
+	int64_t kshift;
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct symbols *symbols__new(void)
+{
+	return calloc(1, sizeof(struct symbols));
+}
+
+struct symbols *symbols__free(struct symbols *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		free(s->dsos[i].path);
+		free(s->dsos[i].loads);
+		free(s->dsos[i].syms);
+		if (s->dsos[i].dwfl)
+			dwfl_end(s->dsos[i].dwfl);
+	}
+	free(s->dsos);
+	free(s->ksyms);
+	strset__release(&s->names);
+	free(s);
+	return NULL;
+}
+
+
+static size_t underscores(const char *n)
+{
+	size_t k = 0;
+
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/* perf's choose_best_symbol: of two functions at one address, which name to show. */
+static bool better(const struct sym *a, const struct sym *b)
+{
+	if ((a->end > a->start) != (b->end > b->start))
+		return a->end > a->start;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	if (underscores(a->name) != underscores(b->name))
+		return underscores(a->name) < underscores(b->name);
+	return strlen(a->name) >= strlen(b->name);
+}
+
+static int cmp_sym(const void *x, const void *y)
+{
+	const struct sym *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return better(a, b) ? -1 : better(b, a) ? 1 : 0;
+}
+
+/* The module's functions (.symtab, else .dynsym, from the file or its debug file). */
+static void load_syms(struct symbols *s, struct dso_entry *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	size_t w = 0;
+
+	if (n <= 0)
+		return;
+	d->syms = calloc((size_t)n, sizeof(*d->syms));
+	if (!d->syms)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = strset__intern(&s->names, name);
+		if (!name)
+			break;
+		d->syms[w++] = (struct sym){ .start = addr, .end = addr + sym.st_size, .name = name,
+					     .bind = (uint8_t)GELF_ST_BIND(sym.st_info) };
+	}
+	qsort(d->syms, w, sizeof(*d->syms), cmp_sym);
+	/* keep one symbol per address (the best, sorted first); size 0 runs to the next */
+	size_t k = 0;
+	for (size_t i = 0; i < w; i++) {
+		if (k && d->syms[k - 1].start == d->syms[i].start)
+			continue;
+		d->syms[k++] = d->syms[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		if (d->syms[i].end == d->syms[i].start)
+			d->syms[i].end = i + 1 < k ? d->syms[i + 1].start : d->syms[i].start + 1;
+	d->nr_syms = k;
+}
+
+static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *build_id, size_t build_id_len)
+{
+	const unsigned char *bid;
+	GElf_Addr vaddr;
+	Elf *elf;
+	size_t phnum;
+	int n;
+
+	d->bad = true;
+	d->dwfl = dwfl_begin(&callbacks);
+	if (!d->dwfl)
+		return;
+	d->mod = dwfl_report_offline(d->dwfl, d->path, d->path, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod)
+		return;
+	n = dwfl_module_build_id(d->mod, &bid, &vaddr);
+	if (build_id && build_id_len) {
+		/* the file on disk must be the one that was mapped */
+		if (n <= 0 || (size_t)n < build_id_len || memcmp(bid, build_id, build_id_len))
+			return;
+	}
+	elf = dwfl_module_getelf(d->mod, &d->bias);
+	if (!elf || elf_getphdrnum(elf, &phnum) < 0)
+		return;
+	d->loads = calloc(phnum ? phnum : 1, sizeof(*d->loads));
+	if (!d->loads)
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			d->loads[d->nr_loads++] = ph;
+	}
+	load_syms(s, d);
+	d->bad = false;
+}
+
+static struct dso_entry *dso_get(struct symbols *s, const char *path, const uint8_t *bid, size_t bid_len)
+{
+	for (size_t i = 0; i < s->nr_dsos; i++)
+		if (!strcmp(s->dsos[i].path, path))
+			return &s->dsos[i];
+	if (s->nr_dsos == s->cap_dsos) {
+		size_t ncap = s->cap_dsos ? 2 * s->cap_dsos : 64;
+		struct dso_entry *n = realloc(s->dsos, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->dsos = n;
+		s->cap_dsos = ncap;
+	}
+	struct dso_entry *d = &s->dsos[s->nr_dsos];
+	memset(d, 0, sizeof(*d));
+	d->path = strdup(path);
+	if (!d->path)
+		return NULL;
+	s->nr_dsos++;
+	dso_open(s, d, bid, bid_len);
+	return d;
+}
+
+const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
+			  size_t build_id_len, uint64_t off)
+{
+	struct dso_entry *d;
+
+	if (path[0] != '/')
+		return NULL;    /* [vdso], //anon, [heap]...: no file to read */
+	d = dso_get(s, path, build_id, build_id_len);
+	if (!d || d->bad)
+		return NULL;
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const GElf_Phdr *ph = &d->loads[i];
+		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
+			uint64_t a = off - ph->p_offset + ph->p_vaddr + d->bias;
+			size_t lo = 0, hi = d->nr_syms;
+
+			if (!hi || a < d->syms[0].start)
+				return NULL;
+			while (hi - lo > 1) {
+				size_t mid = (lo + hi) / 2;
+				if (d->syms[mid].start <= a)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			return a < d->syms[lo].end ? d->syms[lo].name : NULL;
+		}
+	}
+	return NULL;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_name, uint64_t ref_addr)
+{
+	size_t cap = 0;
+	uint64_t here = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		/* "addr type name[\t[module]]", parsed in place: sscanf would measure the
+		 * whole remaining text on every call */
+		char *p;
+		unsigned long long addr = strtoull(line, &p, 16);
+		const char *name = p + 3;
+		size_t nlen;
+
+		if (p > line && p + 3 <= end && p[0] == ' ' && p[2] == ' ') {
+			char type = p[1];
+			nlen = strcspn(name, "\t\n");
+			if ((size_t)(end - name) < nlen)
+				nlen = (size_t)(end - name);
+			if (nlen == strlen(ref_name) && !memcmp(name, ref_name, nlen))
+				here = addr;
+			if (type == 't' || type == 'T' || type == 'w' || type == 'W') {
+				if (s->nr_ksyms == cap) {
+					size_t ncap = cap ? 2 * cap : 65536;
+					struct ksym *n = realloc(s->ksyms, ncap * sizeof(*n));
+					if (!n)
+						return -ENOMEM;
+					s->ksyms = n;
+					cap = ncap;
+				}
+				s->ksyms[s->nr_ksyms].addr = addr;
+				s->ksyms[s->nr_ksyms].name = (char *)strset__intern_n(&s->names, name, nlen);
+				if (!s->ksyms[s->nr_ksyms].name)
+					return -ENOMEM;
+				s->nr_ksyms++;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if (!here)
+		return -ENOENT;
+	qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), cmp_ksym);
+	s->kshift = (int64_t)(here - ref_addr);
+	return 0;
+}
+
+const char *symbols__kernel(struct symbols *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nr_ksyms;
+	uint64_t a = addr + (uint64_t)s->kshift;
+
+	if (!s->nr_ksyms || a < s->ksyms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ksyms[mid].addr <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return s->ksyms[lo].name;
+}
