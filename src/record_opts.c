@@ -51,16 +51,6 @@ void record_opts__init(struct record_opts *opts)
 	event_spec__parse("cycles", &opts->event);
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 
 enum { OPT_RUN_AS = 256, OPT_CONFIG };
@@ -108,19 +98,19 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			break;
 		case 'G':
 			if (!optarg[0])
-				return fail(err, errlen, "empty cgroup name");
+				return errorf(err, errlen, "empty cgroup name");
 			if (scope__add_cgroup(&opts->scope, optarg) < 0)
-				return fail(err, errlen, "out of memory");
+				return errorf(err, errlen, "out of memory");
 			break;
 		case 'e': {
 			int r = event_spec__parse(optarg, &opts->event);
 			if (r == -ENOENT) {
 				char names[1024];
 				event_spec__known_names(names, sizeof(names));
-				return fail(err, errlen, "unknown event '%s'; known events: %s", optarg, names);
+				return errorf(err, errlen, "unknown event '%s'; known events: %s", optarg, names);
 			}
 			if (r < 0)
-				return fail(err, errlen, "bad event modifier in '%s' (use :u, :k or :uk)", optarg);
+				return errorf(err, errlen, "bad event modifier in '%s' (use :u, :k or :uk)", optarg);
 			opts->event_given = true;
 			break;
 		}
@@ -131,29 +121,29 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 				break;
 			}
 			if (parse_u64(optarg, 0, &v) < 0 || v == 0)
-				return fail(err, errlen, "bad frequency '%s': give samples per second (e.g. -F 999) or 'max'", optarg);
+				return errorf(err, errlen, "bad frequency '%s': give samples per second (e.g. -F 999) or 'max'", optarg);
 			opts->freq = v;
 			break;
 		case 'c':
 			period_given = true;
 			if (parse_u64(optarg, 0, &v) < 0 || v == 0)
-				return fail(err, errlen, "bad period '%s': give a positive event count", optarg);
+				return errorf(err, errlen, "bad period '%s': give a positive event count", optarg);
 			opts->period = v;
 			break;
 		case 'g':
 			if (optarg && strcmp(optarg, "fp"))
-				return fail(err, errlen, "call graph mode '%s' is not supported: prof records frame-pointer call chains (-g or --call-graph=fp)", optarg);
+				return errorf(err, errlen, "call graph mode '%s' is not supported: prof records frame-pointer call chains (-g or --call-graph=fp)", optarg);
 			opts->callchain = true;
 			break;
 		case 'm':
 			if (parse_u64(optarg, 0, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20))
-				return fail(err, errlen, "bad ring buffer size '%s': give a power of two number of pages (e.g. -m 256)", optarg);
+				return errorf(err, errlen, "bad ring buffer size '%s': give a power of two number of pages (e.g. -m 256)", optarg);
 			opts->mmap_pages = (unsigned int)v;
 			opts->mmap_given = true;
 			break;
 		case 'o':
 			if (!optarg[0])
-				return fail(err, errlen, "empty output file name");
+				return errorf(err, errlen, "empty output file name");
 			opts->output = optarg;
 			opts->output_given = true;
 			break;
@@ -161,7 +151,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			char *end;
 			double d = strtod(optarg, &end);
 			if (*end || !(d > 0) || !isfinite(d) || d > 1e9)
-				return fail(err, errlen, "bad duration '%s': give seconds, e.g. --duration 10 or 0.5", optarg);
+				return errorf(err, errlen, "bad duration '%s': give seconds, e.g. --duration 10 or 0.5", optarg);
 			opts->duration = d;
 			break;
 		}
@@ -176,24 +166,24 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			break;
 		case OPT_RUN_AS:
 			if (!optarg[0])
-				return fail(err, errlen, "empty --run-as user");
+				return errorf(err, errlen, "empty --run-as user");
 			opts->run_as = optarg;
 			break;
 		case 'h':
 			return 1;
 		case ':':
 			if (!strncmp(argv[optind - 1], "--", 2))
-				return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-			return fail(err, errlen, "option '-%c' needs a value", optopt);
+				return errorf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			return errorf(err, errlen, "option '-%c' needs a value", optopt);
 		default:
 			/* optopt names a bad short option; a bad long one is the word just read */
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (see prof record --help)", optopt);
-			return fail(err, errlen, "unknown option '%s' (see prof record --help)", argv[optind - 1]);
+				return errorf(err, errlen, "unknown option '-%c' (see prof record --help)", optopt);
+			return errorf(err, errlen, "unknown option '%s' (see prof record --help)", argv[optind - 1]);
 		}
 	}
 	if (freq_given && period_given)
-		return fail(err, errlen, "-F and -c exclude each other: sample by frequency or by period, not both");
+		return errorf(err, errlen, "-F and -c exclude each other: sample by frequency or by period, not both");
 	if (period_given)
 		opts->freq = 0;
 	opts->freq_given = freq_given;
@@ -203,11 +193,11 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		opts->argc = argc - optind;
 	}
 	if (opts->all && scope__narrowed(&opts->scope))
-		return fail(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup or --pid");
+		return errorf(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup or --pid");
 	if (!opts->all && !opts->argv && !scope__narrowed(&opts->scope))
-		return fail(err, errlen, "nothing to record: give a command after '--', a scope (--uid, --cgroup, --pid), or -a for the whole host");
+		return errorf(err, errlen, "nothing to record: give a command after '--', a scope (--uid, --cgroup, --pid), or -a for the whole host");
 	if (opts->run_as && !opts->argv)
-		return fail(err, errlen, "--run-as needs a command to run");
+		return errorf(err, errlen, "--run-as needs a command to run");
 	opts->scope.all = opts->all;
 	return 0;
 }

@@ -76,6 +76,10 @@ int pwrite_full(int fd, const void *buf, size_t len, off_t off);
  */
 int parse_u64(const char *s, int base, uint64_t *ret);
 
+/* Format a one-line message into err (for the option and config parsers); returns -EINVAL. */
+__attribute__((format(printf, 3, 4)))
+int errorf(char *err, size_t errlen, const char *fmt, ...);
+
 /* Monotonic clock in ns: the clock prof's perf events are stamped with. */
 uint64_t clock_mono_ns(void);
 

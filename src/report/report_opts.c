@@ -28,16 +28,6 @@ const char report_opts__usage[] =
 	"\n"
 	"Overheads are shares of the event's period, as perf report computes them.\n";
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static const char *const key_names[KEY__MAX] = {
 	[KEY_UID] = "uid", [KEY_CGROUP] = "cgroup", [KEY_PID] = "pid",
@@ -56,11 +46,11 @@ static int parse_keys(struct report_opts *o, const char *arg, char *err, size_t 
 			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
 				found = k;
 		if (found < 0)
-			return fail(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
+			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
 				    (int)len, p);
 		for (size_t i = 0; i < o->nr_keys; i++)
 			if ((int)o->keys[i] == found)
-				return fail(err, errlen, "sort key '%s' given twice", key_names[found]);
+				return errorf(err, errlen, "sort key '%s' given twice", key_names[found]);
 		o->keys[o->nr_keys++] = (enum report_key)found;
 		if (!*comma)
 			return 0;
@@ -109,7 +99,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 			else if (!strcmp(optarg, "json"))
 				o->format = FORMAT_JSON;
 			else
-				return fail(err, errlen, "unknown format '%s' (text, folded or json)", optarg);
+				return errorf(err, errlen, "unknown format '%s' (text, folded or json)", optarg);
 			break;
 		case 'g':
 			o->callchain = true;
@@ -120,7 +110,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 			} else {
 				struct passwd *pw = getpwnam(optarg);
 				if (!pw)
-					return fail(err, errlen, "no such user '%s'", optarg);
+					return errorf(err, errlen, "no such user '%s'", optarg);
 				o->uid = pw->pw_uid;
 			}
 			o->has_uid = true;
@@ -130,7 +120,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 			break;
 		case OPT_PID:
 			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > INT32_MAX)
-				return fail(err, errlen, "bad pid '%s'", optarg);
+				return errorf(err, errlen, "bad pid '%s'", optarg);
 			o->pid = (int32_t)v;
 			o->has_pid = true;
 			break;
@@ -139,29 +129,29 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 10, &v) < 0 || v == 0)
-				return fail(err, errlen, "bad --top '%s': a positive number of rows", optarg);
+				return errorf(err, errlen, "bad --top '%s': a positive number of rows", optarg);
 			o->top = (size_t)v;
 			break;
 		case OPT_PERCENT: {
 			char *end;
 			double d = strtod(optarg, &end);
 			if (*end || !(d >= 0 && d <= 100))
-				return fail(err, errlen, "bad --percent-limit '%s': 0 to 100", optarg);
+				return errorf(err, errlen, "bad --percent-limit '%s': 0 to 100", optarg);
 			o->percent_limit = d;
 			break;
 		}
 		case 'h':
 			return 1;
 		case ':':
-			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			return errorf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 		default:
 			if (optopt)
-				return fail(err, errlen, "unknown option '-%c' (see prof report --help)", optopt);
-			return fail(err, errlen, "unknown option '%s' (see prof report --help)", argv[optind - 1]);
+				return errorf(err, errlen, "unknown option '-%c' (see prof report --help)", optopt);
+			return errorf(err, errlen, "unknown option '%s' (see prof report --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s' (the file is given with -i)", argv[optind]);
+		return errorf(err, errlen, "unexpected argument '%s' (the file is given with -i)", argv[optind]);
 	if (o->format == FORMAT_FOLDED)
 		o->callchain = true;
 	return 0;
