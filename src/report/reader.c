@@ -261,7 +261,8 @@ int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_
 		bad(err, 8, 0, "header size %llu, expected %zu", (unsigned long long)r->hdr.size, sizeof(r->hdr));
 		goto fail;
 	}
-	if (!in_file(r, r->hdr.data.offset, r->hdr.data.size) || r->hdr.data.offset < sizeof(r->hdr)) {
+	if (!in_file(r, r->hdr.data.offset, r->hdr.data.size) || r->hdr.data.offset < sizeof(r->hdr) ||
+	    r->hdr.data.offset % 8) {
 		bad(err, 40, 0, "data section (offset %llu, size %llu) is not inside the %llu-byte file: truncated?",
 		    (unsigned long long)r->hdr.data.offset, (unsigned long long)r->hdr.data.size,
 		    (unsigned long long)r->size);
@@ -365,12 +366,25 @@ int perf_reader__next(struct perf_reader *r, const struct perf_event_header **re
 	if (h.size < min_size(h.type))
 		return bad(err, r->pos, h.type, "record of %u bytes is smaller than its type's minimum %u",
 			   h.size, min_size(h.type));
+	/* every record perf or the kernel writes is a multiple of 8 bytes: anything else
+	 * is corruption, and would misalign everything after it */
+	if (h.size % 8)
+		return bad(err, r->pos, h.type, "record size %u is not a multiple of 8", h.size);
 	if (h.type == 0 || (h.type > PERF_RECORD_MAX && h.type < PERF_RECORD_USER_TYPE_START) ||
 	    h.type >= PERF_RECORD_HEADER_MAX)
 		r->unknown++;
 	*ret_ev = (const void *)(r->buf + r->pos);
 	*ret_offset = r->pos;
 	r->pos += h.size;
+	if (h.type == PERF_RECORD_AUXTRACE && h.size >= 16) {
+		/* AUX data follows the record, outside its size */
+		uint64_t aux;
+		memcpy(&aux, r->buf + *ret_offset + 8, 8);
+		if (aux % 8 || aux > r->end - r->pos)
+			return bad(err, *ret_offset, h.type, "AUX data of %llu bytes runs past the end of the data",
+				   (unsigned long long)aux);
+		r->pos += aux;
+	}
 	return 1;
 }
 
