@@ -479,8 +479,12 @@ int cmd_report(int argc, char **argv)
 				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
 		goto out;
 	}
-	if (r.o.format == FORMAT_FOLDED) {
-		ret = report_agg__write_folded(r.agg, stdout) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+	if (r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) {
+		char title[600];
+		snprintf(title, sizeof(title), "prof: %s%s%s", r.o.input, r.scope[0] ? " — " : "", r.scope);
+		err = r.o.format == FORMAT_SVG ? report_agg__write_svg(r.agg, stdout, title)
+					       : report_agg__write_folded(r.agg, stdout);
+		ret = err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
 		goto out;
 	}
 	rows = report_agg__rows(r.agg, &nr, &total_p, &total_s);

@@ -13,7 +13,7 @@ enum report_key {
 	KEY__MAX
 };
 
-enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON };
+enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON, FORMAT_SVG };
 
 struct report_opts {
 	const char *input;
@@ -68,5 +68,8 @@ const struct report_row *report_agg__rows(struct report_agg *a, size_t *ret_nr, 
 
 /* Write folded stacks ("a;b;c count" lines, most frequent first). */
 int report_agg__write_folded(struct report_agg *a, FILE *out);
+
+/* Write the stacks as an interactive SVG flame graph. */
+int report_agg__write_svg(struct report_agg *a, FILE *out, const char *title);
 
 #endif

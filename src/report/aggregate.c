@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/flamegraph.h"
 #include "prof/report.h"
 #include "prof/util.h"
 
@@ -276,4 +277,20 @@ int report_agg__write_folded(struct report_agg *a, FILE *out)
 		fprintf(out, "%s %llu\n", v[i]->text, (unsigned long long)v[i]->count);
 	free(v);
 	return ferror(out) ? -EIO : 0;
+}
+
+int report_agg__write_svg(struct report_agg *a, FILE *out, const char *title)
+{
+	struct flamegraph *f = flamegraph__new();
+	int r = 0;
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i <= a->smask && !r; i++)
+		if (a->stacks[i].used)
+			r = flamegraph__add(f, a->stacks[i].text, a->stacks[i].count);
+	if (!r)
+		r = flamegraph__write(f, out, title);
+	flamegraph__free(f);
+	return r;
 }

@@ -20,7 +20,8 @@ const char report_opts__usage[] =
 	"      --cgroup PATH       only samples in this cgroup subtree\n"
 	"      --pid PID           only this process's samples\n"
 	"      --comm NAME         only samples of this command name\n"
-	"  -F, --format FMT        text (default), folded (flame graph stacks) or json\n"
+	"  -F, --format FMT        text (default), folded (flame graph stacks), svg\n"
+	"                          (an interactive flame graph) or json\n"
 	"  -g, --call-graph        use call chains (folded stacks; frames of each row)\n"
 	"      --top N             at most N rows\n"
 	"      --percent-limit P   hide rows under P percent\n"
@@ -98,8 +99,10 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 				o->format = FORMAT_FOLDED;
 			else if (!strcmp(optarg, "json"))
 				o->format = FORMAT_JSON;
+			else if (!strcmp(optarg, "svg"))
+				o->format = FORMAT_SVG;
 			else
-				return errorf(err, errlen, "unknown format '%s' (text, folded or json)", optarg);
+				return errorf(err, errlen, "unknown format '%s' (text, folded, json or svg)", optarg);
 			break;
 		case 'g':
 			o->callchain = true;
@@ -152,7 +155,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 	}
 	if (optind < argc)
 		return errorf(err, errlen, "unexpected argument '%s' (the file is given with -i)", argv[optind]);
-	if (o->format == FORMAT_FOLDED)
+	if (o->format == FORMAT_FOLDED || o->format == FORMAT_SVG)
 		o->callchain = true;
 	return 0;
 }

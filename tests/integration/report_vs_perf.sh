@@ -45,3 +45,18 @@ compare "$TMP/perf-g.data" "perf's -g file"
 "$PROF" report -i "$TMP/perf-g.data" -F folded >"$TMP/folded" || fail "folded from perf's file"
 grep -qE '^prof-hot;.*hot_function [0-9]+$' "$TMP/folded" || fail "no folded stack ending in hot_function"
 pass "folded stacks from perf's -g file"
+
+# The flame graph: a valid, self-contained SVG whose frames carry the stacks.
+"$PROF" report -i "$F" -F svg >"$TMP/flame.svg" || fail "svg"
+python3 - "$TMP/flame.svg" <<'PY' || fail "the SVG flame graph is not what it should be"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+titles = [g.getElementsByTagName("title")[0].firstChild.data for g in d.getElementsByTagName("g")]
+assert titles[0].startswith("all ("), titles[0]
+assert any(t.startswith("hot_function (") for t in titles), "no hot_function frame"
+assert any(t.startswith("prof-child (") for t in titles), "no frame for the child's comm"
+text = open(sys.argv[1]).read()
+assert "http://" not in text.replace("http://www.w3.org/2000/svg", ""), "refers to the network"
+assert "<script" in text and "function zoom" in text and "function search" in text
+PY
+pass "svg flame graph: valid, frames with comm and functions, zoom and search, no network"
