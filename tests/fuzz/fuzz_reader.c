@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libFuzzer target: the perf.data reader and everything prof report does with what
+ * it reads (sample parsing, the thread/map model, aggregation, folded stacks).
+ * Built with clang -fsanitize=fuzzer,address,undefined by tests/fuzz/run.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "prof/model.h"
+#include "prof/reader.h"
+#include "prof/report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz.data", 0);
+	char path[64];
+	struct perf_reader *r = NULL;
+	struct reader_error err;
+	const struct perf_event_header *ev;
+	uint64_t off;
+	struct report_opts o = { .keys = { KEY_COMM, KEY_SYM }, .nr_keys = 2, .callchain = true };
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (perf_reader__open(path, &r, &err) == 0) {
+		struct model *m = model__new();
+		struct report_agg *a = report_agg__new(&o);
+		size_t len;
+		const char *sec = perf_reader__feature(r, HEADER_PROF_SCOPE, &len);
+
+		if (sec && m)
+			model__load_prof_section(m, sec, len);
+		while (m && a && perf_reader__next(r, &ev, &off, &err) > 0) {
+			struct reader_sample s;
+			struct model_location loc;
+
+			(void)perf_reader__time(r, ev);
+			if (ev->type != PERF_RECORD_SAMPLE) {
+				model__process(m, ev);
+				continue;
+			}
+			if (perf_reader__parse_sample(r, ev, off, &s, &err) < 0)
+				break;
+			struct report_sample rs = { .pid = (int32_t)s.pid, .comm = "c", .dso = "d", .sym = "s",
+						    .period = s.period };
+			if (model__resolve(m, (int32_t)s.pid, false, s.ip, &loc))
+				(void)model__dso(m, loc.dso);
+			(void)model__comm(m, (int32_t)s.tid);
+			(void)model__cgroup(m, s.cgroup);
+			report_agg__add(a, &rs);
+			const char *frames[2] = { "c", "s" };
+			report_agg__add_stack(a, frames, 2, 1);
+		}
+		report_agg__free(a);
+		model__free(m);
+		perf_reader__free(r);
+	}
+	close(fd);
+	return 0;
+}
