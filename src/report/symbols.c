@@ -103,6 +103,40 @@ static int cmp_sym(const void *x, const void *y)
 	return better(a, b) ? -1 : better(b, a) ? 1 : 0;
 }
 
+/* The C++ ABI's demangler (libstdc++), as perf shows C++ names. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static const char *demangle(struct symbols *s, const char *name)
+{
+	char *d;
+	const char *r;
+	int status = 0;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return strset__intern(&s->names, name);
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status == 0 && d) {
+		/* perf shows the name without its parameter list: "ns::f", not "ns::f(int) const" */
+		size_t n = strlen(d);
+		int depth = 0;
+
+		while (n && d[n - 1] != ')' && d[n - 1] != '>')
+			n--;            /* " const", " &&"... after the parameters */
+		for (size_t i = n; i-- > 0;) {
+			if (d[i] == ')')
+				depth++;
+			else if (d[i] == '(' && --depth == 0) {
+				if (i)
+					d[i] = '\0';
+				break;
+			}
+		}
+	}
+	r = strset__intern(&s->names, status == 0 && d ? d : name);
+	free(d);
+	return r;
+}
+
 /* The module's functions (.symtab, else .dynsym, from the file or its debug file). */
 static void load_syms(struct symbols *s, struct dso_entry *d)
 {
@@ -122,7 +156,7 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 
 		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
 			continue;
-		name = strset__intern(&s->names, name);
+		name = demangle(s, name);
 		if (!name)
 			break;
 		d->syms[w++] = (struct sym){ .start = addr, .end = addr + sym.st_size, .name = name,

@@ -14,8 +14,10 @@ for mode in -a scope; do
 	child=$(pct_of "$TMP/report" 'prof-child +\[\.\] child_function')
 	parent=$(pct_of "$TMP/report" 'prof-hot +\[\.\] hot_function')
 	note "$mode: child_function $child%, hot_function $parent%"
-	awk -v c="$child" 'BEGIN { exit !(c > 15) }' || fail "$mode: child's samples missing: $(grep -E '^ +[0-9]' "$TMP/report" | head)"
-	awk -v p="$parent" 'BEGIN { exit !(p > 15) }' || fail "$mode: parent's samples missing"
+	# each has a CPU's worth of work for two thirds of the run; what else runs (a
+	# sanitizer build of prof recording everything) takes its share
+	awk -v c="$child" 'BEGIN { exit !(c > 5) }' || fail "$mode: child's samples missing: $(grep -E '^ +[0-9]' "$TMP/report" | head)"
+	awk -v p="$parent" 'BEGIN { exit !(p > 5) }' || fail "$mode: parent's samples missing"
 	# The child's samples never carry the parent's comm for the child's function.
 	grep -qE 'prof-hot +\[\.\] child_function' "$TMP/report" && fail "$mode: child_function attributed to the parent's comm"
 	pass "$mode: child comm and symbols"
