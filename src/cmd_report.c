@@ -15,6 +15,7 @@
 
 #include "prof/commands.h"
 #include "prof/idmap.h"
+#include "prof/jitmap.h"
 #include "prof/model.h"
 #include "prof/ordered.h"
 #include "prof/reader.h"
@@ -31,6 +32,7 @@ struct report {
 	struct perf_reader *reader;
 	struct model *model;
 	struct symbols *syms;
+	struct jitmap *jit;
 	struct report_agg *agg;
 	struct strset comms;
 	bool kernel_tried, kernel_ok;
@@ -78,8 +80,11 @@ static void symbolize(struct report *r, int32_t pid, bool kernel, uint64_t ip, c
 			load_kernel(r);
 		if (r->kernel_ok && !strcmp(d->name, "[kernel.kallsyms]"))
 			sym = symbols__kernel(r->syms, loc.off);
-	} else {
+	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
 		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
+	} else if (r->jit) {
+		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map */
+		sym = jitmap__lookup(r->jit, pid, ip);
 	}
 	if (sym)
 		*ret_sym = sym;
@@ -461,6 +466,7 @@ int cmd_report(int argc, char **argv)
 	}
 	r.model = model__new();
 	r.syms = symbols__new();
+	r.jit = jitmap__new("/tmp");
 	r.agg = report_agg__new(&r.o);
 	if (!r.model || !r.syms || !r.agg) {
 		fprintf(stderr, "prof report: out of memory\n");
@@ -503,6 +509,7 @@ int cmd_report(int argc, char **argv)
 out:
 	report_agg__free(r.agg);
 	symbols__free(r.syms);
+	jitmap__free(r.jit);
 	model__free(r.model);
 	perf_reader__free(r.reader);
 	strset__release(&r.comms);

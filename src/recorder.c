@@ -94,7 +94,12 @@ static void sideband_attr(const struct perf_event_attr *s, struct perf_event_att
 		.task = 1,
 		.namespaces = 1,
 		.cgroup = 1,
-		.build_id = 1,
+		/*
+		 * No attr.build_id: on the kernels here (6.18), an event with it opened
+		 * after another tool's makes the kernel flag that tool's MMAP2 records as
+		 * carrying a build id when they carry inode data, and perf then aborts
+		 * (util/build-id.c) when it reads them.  Inode data identifies files too.
+		 */
 		.sample_period = 1,
 	};
 }
