@@ -25,6 +25,7 @@
 #include "prof/recorder.h"
 #include "prof/synth.h"
 #include "prof/privs.h"
+#include "prof/procfs.h"
 #include "prof/prof_section.h"
 #include "prof/tracker.h"
 #include "prof/util.h"
@@ -400,6 +401,12 @@ static int write_trailer(struct record *r, int argc, char **argv)
 		.clockid = CLOCK_MONOTONIC,
 	};
 	struct prof_section_stats extra = { .lost = r->st.lost, .lost_samples = r->st.lost_samples };
+	_cleanup_free_ char *notes = NULL;
+	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
+
+	if (n > 0)
+		procfs__kernel_build_id((const uint8_t *)notes, (size_t)n, extra.kernel_build_id,
+					sizeof(extra.kernel_build_id));
 	struct feat_buf b = { 0 };
 	int err = record_features__add(r->writer, &f), err2;
 

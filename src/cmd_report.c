@@ -18,6 +18,7 @@
 #include "prof/jitmap.h"
 #include "prof/model.h"
 #include "prof/ordered.h"
+#include "prof/procfs.h"
 #include "prof/reader.h"
 #include "prof/report.h"
 #include "prof/strset.h"
@@ -36,6 +37,7 @@ struct report {
 	struct report_agg *agg;
 	struct strset comms;
 	bool kernel_tried, kernel_ok;
+	char kernel_build_id[84];       /* from prof's section, "" if none */
 	uint64_t samples, filtered, lost, first_time, last_time;
 	char scope[512];
 	struct reader_error err;
@@ -54,6 +56,15 @@ static void load_kernel(struct report *r)
 	r->kernel_tried = true;
 	if (uname(&u) < 0 || !host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
 		return;
+	/* prof's files name the recording kernel's build id: it must be this one's */
+	if (r->kernel_build_id[0]) {
+		_cleanup_free_ char *notes = NULL;
+		char here[84] = "";
+		ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
+		if (n <= 0 || procfs__kernel_build_id((const uint8_t *)notes, (size_t)n, here, sizeof(here)) < 0 ||
+		    strcmp(here, r->kernel_build_id))
+			return;
+	}
 	if (!model__kernel_ref(r->model, &ref, &addr) || !ref[0])
 		return;
 	if (read_file_full(AT_FDCWD, "/proc/kallsyms", 256u << 20, &ks) < 0)
@@ -293,6 +304,8 @@ static void describe_scope(struct report *r)
 	for (const char *p = sec, *end = sec + len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (l > 16 && !memcmp(p, "kernel-build-id ", 16))
+			snprintf(r->kernel_build_id, sizeof(r->kernel_build_id), "%.*s", (int)(l - 16), p + 16);
 		if (l > 6 && !memcmp(p, "scope ", 6) && off < sizeof(r->scope))
 			off += (size_t)snprintf(r->scope + off, sizeof(r->scope) - off, "%s%.*s",
 						off ? ", " : "", (int)(l - 6), p + 6);

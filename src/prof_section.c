@@ -36,6 +36,8 @@ void prof_section__build(struct feat_buf *b, const struct scope *s, const struct
 	size_t nr;
 
 	line(b, "prof-scope 1\n");
+	if (extra->kernel_build_id[0])
+		line(b, "kernel-build-id %s\n", extra->kernel_build_id);
 	if (s->all)
 		line(b, "scope all\n");
 	for (size_t i = 0; i < s->nr_uids; i++)

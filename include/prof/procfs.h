@@ -38,6 +38,9 @@ int procfs__status_u64(const char *buf, const char *key, uint64_t *ret);
 /* The cgroup2 path ("0::/path" line) of /proc/PID/cgroup text.  0 or -ENOENT. */
 int procfs__cgroup2_path(const char *buf, char *ret, size_t len);
 
+/* The GNU build id in /sys/kernel/notes (ELF notes), as hex.  0, -ENOENT, -EINVAL. */
+int procfs__kernel_build_id(const uint8_t *notes, size_t len, char *hex, size_t hexlen);
+
 /* Copy a /proc/PID/comm content (trailing newline dropped) into comm[16]. */
 void procfs__comm(const char *buf, char comm[16]);
 

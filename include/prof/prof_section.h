@@ -6,6 +6,7 @@
  * read back and to inspect:
  *
  *   prof-scope 1
+ *   kernel-build-id <hex>          (of the recording kernel, for report's kallsyms)
  *   scope uid 1001
  *   scope cgroup /system.slice/nginx.service
  *   scope pid 1234
@@ -26,6 +27,7 @@
 
 struct prof_section_stats {
 	uint64_t lost, lost_samples;
+	char kernel_build_id[84];       /* hex, "" when unknown */
 };
 
 /* Build the section into b (NUL-padded to 8 bytes).  b->err is set on ENOMEM. */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -197,6 +198,32 @@ int procfs__cgroup2_path(const char *buf, char *ret, size_t len)
 			return 0;
 		}
 		line = nl ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+int procfs__kernel_build_id(const uint8_t *notes, size_t len, char *hex, size_t hexlen)
+{
+	size_t off = 0;
+
+	while (off + 12 <= len) {
+		uint32_t namesz, descsz, type;
+		size_t name_off = off + 12, desc_off;
+
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		desc_off = name_off + ALIGN_UP((size_t)namesz, 4);
+		if (namesz > len || descsz > len || desc_off + descsz > len)
+			return -EINVAL;
+		if (type == 3 && namesz == 4 && !memcmp(notes + name_off, "GNU", 4)) {
+			if (descsz * 2 + 1 > hexlen || descsz == 0)
+				return -EINVAL;
+			for (uint32_t i = 0; i < descsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", notes[desc_off + i]);
+			return 0;
+		}
+		off = desc_off + ALIGN_UP((size_t)descsz, 4);
 	}
 	return -ENOENT;
 }

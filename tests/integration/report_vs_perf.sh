@@ -60,3 +60,18 @@ assert "http://" not in text.replace("http://www.w3.org/2000/svg", ""), "refers 
 assert "<script" in text and "function zoom" in text and "function search" in text
 PY
 pass "svg flame graph: valid, frames with comm and functions, zoom and search, no network"
+
+# Kernel symbols only from the kernel that recorded: another build id gives [unknown].
+python3 - "$F" "$TMP/otherkernel.data" <<'PY' || skip "no kernel build id recorded here"
+import re, sys
+b = open(sys.argv[1], 'rb').read()
+m = re.search(rb'kernel-build-id ([0-9a-f]+)\n', b)
+if not m:
+    sys.exit(1)
+open(sys.argv[2], 'wb').write(b[:m.start(1)] + b'0' * len(m.group(1)) + b[m.end(1):])
+PY
+"$PROF" report -i "$F" --sort sym >"$TMP/k1" && grep -qE '\[k\] [a-z_]' "$TMP/k1" || fail "no kernel symbols from this kernel"
+"$PROF" report -i "$TMP/otherkernel.data" --sort sym >"$TMP/k2" || fail "report"
+grep -qE '\[k\] [a-z_]' "$TMP/k2" && fail "kernel symbols resolved for another kernel's recording"
+grep -q '\[k\] \[unknown\]' "$TMP/k2" || fail "kernel samples of another kernel are not [unknown]"
+pass "kernel symbols only when the build id matches"
