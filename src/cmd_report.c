@@ -97,8 +97,18 @@ static void symbolize(struct report *r, int32_t pid, bool kernel, uint64_t ip, c
 		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map */
 		sym = jitmap__lookup(r->jit, pid, ip);
 	}
-	if (sym)
+	if (sym) {
 		*ret_sym = sym;
+	} else {
+		/* unresolved: say so, with the object it is in */
+		const char *slash = d->name[0] == '/' && d->name[1] != '/' ? strrchr(d->name, '/') : NULL;
+		char name[300];
+
+		snprintf(name, sizeof(name), "[unknown] (%s)", slash && slash[1] ? slash + 1 : d->name);
+		sym = strset__intern(&r->comms, name);
+		if (sym)
+			*ret_sym = sym;
+	}
 }
 
 static bool cgroup_matches(const char *path, const char *want)
