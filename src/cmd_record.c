@@ -4,9 +4,7 @@
  * order, decide per record what goes to the file, describe tasks the first time they
  * matter, and leave a valid perf.data whatever stops the recording.
  */
-#include <cap-ng.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -203,16 +201,7 @@ static int flush_round(struct record *r, uint64_t upto)
 	return err;
 }
 
-static int paranoid_level(void)
-{
-	_cleanup_free_ char *buf = NULL;
-
-	if (read_file_full(AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid", 64, &buf) < 0)
-		return 99;
-	return atoi(buf);
-}
-
-static void explain_no_privilege(const char *why)
+static void explain_no_privilege(const char *why, int paranoid)
 {
 	char hint[4200];
 
@@ -223,7 +212,7 @@ static void explain_no_privilege(const char *why)
 		"  Run prof as root, or give the binary the capabilities:\n"
 		"    %s\n"
 		"  or lower the sysctl: sudo sysctl kernel.perf_event_paranoid=0\n",
-		why, paranoid_level(), hint);
+		why, paranoid, hint);
 }
 
 static void explain_open_error(const struct record *r, int err, enum recorder_stage stage)
@@ -241,7 +230,7 @@ static void explain_open_error(const struct record *r, int err, enum recorder_st
 				r->opts.mmap_pages, strerror(-err));
 			return;
 		}
-		explain_no_privilege(strerror(-err));
+		explain_no_privilege(strerror(-err), r->privs.paranoid);
 		return;
 	}
 	if (err == -EMFILE || err == -ENFILE) {
@@ -502,16 +491,6 @@ static int start_recording(struct record *r)
 	return start_tracker(r);
 }
 
-/* Can prof give the workload another identity? */
-static bool can_setid(void)
-{
-	if (geteuid() == 0)
-		return true;
-	capng_get_caps_process();
-	return capng_have_capability(CAPNG_EFFECTIVE, CAP_SETUID) &&
-	       capng_have_capability(CAPNG_EFFECTIVE, CAP_SETGID);
-}
-
 /*
  * Who runs the workload: --run-as, else the one --uid user when prof may switch to
  * it, else the invoker.  Returns 0, or an exit code after a message.
@@ -538,14 +517,14 @@ static int choose_identity(struct record *r, struct workload_identity *id)
 	} else if (s->nr_uids > 1) {
 		fprintf(stderr, "prof record: several --uid users: say who runs the command with --run-as USER (or --run-as self)\n");
 		return EXIT_PROF_USAGE;
-	} else if (s->nr_uids == 1 && can_setid()) {
+	} else if (s->nr_uids == 1 && privs__can_setid(&r->privs)) {
 		uid = s->uids[0];
 	} else {
 		return 0;
 	}
 	if (uid == getuid() && !as)
 		return 0;
-	if (!can_setid()) {
+	if (!privs__can_setid(&r->privs)) {
 		fprintf(stderr, "prof: running the command as uid %u needs CAP_SETUID and CAP_SETGID, which prof does not hold; use --run-as self.\n", uid);
 		return EXIT_PROF_FAIL;
 	}
@@ -639,7 +618,7 @@ int cmd_record(int argc, char **argv)
 	install_signals();
 	if (privs__probe(&r.privs) < 0 || !privs__can_record_system_wide(&r.privs)) {
 		/* Said before anything is opened or created. */
-		explain_no_privilege("this process holds neither CAP_PERFMON nor CAP_SYS_ADMIN");
+		explain_no_privilege("this process holds neither CAP_PERFMON nor CAP_SYS_ADMIN", r.privs.paranoid);
 		goto out;
 	}
 	ret = record_config__apply(&r.opts, &r.privs, &r.cfg, r.output_buf, sizeof(r.output_buf));

@@ -22,6 +22,9 @@ int privs__probe(struct privs *p)
 	_cleanup_free_ char *buf = NULL;
 
 	*p = (struct privs){ .uid = getuid(), .euid = geteuid(), .paranoid = 99 };
+	/* first: the messages about a missing privilege quote it */
+	if (read_file_full(AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid", 64, &buf) >= 0)
+		p->paranoid = atoi(buf);
 	if (capng_get_caps_process() < 0)
 		return -EPERM;
 	p->perfmon = has(CAP_PERFMON);
@@ -31,14 +34,17 @@ int privs__probe(struct privs *p)
 	p->setgid = has(CAP_SETGID);
 	p->syslog = has(CAP_SYSLOG);
 	p->kill = has(CAP_KILL);
-	if (read_file_full(AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid", 64, &buf) >= 0)
-		p->paranoid = atoi(buf);
 	return 0;
 }
 
 bool privs__can_record_system_wide(const struct privs *p)
 {
 	return p->perfmon || p->sys_admin || p->paranoid <= 0;
+}
+
+bool privs__can_setid(const struct privs *p)
+{
+	return p->euid == 0 || (p->setuid && p->setgid);
 }
 
 bool privs__can_sample_kernel(const struct privs *p)

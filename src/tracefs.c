@@ -5,36 +5,22 @@
 #include <string.h>
 #include <sys/mount.h>
 
+#include "prof/procfs.h"
 #include "prof/tracefs.h"
 #include "prof/util.h"
 
 int tracefs__find_mount(const char *mountinfo, char *ret, size_t len)
 {
-	char debugfs[4200] = "";
+	char debugfs[4096];
 
-	for (const char *line = mountinfo; line && *line;) {
-		const char *nl = strchrnul(line, '\n');
-		const char *dash = strstr(line, " - ");
-		char mnt[4096], fstype[64];
-
-		if (dash && dash < nl && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
-		    sscanf(dash + 3, "%63s", fstype) == 1) {
-			if (!strcmp(fstype, "tracefs")) {
-				if (strlen(mnt) >= len)
-					return -ENAMETOOLONG;
-				strcpy(ret, mnt);
-				return 0;
-			}
-			if (!strcmp(fstype, "debugfs") && !debugfs[0])
-				snprintf(debugfs, sizeof(debugfs), "%s/tracing", mnt);
-		}
-		line = *nl ? nl + 1 : NULL;
-	}
-	if (debugfs[0] && strlen(debugfs) < len) {
-		strcpy(ret, debugfs);
+	if (procfs__mount_point(mountinfo, "tracefs", ret, len) == 0)
 		return 0;
-	}
-	return -ENOENT;
+	/* older systems: tracing under debugfs */
+	if (procfs__mount_point(mountinfo, "debugfs", debugfs, sizeof(debugfs)) < 0)
+		return -ENOENT;
+	if ((size_t)snprintf(ret, len, "%s/tracing", debugfs) >= len)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 int tracefs__field_offset(const char *format, const char *name, int *ret)

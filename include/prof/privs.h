@@ -28,6 +28,9 @@ int privs__probe(struct privs *p);
 /* System-wide (per-CPU) events: CAP_PERFMON/CAP_SYS_ADMIN or paranoid <= 0. */
 bool privs__can_record_system_wide(const struct privs *p);
 
+/* Giving the workload another identity: root, or CAP_SETUID and CAP_SETGID. */
+bool privs__can_setid(const struct privs *p);
+
 /* Kernel samples and addresses: CAP_PERFMON/CAP_SYS_ADMIN or paranoid <= 1. */
 bool privs__can_sample_kernel(const struct privs *p);
 

@@ -41,6 +41,10 @@ int procfs__cgroup2_path(const char *buf, char *ret, size_t len);
 /* The GNU build id in /sys/kernel/notes (ELF notes), as hex.  0, -ENOENT, -EINVAL. */
 int procfs__kernel_build_id(const uint8_t *notes, size_t len, char *hex, size_t hexlen);
 
+/* The mount point of the first mount of file system type fstype in
+ * /proc/self/mountinfo text.  0, -ENOENT or -ENAMETOOLONG. */
+int procfs__mount_point(const char *mountinfo, const char *fstype, char *ret, size_t len);
+
 /* Copy a /proc/PID/comm content (trailing newline dropped) into comm[16]. */
 void procfs__comm(const char *buf, char comm[16]);
 

@@ -80,6 +80,17 @@ int parse_u64(const char *s, int base, uint64_t *ret);
 __attribute__((format(printf, 3, 4)))
 int errorf(char *err, size_t errlen, const char *fmt, ...);
 
+/* FNV-1a of n bytes: the string hash of every table here. */
+static inline uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	return h;
+}
+
 /* Monotonic clock in ns: the clock prof's perf events are stamped with. */
 uint64_t clock_mono_ns(void);
 

@@ -191,15 +191,6 @@ const struct report_row *report_agg__rows(struct report_agg *a, size_t *ret_nr, 
 	return a->sorted;
 }
 
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
-}
-
 int report_agg__add_stack(struct report_agg *a, const char *const *frames, size_t nr, uint64_t count)
 {
 	char buf[16384];

@@ -35,15 +35,6 @@ struct model {
 	uint64_t kref_addr;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return h;
-}
-
 struct model *model__new(void)
 {
 	struct model *m = calloc(1, sizeof(*m));
@@ -100,7 +91,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 static int dso_index(struct model *m, const char *name, bool kernel, const uint8_t *bid, size_t bid_len,
 		     uint32_t *ret)
 {
-	uint64_t h = hash_str(name);
+	uint64_t h = hash_bytes(name, strlen(name));
 	uint32_t idx;
 
 	/* open addressing on the hash: probe h, h+1, ... until the name matches */

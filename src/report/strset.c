@@ -4,15 +4,7 @@
 #include <string.h>
 
 #include "prof/strset.h"
-
-static uint64_t hash_n(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
-}
+#include "prof/util.h"
 
 static int grow(struct strset *s)
 {
@@ -24,7 +16,7 @@ static int grow(struct strset *s)
 	for (size_t k = 0; s->v && k <= s->mask; k++) {
 		if (!s->v[k])
 			continue;
-		size_t j = hash_n(s->v[k], strlen(s->v[k])) & (ncap - 1);
+		size_t j = hash_bytes(s->v[k], strlen(s->v[k])) & (ncap - 1);
 		while (n[j])
 			j = (j + 1) & (ncap - 1);
 		n[j] = s->v[k];
@@ -37,7 +29,7 @@ static int grow(struct strset *s)
 
 const char *strset__intern_n(struct strset *s, const char *str, size_t n)
 {
-	uint64_t h = hash_n(str, n);
+	uint64_t h = hash_bytes(str, n);
 	size_t i;
 
 	if ((!s->v || (s->nr + 1) * 2 > s->mask + 1) && grow(s) < 0)

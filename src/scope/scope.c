@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "prof/procfs.h"
 #include "prof/scope.h"
 #include "prof/util.h"
 
@@ -140,23 +141,7 @@ int scope__add_cgroup(struct scope *s, const char *arg)
 
 int scope__cgroup2_mount(const char *mountinfo, char *ret, size_t len)
 {
-	for (const char *line = mountinfo; line && *line;) {
-		const char *nl = strchrnul(line, '\n');
-		const char *dash = strstr(line, " - ");
-		char mnt[4096], fstype[64];
-
-		/* "id parent maj:min root mountpoint opts... - fstype source superopts" */
-		if (dash && dash < nl && sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
-		    sscanf(dash + 3, "%63s", fstype) == 1 && !strcmp(fstype, "cgroup2")) {
-			/* mountinfo escapes spaces as \040; cgroup mounts have none */
-			if (strlen(mnt) >= len)
-				return -ENAMETOOLONG;
-			strcpy(ret, mnt);
-			return 0;
-		}
-		line = *nl ? nl + 1 : NULL;
-	}
-	return -ENOENT;
+	return procfs__mount_point(mountinfo, "cgroup2", ret, len);
 }
 
 int scope__cgroup_id(int root_fd, const char *relpath, uint64_t *ret)

@@ -227,3 +227,31 @@ int procfs__kernel_build_id(const uint8_t *notes, size_t len, char *hex, size_t 
 	}
 	return -ENOENT;
 }
+
+int procfs__mount_point(const char *mountinfo, const char *fstype, char *ret, size_t len)
+{
+	for (const char *line = mountinfo; line && *line;) {
+		const char *nl = strchrnul(line, '\n');
+		char buf[4200], mnt[4096], type[64];
+		const char *dash;
+		size_t l = (size_t)(nl - line);
+
+		/* "id parent maj:min root mountpoint opts... - fstype source superopts";
+		 * parsed on a copy of the line: sscanf would measure the whole text */
+		if (l < sizeof(buf)) {
+			memcpy(buf, line, l);
+			buf[l] = '\0';
+			dash = strstr(buf, " - ");
+			if (dash && sscanf(buf, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
+			    sscanf(dash + 3, "%63s", type) == 1 && !strcmp(type, fstype)) {
+				/* mountinfo escapes spaces as \040; these mounts have none */
+				if (strlen(mnt) >= len)
+					return -ENAMETOOLONG;
+				strcpy(ret, mnt);
+				return 0;
+			}
+		}
+		line = *nl ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}
