@@ -198,3 +198,66 @@ Test(ordered, rejects_runt_records)
 	ordered_queue__free(q);
 	cr_assert_null(ordered_queue__free(NULL));
 }
+
+/* No order at all: more "runs" than the queue keeps, so it merges them; still sorted. */
+Test(ordered, input_without_order)
+{
+	struct ordered_queue *q = ordered_queue__new();
+	static struct seen s;
+	unsigned seed = 777;
+
+	s.n = 0;
+	for (uint32_t i = 0; i < 20000; i++)
+		push(q, (uint64_t)(rand_r(&seed) % 5000), 0, i, 0);
+	cr_assert_eq(ordered_queue__size(q), 20000);
+	ordered_queue__flush(q, 2500, collect, &s);
+	for (uint32_t i = 0; i < 3000; i++)     /* more arrive, some older than what is queued */
+		push(q, 2501 + (uint64_t)(rand_r(&seed) % 5000), 1, 20000 + i, 0);
+	ordered_queue__flush(q, UINT64_MAX, collect, &s);
+	cr_assert_eq(s.n, 23000);
+	for (size_t i = 1; i < s.n; i++) {
+		cr_assert_leq(s.time[i - 1], s.time[i], "out of order at %zu", i);
+		if (s.time[i - 1] == s.time[i])
+			cr_assert_lt(s.seq[i - 1], s.seq[i], "equal times lost arrival order at %zu", i);
+	}
+	ordered_queue__free(q);
+}
+
+/* Descending input: every record older than all before it. */
+Test(ordered, reverse_order)
+{
+	struct ordered_queue *q = ordered_queue__new();
+	static struct seen s;
+
+	s.n = 0;
+	for (uint32_t i = 0; i < 5000; i++)
+		push(q, 100000 - (uint64_t)i * 7, 0, i, 0);
+	cr_assert_eq(ordered_queue__oldest(q), 100000 - 4999 * 7);
+	ordered_queue__flush(q, UINT64_MAX, collect, &s);
+	cr_assert_eq(s.n, 5000);
+	for (size_t i = 1; i < s.n; i++)
+		cr_assert_lt(s.time[i - 1], s.time[i], "out of order at %zu", i);
+	ordered_queue__free(q);
+}
+
+/* A CPU's buffer holds a record a little older than the one before it (an interrupt's
+ * record written first): it goes in its place, not at the end. */
+Test(ordered, late_record_within_a_buffer)
+{
+	struct ordered_queue *q = ordered_queue__new();
+	static struct seen s;
+
+	s.n = 0;
+	push(q, 10, 0, 0, 0);
+	push(q, 30, 0, 1, 0);
+	push(q, 20, 0, 2, 0);   /* late */
+	push(q, 25, 1, 3, 0);
+	push(q, 5, 1, 4, 0);    /* another CPU, older than everything */
+	push(q, 30, 1, 5, 0);   /* ties with seq 1: after it */
+	ordered_queue__flush(q, UINT64_MAX, collect, &s);
+	cr_assert_eq(s.n, 6);
+	uint32_t want[] = { 4, 0, 2, 3, 1, 5 };
+	for (size_t i = 0; i < 6; i++)
+		cr_assert_eq(s.seq[i], want[i], "position %zu: seq %u", i, s.seq[i]);
+	ordered_queue__free(q);
+}
