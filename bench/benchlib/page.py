@@ -471,6 +471,15 @@ READING = """## Reading the results
   when its first sample in scope is written. Its start-up is the fixed cost of opening
   and mapping those events; with `--uid`, its exit includes the kernel's teardown of
   the tracepoints (an RCU grace period per event).
+- prof parses, orders and judges every record before it writes it; perf record copies
+  its ring buffers to the file as they are. At common rates perf's fixed costs (the
+  /proc scan and synthesis at start, the build-id pass at the end) dominate and prof
+  uses less CPU per sample; at tens of thousands of samples per second per CPU with
+  call chains, perf's straight copy costs less than prof's per-record work, and where
+  neither keeps up prof loses more records.
+- prof's samples carry the cgroup id (for `--cgroup` and `prof report --sort cgroup`),
+  8 bytes more than perf's: a recording with many samples is larger than perf -u's,
+  and smaller than perf -a -G's once the host has a few hundred processes.
 - `bench/uid-reference` (see bench/README.md) compares `prof record --uid` with perf
   6.12's exact BPF uid filter on a real build; it needs a perf built with BPF
   skeletons and is not part of this run.
