@@ -232,7 +232,9 @@ def render(res, outdir, plots_too):
       "enabled), minus the same for `date` alone, measured in every repetition (median "
       f"{ms(t.med('startup', 'armed', 'base'))}). *wall* and *CPU*: the whole "
       "`record ... -- true` (CPU = user+sys of the tool and its workload, from wait4). "
-      "prof runs the workload with `--run-as self`, as root like perf's, outside the scope.\n")
+      "prof runs the workload with `--run-as self`, as root like perf's, outside the scope. "
+      "Runs are 0.5 s apart, so that the kernel's teardown of one does not land in the "
+      "next one's start-up.\n")
     for scope in ("uid", "cgroup"):
         w(f"**Scope: {SCOPES[scope]}**\n")
         rows = []
