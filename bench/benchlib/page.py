@@ -305,7 +305,11 @@ def render(res, outdir, plots_too):
       "trees. *Expected* = its CPU time (wait4) x 1000 Hz; *captured* = samples named "
       "`prof-hot` / expected, counted by bench/benchlib/perfdata.py (and, in brackets, by "
       "`perf script -F comm`, which names samples taken after a task's EXIT record `:PID`). "
-      "*Unknown comm*: samples of a task that no COMM or FORK record names.\n")
+      "*Unknown comm*: samples of a task that no COMM or FORK record names. One way prof "
+      "writes one: a short-lived task of the tenant forked and exec'd before the recording "
+      "and gone in its first milliseconds (its exit teardown is sampled) has no name left "
+      "anywhere, neither a record nor /proc; prof writes the sample (the task is the "
+      "tenant's, by its EXIT record's parent) without a name rather than guess one.\n")
     rows = []
     for scope in ("uid", "cgroup"):
         if not t.values("capture", "expected", "prof", scope=scope):

@@ -511,6 +511,13 @@ static int judge_comm(struct tracker *t, const struct perf_record_comm *c, uint1
 		return -ENOMEM;
 	if (exec && !t->cfg.creds_events)
 		reread_uid(t, task);    /* without set*uid() records, exec is where we look */
+	/*
+	 * The task's latest name, kept even when the record is dropped: a task judged in
+	 * scope later (a uid change, or facts learnt from its EXIT after /proc lost it)
+	 * is named by it when /proc can no longer tell.
+	 */
+	memcpy(task->comm, c->comm, sizeof(task->comm));
+	task->comm[sizeof(task->comm) - 1] = '\0';
 	if (task_scope(t, task, 0) <= 0) {
 		forget_comm(task);
 		if (exec)

@@ -1150,3 +1150,25 @@ Test(tracker, written_tasks_once_each)
 	cr_assert(log[2].uid_known);
 	cr_assert_eq(stats()->tasks_written, 3);
 }
+
+/* A COMM dropped while the task was out of scope still names it: when the task enters
+ * the scope after /proc lost it, the file gets a COMM with that name, not none. */
+Test(tracker, dropped_comm_names_the_task_later)
+{
+	fx.cfg.creds_events = true;
+	fx.cfg.creds_exit = true;
+	scope_uid(1001);
+	put_task(600, 600, 1, 0);
+	start();
+
+	expect(sample(600, 600, 0), TRACKER_DROP, "root before exec");
+	expect(comm(600, 600, "worker", true), TRACKER_DROP, "exec while root");
+	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
+	del_task(600);
+	expect(creds(ID_SETXID_EXIT, 600, 600, 0), TRACKER_CONSUMED, "sys_exit_setuid");
+	expect(sample(600, 600, 0), TRACKER_WRITE, "after setuid(1001)");
+	cr_assert(fx.need.what & SYNTH_COMM, "need %#x", fx.need.what);
+	cr_assert_not_null(fx.need.comm);
+	cr_assert_str_eq(fx.need.comm, "worker", "the name of the dropped COMM, not /proc's");
+	assert_accounted();
+}
