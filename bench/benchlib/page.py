@@ -233,8 +233,9 @@ def render(res, outdir, plots_too):
       f"{ms(t.med('startup', 'armed', 'base'))}). *wall* and *CPU*: the whole "
       "`record ... -- true` (CPU = user+sys of the tool and its workload, from wait4). "
       "prof runs the workload with `--run-as self`, as root like perf's, outside the scope. "
-      "Runs are 0.5 s apart, so that the kernel's teardown of one does not land in the "
-      "next one's start-up.\n")
+      "Before each run the harness syncs and waits (up to 2 s) for the CPUs to be idle, "
+      "so that the last run's writeback and teardown do not land in the next one's "
+      "start-up.\n")
     for scope in ("uid", "cgroup"):
         w(f"**Scope: {SCOPES[scope]}**\n")
         rows = []
