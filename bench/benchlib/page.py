@@ -230,7 +230,9 @@ def render(res, outdir, plots_too):
     w("*launch to armed*: from just before the tool is spawned to the time its workload, "
       "`date +%s.%N`, prints (both tools start their workload once their events are "
       "enabled), minus the same for `date` alone, measured in every repetition (median "
-      f"{ms(t.med('startup', 'armed', 'base'))}). *wall* and *CPU*: the whole "
+      f"{ms(t.med('startup', 'armed', 'base'))}; the last column shows it per N: where its "
+      "maximum is far above its median, the host itself stalled during those runs, and "
+      "so did both tools' numbers). *wall* and *CPU*: the whole "
       "`record ... -- true` (CPU = user+sys of the tool and its workload, from wait4). "
       "prof runs the workload with `--run-as self`, as root like perf's, outside the scope. "
       "Before each run the harness syncs and waits (up to 2 s) for the CPUs to be idle, "
@@ -246,10 +248,12 @@ def render(res, outdir, plots_too):
             a = t.armed(n, scope)
             wl = t.pair("startup", "wall", n=n, scope=scope)
             c = t.pair("startup", "cpu", n=n, scope=scope)
+            b = t.values("startup", "armed", "base", n=n, scope=scope)
             rows.append([n_label(n), ms(a[0]), ms(a[1]), ratio(a[1], a[0]), ms(wl[0]), ms(wl[1]),
-                         ratio(wl[1], wl[0]), ms(c[0]), ms(c[1]), ratio(c[1], c[0])])
+                         ratio(wl[1], wl[0]), ms(c[0]), ms(c[1]), ratio(c[1], c[0]),
+                         f"{ms(median(b))} / {ms(max(b))}" if b else "-"])
         w(md_table(["N", "armed: prof", "perf", "perf/prof", "wall: prof", "perf", "perf/prof",
-                    "CPU: prof", "perf", "perf/prof"], rows))
+                    "CPU: prof", "perf", "perf/prof", "date alone: median / max"], rows))
         w("")
     if plots_too and len(ns_sweep) > 1:
         w("![start-up versus N](benchmarks/startup.png)\n")
