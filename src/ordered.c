@@ -171,6 +171,21 @@ static size_t heap_build(const struct ordered_queue *q, size_t *h)
 	return n;
 }
 
+/* Take the oldest entry from the runs in the heap h of n; the heap stays a heap. */
+static struct entry heap_pop(struct ordered_queue *q, size_t *h, size_t *n)
+{
+	struct run *r = &q->runs[h[0]];
+	struct entry e = r->v[r->head++];
+
+	if (r->head == r->nr) {
+		r->head = r->nr = 0;
+		h[0] = h[--*n];
+	}
+	if (*n)
+		heap_down(q->runs, h, *n, 0);
+	return e;
+}
+
 /* Drop empty runs (keeping their memory for new ones): runs[0..nr_runs) stay dense. */
 static void runs_compact(struct ordered_queue *q)
 {
@@ -202,14 +217,8 @@ static int runs_merge_all(struct ordered_queue *q)
 
 	if (!v)
 		return -ENOMEM;
-	while (n) {
-		struct run *r = &q->runs[h[0]];
-		v[k++] = r->v[r->head++];
-		if (r->head == r->nr)
-			h[0] = h[--n];
-		if (n)
-			heap_down(q->runs, h, n, 0);
-	}
+	while (n)
+		v[k++] = heap_pop(q, h, &n);
 	for (size_t i = 1; i < q->nr_runs; i++) {
 		free(q->runs[i].v);
 		q->runs[i] = (struct run){ 0 };
@@ -249,7 +258,6 @@ static int place(struct ordered_queue *q, const struct entry *e)
 			err = runs_merge_all(q);
 			if (err)
 				return err;
-			q->cur = 0;
 			return run_put(&q->runs[0], e, run_slot(&q->runs[0], e, SIZE_MAX));
 		}
 		best = q->nr_runs++;
@@ -344,20 +352,10 @@ int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_deliver
 	size_t h[MAX_RUNS], n = heap_build(q, h);
 	int r = 0;
 
-	while (n) {
-		struct run *run = &q->runs[h[0]];
-		struct entry e = run->v[run->head];
+	while (n && run_first(&q->runs[h[0]])->time <= upto) {
+		struct entry e = heap_pop(q, h, &n);
 
-		if (e.time > upto)
-			break;
-		run->head++;
 		q->total--;
-		if (run->head == run->nr) {
-			run->head = run->nr = 0;
-			h[0] = h[--n];
-		}
-		if (n)
-			heap_down(q->runs, h, n, 0);
 		r = deliver(e.ev, e.time, ctx);
 		release(q, e.chunk);
 		if (r)
