@@ -42,6 +42,31 @@ static inline void fclosep(FILE **f)
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
+/*
+ * In an array sorted by a uint64_t member (an address), the index of the last element
+ * whose member is <= key, or SIZE_MAX when key is below the first: which symbol or
+ * map an address falls in.  sorted_find_le(syms, nr, start, addr).
+ */
+static inline size_t sorted_find_le_(const void *base, size_t n, size_t size, size_t off,
+				     uint64_t key)
+{
+	const char *b = base;
+	size_t lo = 0, hi = n;
+
+	if (!n || key < *(const uint64_t *)(const void *)(b + off))
+		return SIZE_MAX;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (*(const uint64_t *)(const void *)(b + mid * size + off) <= key)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+#define sorted_find_le(arr, n, member, key)                                    \
+	sorted_find_le_((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), member), (key))
+
 /* Hand ownership on: returns the pointer and clears the variable that held it. */
 #define steal_pointer(pp)                                                      \
 	({                                                                     \

@@ -142,17 +142,9 @@ static struct jtable *table_of(struct jitmap *j, int32_t pid)
 const char *jitmap__lookup(struct jitmap *j, int32_t pid, uint64_t ip)
 {
 	struct jtable *t = table_of(j, pid);
-	size_t lo = 0, hi;
+	size_t i;
 
-	if (!t || !t->nr || ip < t->s[0].start)
+	if (!t || (i = sorted_find_le(t->s, t->nr, start, ip)) == SIZE_MAX)
 		return NULL;
-	hi = t->nr;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (t->s[mid].start <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return ip < t->s[lo].end ? t->s[lo].name : NULL;
+	return ip < t->s[i].end ? t->s[i].name : NULL;
 }

@@ -360,19 +360,9 @@ void model__load_prof_section(struct model *m, const char *text, size_t len)
 bool model__resolve(struct model *m, int32_t pid, bool kernel, uint64_t ip, struct model_location *ret)
 {
 	const struct mapset *s = kernel ? &m->sets[0] : set_of(m, pid, false);
-	size_t lo = 0, hi;
+	size_t lo;
 
-	if (!s || !s->nr)
-		return false;
-	hi = s->nr;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (s->m[mid].start <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (ip < s->m[lo].start || ip >= s->m[lo].end)
+	if (!s || (lo = sorted_find_le(s->m, s->nr, start, ip)) == SIZE_MAX || ip >= s->m[lo].end)
 		return false;
 	ret->dso = s->m[lo].dso;
 	ret->off = m->dsos[s->m[lo].dso].kernel ? ip : ip - s->m[lo].start + s->m[lo].pgoff;

@@ -250,18 +250,11 @@ const char *symbols__user(struct symbols *s, const char *path, const uint8_t *bu
 		const GElf_Phdr *ph = &d->loads[i];
 		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
 			uint64_t a = off - ph->p_offset + ph->p_vaddr + d->bias;
-			size_t lo = 0, hi = d->nr_syms;
+			size_t k = sorted_find_le(d->syms, d->nr_syms, start, a);
 
-			if (!hi || a < d->syms[0].start)
+			if (k == SIZE_MAX)
 				return NULL;
-			while (hi - lo > 1) {
-				size_t mid = (lo + hi) / 2;
-				if (d->syms[mid].start <= a)
-					lo = mid;
-				else
-					hi = mid;
-			}
-			return a < d->syms[lo].end ? d->syms[lo].name : NULL;
+			return a < d->syms[k].end ? d->syms[k].name : NULL;
 		}
 	}
 	return NULL;
@@ -321,17 +314,7 @@ int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_
 
 const char *symbols__kernel(struct symbols *s, uint64_t addr)
 {
-	size_t lo = 0, hi = s->nr_ksyms;
-	uint64_t a = addr + (uint64_t)s->kshift;
+	size_t i = sorted_find_le(s->ksyms, s->nr_ksyms, addr, addr + (uint64_t)s->kshift);
 
-	if (!s->nr_ksyms || a < s->ksyms[0].addr)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ksyms[mid].addr <= a)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return s->ksyms[lo].name;
+	return i == SIZE_MAX ? NULL : s->ksyms[i].name;
 }
