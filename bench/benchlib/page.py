@@ -63,9 +63,7 @@ class Table:
         self.rows = rows
 
     def med(self, case, metric, tool, **labels):
-        return median([r["value"] for r in self.rows
-                       if r["case"] == case and r["metric"] == metric and r["tool"] == tool
-                       and all(r.get(k) == v for k, v in labels.items())])
+        return median(self.values(case, metric, tool, **labels))
 
     def values(self, case, metric, tool, **labels):
         return [r["value"] for r in self.rows
@@ -495,10 +493,6 @@ READING = """## Reading the results
   6.12's exact BPF uid filter on a real build; it needs a perf built with BPF
   skeletons and is not part of this run.
 """
-
-
-def tables_text(text):
-    return text
 
 
 def install(outdir, docs):
