@@ -14,6 +14,7 @@
 #include <perf/event.h>
 
 #include "prof/commands.h"
+#include "prof/escape.h"
 #include "prof/idmap.h"
 #include "prof/jitmap.h"
 #include "prof/model.h"
@@ -339,17 +340,24 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
 	size_t width = term_width(), w[KEY__MAX] = { 0 };
 	bool tty = width > 0;
-	char buf[1024];
+	char raw[1024], buf[4 * sizeof(raw)];
 	size_t shown = 0;
 
-	printf("# prof report: %s\n", r->o.input);
-	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", a && a->name[0] ? a->name : "?",
+	/* everything from the file is shown through escape__text(): no raw control bytes */
+	escape__text(buf, sizeof(buf), r->o.input);
+	printf("# prof report: %s\n", buf);
+	escape__text(buf, sizeof(buf), a && a->name[0] ? a->name : "?");
+	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", buf,
 	       total_s, r->lost, r->last_time > r->first_time ? (double)(r->last_time - r->first_time) / 1e9 : 0.0);
-	if (host)
-		printf(", host %s", host);
+	if (host) {
+		escape__text(buf, sizeof(buf), host);
+		printf(", host %s", buf);
+	}
 	printf("\n");
-	if (r->scope[0])
-		printf("# scope: %s\n", r->scope);
+	if (r->scope[0]) {
+		escape__text(buf, sizeof(buf), r->scope);
+		printf("# scope: %s\n", buf);
+	}
 	if (r->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
 	printf("#\n");
@@ -357,8 +365,8 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 		w[k] = strlen(key_titles[r->o.keys[k]]);
 	for (size_t i = 0; i < nr; i++)
 		for (size_t k = 0; k < r->o.nr_keys; k++) {
-			key_text(r, &rows[i], r->o.keys[k], buf, sizeof(buf));
-			w[k] = MAX(w[k], MIN(strlen(buf), (size_t)48));
+			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
+			w[k] = MAX(w[k], MIN(escape__text(buf, sizeof(buf), raw), (size_t)48));
 		}
 	printf("# %8s  %8s", "Overhead", "Samples");
 	for (size_t k = 0; k < r->o.nr_keys; k++)
@@ -375,7 +383,8 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 				       tty && pct >= 5 ? "\033[31m" : "", pct, tty && pct >= 5 ? "\033[m" : "",
 				       rows[i].samples);
 		for (size_t k = 0; k < r->o.nr_keys && off < sizeof(line); k++) {
-			key_text(r, &rows[i], r->o.keys[k], buf, sizeof(buf));
+			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
+			escape__text(buf, sizeof(buf), raw);
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
 						k + 1 < r->o.nr_keys ? (int)w[k] : 0, buf);
 		}
@@ -389,17 +398,7 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	escape__json(stdout, s, strlen(s));
 }
 
 static void print_json(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,

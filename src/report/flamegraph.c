@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/escape.h"
 #include "prof/flamegraph.h"
 #include "prof/util.h"
 
@@ -103,19 +104,6 @@ int flamegraph__add(struct flamegraph *f, const char *folded, uint64_t count)
 	return 0;
 }
 
-static void escape(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
-		}
-	}
-}
-
 static void color(const char *name, char *buf, size_t len)
 {
 	uint32_t h = 2166136261u;
@@ -135,11 +123,11 @@ static void emit(struct flamegraph *f, FILE *out, size_t i, double x, size_t dep
 
 	color(n->name, fill, sizeof(fill));
 	fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\"><title>", x, w);
-	escape(out, n->name);
+	escape__xml(out, n->name, strlen(n->name));
 	fprintf(out, " (%llu samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
 		"<text x=\"%.2f\" y=\"%.1f\"></text><desc>", (unsigned long long)n->count, 100.0 * w,
 		10 + x * (WIDTH - 20), y, w * (WIDTH - 20), FRAME_H - 1, fill, 13 + x * (WIDTH - 20), y + FRAME_H - 4);
-	escape(out, n->name);
+	escape__xml(out, n->name, strlen(n->name));
 	fputs("</desc></g>\n", out);
 	for (size_t c = n->child; c; c = f->n[c].sibling) {
 		emit(f, out, c, x, depth + 1, total);
@@ -201,7 +189,7 @@ int flamegraph__write(struct flamegraph *f, FILE *out, const char *title)
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(248,248,240)\"/>\n"
 		"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" style=\"font-size:16px\">", WIDTH, height, WIDTH,
 		height, WIDTH / 2);
-	escape(out, title);
+	escape__xml(out, title, strlen(title));
 	fprintf(out, "</text>\n<text id=\"search\" x=\"%d\" y=\"20\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"%zu\"></text>\n"
 		"<text x=\"10\" y=\"20\">Click a frame to zoom, the bottom one to zoom out</text>\n",
