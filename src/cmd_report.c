@@ -95,8 +95,10 @@ static void symbolize(struct report *r, int32_t pid, bool kernel, uint64_t ip, c
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
 		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
 	} else if (r->jit) {
-		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map */
-		sym = jitmap__lookup(r->jit, pid, ip);
+		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map,
+		 * trusted when its own user (as recorded) wrote it */
+		uint32_t uid;
+		sym = jitmap__lookup(r->jit, pid, model__uid(r->model, pid, &uid) ? (int64_t)uid : -1, ip);
 	}
 	if (sym) {
 		*ret_sym = sym;
@@ -466,7 +468,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
 	char errbuf[512];
-	const char *sec;
+	const char *sec, *why;
 	size_t len, nr;
 	uint64_t total_p, total_s;
 	const struct report_row *rows;
@@ -506,6 +508,11 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "prof report: %s: bad record at offset %" PRIu64 " (type %u, %s): %s\n",
 				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
 		goto out;
+	}
+	if (r.jit && (nr = jitmap__untrusted(r.jit, &why))) {
+		escape__text(errbuf, sizeof(errbuf), why);
+		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
+			nr > 1 ? "s" : "", errbuf, nr > 1 ? ", ..." : "");
 	}
 	if (r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) {
 		char title[600];
