@@ -137,9 +137,12 @@ static size_t drawn_depth(const struct flamegraph *f, size_t i, size_t depth)
 {
 	size_t max = depth;
 
-	for (size_t c = f->n[i].child; c; c = f->n[c].sibling)
-		if (drawn(f, c))
-			max = MAX(max, drawn_depth(f, c, depth + 1));
+	for (size_t c = f->n[i].child; c; c = f->n[c].sibling) {
+		if (drawn(f, c)) {
+			size_t d = drawn_depth(f, c, depth + 1);      /* once: MAX() would call it twice */
+			max = MAX(max, d);
+		}
+	}
 	return max;
 }
 

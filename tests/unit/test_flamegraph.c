@@ -114,3 +114,22 @@ Test(flamegraph, labels_are_static_and_cut_to_fit)
 	free(svg);
 	flamegraph__free(f);
 }
+
+/* A deep stack costs its depth, not 2^depth (the sanitizer build's unit run would hang). */
+Test(flamegraph, deep_stacks_are_drawn_in_linear_time, .timeout = 20)
+{
+	struct flamegraph *f = flamegraph__new();
+	static char stack[300 * 2];
+	char *svg, want[32];
+
+	cr_assert_not_null(f);
+	for (int i = 0; i < 300; i++)
+		strcat(stack, i ? ";f" : "f");
+	cr_assert_eq(flamegraph__add(f, stack, 1), 0);
+	svg = svg_of(f);
+	cr_expect_eq(count(svg, "<g class=\"f\""), 301);
+	snprintf(want, sizeof(want), "height=\"%d\"", 34 + 301 * 16 + 24);
+	cr_expect_not_null(strstr(svg, want), "no %s", want);
+	free(svg);
+	flamegraph__free(f);
+}
