@@ -74,6 +74,7 @@ struct record {
 	struct tracker *tracker;
 	struct map_dedup *dedup;
 	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
+	uint64_t hold;                  /* this round judges nothing from here on (see peek) */
 	struct synth_env synth;
 	int cgroup_fd;
 	char cgroup_mount[4096];
@@ -182,7 +183,15 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 static int peek(const struct perf_event_header *ev, void *ctx)
 {
 	struct record *r = ctx;
-	return tracker__prefetch(r->tracker, ev);
+	int ret = tracker__prefetch(r->tracker, ev);
+
+	/* The sample's task was gone and its EXIT may lie past where this pass read
+	 * some ring buffer: it must not be judged before the next pass. */
+	if (ret > 0) {
+		r->hold = MIN(r->hold, sample_layout__time(r->layout, ev));
+		ret = 0;
+	}
+	return ret;
 }
 
 /* Judge and write everything older than upto, then mark the round for perf. */
@@ -347,10 +356,12 @@ static int record_loop(struct record *r)
 		if (err < 0 && err != -EINTR)
 			return err;
 		now = clock_mono_ns();
+		r->hold = UINT64_MAX;
 		err = recorder__drain(r->rec, r->queue, peek, r);
 		if (err < 0)
 			return err;
-		err = flush_round(r, now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0);
+		err = flush_round(r, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0,
+					 r->hold ? r->hold - 1 : 0));
 		if (err < 0)
 			return err;
 		if (r->has_workload && workload__poll(&r->wl))
@@ -373,7 +384,11 @@ static int record_drain_all(struct record *r)
 	int err;
 
 	recorder__disable(r->rec);
+	r->hold = UINT64_MAX;
 	err = recorder__drain(r->rec, r->queue, peek, r);
+	/* a task found gone: its EXIT may wait past where a buffer was read */
+	if (err >= 0 && r->hold != UINT64_MAX)
+		err = recorder__drain(r->rec, r->queue, peek, r);
 	if (err < 0)
 		return err;
 	return flush_round(r, UINT64_MAX);

@@ -101,7 +101,12 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 /*
  * Called as records are read from the ring buffers, before they are ordered: a
  * sample of a task never heard of gets its /proc facts read now, while the task is
- * most likely alive (by the time it is judged it may have exited).  0 or -ENOMEM.
+ * most likely alive (by the time it is judged it may have exited).
+ *
+ * 1 when that read found the task already gone and the scope needs its facts: its
+ * EXIT (which names its parent) was written before /proc lost it, but possibly into
+ * a ring buffer past the point this pass read, so the caller must read every buffer
+ * once more before it judges the sample.  Else 0, or -ENOMEM.
  */
 int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev);
 

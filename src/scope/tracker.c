@@ -759,7 +759,11 @@ int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev)
 		 * while it is most likely still there. */
 		if (pid != tid && !task_get(t, pid, pid))
 			return -ENOMEM;
-		return task_get(t, pid, tid) ? 0 : -ENOMEM;
+		const struct task *task = task_get(t, pid, tid);
+		if (!task)
+			return -ENOMEM;
+		return (t->uid_scope || t->tree_scope) &&
+		       !(task->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN));
 	}
 	if (ev->type == PERF_RECORD_FORK && ev->size >= sizeof(struct perf_record_fork)) {
 		const struct perf_record_fork *f = (const void *)ev;

@@ -821,6 +821,28 @@ Test(tracker, prefetch_reads_proc_while_task_lives)
 	cr_assert_eq(stats()->lookups, 2);
 }
 
+/*
+ * A pre-existing task gone before its sample was read: its EXIT, written before /proc
+ * lost it, may lie past where this pass read another ring buffer.  prefetch asks for
+ * one more pass before judging; the EXIT, read then, gives it its parent's facts.
+ */
+Test(tracker, prefetch_gone_task_waits_for_its_exit)
+{
+	struct rec rs, re;
+	const struct perf_event_header *s, *e;
+
+	scope_uid(1001);
+	put_task(700, 700, 1, 1001);
+	start();
+	s = mk_sample(&rs, 710, 710, 2000000, 0);
+	cr_assert_eq(tracker__prefetch(fx.t, s), 1, "gone with no facts: read the buffers again first");
+	e = mk_fork(&re, PERF_RECORD_EXIT, 710, 700, 710, 700, 2000100);
+	cr_assert_eq(tracker__prefetch(fx.t, e), 0);
+	expect(judge(s, 2000000), TRACKER_WRITE, "sample of 710, the tenant's child");
+	expect(judge(e, 2000100), TRACKER_WRITE, "its EXIT");
+	cr_assert_eq(stats()->unattributed_gone, 0);
+}
+
 Test(tracker, prefetch_fork_placeholder)
 {
 	struct rec rf, rs, rs2, rf2;
@@ -844,7 +866,7 @@ Test(tracker, prefetch_fork_placeholder)
 	/* the sample of another new child is read before its FORK (another CPU) */
 	s2 = mk_sample(&rs2, 310, 310, 2000300, 0);
 	f2 = mk_fork(&rf2, PERF_RECORD_FORK, 310, 300, 310, 300, 2000200);
-	cr_assert_eq(tracker__prefetch(fx.t, s2), 0);
+	cr_assert_eq(tracker__prefetch(fx.t, s2), 1, "its FORK is in a buffer not read yet: another pass first");
 	cr_assert_eq(tracker__prefetch(fx.t, f2), 0);
 
 	/* judged in time order: the FORKs decide, by inheritance */
