@@ -21,10 +21,13 @@ cp "$PROF_HOT" "$TMP/bin/prof-hot" && cp "$PROF_HOT" "$TMP/bin/bobsecret" && chm
 
 as_alice() { runuser -u "$A" -- "$@"; }
 
-runuser -u "$B" -- "$TMP/bin/bobsecret" 8 >/dev/null &
+runuser -u "$B" -- "$TMP/bin/bobsecret" 20 >/dev/null &
 cleanup_hooks+=("kill $! 2>/dev/null")
-bob=$!
 sleep 0.3
+# Bob's own process, not runuser's (root's) pid: the one whose samples must not leak
+# and whose pid alice must not be allowed to record.
+bob=$(pgrep -u "$B" -x bobsecret) || fail "bob's busy process did not start"
+cleanup_hooks+=("kill $bob 2>/dev/null")
 
 # Her own uid, with her own workload.
 F=$TMP/a/alice.data
@@ -54,6 +57,7 @@ refused() {
 refused --uid "$B"
 refused --uid "$A,$B"
 refused -a
+[ -d "/proc/$bob" ] || fail "bob's process $bob is gone before the --pid check"
 refused --pid "$bob"
 refused --cgroup /
 
