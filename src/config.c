@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
 #include <ini.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "prof/config.h"
 #include "prof/event_spec.h"
+#include "prof/record_opts.h"
 #include "prof/util.h"
 
 void config__defaults(struct prof_config *c)
@@ -94,8 +96,9 @@ static int handler(void *user, const char *section, const char *name, const char
 			return 1;
 		}
 		if (!strcmp(name, "mmap_pages")) {
-			if (parse_uint(value, 1, 1u << 20, &u) < 0 || (u & (u - 1)))
-				return bad(x, "bad mmap_pages '%s' (a power of two)", value);
+			if (parse_uint(value, 1, record_opts__max_mmap_pages(), &u) < 0 || (u & (u - 1)))
+				return bad(x, "bad mmap_pages '%s' (a power of two from 1 to %" PRIu64 ")", value,
+					   record_opts__max_mmap_pages());
 			c->mmap_pages = (unsigned int)u;
 			return 1;
 		}

@@ -20,6 +20,7 @@ bad() {
 bad 2: '[record]\nnosuch = 1\n'
 bad 3: '[record]\nfrequency = 100\nfrequency = lots\n'
 bad 1: 'garbage line\n'
+bad 2: '[record]\nmmap_pages = 1048576\n'
 bad 2: "[record]\noutput = $(printf '%0300d' 0)\n"
 
 printf '[record]\nevent = cpu-clock\nfrequency = 97\noutput = from-config-%%p.data\n' >good.conf
