@@ -627,7 +627,7 @@ int cmd_record(int argc, char **argv)
 	ret = resolve_scope(&r);
 	if (ret)
 		goto out;
-	ret = record_config__policy(&r.opts, &r.cfg, r.cgroup_fd, &r.verdict);
+	ret = record_config__policy(&r.opts, &r.cfg, &r.privs, r.cgroup_fd, &r.verdict);
 	if (ret)
 		goto out;
 	if (r.verdict.admin && !r.opts.all && !r.privs.sys_ptrace && !r.privs.perfmon && !r.opts.quiet)

@@ -17,7 +17,8 @@
 
 void config__defaults(struct prof_config *c)
 {
-	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128 };
+	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128,
+				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY };
 	strcpy(c->output, "perf.data");
 }
 
@@ -121,6 +122,12 @@ static int handler(void *user, const char *section, const char *name, const char
 			if (parse_bool(value, &b) < 0)
 				return bad(x, "bad user_kernel '%s' (yes or no)", value);
 			c->user_kernel = b;
+			return 1;
+		}
+		if (!strcmp(name, "user_max_frequency")) {
+			if (parse_uint(value, 1, 1000000, &u) < 0)
+				return bad(x, "bad user_max_frequency '%s' (samples per second, 1 to 1000000)", value);
+			c->user_max_frequency = u;
 			return 1;
 		}
 		return bad(x, "unknown key '%s' in [policy]", name);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,15 +76,26 @@ int record_config__apply(struct record_opts *o, const struct privs *p, struct pr
 	return 0;
 }
 
-int record_config__policy(struct record_opts *o, const struct prof_config *cfg, int cgroup_fd,
-			  struct policy_verdict *v)
+int record_config__policy(struct record_opts *o, const struct prof_config *cfg, const struct privs *p,
+			  int cgroup_fd, struct policy_verdict *v)
 {
+	uint64_t asked = o->freq;
 	char err[1024];
+	int r;
 
 	if (policy__check(cfg, o, cgroup_fd, v, err, sizeof(err)) < 0) {
 		fprintf(stderr, "prof: refused by the access %s\n", err);
 		return EXIT_PROF_FAIL;
 	}
+	r = policy__check_rate(cfg, v, p->sys_admin, o, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "prof: refused by the access %s\n", err);
+		return EXIT_PROF_FAIL;
+	}
+	if (r > 0 && !o->quiet)
+		fprintf(stderr, "prof: the configured frequency %" PRIu64 " Hz is above the %" PRIu64
+			" Hz allowed to users who are not admins ([policy] user_max_frequency); using %" PRIu64 " Hz.\n",
+			asked, cfg->user_max_frequency, o->freq);
 	if (!v->kernel) {
 		o->no_kernel = true;
 		o->event.exclude_kernel = true;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #define CONFIG_MAX_LINE 200     /* inih's line buffer: longer lines are errors */
+#define CONFIG_USER_MAX_FREQUENCY 10000 /* default [policy] user_max_frequency */
 
 struct prof_config {
 	/* [record] */
@@ -24,6 +25,7 @@ struct prof_config {
 	/* [policy] */
 	char admin_group[64];           /* members may record any scope; "" = root only */
 	bool user_kernel;               /* ordinary users get kernel samples and addresses */
+	uint64_t user_max_frequency;    /* highest sampling rate (Hz per CPU) for ordinary users */
 };
 
 void config__defaults(struct prof_config *c);
