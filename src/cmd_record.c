@@ -652,7 +652,7 @@ int cmd_record(int argc, char **argv)
 	err = record_output__create(&r.out, r.opts.output);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot create output file '%s': %s; choose another path with -o.\n",
-			r.opts.output, err == -EEXIST ? "it exists and is not a regular file (a symlink?)" : strerror(-err));
+			r.opts.output, err == -EEXIST ? "it exists and is not a regular file (a symlink, FIFO or device?)" : strerror(-err));
 		goto out;
 	}
 	if (r.opts.argv) {

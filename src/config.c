@@ -170,21 +170,28 @@ int config__parse(struct prof_config *c, const char *text, const char *filename,
 int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,
 		 char *err, size_t errlen)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	ssize_t n;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
+	return config__load_fd(c, fd, path, allow_policy, must_be_safe, err, errlen);
+}
+
+int config__load_fd(struct prof_config *c, int fd, const char *path, bool allow_policy, bool must_be_safe,
+		    char *err, size_t errlen)
+{
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	ssize_t n;
+
 	/* Checked on the open file, so what is read is what was checked. */
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+		snprintf(err, errlen, "%s: not a regular file (a FIFO, device or directory): give a prof.conf file", path);
 		return -EINVAL;
 	}
 	if (must_be_safe && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {

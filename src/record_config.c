@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,29 @@
 #include "prof/util.h"
 #include "record_config.h"
 
-static int load(struct prof_config *cfg, const char *path, bool policy, bool safe, bool optional)
+/*
+ * as_user: a file the user names (--config, their own prof.conf) is opened with their
+ * own rights, never prof's capabilities: its error messages quote its lines.
+ */
+static int load(struct prof_config *cfg, const char *path, bool policy, bool safe, bool optional, bool as_user)
 {
 	char err[512];
-	int r = config__load(cfg, path, policy, safe, err, sizeof(err));
+	int r;
 
+	if (as_user) {
+		_cleanup_close_ int fd = privs__open_as_user(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+		if (fd == -ENOENT && optional)
+			return 0;
+		if (fd < 0) {
+			fprintf(stderr, "prof: cannot read the configuration '%s': %s (it is opened with your own "
+				"rights, not prof's capabilities)\n", path, strerror(-fd));
+			return EXIT_PROF_USAGE;
+		}
+		r = config__load_fd(cfg, fd, path, policy, safe, err, sizeof(err));
+	} else {
+		r = config__load(cfg, path, policy, safe, err, sizeof(err));
+	}
 	if (r == -ENOENT && optional)
 		return 0;
 	if (r < 0) {
@@ -36,11 +55,11 @@ int record_config__apply(struct record_opts *o, const struct privs *p, struct pr
 	config__defaults(cfg);
 	if (o->config && p->uid == 0) {
 		/* root's --config replaces the system file */
-		r = load(cfg, o->config, true, false, false);
+		r = load(cfg, o->config, true, false, false, false);
 		if (r)
 			return r;
 	} else {
-		r = load(cfg, PROF_SYSCONFDIR "/prof.conf", true, privileged_for_other, true);
+		r = load(cfg, PROF_SYSCONFDIR "/prof.conf", true, privileged_for_other, true, false);
 		if (r)
 			return r;
 		if (o->config)
@@ -50,7 +69,7 @@ int record_config__apply(struct record_opts *o, const struct privs *p, struct pr
 		else if (home && home[0] == '/')
 			snprintf(user_path, sizeof(user_path), "%s/.config/prof/prof.conf", home);
 		if (user_path[0]) {
-			r = load(cfg, user_path, false, false, !o->config);
+			r = load(cfg, user_path, false, false, !o->config, true);
 			if (r)
 				return r;
 		}

@@ -46,6 +46,11 @@ int config__parse(struct prof_config *c, const char *text, const char *filename,
 int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,
 		 char *err, size_t errlen);
 
+/* The same from an open file (opened O_NONBLOCK, so a FIFO never blocks: it is not a
+ * regular file and is refused); path names it in messages.  fd is not closed. */
+int config__load_fd(struct prof_config *c, int fd, const char *path, bool allow_policy, bool must_be_safe,
+		    char *err, size_t errlen);
+
 /* Expand the output pattern into buf.  0 or -ENAMETOOLONG. */
 int config__expand_output(const char *pattern, char *buf, size_t len);
 

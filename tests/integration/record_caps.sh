@@ -40,8 +40,48 @@ prof_user record -F max -o u.data -- "$TMP/bin/prof-hot" 0.2 || fail "-F max by 
 perf_clean "$TMP/header" report -f -i u.data --header-only
 grep -q "sample_freq } = $cap," "$TMP/header" || fail "-F max by a user is not $cap Hz: $(grep -o 'sample_freq } = [0-9]*' "$TMP/header")"
 pass "-F max by a user: $cap Hz"
+rm -f u.data u.data.old
 "$PROF" record -q -F 20000 -o root.data -- "$PROF_HOT" 0.2 || fail "-F 20000 by root"
 perf_clean "$TMP/header" report -i root.data --header-only
 want=$((kmax < 20000 ? kmax : 20000))
 grep -q "sample_freq } = $want," "$TMP/header" || fail "root's -F 20000 was capped: $(grep -o 'sample_freq } = [0-9]*' "$TMP/header")"
 pass "root is not capped: $want Hz"
+
+# ---- files the user names are opened with the user's rights ---------------------
+sleep 60 &
+rootpid=$!
+cleanup_hooks+=("kill $rootpid 2>/dev/null")
+[ -r /proc/$rootpid/maps ] || fail "root cannot read /proc/$rootpid/maps"
+prof_user record --config /proc/$rootpid/maps -o u.data -- "$TMP/bin/prof-hot" 0.2
+rc=$?
+[ "$rc" -eq 2 ] || fail "--config /proc/$rootpid/maps (root's): exit $rc: $(cat "$TMP/err")"
+grep -q "Permission denied" "$TMP/err" || fail "--config of root's maps: no permission error: $(cat "$TMP/err")"
+grep -qE '[0-9a-f]{8,}-|outside a section|sleep' "$TMP/err" && fail "--config echoed root's maps: $(cat "$TMP/err")"
+[ ! -e u.data ] || fail "recorded with root's maps as configuration"
+pass "--config /proc/<root's pid>/maps: $(cat "$TMP/err")"
+as_user "$TMP/bin/prof-hot" 30 >/dev/null &
+for _ in $(seq 50); do upid=$(pgrep -u "$U" -x prof-hot) && break; sleep 0.1; done
+[ -n "$upid" ] || fail "her process did not start"
+prof_user record --config /proc/$upid/maps -o u.data -- "$TMP/bin/prof-hot" 0.2
+[ $? -eq 2 ] && grep -q "maps:1:" "$TMP/err" || fail "--config of her own maps is not read as hers: $(cat "$TMP/err")"
+kill $upid
+pass "--config of her own process's maps is read (and refused as a configuration)"
+
+# A FIFO as --config, as report -i and as -o: an error at once, never a hang.
+as_user mkfifo fifo || fail mkfifo
+prof_user record --config fifo -o u.data -- "$TMP/bin/prof-hot" 0.2
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "not a regular file" "$TMP/err" || fail "FIFO as --config: exit $rc: $(cat "$TMP/err")"
+pass "FIFO as --config: $(cat "$TMP/err")"
+prof_user report -i fifo
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "not a regular file" "$TMP/err" || fail "FIFO as report -i: exit $rc: $(cat "$TMP/err")"
+pass "FIFO as report -i: $(cat "$TMP/err")"
+prof_user record -o fifo -- "$TMP/bin/prof-hot" 0.2
+rc=$?
+[ "$rc" -eq 1 ] && [ -p fifo ] || fail "FIFO as -o: exit $rc: $(cat "$TMP/err")"
+pass "FIFO as -o: $(head -n1 "$TMP/err")"
+# report -i of root's maps: refused as hers, not read with prof's capabilities.
+prof_user report -i /proc/$rootpid/maps
+[ $? -eq 1 ] && grep -q "Permission denied" "$TMP/err" || fail "report -i of root's maps: $(cat "$TMP/err")"
+pass "report -i /proc/<root's pid>/maps: $(cat "$TMP/err")"
