@@ -85,3 +85,36 @@ pass "FIFO as -o: $(head -n1 "$TMP/err")"
 prof_user report -i /proc/$rootpid/maps
 [ $? -eq 1 ] && grep -q "Permission denied" "$TMP/err" || fail "report -i of root's maps: $(cat "$TMP/err")"
 pass "report -i /proc/<root's pid>/maps: $(cat "$TMP/err")"
+
+# ---- --uid needs the set*uid() tracepoints -----------------------------------------
+tfs=$(tracefs_dir)
+[ -n "$tfs" ] || skip "tracefs is not mounted"
+if as_user test -r "$tfs/events/syscalls/sys_enter_setuid/id"; then
+	tracefs_root_only
+fi
+as_user test -r "$tfs/events/syscalls/sys_enter_setuid/id" && fail "tracefs still readable by $U"
+prof_user record --uid "$U" -o u.data -- "$TMP/bin/prof-hot" 0.2
+rc=$?
+[ "$rc" -eq 1 ] || fail "--uid without readable tracefs: exit $rc: $(cat "$TMP/err")"
+grep -q "set\*uid() calls" "$TMP/err" && grep -q "tracefs" "$TMP/err" && grep -q "remount,gid=" "$TMP/err" ||
+	fail "--uid without readable tracefs: message: $(cat "$TMP/err")"
+[ ! -e u.data ] || fail "--uid without readable tracefs left a file"
+pass "--uid refused without the set*uid() tracepoints: $(head -n1 "$TMP/err")"
+
+# ---- set-user-ID and set-group-ID programs ------------------------------------------
+for bits in 4755 2755; do
+	rm -f "$TMP/bin/setid-hot"
+	cp "$PROF_HOT" "$TMP/bin/setid-hot" && chmod "$bits" "$TMP/bin/setid-hot" || fail "setid copy"
+	if findmnt -n -o OPTIONS -T "$TMP/bin" | grep -qw nosuid; then
+		note "$TMP is mounted nosuid: set-ID programs are not tested"
+		break
+	fi
+	prof_user record -o u.data -- "$TMP/bin/setid-hot" 0.2
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q "set-.*-ID" "$TMP/err" && grep -q CAP_SYS_ADMIN "$TMP/err" ||
+		fail "a mode $bits program by a user: exit $rc: $(cat "$TMP/err")"
+	[ ! -e u.data ] || fail "a mode $bits program by a user left a file"
+	pass "mode $bits program refused: $(head -n1 "$TMP/err")"
+	"$PROF" record -q -o root.data -- "$TMP/bin/setid-hot" 0.2 || fail "a mode $bits program by root: exit $?"
+done
+pass "root profiles them"
