@@ -131,6 +131,14 @@ static int provide(struct record *r, const struct tracker_need *need, uint64_t t
 	}
 	if (!need->what)
 		return 0;
+	if (need->pre_exec && (need->what & SYNTH_COMM)) {
+		/* The name it had then; /proc names what it exec'd since. */
+		err = synth__comm(&r->synth, need->pid, need->tid, need->comm ? need->comm : "prof", time, emit, r);
+		if (err < 0)
+			return err;
+		tracker__described(r->tracker, need, 0);
+		return 0;
+	}
 	/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
 	r->synth.read_done = &r->synth_until;
 	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit_described, r);
@@ -475,8 +483,20 @@ static int start_tracker(struct record *r)
 		if (err < 0)
 			return err;
 	}
-	if (r->opts.scope.workload)
-		return tracker__add_tree_root(r->tracker, r->opts.scope.workload);
+	if (r->opts.scope.workload) {
+		err = tracker__add_tree_root(r->tracker, r->opts.scope.workload);
+		if (err < 0)
+			return err;
+	}
+	if (r->has_workload) {
+		/* Forked from prof and corked: prof's name until it execs. */
+		char comm[16] = "";
+		_cleanup_free_ char *self = NULL;
+
+		if (read_file_full(AT_FDCWD, "/proc/self/comm", 64, &self) > 0)
+			procfs__comm(self, comm);
+		tracker__add_workload(r->tracker, r->wl.pid, comm[0] ? comm : "prof");
+	}
 	return 0;
 }
 

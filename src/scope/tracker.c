@@ -41,6 +41,9 @@ struct tracker {
 	struct exited { int32_t tid; uint64_t time; } *exits;   /* FIFO ring of exits */
 	size_t exit_head, exit_nr, exit_cap;
 	struct tracker_stats st;
+	int32_t workload;               /* prof's corked child, named workload_comm ... */
+	bool workload_execd;            /* ... until its exec */
+	char workload_comm[16];
 };
 
 /* ---- cgroups ------------------------------------------------------------ */
@@ -420,7 +423,12 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 	if (!(task->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
 		need->what |= SYNTH_COMM;
 	need->comm = task->comm[0] ? task->comm : NULL;
-	if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
+	if (pid == t->workload && !t->workload_execd) {
+		/* /proc's comm and maps are those of after its exec */
+		need->pre_exec = true;
+		need->comm = t->workload_comm;
+	}
+	else if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
 		need->what |= SYNTH_MAPS;
 	if (cgroup) {
 		struct cgroup_entry *c = cgroup_find(t, cgroup);
@@ -541,6 +549,8 @@ static int judge_comm(struct tracker *t, const struct perf_record_comm *c, uint1
 	 */
 	memcpy(task->comm, c->comm, sizeof(task->comm));
 	task->comm[sizeof(task->comm) - 1] = '\0';
+	if (exec && (int32_t)c->pid == t->workload)
+		t->workload_execd = true;
 	if (task_scope(t, task, 0) <= 0) {
 		forget_comm(task);
 		if (exec)
@@ -865,6 +875,12 @@ int tracker__add_tree_root(struct tracker *t, int32_t pid)
 	if (read_facts(t, pid, &f) == 0)
 		apply_facts(t, task, &f, 1);
 	return 0;
+}
+
+void tracker__add_workload(struct tracker *t, int32_t pid, const char *comm)
+{
+	t->workload = pid;
+	snprintf(t->workload_comm, sizeof(t->workload_comm), "%s", comm);
 }
 
 int tracker__new(const struct tracker_config *cfg, struct tracker **ret)

@@ -897,6 +897,31 @@ Test(tracker, need_comm_and_maps_once)
 	cr_assert_eq(fx.need.what, 0);
 }
 
+/* prof's corked workload: before its exec it is prof, whatever /proc says by the time
+ * its samples are judged; no maps from /proc for it (they are the program's). */
+Test(tracker, workload_named_prof_before_exec)
+{
+	fx.scope.workload = 100;
+	put_task(100, 100, 50, 1001);   /* /proc: already the program ("task100") */
+	start();
+	cr_assert_eq(tracker__add_tree_root(fx.t, 100), 0);
+	tracker__add_workload(fx.t, 100, "prof");
+
+	expect(sample(100, 100, 0), TRACKER_WRITE, "sample before exec");
+	cr_assert(fx.need.pre_exec, "not marked as before the exec");
+	cr_assert_eq(fx.need.what, SYNTH_COMM, "need %#x", fx.need.what);
+	cr_assert_str_eq(fx.need.comm, "prof");
+	tracker__described(fx.t, &fx.need, 0);
+	expect(sample(100, 100, 0), TRACKER_WRITE, "second sample before exec");
+	cr_assert_eq(fx.need.what, 0, "need %#x", fx.need.what);
+
+	expect(comm(100, 100, "hot", true), TRACKER_WRITE, "COMM exec");
+	expect(sample(100, 100, 0), TRACKER_WRITE, "sample after exec");
+	cr_assert_not(fx.need.pre_exec);
+	cr_assert_eq(fx.need.what, 0, "need %#x", fx.need.what);
+	assert_accounted();
+}
+
 Test(tracker, need_nothing_after_written_exec)
 {
 	scope_uid(1001);
