@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "prof/commands.h"
@@ -131,6 +132,14 @@ static int provide(struct record *r, const struct tracker_need *need, uint64_t t
 	}
 	if (!need->what)
 		return 0;
+	if (need->pre_exec && (need->what & SYNTH_COMM)) {
+		/* The name it had then; /proc names what it exec'd since. */
+		err = synth__comm(&r->synth, need->pid, need->tid, need->comm ? need->comm : "prof", time, emit, r);
+		if (err < 0)
+			return err;
+		tracker__described(r->tracker, need, 0);
+		return 0;
+	}
 	/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
 	r->synth.read_done = &r->synth_until;
 	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit_described, r);
@@ -422,6 +431,41 @@ static int write_trailer(struct record *r, int argc, char **argv)
 	return err2 < 0 ? err2 : err;
 }
 
+/*
+ * --uid of someone who is not an admin needs the set*uid() tracepoints: without them a
+ * process of theirs that becomes root (su, sudo, a set-user-ID program calling
+ * setuid(0)) would stay theirs until its next exec, and root's samples would land in
+ * their file.  Admins may record any uid anyway: they are warned.  0, or -EPERM after
+ * a message.
+ */
+static int check_creds(const struct record *r, const struct recorder_info *info)
+{
+	int e = -info->creds_err;
+
+	if (!r->opts.scope.nr_uids || info->creds)
+		return 0;
+	if (r->verdict.admin) {
+		if (!r->opts.quiet)
+			fprintf(stderr,
+				"prof: warning: cannot trace set*uid() calls (%s: needs tracefs and the syscalls tracepoints);\n"
+				"  a process that changes uid without exec is judged by its uid at its next exec.\n",
+				strerror(e));
+		return 0;
+	}
+	fprintf(stderr,
+		"prof: --uid cannot be recorded here: prof cannot follow set*uid() calls, because %s (%s).\n"
+		"  Without them a process that becomes another user (su, sudo, a set-user-ID program) would\n"
+		"  stay yours, and that user's samples would land in your file; prof refuses instead.\n"
+		"  An admin can make tracefs readable to a group of yours:\n"
+		"    sudo mount -o remount,gid=GROUP,mode=0750 /sys/kernel/tracing   (or the same in /etc/fstab)\n"
+		"  or run prof as root.  Or record your command (prof record -- CMD) or a cgroup of yours.\n",
+		e == EACCES || e == EPERM ? "tracefs (/sys/kernel/tracing) is not readable by you"
+		: e == ENOENT ? "tracefs is not mounted or the kernel has no syscalls tracepoints"
+			      : "the syscalls tracepoints cannot be opened",
+		strerror(e));
+	return -EPERM;
+}
+
 static int start_tracker(struct record *r)
 {
 	const struct recorder_info *info = recorder__info(r->rec);
@@ -440,12 +484,9 @@ static int start_tracker(struct record *r)
 	size_t n;
 	int err;
 
-	/* Who cannot fix it is not told: an ordinary user's scope is their own uid. */
-	if (r->opts.scope.nr_uids && !info->creds && !r->opts.quiet && r->verdict.admin)
-		fprintf(stderr,
-			"prof: warning: cannot trace set*uid() calls (%s: needs tracefs and the syscalls tracepoints);\n"
-			"  a process that changes uid without exec is judged by its uid at its next exec.\n",
-			strerror(-info->creds_err));
+	err = check_creds(r, info);
+	if (err < 0)
+		return err;
 	err = tracker__new(&cfg, &r->tracker);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot set up the scope: %s\n", strerror(-err));
@@ -457,8 +498,20 @@ static int start_tracker(struct record *r)
 		if (err < 0)
 			return err;
 	}
-	if (r->opts.scope.workload)
-		return tracker__add_tree_root(r->tracker, r->opts.scope.workload);
+	if (r->opts.scope.workload) {
+		err = tracker__add_tree_root(r->tracker, r->opts.scope.workload);
+		if (err < 0)
+			return err;
+	}
+	if (r->has_workload) {
+		/* Forked from prof and corked: prof's name until it execs. */
+		char comm[16] = "";
+		_cleanup_free_ char *self = NULL;
+
+		if (read_file_full(AT_FDCWD, "/proc/self/comm", 64, &self) > 0)
+			procfs__comm(self, comm);
+		tracker__add_workload(r->tracker, r->wl.pid, comm[0] ? comm : "prof");
+	}
 	return 0;
 }
 
@@ -548,6 +601,32 @@ static int choose_identity(struct record *r, struct workload_identity *id)
 		return EXIT_PROF_USAGE;
 	}
 	return 0;
+}
+
+/*
+ * A set-user-ID or set-group-ID program runs with someone else's rights: only root or
+ * CAP_SYS_ADMIN may profile it, as with perf.  Returns 0, or an exit code after a message.
+ */
+static int check_setid_program(const struct record *r, const char *exe)
+{
+	struct statvfs vfs;
+	struct stat st;
+	bool suid, sgid;
+
+	if (getuid() == 0 || r->privs.sys_admin || stat(exe, &st) < 0)
+		return 0;
+	suid = st.st_mode & S_ISUID;
+	sgid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP);       /* without g+x: locking */
+	if (!suid && !sgid)
+		return 0;
+	if (statvfs(exe, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+		return 0;               /* the bits do nothing there */
+	fprintf(stderr,
+		"prof: refusing to profile '%s': it is set-%s-ID (owner uid %u, group %u), so it runs with\n"
+		"  another user's rights; only root or CAP_SYS_ADMIN may profile such a program (as with perf).\n"
+		"  Run prof as root, or profile a copy without the set-ID bit.\n",
+		exe, suid ? "user" : "group", st.st_uid, st.st_gid);
+	return EXIT_PROF_FAIL;
 }
 
 static int report_exec_error(const char *cmd, int err)
@@ -642,7 +721,7 @@ int cmd_record(int argc, char **argv)
 	ret = resolve_scope(&r);
 	if (ret)
 		goto out;
-	ret = record_config__policy(&r.opts, &r.cfg, r.cgroup_fd, &r.verdict);
+	ret = record_config__policy(&r.opts, &r.cfg, &r.privs, r.cgroup_fd, &r.verdict);
 	if (ret)
 		goto out;
 	if (r.verdict.admin && !r.opts.all && !r.privs.sys_ptrace && !r.privs.perfmon && !r.opts.quiet)
@@ -657,6 +736,10 @@ int cmd_record(int argc, char **argv)
 			ret = report_exec_error(r.opts.argv[0], err);
 			goto out;
 		}
+		ret = check_setid_program(&r, exe);
+		if (ret)
+			goto out;
+		ret = EXIT_PROF_FAIL;
 	}
 	r.queue = ordered_queue__new();
 	r.dedup = map_dedup__new();
@@ -667,7 +750,7 @@ int cmd_record(int argc, char **argv)
 	err = record_output__create(&r.out, r.opts.output);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot create output file '%s': %s; choose another path with -o.\n",
-			r.opts.output, err == -EEXIST ? "it exists and is not a regular file (a symlink?)" : strerror(-err));
+			r.opts.output, err == -EEXIST ? "it exists and is not a regular file (a symlink, FIFO or device?)" : strerror(-err));
 		goto out;
 	}
 	if (r.opts.argv) {

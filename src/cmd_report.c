@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <perf/event.h>
 
@@ -18,6 +19,7 @@
 #include "prof/jitmap.h"
 #include "prof/model.h"
 #include "prof/ordered.h"
+#include "prof/privs.h"
 #include "prof/procfs.h"
 #include "prof/reader.h"
 #include "prof/report.h"
@@ -463,10 +465,34 @@ static const char *record_type_name(uint32_t t)
 	return t == PERF_RECORD_FINISHED_ROUND ? "FINISHED_ROUND" : "unknown";
 }
 
+/*
+ * Open the input with the user's own rights (prof may hold capabilities) and without
+ * blocking (a FIFO is refused, not waited on).  The reader then reads that very file
+ * through fdpath.  The fd, or -errno after a message.
+ */
+static int open_input(const char *path, char *fdpath, size_t len)
+{
+	_cleanup_close_ int fd = privs__open_as_user(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "prof report: %s: cannot open: %s\n", path, strerror(-fd));
+		return fd;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "prof report: %s: not a regular file (a FIFO, device or directory): give a perf.data file\n",
+			path);
+		return -EINVAL;
+	}
+	snprintf(fdpath, len, "/proc/self/fd/%d", fd);
+	return steal_fd(&fd);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
-	char errbuf[512];
+	_cleanup_close_ int in_fd = -1;
+	char errbuf[512], in_path[64];
 	const char *sec;
 	size_t len, nr;
 	uint64_t total_p, total_s;
@@ -482,7 +508,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: %s\n", errbuf);
 		return EXIT_PROF_USAGE;
 	}
-	err = perf_reader__open(r.o.input, &r.reader, &r.err);
+	in_fd = open_input(r.o.input, in_path, sizeof(in_path));
+	if (in_fd < 0)
+		goto out;
+	err = perf_reader__open(in_path, &r.reader, &r.err);
 	if (err < 0) {
 		fprintf(stderr, "prof report: %s: %s\n", r.o.input, err == -ENOMEM ? "out of memory" : r.err.msg);
 		goto out;

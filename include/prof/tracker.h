@@ -65,6 +65,8 @@ struct tracker_need {
 	unsigned int what;              /* SYNTH_COMM | SYNTH_MAPS (synth.h), 0 for none */
 	const char *comm;               /* its comm as /proc said when first looked up, or NULL:
 					 * the fallback when the task is gone by now */
+	bool pre_exec;                  /* with SYNTH_COMM: write comm as it is, /proc already
+					 * names what the task exec'd since (maps: none asked) */
 	uint64_t cgroup;                /* write a CGROUP record for this id first (0: none) */
 	const char *cgroup_path;        /* its path, valid until the next judge() */
 };
@@ -93,6 +95,13 @@ int tracker__add_ids(struct tracker *t, enum tracker_event_kind kind, const uint
 
 /* Mark a task (the workload) as the root of a scoped process tree, with its facts. */
 int tracker__add_tree_root(struct tracker *t, int32_t pid);
+
+/*
+ * The workload prof forked (corked, not yet exec'd): until its exec it is named comm
+ * (prof's own name, cut to 15 characters), as perf names it; its samples before the exec must not take the
+ * name /proc gives by the time they are judged (the program's).
+ */
+void tracker__add_workload(struct tracker *t, int32_t pid, const char *comm);
 
 /* Judge one record, in time order.  Returns a verdict (>= 0) or -ENOMEM. */
 int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64_t time,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A copy of prof with file capabilities, run by an ordinary user: their own uid records
-# fine; another user's uid, a foreign cgroup, -a and another's pid are refused; with
-# another user busy meanwhile, the file holds none of their samples, comms or maps and
-# no kernel addresses; -o through a symlink is refused and the target is untouched.
+# fine (tracefs readable by a group of theirs); another user's uid, a foreign cgroup,
+# -a and another's pid are refused; with another user busy meanwhile, the file holds
+# none of their samples, comms or maps and no kernel addresses; -o through a symlink is refused and the target is untouched.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_perf
@@ -20,6 +20,13 @@ setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep "$TMP/bin/prof" 2>/dev/null || s
 cp "$PROF_HOT" "$TMP/bin/prof-hot" && cp "$PROF_HOT" "$TMP/bin/bobsecret" && chmod 755 "$TMP/bin/"* || fail "copy"
 
 as_alice() { runuser -u "$A" -- "$@"; }
+
+# --uid needs the set*uid() tracepoints: tracefs readable by a group of hers, as
+# prof's refusal tells admins to do.
+TG=prof-it-tracing
+groupadd -f "$TG" && usermod -aG "$TG" "$A" || fail "group"
+cleanup_hooks+=("groupdel $TG")
+tracefs_readable_by_group "$TG"
 
 runuser -u "$B" -- "$TMP/bin/bobsecret" 20 >/dev/null &
 cleanup_hooks+=("kill $! 2>/dev/null")
