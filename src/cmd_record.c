@@ -401,7 +401,7 @@ static int write_trailer(struct record *r, int argc, char **argv)
 
 	prof_section__build(&b, &r->opts.scope, r->tracker, &extra);
 	if (!err)
-		err = b.err ? b.err : perf_data_writer__add_feature(r->writer, HEADER_PROF_SCOPE, b.data, b.len);
+		err = b.err ? b.err : perf_data_writer__set_prof_section(r->writer, b.data, b.len);
 	feat_buf__release(&b);
 	err2 = perf_data_writer__finish(r->writer);
 	return err2 < 0 ? err2 : err;

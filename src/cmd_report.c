@@ -305,7 +305,7 @@ static const char *const key_titles[KEY__MAX] = {
 static void describe_scope(struct report *r)
 {
 	size_t len;
-	const char *sec = perf_reader__feature(r->reader, HEADER_PROF_SCOPE, &len);
+	const char *sec = perf_reader__prof_section(r->reader, &len);
 	size_t off = 0;
 
 	r->scope[0] = '\0';
@@ -495,7 +495,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: out of memory\n");
 		goto out;
 	}
-	sec = perf_reader__feature(r.reader, HEADER_PROF_SCOPE, &len);
+	sec = perf_reader__prof_section(r.reader, &len);
 	if (sec)
 		model__load_prof_section(r.model, sec, len);
 	describe_scope(&r);

@@ -56,6 +56,13 @@ const char *perf_reader__feature_string(const struct perf_reader *r, unsigned in
 const void *perf_reader__feature(const struct perf_reader *r, unsigned int feat, size_t *ret_len);
 
 /*
+ * prof's own section (prof_section.h): found by the trailer at the end of the file,
+ * else (files of older prof) in feature bit HEADER_PROF_SCOPE_OLD.  NULL when the
+ * file has none (perf's files, or one perf inject rewrote).
+ */
+const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_len);
+
+/*
  * The next record of the data section, in file order.  1 with *ret_ev and
  * *ret_offset set, 0 at the end, or -EINVAL on a bad record (err filled in).
  * Records of unknown types are returned too; the caller skips them.

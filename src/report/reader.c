@@ -26,6 +26,7 @@ struct perf_reader {
 	size_t nr_ids;
 	struct perf_file_section feats[PERF_HEADER_FEAT_BITS];
 	bool has_feat[PERF_HEADER_FEAT_BITS];
+	struct perf_file_section prof;  /* from the trailer; size 0 when none */
 	enum { ID_NONE, ID_IDENTIFIER, ID_SINGLE } id_mode;
 	uint64_t pos, end;              /* iteration over the data section */
 	uint64_t unknown;
@@ -204,6 +205,22 @@ static int read_features(struct perf_reader *r, struct reader_error *err)
 	return 0;
 }
 
+/* The trailer that names prof's section; a broken one is ignored like a broken feature. */
+static void read_trailer(struct perf_reader *r)
+{
+	struct prof_trailer t;
+	uint64_t data_end = r->hdr.data.offset + r->hdr.data.size;
+
+	if (r->size < data_end + sizeof(t))
+		return;
+	memcpy(&t, r->buf + r->size - sizeof(t), sizeof(t));
+	/* the section lies after the data and before the trailer */
+	if (t.magic != PROF_TRAILER_MAGIC || t.offset < data_end || !in_file(r, t.offset, t.size) ||
+	    t.offset + t.size > r->size - sizeof(t))
+		return;
+	r->prof = (struct perf_file_section){ .offset = t.offset, .size = t.size };
+}
+
 static const unsigned int string_feats[] = { HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_VERSION,
 					      HEADER_ARCH, HEADER_CPUDESC };
 
@@ -278,6 +295,7 @@ int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_
 	e = read_features(r, err);
 	if (e < 0)
 		goto fail;
+	read_trailer(r);
 	for (size_t i = 0; i < ARRAY_SIZE(string_feats); i++)
 		if (r->has_feat[string_feats[i]])
 			read_string(r, string_feats[i], r->strings[i], sizeof(r->strings[i]));
@@ -324,6 +342,15 @@ const void *perf_reader__feature(const struct perf_reader *r, unsigned int feat,
 		return NULL;
 	*ret_len = r->feats[feat].size;
 	return r->buf + r->feats[feat].offset;
+}
+
+const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_len)
+{
+	if (r->prof.size) {
+		*ret_len = r->prof.size;
+		return (const char *)r->buf + r->prof.offset;
+	}
+	return perf_reader__feature(r, HEADER_PROF_SCOPE_OLD, ret_len);
 }
 
 uint64_t perf_reader__unknown_records(const struct perf_reader *r)
