@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "prof/reader.h"
@@ -17,7 +18,7 @@ struct id_entry {
 };
 
 struct perf_reader {
-	uint8_t *buf;
+	const uint8_t *buf;             /* the file, mapped read-only */
 	uint64_t size;
 	struct perf_file_header hdr;
 	struct reader_attr attrs[READER_MAX_ATTRS];
@@ -224,11 +225,35 @@ static void read_trailer(struct perf_reader *r)
 static const unsigned int string_feats[] = { HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_VERSION,
 					      HEADER_ARCH, HEADER_CPUDESC };
 
+/* The header, read before anything else of the file is touched. */
+static int check_header(const struct perf_file_header *h, uint64_t size, struct reader_error *err)
+{
+	if (h->magic != PERF_MAGIC2) {
+		if (__builtin_bswap64(h->magic) == PERF_MAGIC2)
+			return bad(err, 0, 0, "a big-endian perf.data: not supported");
+		return bad(err, 0, 0, "not a perf.data file (no PERFILE2 magic)");
+	}
+	if (h->size != sizeof(*h))
+		return bad(err, 8, 0, "header size %llu, expected %zu", (unsigned long long)h->size, sizeof(*h));
+	if (h->data.offset > size || h->data.size > size - h->data.offset || h->data.offset < sizeof(*h) ||
+	    h->data.offset % 8)
+		return bad(err, 40, 0, "data section (offset %llu, size %llu) is not inside the %llu-byte file: "
+			   "truncated?", (unsigned long long)h->data.offset, (unsigned long long)h->data.size,
+			   (unsigned long long)size);
+	if (h->data.size == 0)
+		return bad(err, 40, 0, "the data size is 0: the recording was not finished");
+	return 0;
+}
+
 int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_error *err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as the input must not hang the open */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct perf_file_header hdr;
 	struct perf_reader *r;
 	struct stat st;
+	void *map;
+	ssize_t n;
 	int e;
 
 	if (err)
@@ -243,52 +268,33 @@ int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_
 		return bad(err, 0, 0, "not a regular file");
 	if ((uint64_t)st.st_size > MAX_FILE_SIZE)
 		return bad(err, 0, 0, "larger than %llu GiB", MAX_FILE_SIZE >> 30);
-	if ((uint64_t)st.st_size < sizeof(struct perf_file_header))
+	if ((uint64_t)st.st_size < sizeof(hdr))
 		return bad(err, 0, 0, "%llu bytes: shorter than a perf.data header (truncated?)",
 			   (unsigned long long)st.st_size);
+	do
+		n = pread(fd, &hdr, sizeof(hdr), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(hdr))
+		return bad(err, 0, 0, "cannot read the header: %s", n < 0 ? strerror(errno) : "short read");
+	e = check_header(&hdr, (uint64_t)st.st_size, err);
+	if (e < 0)
+		return e;
+	/*
+	 * Mapped, not read: only the pages the report touches cost memory, so a huge
+	 * file costs what its header, attrs and records need.  (A file truncated under
+	 * the report by its writer would fault: the files read are the user's own.)
+	 */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return bad(err, 0, 0, "cannot map the file: %s", strerror(errno));
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		munmap(map, (size_t)st.st_size);
 		return -ENOMEM;
+	}
+	r->buf = map;
 	r->size = (uint64_t)st.st_size;
-	r->buf = malloc(r->size + 8);
-	if (!r->buf) {
-		perf_reader__free(r);
-		return -ENOMEM;
-	}
-	for (uint64_t got = 0; got < r->size;) {
-		ssize_t n = read(fd, r->buf + got, r->size - got);
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			perf_reader__free(r);
-			return bad(err, got, 0, "short read (the file changed?)");
-		}
-		got += (uint64_t)n;
-	}
-	memcpy(&r->hdr, r->buf, sizeof(r->hdr));
-	e = -EINVAL;
-	if (r->hdr.magic != PERF_MAGIC2) {
-		if (__builtin_bswap64(r->hdr.magic) == PERF_MAGIC2)
-			bad(err, 0, 0, "a big-endian perf.data: not supported");
-		else
-			bad(err, 0, 0, "not a perf.data file (no PERFILE2 magic)");
-		goto fail;
-	}
-	if (r->hdr.size != sizeof(r->hdr)) {
-		bad(err, 8, 0, "header size %llu, expected %zu", (unsigned long long)r->hdr.size, sizeof(r->hdr));
-		goto fail;
-	}
-	if (!in_file(r, r->hdr.data.offset, r->hdr.data.size) || r->hdr.data.offset < sizeof(r->hdr) ||
-	    r->hdr.data.offset % 8) {
-		bad(err, 40, 0, "data section (offset %llu, size %llu) is not inside the %llu-byte file: truncated?",
-		    (unsigned long long)r->hdr.data.offset, (unsigned long long)r->hdr.data.size,
-		    (unsigned long long)r->size);
-		goto fail;
-	}
-	if (r->hdr.data.size == 0) {
-		bad(err, 40, 0, "the data size is 0: the recording was not finished");
-		goto fail;
-	}
+	r->hdr = hdr;
 	e = read_attrs(r, err);
 	if (e < 0)
 		goto fail;
@@ -311,7 +317,8 @@ fail:
 struct perf_reader *perf_reader__free(struct perf_reader *r)
 {
 	if (r) {
-		free(r->buf);
+		if (r->buf)
+			munmap((void *)r->buf, (size_t)r->size);
 		free(r->ids);
 		free(r);
 	}
