@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <perf/event.h>
+
 #include "prof/reader.h"
 #include "prof/util.h"
 
@@ -32,6 +34,7 @@ struct perf_reader {
 	uint64_t pos, end;              /* iteration over the data section */
 	uint64_t unknown;
 	char strings[8][256];           /* decoded string features */
+	uint64_t scratch[65536 / 8];    /* a record that follows an odd-sized one, aligned */
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -360,6 +363,41 @@ const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_l
 	return perf_reader__feature(r, HEADER_PROF_SCOPE_OLD, ret_len);
 }
 
+int perf_reader__for_each_build_id(const struct perf_reader *r,
+				   int (*fn)(const struct reader_build_id *b, void *ctx), void *ctx)
+{
+	struct perf_record_header_build_id e;
+	const uint8_t *p, *end;
+
+	if (!r->has_feat[HEADER_BUILD_ID])
+		return 0;
+	p = r->buf + r->feats[HEADER_BUILD_ID].offset;
+	end = p + r->feats[HEADER_BUILD_ID].size;
+	while ((size_t)(end - p) > sizeof(e)) {
+		struct reader_build_id b;
+		size_t name_max;
+		int ret;
+
+		memcpy(&e, p, sizeof(e));
+		if (e.header.size <= sizeof(e) || e.header.size > (size_t)(end - p))
+			return 0;
+		name_max = e.header.size - sizeof(e);
+		if (strnlen((const char *)p + sizeof(e), name_max) == name_max)
+			return 0;       /* the name must end inside its record */
+		b = (struct reader_build_id){ .misc = e.header.misc, .pid = e.pid,
+					      .filename = (const char *)p + sizeof(e) };
+		b.size = (e.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? e.size : 20;
+		if (b.size == 0 || b.size > 20)
+			return 0;
+		memcpy(b.data, e.data, b.size);
+		ret = fn(&b, ctx);
+		if (ret)
+			return ret;
+		p += e.header.size;
+	}
+	return 0;
+}
+
 uint64_t perf_reader__unknown_records(const struct perf_reader *r)
 {
 	return r->unknown;
@@ -400,14 +438,20 @@ int perf_reader__next(struct perf_reader *r, const struct perf_event_header **re
 	if (h.size < min_size(h.type))
 		return bad(err, r->pos, h.type, "record of %u bytes is smaller than its type's minimum %u",
 			   h.size, min_size(h.type));
-	/* every record perf or the kernel writes is a multiple of 8 bytes: anything else
-	 * is corruption, and would misalign everything after it */
-	if (h.size % 8)
+	/* every record the kernel writes is a multiple of 8 bytes: anything else is
+	 * corruption.  perf's own records need not be (perf inject -b writes 100-byte
+	 * HEADER_BUILD_IDs); records are read with memcpy, so alignment is not needed. */
+	if (h.size % 8 && h.type < PERF_RECORD_USER_TYPE_START)
 		return bad(err, r->pos, h.type, "record size %u is not a multiple of 8", h.size);
 	if (h.type == 0 || (h.type > PERF_RECORD_MAX && h.type < PERF_RECORD_USER_TYPE_START) ||
 	    h.type >= PERF_RECORD_HEADER_MAX)
 		r->unknown++;
 	*ret_ev = (const void *)(r->buf + r->pos);
+	if (r->pos % 8) {
+		/* after an odd-sized perf record: give the caller an aligned copy */
+		memcpy(r->scratch, r->buf + r->pos, h.size);
+		*ret_ev = (const void *)r->scratch;
+	}
 	*ret_offset = r->pos;
 	r->pos += h.size;
 	if (h.type == PERF_RECORD_AUXTRACE && h.size >= 16) {
