@@ -2,9 +2,11 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/build_id.h"
 #include "prof/strset.h"
 #include "prof/symbols.h"
 #include "prof/util.h"
@@ -211,10 +213,44 @@ static void expect(struct dso_entry *d, const uint8_t *bid, size_t len)
 	}
 }
 
+/* Open file as d's module (replacing any); its build id's length, or <= 0. */
+static int report_file(struct dso_entry *d, const char *file, const unsigned char **ret_bid)
+{
+	GElf_Addr vaddr;
+
+	*ret_bid = NULL;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->mod = NULL;
+	d->dwfl = dwfl_begin(&callbacks);
+	if (!d->dwfl)
+		return -ENOMEM;
+	d->mod = dwfl_report_offline(d->dwfl, d->path, file, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod)
+		return -ENOENT;
+	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+}
+
+/* perf's build-id cache entry of the recorded build id: ~/.debug/.build-id/xx/yyyy/elf. */
+static bool cache_path(const struct dso_entry *d, char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	struct build_id b = { .size = d->expect_len };
+	char hex[2 * BUILD_ID_MAX + 1];
+	int n;
+
+	if (!home || home[0] != '/' || !d->expect_len)
+		return false;
+	memcpy(b.data, d->expect, d->expect_len);
+	build_id__hex(&b, hex, sizeof(hex));
+	n = snprintf(buf, len, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+	return n > 0 && (size_t)n < len;
+}
+
 static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *build_id, size_t build_id_len)
 {
 	const unsigned char *bid;
-	GElf_Addr vaddr;
 	Elf *elf;
 	size_t phnum;
 	int n;
@@ -227,24 +263,24 @@ static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *buil
 		d->refused = SYMBOLS_REFUSED_CONFLICT;
 		return;
 	}
-	d->dwfl = dwfl_begin(&callbacks);
-	if (!d->dwfl)
-		return;
-	d->mod = dwfl_report_offline(d->dwfl, d->path, d->path, -1);
-	dwfl_report_end(d->dwfl, NULL, NULL);
+	n = report_file(d, d->path, &bid);
+	if (d->expect_len && !same_build_id(bid, n, d->expect, d->expect_len)) {
+		/* not the file that was mapped: perf's build-id cache may hold that one */
+		char cached[PATH_MAX];
+
+		d->refused = SYMBOLS_REFUSED_MISMATCH;
+		d->found_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->found)) : 0;
+		if (n > 0)
+			memcpy(d->found, bid, d->found_len);
+		if (!cache_path(d, cached, sizeof(cached)))
+			return;
+		n = report_file(d, cached, &bid);
+		if (!same_build_id(bid, n, d->expect, d->expect_len))
+			return;
+		d->refused = SYMBOLS_NOT_REFUSED;
+	}
 	if (!d->mod)
 		return;
-	n = dwfl_module_build_id(d->mod, &bid, &vaddr);
-	if (d->expect_len) {
-		/* the file on disk must be the one that was mapped */
-		if (!same_build_id(bid, n, d->expect, d->expect_len)) {
-			d->refused = SYMBOLS_REFUSED_MISMATCH;
-			d->found_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->found)) : 0;
-			if (n > 0)
-				memcpy(d->found, bid, d->found_len);
-			return;
-		}
-	}
 	elf = dwfl_module_getelf(d->mod, &d->bias);
 	if (!elf || elf_getphdrnum(elf, &phnum) < 0)
 		return;
