@@ -14,6 +14,7 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
+#include "prof/build_id_table.h"
 #include "prof/commands.h"
 #include "prof/map_dedup.h"
 #include "prof/ordered.h"
@@ -72,6 +73,7 @@ struct record {
 	const struct sample_layout *layout;
 	struct ordered_queue *queue;
 	struct perf_data_writer *writer;
+	struct build_id_table *build_ids;
 	struct tracker *tracker;
 	struct map_dedup *dedup;
 	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
@@ -98,7 +100,10 @@ static int emit(const void *rec, size_t len, void *ctx)
 
 	if (r->write_err)
 		return r->write_err;
-	err = perf_data_writer__write(r->writer, rec, len);
+	/* an executable mapping's object: its build id is read now, while it is the mapped file */
+	err = build_id_table__note(r->build_ids, rec);
+	if (err == 0)
+		err = perf_data_writer__write(r->writer, rec, len);
 	if (err < 0) {
 		r->write_err = err;
 		return err;
@@ -416,16 +421,23 @@ static int write_trailer(struct record *r, int argc, char **argv)
 	struct prof_section_stats extra = { .lost = r->st.lost, .lost_samples = r->st.lost_samples };
 	_cleanup_free_ char *notes = NULL;
 	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
+	struct build_id kbid;
 
-	if (n > 0)
-		procfs__kernel_build_id((const uint8_t *)notes, (size_t)n, extra.kernel_build_id,
-					sizeof(extra.kernel_build_id));
-	struct feat_buf b = { 0 };
+	if (n > 0 && build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &kbid) == 0) {
+		build_id__hex(&kbid, extra.kernel_build_id, sizeof(extra.kernel_build_id));
+		if (!r->opts.no_kernel)
+			build_id_table__set_kernel(r->build_ids, &kbid);
+	}
+	struct feat_buf b = { 0 }, bids = { 0 };
 	int err = record_features__add(r->writer, &f), err2;
 
+	build_id_table__write(r->build_ids, &bids);
+	if (!err && bids.len)
+		err = bids.err ? bids.err : perf_data_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
+	feat_buf__release(&bids);
 	prof_section__build(&b, &r->opts.scope, r->tracker, &extra);
 	if (!err)
-		err = b.err ? b.err : perf_data_writer__add_feature(r->writer, HEADER_PROF_SCOPE, b.data, b.len);
+		err = b.err ? b.err : perf_data_writer__set_prof_section(r->writer, b.data, b.len);
 	feat_buf__release(&b);
 	err2 = perf_data_writer__finish(r->writer);
 	return err2 < 0 ? err2 : err;
@@ -536,6 +548,9 @@ static int start_recording(struct record *r)
 			r->opts.freq, recorder__info(r->rec)->freq);
 
 	evs = recorder__events(r->rec, &nr);
+	r->build_ids = build_id_table__new();
+	if (!r->build_ids)
+		return -ENOMEM;
 	err = perf_data_writer__new(r->out.fd, evs, nr, &r->writer);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot write '%s': %s\n", r->out.path, strerror(-err));
@@ -643,6 +658,7 @@ static void record_free(struct record *r)
 {
 	recorder__free(r->rec);
 	perf_data_writer__free(r->writer);
+	build_id_table__free(r->build_ids);
 	ordered_queue__free(r->queue);
 	tracker__free(r->tracker);
 	map_dedup__free(r->dedup);

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <perf/event.h>
 
+#include "prof/build_id.h"
 #include "prof/commands.h"
 #include "prof/idmap.h"
 #include "prof/jitmap.h"
@@ -307,7 +308,7 @@ static const char *const key_titles[KEY__MAX] = {
 static void describe_scope(struct report *r)
 {
 	size_t len;
-	const char *sec = perf_reader__feature(r->reader, HEADER_PROF_SCOPE, &len);
+	const char *sec = perf_reader__prof_section(r->reader, &len);
 	size_t off = 0;
 
 	r->scope[0] = '\0';
@@ -488,6 +489,30 @@ static int open_input(const char *path, char *fdpath, size_t len)
 	return steal_fd(&fd);
 }
 
+/* The recording's build ids of user-space files, which their files must still have. */
+static int expect_build_id(const struct reader_build_id *b, void *ctx)
+{
+	if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || b->filename[0] != '/')
+		return 0;
+	return symbols__expect_build_id(ctx, b->filename, b->data, b->size);
+}
+
+static void say_refused(const struct symbols_refused *o, void *ctx)
+{
+	struct build_id want = { .size = (uint8_t)MIN(o->expected_len, BUILD_ID_MAX) };
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	memcpy(want.data, o->expected, want.size);
+	build_id__hex(&want, hex, sizeof(hex));
+	if (o->why == SYMBOLS_REFUSED_CONFLICT)
+		fprintf(stderr, "prof report: %s: the recording names two different files at this path (replaced "
+			"while recording): its samples are shown as [unknown]\n", o->path);
+	else
+		fprintf(stderr, "prof report: %s: not the file that was recorded (build id %s expected, %s): rebuilt "
+			"or replaced since? its samples are shown as [unknown]\n", o->path, hex,
+			o->found_len ? "it has another" : "it has none");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
@@ -524,9 +549,13 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: out of memory\n");
 		goto out;
 	}
-	sec = perf_reader__feature(r.reader, HEADER_PROF_SCOPE, &len);
+	sec = perf_reader__prof_section(r.reader, &len);
 	if (sec)
 		model__load_prof_section(r.model, sec, len);
+	if (perf_reader__for_each_build_id(r.reader, expect_build_id, r.syms) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
 	describe_scope(&r);
 	err = read_all(&r, sec != NULL);
 	if (err < 0) {
@@ -559,6 +588,8 @@ int cmd_report(int argc, char **argv)
 			perf_reader__unknown_records(r.reader));
 	ret = fflush(stdout) == 0 ? EXIT_PROF_OK : EXIT_PROF_FAIL;
 out:
+	if (r.syms)
+		symbols__for_each_refused(r.syms, say_refused, NULL);
 	report_agg__free(r.agg);
 	symbols__free(r.syms);
 	jitmap__free(r.jit);
