@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
+#include "prof/build_id_table.h"
 #include "prof/commands.h"
 #include "prof/map_dedup.h"
 #include "prof/ordered.h"
@@ -71,9 +73,11 @@ struct record {
 	const struct sample_layout *layout;
 	struct ordered_queue *queue;
 	struct perf_data_writer *writer;
+	struct build_id_table *build_ids;
 	struct tracker *tracker;
 	struct map_dedup *dedup;
 	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
+	uint64_t hold;                  /* this round judges nothing from here on (see peek) */
 	struct synth_env synth;
 	int cgroup_fd;
 	char cgroup_mount[4096];
@@ -96,7 +100,10 @@ static int emit(const void *rec, size_t len, void *ctx)
 
 	if (r->write_err)
 		return r->write_err;
-	err = perf_data_writer__write(r->writer, rec, len);
+	/* an executable mapping's object: its build id is read now, while it is the mapped file */
+	err = build_id_table__note(r->build_ids, rec);
+	if (err == 0)
+		err = perf_data_writer__write(r->writer, rec, len);
 	if (err < 0) {
 		r->write_err = err;
 		return err;
@@ -130,6 +137,14 @@ static int provide(struct record *r, const struct tracker_need *need, uint64_t t
 	}
 	if (!need->what)
 		return 0;
+	if (need->pre_exec && (need->what & SYNTH_COMM)) {
+		/* The name it had then; /proc names what it exec'd since. */
+		err = synth__comm(&r->synth, need->pid, need->tid, need->comm ? need->comm : "prof", time, emit, r);
+		if (err < 0)
+			return err;
+		tracker__described(r->tracker, need, 0);
+		return 0;
+	}
 	/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
 	r->synth.read_done = &r->synth_until;
 	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit_described, r);
@@ -182,7 +197,15 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 static int peek(const struct perf_event_header *ev, void *ctx)
 {
 	struct record *r = ctx;
-	return tracker__prefetch(r->tracker, ev);
+	int ret = tracker__prefetch(r->tracker, ev);
+
+	/* The sample's task was gone and its EXIT may lie past where this pass read
+	 * some ring buffer: it must not be judged before the next pass. */
+	if (ret > 0) {
+		r->hold = MIN(r->hold, sample_layout__time(r->layout, ev));
+		ret = 0;
+	}
+	return ret;
 }
 
 /* Judge and write everything older than upto, then mark the round for perf. */
@@ -347,10 +370,12 @@ static int record_loop(struct record *r)
 		if (err < 0 && err != -EINTR)
 			return err;
 		now = clock_mono_ns();
+		r->hold = UINT64_MAX;
 		err = recorder__drain(r->rec, r->queue, peek, r);
 		if (err < 0)
 			return err;
-		err = flush_round(r, now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0);
+		err = flush_round(r, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0,
+					 r->hold ? r->hold - 1 : 0));
 		if (err < 0)
 			return err;
 		if (r->has_workload && workload__poll(&r->wl))
@@ -373,7 +398,11 @@ static int record_drain_all(struct record *r)
 	int err;
 
 	recorder__disable(r->rec);
+	r->hold = UINT64_MAX;
 	err = recorder__drain(r->rec, r->queue, peek, r);
+	/* a task found gone: its EXIT may wait past where a buffer was read */
+	if (err >= 0 && r->hold != UINT64_MAX)
+		err = recorder__drain(r->rec, r->queue, peek, r);
 	if (err < 0)
 		return err;
 	return flush_round(r, UINT64_MAX);
@@ -392,19 +421,61 @@ static int write_trailer(struct record *r, int argc, char **argv)
 	struct prof_section_stats extra = { .lost = r->st.lost, .lost_samples = r->st.lost_samples };
 	_cleanup_free_ char *notes = NULL;
 	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
+	struct build_id kbid;
 
-	if (n > 0)
-		procfs__kernel_build_id((const uint8_t *)notes, (size_t)n, extra.kernel_build_id,
-					sizeof(extra.kernel_build_id));
-	struct feat_buf b = { 0 };
+	if (n > 0 && build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &kbid) == 0) {
+		build_id__hex(&kbid, extra.kernel_build_id, sizeof(extra.kernel_build_id));
+		if (!r->opts.no_kernel)
+			build_id_table__set_kernel(r->build_ids, &kbid);
+	}
+	struct feat_buf b = { 0 }, bids = { 0 };
 	int err = record_features__add(r->writer, &f), err2;
 
+	build_id_table__write(r->build_ids, &bids);
+	if (!err && bids.len)
+		err = bids.err ? bids.err : perf_data_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
+	feat_buf__release(&bids);
 	prof_section__build(&b, &r->opts.scope, r->tracker, &extra);
 	if (!err)
-		err = b.err ? b.err : perf_data_writer__add_feature(r->writer, HEADER_PROF_SCOPE, b.data, b.len);
+		err = b.err ? b.err : perf_data_writer__set_prof_section(r->writer, b.data, b.len);
 	feat_buf__release(&b);
 	err2 = perf_data_writer__finish(r->writer);
 	return err2 < 0 ? err2 : err;
+}
+
+/*
+ * --uid of someone who is not an admin needs the set*uid() tracepoints: without them a
+ * process of theirs that becomes root (su, sudo, a set-user-ID program calling
+ * setuid(0)) would stay theirs until its next exec, and root's samples would land in
+ * their file.  Admins may record any uid anyway: they are warned.  0, or -EPERM after
+ * a message.
+ */
+static int check_creds(const struct record *r, const struct recorder_info *info)
+{
+	int e = -info->creds_err;
+
+	if (!r->opts.scope.nr_uids || info->creds)
+		return 0;
+	if (r->verdict.admin) {
+		if (!r->opts.quiet)
+			fprintf(stderr,
+				"prof: warning: cannot trace set*uid() calls (%s: needs tracefs and the syscalls tracepoints);\n"
+				"  a process that changes uid without exec is judged by its uid at its next exec.\n",
+				strerror(e));
+		return 0;
+	}
+	fprintf(stderr,
+		"prof: --uid cannot be recorded here: prof cannot follow set*uid() calls, because %s (%s).\n"
+		"  Without them a process that becomes another user (su, sudo, a set-user-ID program) would\n"
+		"  stay yours, and that user's samples would land in your file; prof refuses instead.\n"
+		"  An admin can make tracefs readable to a group of yours:\n"
+		"    sudo mount -o remount,gid=GROUP,mode=0750 /sys/kernel/tracing   (or the same in /etc/fstab)\n"
+		"  or run prof as root.  Or record your command (prof record -- CMD) or a cgroup of yours.\n",
+		e == EACCES || e == EPERM ? "tracefs (/sys/kernel/tracing) is not readable by you"
+		: e == ENOENT ? "tracefs is not mounted or the kernel has no syscalls tracepoints"
+			      : "the syscalls tracepoints cannot be opened",
+		strerror(e));
+	return -EPERM;
 }
 
 static int start_tracker(struct record *r)
@@ -425,12 +496,9 @@ static int start_tracker(struct record *r)
 	size_t n;
 	int err;
 
-	/* Who cannot fix it is not told: an ordinary user's scope is their own uid. */
-	if (r->opts.scope.nr_uids && !info->creds && !r->opts.quiet && r->verdict.admin)
-		fprintf(stderr,
-			"prof: warning: cannot trace set*uid() calls (%s: needs tracefs and the syscalls tracepoints);\n"
-			"  a process that changes uid without exec is judged by its uid at its next exec.\n",
-			strerror(-info->creds_err));
+	err = check_creds(r, info);
+	if (err < 0)
+		return err;
 	err = tracker__new(&cfg, &r->tracker);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot set up the scope: %s\n", strerror(-err));
@@ -442,8 +510,20 @@ static int start_tracker(struct record *r)
 		if (err < 0)
 			return err;
 	}
-	if (r->opts.scope.workload)
-		return tracker__add_tree_root(r->tracker, r->opts.scope.workload);
+	if (r->opts.scope.workload) {
+		err = tracker__add_tree_root(r->tracker, r->opts.scope.workload);
+		if (err < 0)
+			return err;
+	}
+	if (r->has_workload) {
+		/* Forked from prof and corked: prof's name until it execs. */
+		char comm[16] = "";
+		_cleanup_free_ char *self = NULL;
+
+		if (read_file_full(AT_FDCWD, "/proc/self/comm", 64, &self) > 0)
+			procfs__comm(self, comm);
+		tracker__add_workload(r->tracker, r->wl.pid, comm[0] ? comm : "prof");
+	}
 	return 0;
 }
 
@@ -468,6 +548,9 @@ static int start_recording(struct record *r)
 			r->opts.freq, recorder__info(r->rec)->freq);
 
 	evs = recorder__events(r->rec, &nr);
+	r->build_ids = build_id_table__new();
+	if (!r->build_ids)
+		return -ENOMEM;
 	err = perf_data_writer__new(r->out.fd, evs, nr, &r->writer);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot write '%s': %s\n", r->out.path, strerror(-err));
@@ -535,6 +618,32 @@ static int choose_identity(struct record *r, struct workload_identity *id)
 	return 0;
 }
 
+/*
+ * A set-user-ID or set-group-ID program runs with someone else's rights: only root or
+ * CAP_SYS_ADMIN may profile it, as with perf.  Returns 0, or an exit code after a message.
+ */
+static int check_setid_program(const struct record *r, const char *exe)
+{
+	struct statvfs vfs;
+	struct stat st;
+	bool suid, sgid;
+
+	if (getuid() == 0 || r->privs.sys_admin || stat(exe, &st) < 0)
+		return 0;
+	suid = st.st_mode & S_ISUID;
+	sgid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP);       /* without g+x: locking */
+	if (!suid && !sgid)
+		return 0;
+	if (statvfs(exe, &vfs) == 0 && (vfs.f_flag & ST_NOSUID))
+		return 0;               /* the bits do nothing there */
+	fprintf(stderr,
+		"prof: refusing to profile '%s': it is set-%s-ID (owner uid %u, group %u), so it runs with\n"
+		"  another user's rights; only root or CAP_SYS_ADMIN may profile such a program (as with perf).\n"
+		"  Run prof as root, or profile a copy without the set-ID bit.\n",
+		exe, suid ? "user" : "group", st.st_uid, st.st_gid);
+	return EXIT_PROF_FAIL;
+}
+
 static int report_exec_error(const char *cmd, int err)
 {
 	if (err == -ENOENT) {
@@ -549,6 +658,7 @@ static void record_free(struct record *r)
 {
 	recorder__free(r->rec);
 	perf_data_writer__free(r->writer);
+	build_id_table__free(r->build_ids);
 	ordered_queue__free(r->queue);
 	tracker__free(r->tracker);
 	map_dedup__free(r->dedup);
@@ -627,7 +737,7 @@ int cmd_record(int argc, char **argv)
 	ret = resolve_scope(&r);
 	if (ret)
 		goto out;
-	ret = record_config__policy(&r.opts, &r.cfg, r.cgroup_fd, &r.verdict);
+	ret = record_config__policy(&r.opts, &r.cfg, &r.privs, r.cgroup_fd, &r.verdict);
 	if (ret)
 		goto out;
 	if (r.verdict.admin && !r.opts.all && !r.privs.sys_ptrace && !r.privs.perfmon && !r.opts.quiet)
@@ -642,6 +752,10 @@ int cmd_record(int argc, char **argv)
 			ret = report_exec_error(r.opts.argv[0], err);
 			goto out;
 		}
+		ret = check_setid_program(&r, exe);
+		if (ret)
+			goto out;
+		ret = EXIT_PROF_FAIL;
 	}
 	r.queue = ordered_queue__new();
 	r.dedup = map_dedup__new();
@@ -652,7 +766,7 @@ int cmd_record(int argc, char **argv)
 	err = record_output__create(&r.out, r.opts.output);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot create output file '%s': %s; choose another path with -o.\n",
-			r.opts.output, err == -EEXIST ? "it exists and is not a regular file (a symlink?)" : strerror(-err));
+			r.opts.output, err == -EEXIST ? "it exists and is not a regular file (a symlink, FIFO or device?)" : strerror(-err));
 		goto out;
 	}
 	if (r.opts.argv) {

@@ -10,15 +10,18 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <perf/event.h>
 
+#include "prof/build_id.h"
 #include "prof/commands.h"
 #include "prof/escape.h"
 #include "prof/idmap.h"
 #include "prof/jitmap.h"
 #include "prof/model.h"
 #include "prof/ordered.h"
+#include "prof/privs.h"
 #include "prof/procfs.h"
 #include "prof/reader.h"
 #include "prof/report.h"
@@ -308,7 +311,7 @@ static const char *const key_titles[KEY__MAX] = {
 static void describe_scope(struct report *r)
 {
 	size_t len;
-	const char *sec = perf_reader__feature(r->reader, HEADER_PROF_SCOPE, &len);
+	const char *sec = perf_reader__prof_section(r->reader, &len);
 	size_t off = 0;
 
 	r->scope[0] = '\0';
@@ -464,10 +467,58 @@ static const char *record_type_name(uint32_t t)
 	return t == PERF_RECORD_FINISHED_ROUND ? "FINISHED_ROUND" : "unknown";
 }
 
+/*
+ * Open the input with the user's own rights (prof may hold capabilities) and without
+ * blocking (a FIFO is refused, not waited on).  The reader then reads that very file
+ * through fdpath.  The fd, or -errno after a message.
+ */
+static int open_input(const char *path, char *fdpath, size_t len)
+{
+	_cleanup_close_ int fd = privs__open_as_user(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "prof report: %s: cannot open: %s\n", path, strerror(-fd));
+		return fd;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "prof report: %s: not a regular file (a FIFO, device or directory): give a perf.data file\n",
+			path);
+		return -EINVAL;
+	}
+	snprintf(fdpath, len, "/proc/self/fd/%d", fd);
+	return steal_fd(&fd);
+}
+
+/* The recording's build ids of user-space files, which their files must still have. */
+static int expect_build_id(const struct reader_build_id *b, void *ctx)
+{
+	if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || b->filename[0] != '/')
+		return 0;
+	return symbols__expect_build_id(ctx, b->filename, b->data, b->size);
+}
+
+static void say_refused(const struct symbols_refused *o, void *ctx)
+{
+	struct build_id want = { .size = (uint8_t)MIN(o->expected_len, BUILD_ID_MAX) };
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	memcpy(want.data, o->expected, want.size);
+	build_id__hex(&want, hex, sizeof(hex));
+	if (o->why == SYMBOLS_REFUSED_CONFLICT)
+		fprintf(stderr, "prof report: %s: the recording names two different files at this path (replaced "
+			"while recording): its samples are shown as [unknown]\n", o->path);
+	else
+		fprintf(stderr, "prof report: %s: not the file that was recorded (build id %s expected, %s): rebuilt "
+			"or replaced since? its samples are shown as [unknown]\n", o->path, hex,
+			o->found_len ? "it has another" : "it has none");
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
-	char errbuf[512];
+	_cleanup_close_ int in_fd = -1;
+	char errbuf[512], in_path[64];
 	const char *sec, *why;
 	size_t len, nr;
 	uint64_t total_p, total_s;
@@ -483,7 +534,10 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: %s\n", errbuf);
 		return EXIT_PROF_USAGE;
 	}
-	err = perf_reader__open(r.o.input, &r.reader, &r.err);
+	in_fd = open_input(r.o.input, in_path, sizeof(in_path));
+	if (in_fd < 0)
+		goto out;
+	err = perf_reader__open(in_path, &r.reader, &r.err);
 	if (err < 0) {
 		fprintf(stderr, "prof report: %s: %s\n", r.o.input, err == -ENOMEM ? "out of memory" : r.err.msg);
 		goto out;
@@ -496,9 +550,13 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: out of memory\n");
 		goto out;
 	}
-	sec = perf_reader__feature(r.reader, HEADER_PROF_SCOPE, &len);
+	sec = perf_reader__prof_section(r.reader, &len);
 	if (sec)
 		model__load_prof_section(r.model, sec, len);
+	if (perf_reader__for_each_build_id(r.reader, expect_build_id, r.syms) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
 	describe_scope(&r);
 	err = read_all(&r, sec != NULL);
 	if (err < 0) {
@@ -536,6 +594,8 @@ int cmd_report(int argc, char **argv)
 			perf_reader__unknown_records(r.reader));
 	ret = fflush(stdout) == 0 ? EXIT_PROF_OK : EXIT_PROF_FAIL;
 out:
+	if (r.syms)
+		symbols__for_each_refused(r.syms, say_refused, NULL);
 	report_agg__free(r.agg);
 	symbols__free(r.syms);
 	jitmap__free(r.jit);

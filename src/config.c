@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
 #include <ini.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,11 +12,13 @@
 
 #include "prof/config.h"
 #include "prof/event_spec.h"
+#include "prof/record_opts.h"
 #include "prof/util.h"
 
 void config__defaults(struct prof_config *c)
 {
-	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128 };
+	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128,
+				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY };
 	strcpy(c->output, "perf.data");
 }
 
@@ -94,8 +97,9 @@ static int handler(void *user, const char *section, const char *name, const char
 			return 1;
 		}
 		if (!strcmp(name, "mmap_pages")) {
-			if (parse_uint(value, 1, 1u << 20, &u) < 0 || (u & (u - 1)))
-				return bad(x, "bad mmap_pages '%s' (a power of two)", value);
+			if (parse_uint(value, 1, record_opts__max_mmap_pages(), &u) < 0 || (u & (u - 1)))
+				return bad(x, "bad mmap_pages '%s' (a power of two from 1 to %" PRIu64 ")", value,
+					   record_opts__max_mmap_pages());
 			c->mmap_pages = (unsigned int)u;
 			return 1;
 		}
@@ -118,6 +122,12 @@ static int handler(void *user, const char *section, const char *name, const char
 			if (parse_bool(value, &b) < 0)
 				return bad(x, "bad user_kernel '%s' (yes or no)", value);
 			c->user_kernel = b;
+			return 1;
+		}
+		if (!strcmp(name, "user_max_frequency")) {
+			if (parse_uint(value, 1, 1000000, &u) < 0)
+				return bad(x, "bad user_max_frequency '%s' (samples per second, 1 to 1000000)", value);
+			c->user_max_frequency = u;
 			return 1;
 		}
 		return bad(x, "unknown key '%s' in [policy]", name);
@@ -160,21 +170,28 @@ int config__parse(struct prof_config *c, const char *text, const char *filename,
 int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,
 		 char *err, size_t errlen)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	ssize_t n;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return -e;
 	}
+	return config__load_fd(c, fd, path, allow_policy, must_be_safe, err, errlen);
+}
+
+int config__load_fd(struct prof_config *c, int fd, const char *path, bool allow_policy, bool must_be_safe,
+		    char *err, size_t errlen)
+{
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	ssize_t n;
+
 	/* Checked on the open file, so what is read is what was checked. */
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+		snprintf(err, errlen, "%s: not a regular file (a FIFO, device or directory): give a prof.conf file", path);
 		return -EINVAL;
 	}
 	if (must_be_safe && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {

@@ -26,6 +26,7 @@ struct perf_data_writer {
 	uint64_t file_size;
 	struct feature feats[PERF_HEADER_FEAT_BITS];
 	unsigned int nr_feats;
+	struct feature prof;            /* prof's section (bit unused), or len 0 */
 	int err;                /* the first write error */
 	size_t wlen;
 	uint8_t wbuf[WBUF_SIZE];
@@ -219,7 +220,7 @@ int perf_data_writer__add_feature(struct perf_data_writer *w, unsigned int feat,
 {
 	struct feature *f = NULL;
 
-	if (feat == 0 || feat >= PERF_HEADER_FEAT_BITS)
+	if (feat == 0 || feat >= HEADER_LAST_FEATURE)
 		return -EINVAL;
 	for (unsigned int i = 0; i < w->nr_feats; i++)
 		if (w->feats[i].bit == feat)
@@ -235,6 +236,18 @@ int perf_data_writer__add_feature(struct perf_data_writer *w, unsigned int feat,
 		return -ENOMEM;
 	}
 	memcpy(f->data, data, len);
+	return 0;
+}
+
+int perf_data_writer__set_prof_section(struct perf_data_writer *w, const void *data, size_t len)
+{
+	uint8_t *d = malloc(len ? len : 1);
+
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, data, len);
+	free(w->prof.data);
+	w->prof = (struct feature){ .data = d, .len = len };
 	return 0;
 }
 
@@ -269,6 +282,27 @@ static int write_features(struct perf_data_writer *w, uint64_t start, uint64_t *
 	return 0;
 }
 
+/* prof's section, 8-aligned after the features, and the trailer that ends the file. */
+static int write_prof_section(struct perf_data_writer *w, uint64_t start, uint64_t *ret_end)
+{
+	static const uint8_t zeros[8];
+	uint64_t off = ALIGN_UP(start, 8);
+	struct prof_trailer t = { .offset = off, .size = w->prof.len, .magic = PROF_TRAILER_MAGIC };
+	int r;
+
+	if (!w->prof.data)
+		return 0;
+	r = pwrite_full(w->fd, zeros, off - start, (off_t)start);
+	if (r == 0)
+		r = pwrite_full(w->fd, w->prof.data, w->prof.len, (off_t)off);
+	if (r == 0)
+		r = pwrite_full(w->fd, &t, sizeof(t), (off_t)(off + w->prof.len));
+	if (r < 0)
+		return r;
+	*ret_end = off + w->prof.len + sizeof(t);
+	return 0;
+}
+
 int perf_data_writer__finish(struct perf_data_writer *w)
 {
 	struct perf_file_header hdr = {
@@ -287,6 +321,8 @@ int perf_data_writer__finish(struct perf_data_writer *w)
 		ret = -errno;
 	hdr.data = (struct perf_file_section){ w->data_offset, w->data_size };
 	r = write_features(w, end, &end, bitmap);
+	if (r == 0)
+		r = write_prof_section(w, end, &end);
 	if (r < 0) {
 		if (!ret)
 			ret = r;
@@ -320,6 +356,7 @@ struct perf_data_writer *perf_data_writer__free(struct perf_data_writer *w)
 		return NULL;
 	for (unsigned int i = 0; i < w->nr_feats; i++)
 		free(w->feats[i].data);
+	free(w->prof.data);
 	free(w);
 	return NULL;
 }

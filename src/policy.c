@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/perf_event.h>
 
 #include "prof/policy.h"
 #include "prof/procfs.h"
@@ -92,4 +94,48 @@ int policy__check(const struct prof_config *c, const struct record_opts *o, int 
 		return -EPERM;
 	}
 	return 0;
+}
+
+int policy__check_rate(const struct prof_config *c, const struct policy_verdict *v, bool sys_admin,
+		       struct record_opts *o, char *err, size_t errlen)
+{
+	static const char who[] = "root sets it in prof.conf's [policy] user_max_frequency; root, "
+				  "CAP_SYS_ADMIN and members of the admin group are not limited";
+	uint64_t cap = c->user_max_frequency, min_period = (UINT64_C(1000000000) + cap - 1) / cap;
+	const struct event_spec *e = &o->event;
+
+	if (v->admin || sys_admin)
+		return 0;
+	if (o->period) {
+		bool clock = e->type == PERF_TYPE_SOFTWARE &&
+			     (e->config == PERF_COUNT_SW_CPU_CLOCK || e->config == PERF_COUNT_SW_TASK_CLOCK);
+
+		if (!clock) {
+			snprintf(err, errlen, "policy: -c (a sampling period) is allowed only with -e cpu-clock or "
+				 "task-clock for users who are not admins; use -F (at most %" PRIu64 " Hz: %s)",
+				 cap, who);
+			return -EPERM;
+		}
+		if (o->period < min_period) {
+			snprintf(err, errlen, "policy: -c %" PRIu64 " on %s is %" PRIu64 " samples a second; the "
+				 "limit for users who are not admins is %" PRIu64 " Hz (-c %" PRIu64 " or more): %s",
+				 o->period, e->name, UINT64_C(1000000000) / o->period, cap, min_period, who);
+			return -EPERM;
+		}
+		return 0;
+	}
+	if (o->freq_max) {
+		o->freq_max = false;
+		o->freq = cap;
+		return 0;
+	}
+	if (o->freq <= cap)
+		return 0;
+	if (o->freq_given) {
+		snprintf(err, errlen, "policy: -F %" PRIu64 " is above the %" PRIu64 " Hz allowed to users who "
+			 "are not admins (ask for less, or -F max for the limit): %s", o->freq, cap, who);
+		return -EPERM;
+	}
+	o->freq = cap;
+	return 1;
 }

@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
 #include <linux/capability.h>
 
 #include "prof/privs.h"
@@ -71,6 +74,42 @@ int privs__drop_after_start(const struct privs *p)
 	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
 		return -EPERM;
 	return 0;
+}
+
+int privs__open_as_user(const char *path, int flags)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct saved[_LINUX_CAPABILITY_U32S_3], none[_LINUX_CAPABILITY_U32S_3];
+	uid_t fsuid;
+	gid_t fsgid;
+	int fd, err = 0;
+
+	if (getuid() == 0) {
+		fd = open(path, flags);
+		return fd < 0 ? -errno : fd;
+	}
+	if (syscall(SYS_capget, &h, saved) < 0)
+		return -errno;
+	memcpy(none, saved, sizeof(none));
+	for (size_t i = 0; i < ARRAY_SIZE(none); i++)
+		none[i].effective = 0;
+	if (syscall(SYS_capset, &h, none) < 0)
+		return -errno;
+	fsuid = (uid_t)setfsuid(getuid());
+	fsgid = (gid_t)setfsgid(getgid());
+	fd = open(path, flags);
+	if (fd < 0)
+		err = -errno;
+	setfsgid(fsgid);
+	setfsuid(fsuid);
+	/* back within the permitted set, which was never touched */
+	if (syscall(SYS_capset, &h, saved) < 0) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	return fd < 0 ? err : fd;
 }
 
 void privs__setcap_hint(char *buf, size_t len)

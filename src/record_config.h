@@ -16,8 +16,8 @@
 int record_config__apply(struct record_opts *o, const struct privs *p, struct prof_config *cfg,
 			 char *output_buf, size_t output_len);
 
-/* Apply the access policy.  Returns 0, or an exit code after a message. */
-int record_config__policy(struct record_opts *o, const struct prof_config *cfg, int cgroup_fd,
-			  struct policy_verdict *v);
+/* Apply the access policy (scope, then sampling rate).  Returns 0, or an exit code after a message. */
+int record_config__policy(struct record_opts *o, const struct prof_config *cfg, const struct privs *p,
+			  int cgroup_fd, struct policy_verdict *v);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +53,15 @@ void record_opts__init(struct record_opts *opts)
 }
 
 
+
+uint64_t record_opts__max_mmap_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	/* libperf keeps the buffer's mask in an int: 2 GiB of data at most (perf's
+	 * own limit is the same for 4 KiB pages). */
+	return (1ull << 31) / (uint64_t)(page > 0 ? page : 4096);
+}
 
 enum { OPT_RUN_AS = 256, OPT_CONFIG };
 
@@ -136,8 +146,10 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			opts->callchain = true;
 			break;
 		case 'm':
-			if (parse_u64(optarg, 0, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20))
-				return errorf(err, errlen, "bad ring buffer size '%s': give a power of two number of pages (e.g. -m 256)", optarg);
+			if (parse_u64(optarg, 0, &v) < 0 || v == 0 || (v & (v - 1)) ||
+			    v > record_opts__max_mmap_pages())
+				return errorf(err, errlen, "bad ring buffer size '%s': give a power of two number of pages "
+					      "from 1 to %" PRIu64 " (e.g. -m 256)", optarg, record_opts__max_mmap_pages());
 			opts->mmap_pages = (unsigned int)v;
 			opts->mmap_given = true;
 			break;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #define CONFIG_MAX_LINE 200     /* inih's line buffer: longer lines are errors */
+#define CONFIG_USER_MAX_FREQUENCY 10000 /* default [policy] user_max_frequency */
 
 struct prof_config {
 	/* [record] */
@@ -24,6 +25,7 @@ struct prof_config {
 	/* [policy] */
 	char admin_group[64];           /* members may record any scope; "" = root only */
 	bool user_kernel;               /* ordinary users get kernel samples and addresses */
+	uint64_t user_max_frequency;    /* highest sampling rate (Hz per CPU) for ordinary users */
 };
 
 void config__defaults(struct prof_config *c);
@@ -43,6 +45,11 @@ int config__parse(struct prof_config *c, const char *text, const char *filename,
  */
 int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,
 		 char *err, size_t errlen);
+
+/* The same from an open file (opened O_NONBLOCK, so a FIFO never blocks: it is not a
+ * regular file and is refused); path names it in messages.  fd is not closed. */
+int config__load_fd(struct prof_config *c, int fd, const char *path, bool allow_policy, bool must_be_safe,
+		    char *err, size_t errlen);
 
 /* Expand the output pattern into buf.  0 or -ENAMETOOLONG. */
 int config__expand_output(const char *pattern, char *buf, size_t len);

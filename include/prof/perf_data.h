@@ -52,11 +52,24 @@ enum perf_header_feat {
 	HEADER_PMU_CAPS,
 	HEADER_LAST_FEATURE,
 	/*
-	 * prof's own section.  perf counts every set bit when it reads the section
-	 * table but only parses bits below its HEADER_LAST_FEATURE, so the top bit is
-	 * carried silently by perf and read by prof report.
+	 * Where prof up to 0.x kept its own section.  perf report skips a bit it does
+	 * not know, but perf inject copies every set bit and calls its (out of bounds)
+	 * writer: prof no longer sets it, and reads it only in old files.
 	 */
-	HEADER_PROF_SCOPE = PERF_HEADER_FEAT_BITS - 1,
+	HEADER_PROF_SCOPE_OLD = PERF_HEADER_FEAT_BITS - 1,
+};
+
+/*
+ * prof's own section lives after the feature sections, where every perf tool
+ * ignores it, and is found from the end of the file: the last 24 bytes are a
+ * trailer of three little-endian u64, { offset, size, magic "PROFSEC1" }, that
+ * name the section's place.  perf inject/archive rewrite files without it.
+ */
+#define PROF_TRAILER_MAGIC 0x31434553464f5250ULL /* "PROFSEC1" little-endian */
+struct prof_trailer {
+	uint64_t offset;
+	uint64_t size;
+	uint64_t magic;
 };
 
 /* Record structs and the user-space record types (PERF_RECORD_FINISHED_ROUND...)
@@ -103,14 +116,23 @@ int perf_data_writer__new(int fd, const struct perf_data_event *evs, size_t nr,
 /* Append one record (its header.size bytes) to the data section.  0 or -errno. */
 int perf_data_writer__write(struct perf_data_writer *w, const void *rec, size_t len);
 
-/* Copy a feature section's content to be written by finish(). 0 or -errno. */
+/*
+ * Copy a feature section's content to be written by finish().  0 or -errno;
+ * -EINVAL for a bit perf does not know (>= HEADER_LAST_FEATURE): perf tools that
+ * rewrite files (inject) would call a writer they do not have.
+ */
 int perf_data_writer__add_feature(struct perf_data_writer *w, unsigned int feat,
 				  const void *data, size_t len);
 
+/* Copy prof's own section, written by finish() after the features, with the
+ * trailer that finds it (struct prof_trailer).  0 or -ENOMEM. */
+int perf_data_writer__set_prof_section(struct perf_data_writer *w, const void *data, size_t len);
+
 /*
- * Flush, write the features after the data and rewrite the header with the final
- * sizes.  If the features cannot be written (disk full) the header is still
- * finalized without them so the data stays readable.  0 or -errno.
+ * Flush, write the features (and prof's section with its trailer) after the data
+ * and rewrite the header with the final sizes.  If they cannot be written (disk
+ * full) the header is still finalized without them so the data stays readable.
+ * 0 or -errno.
  */
 int perf_data_writer__finish(struct perf_data_writer *w);
 

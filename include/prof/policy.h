@@ -31,4 +31,15 @@ struct policy_verdict {
 int policy__check(const struct prof_config *c, const struct record_opts *o, int cgroup_fd,
 		  struct policy_verdict *v, char *err, size_t errlen);
 
+/*
+ * The sampling rate someone who is not an admin may ask for (a high rate slows every
+ * other tenant's fork and exec): an -F above c->user_max_frequency is refused, -F max
+ * and a configured frequency above it are lowered to it; -c is allowed on the clock
+ * events only (their period is in ns) and within the same rate.  Admins (v->admin,
+ * or sys_admin: CAP_SYS_ADMIN) are not limited.  0, 1 when a configured frequency
+ * was lowered, or -EPERM with a message in err.
+ */
+int policy__check_rate(const struct prof_config *c, const struct policy_verdict *v, bool sys_admin,
+		       struct record_opts *o, char *err, size_t errlen);
+
 #endif

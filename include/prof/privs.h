@@ -42,6 +42,15 @@ bool privs__can_sample_kernel(const struct privs *p);
  */
 int privs__drop_after_start(const struct privs *p);
 
+/*
+ * open(2) path with the invoking user's rights only: no effective capability and the
+ * real uid/gid as file system ids during the call, restored after it.  For paths the
+ * user names (--config, report -i): prof's capabilities must not lend them read
+ * access to anything (CAP_SYS_PTRACE opens other users' /proc/PID/maps).  For root,
+ * a plain open.  Returns the fd, or -errno.
+ */
+int privs__open_as_user(const char *path, int flags);
+
 /* "sudo setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep /path/to/prof" for messages. */
 void privs__setcap_hint(char *buf, size_t len);
 

@@ -1,9 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * prof's own perf.data header section (feature bit HEADER_PROF_SCOPE, which perf
- * skips): the scope asked for, the uid of every task with written samples, the
- * cgroups written, and the accounting.  Text, one fact per line, so it is easy to
- * read back and to inspect:
+ * prof's own perf.data section: the scope asked for, the uid of every task with
+ * written samples, the cgroups written, and the accounting.
+ *
+ * Where: after the feature sections, not as a feature bit (perf inject copies
+ * every set bit and calls the writer of each, out of bounds for bits it does not
+ * know).  The file ends with a trailer of three little-endian u64,
+ *
+ *   offset   where the section starts (8-aligned, after the last feature section)
+ *   size     its length in bytes
+ *   magic    0x31434553464f5250, the bytes "PROFSEC1"
+ *
+ * (struct prof_trailer in perf_data.h).  perf's tools read the file by the offsets
+ * in its header and never look there; files prof wrote before kept the section as
+ * feature bit 255, which prof report still reads.
+ *
+ * Text, one fact per line, so it is easy to read back and to inspect:
  *
  *   prof-scope 1
  *   kernel-build-id <hex>          (of the recording kernel, for report's kallsyms)

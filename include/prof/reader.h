@@ -56,9 +56,17 @@ const char *perf_reader__feature_string(const struct perf_reader *r, unsigned in
 const void *perf_reader__feature(const struct perf_reader *r, unsigned int feat, size_t *ret_len);
 
 /*
+ * prof's own section (prof_section.h): found by the trailer at the end of the file,
+ * else (files of older prof) in feature bit HEADER_PROF_SCOPE_OLD.  NULL when the
+ * file has none (perf's files, or one perf inject rewrote).
+ */
+const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_len);
+
+/*
  * The next record of the data section, in file order.  1 with *ret_ev and
  * *ret_offset set, 0 at the end, or -EINVAL on a bad record (err filled in).
- * Records of unknown types are returned too; the caller skips them.
+ * Records of unknown types are returned too; the caller skips them.  *ret_ev is
+ * 8-aligned and valid until the next call (it may be a copy).
  */
 int perf_reader__next(struct perf_reader *r, const struct perf_event_header **ret_ev,
 		      uint64_t *ret_offset, struct reader_error *err);
@@ -69,6 +77,23 @@ int perf_reader__parse_sample(const struct perf_reader *r, const struct perf_eve
 
 /* The time of any record (sample or sideband, via sample_id_all), 0 when none. */
 uint64_t perf_reader__time(const struct perf_reader *r, const struct perf_event_header *ev);
+
+/* One record of the HEADER_BUILD_ID feature (perf's struct build_id_event). */
+struct reader_build_id {
+	uint16_t misc;                  /* PERF_RECORD_MISC_KERNEL, _USER, guest modes... */
+	int32_t pid;                    /* -1: the host */
+	uint8_t data[20];
+	uint8_t size;                   /* 20 in files without the size field */
+	const char *filename;           /* NUL-terminated inside the record */
+};
+
+/*
+ * Call fn for each record of the HEADER_BUILD_ID feature, in file order, until fn
+ * returns non-zero (which is returned).  A malformed record ends the walk quietly:
+ * features are descriptive.  0 when there is none.
+ */
+int perf_reader__for_each_build_id(const struct perf_reader *r,
+				   int (*fn)(const struct reader_build_id *b, void *ctx), void *ctx);
 
 /* Records of types this reader does not know, skipped so far. */
 uint64_t perf_reader__unknown_records(const struct perf_reader *r);

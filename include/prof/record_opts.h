@@ -49,6 +49,9 @@ void record_opts__release(struct record_opts *opts);
  */
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen);
 
+/* The largest -m (and mmap_pages) the ring buffers can have: 2 GiB of pages. */
+uint64_t record_opts__max_mmap_pages(void);
+
 /* The --help text. */
 extern const char record_opts__usage[];
 

@@ -19,11 +19,37 @@ struct symbols *symbols__free(struct symbols *s);
 
 /*
  * The function at file offset `off` of the ELF file `path` (as mapped by an MMAP2
- * record).  build_id (may be NULL) must match the file's when given.  The returned
- * name lives as long as s.  NULL when unknown.
+ * record).  The file's build id must be the recording's: the one given to
+ * symbols__expect_build_id() for the path, else build_id (may be NULL, from the
+ * MMAP2 record).  The returned name lives as long as s.  NULL when unknown, and
+ * for every offset of a file that is not the recorded one.
  */
 const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
 			  size_t build_id_len, uint64_t off);
+
+/*
+ * The recording's build id for path (perf.data's HEADER_BUILD_ID).  Two different
+ * ones for a path (a file replaced while it was recorded) leave its symbols unknown.
+ * 0 or -ENOMEM.
+ */
+int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t *build_id, size_t len);
+
+enum symbols_refusal {
+	SYMBOLS_NOT_REFUSED,
+	SYMBOLS_REFUSED_MISMATCH,       /* the file's build id is not the recording's */
+	SYMBOLS_REFUSED_CONFLICT,       /* two build ids recorded for the path */
+};
+
+struct symbols_refused {
+	const char *path;
+	enum symbols_refusal why;
+	const uint8_t *expected, *found;        /* found_len 0: the file has none */
+	size_t expected_len, found_len;
+};
+
+/* Each object a lookup was asked of and refused because of its build id. */
+void symbols__for_each_refused(const struct symbols *s,
+			       void (*fn)(const struct symbols_refused *o, void *ctx), void *ctx);
 
 /*
  * Load the running kernel's symbols from kallsyms text, relocated so that ref_addr

@@ -65,6 +65,8 @@ struct tracker_need {
 	unsigned int what;              /* SYNTH_COMM | SYNTH_MAPS (synth.h), 0 for none */
 	const char *comm;               /* its comm as /proc said when first looked up, or NULL:
 					 * the fallback when the task is gone by now */
+	bool pre_exec;                  /* with SYNTH_COMM: write comm as it is, /proc already
+					 * names what the task exec'd since (maps: none asked) */
 	uint64_t cgroup;                /* write a CGROUP record for this id first (0: none) */
 	const char *cgroup_path;        /* its path, valid until the next judge() */
 };
@@ -94,6 +96,13 @@ int tracker__add_ids(struct tracker *t, enum tracker_event_kind kind, const uint
 /* Mark a task (the workload) as the root of a scoped process tree, with its facts. */
 int tracker__add_tree_root(struct tracker *t, int32_t pid);
 
+/*
+ * The workload prof forked (corked, not yet exec'd): until its exec it is named comm
+ * (prof's own name, cut to 15 characters), as perf names it; its samples before the exec must not take the
+ * name /proc gives by the time they are judged (the program's).
+ */
+void tracker__add_workload(struct tracker *t, int32_t pid, const char *comm);
+
 /* Judge one record, in time order.  Returns a verdict (>= 0) or -ENOMEM. */
 int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
 		   struct tracker_need *need);
@@ -101,7 +110,12 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 /*
  * Called as records are read from the ring buffers, before they are ordered: a
  * sample of a task never heard of gets its /proc facts read now, while the task is
- * most likely alive (by the time it is judged it may have exited).  0 or -ENOMEM.
+ * most likely alive (by the time it is judged it may have exited).
+ *
+ * 1 when that read found the task already gone and the scope needs its facts: its
+ * EXIT (which names its parent) was written before /proc lost it, but possibly into
+ * a ring buffer past the point this pass read, so the caller must read every buffer
+ * once more before it judges the sample.  Else 0, or -ENOMEM.
  */
 int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev);
 

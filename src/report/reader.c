@@ -3,7 +3,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+
+#include <perf/event.h>
 
 #include "prof/reader.h"
 #include "prof/util.h"
@@ -17,7 +20,7 @@ struct id_entry {
 };
 
 struct perf_reader {
-	uint8_t *buf;
+	const uint8_t *buf;             /* the file, mapped read-only */
 	uint64_t size;
 	struct perf_file_header hdr;
 	struct reader_attr attrs[READER_MAX_ATTRS];
@@ -26,10 +29,12 @@ struct perf_reader {
 	size_t nr_ids;
 	struct perf_file_section feats[PERF_HEADER_FEAT_BITS];
 	bool has_feat[PERF_HEADER_FEAT_BITS];
+	struct perf_file_section prof;  /* from the trailer; size 0 when none */
 	enum { ID_NONE, ID_IDENTIFIER, ID_SINGLE } id_mode;
 	uint64_t pos, end;              /* iteration over the data section */
 	uint64_t unknown;
 	char strings[8][256];           /* decoded string features */
+	uint64_t scratch[65536 / 8];    /* a record that follows an odd-sized one, aligned */
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -204,14 +209,54 @@ static int read_features(struct perf_reader *r, struct reader_error *err)
 	return 0;
 }
 
+/* The trailer that names prof's section; a broken one is ignored like a broken feature. */
+static void read_trailer(struct perf_reader *r)
+{
+	struct prof_trailer t;
+	uint64_t data_end = r->hdr.data.offset + r->hdr.data.size;
+
+	if (r->size < data_end + sizeof(t))
+		return;
+	memcpy(&t, r->buf + r->size - sizeof(t), sizeof(t));
+	/* the section lies after the data and before the trailer */
+	if (t.magic != PROF_TRAILER_MAGIC || t.offset < data_end || !in_file(r, t.offset, t.size) ||
+	    t.offset + t.size > r->size - sizeof(t))
+		return;
+	r->prof = (struct perf_file_section){ .offset = t.offset, .size = t.size };
+}
+
 static const unsigned int string_feats[] = { HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_VERSION,
 					      HEADER_ARCH, HEADER_CPUDESC };
 
+/* The header, read before anything else of the file is touched. */
+static int check_header(const struct perf_file_header *h, uint64_t size, struct reader_error *err)
+{
+	if (h->magic != PERF_MAGIC2) {
+		if (__builtin_bswap64(h->magic) == PERF_MAGIC2)
+			return bad(err, 0, 0, "a big-endian perf.data: not supported");
+		return bad(err, 0, 0, "not a perf.data file (no PERFILE2 magic)");
+	}
+	if (h->size != sizeof(*h))
+		return bad(err, 8, 0, "header size %llu, expected %zu", (unsigned long long)h->size, sizeof(*h));
+	if (h->data.offset > size || h->data.size > size - h->data.offset || h->data.offset < sizeof(*h) ||
+	    h->data.offset % 8)
+		return bad(err, 40, 0, "data section (offset %llu, size %llu) is not inside the %llu-byte file: "
+			   "truncated?", (unsigned long long)h->data.offset, (unsigned long long)h->data.size,
+			   (unsigned long long)size);
+	if (h->data.size == 0)
+		return bad(err, 40, 0, "the data size is 0: the recording was not finished");
+	return 0;
+}
+
 int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_error *err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as the input must not hang the open */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct perf_file_header hdr;
 	struct perf_reader *r;
 	struct stat st;
+	void *map;
+	ssize_t n;
 	int e;
 
 	if (err)
@@ -226,58 +271,40 @@ int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_
 		return bad(err, 0, 0, "not a regular file");
 	if ((uint64_t)st.st_size > MAX_FILE_SIZE)
 		return bad(err, 0, 0, "larger than %llu GiB", MAX_FILE_SIZE >> 30);
-	if ((uint64_t)st.st_size < sizeof(struct perf_file_header))
+	if ((uint64_t)st.st_size < sizeof(hdr))
 		return bad(err, 0, 0, "%llu bytes: shorter than a perf.data header (truncated?)",
 			   (unsigned long long)st.st_size);
+	do
+		n = pread(fd, &hdr, sizeof(hdr), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(hdr))
+		return bad(err, 0, 0, "cannot read the header: %s", n < 0 ? strerror(errno) : "short read");
+	e = check_header(&hdr, (uint64_t)st.st_size, err);
+	if (e < 0)
+		return e;
+	/*
+	 * Mapped, not read: only the pages the report touches cost memory, so a huge
+	 * file costs what its header, attrs and records need.  (A file truncated under
+	 * the report by its writer would fault: the files read are the user's own.)
+	 */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return bad(err, 0, 0, "cannot map the file: %s", strerror(errno));
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		munmap(map, (size_t)st.st_size);
 		return -ENOMEM;
+	}
+	r->buf = map;
 	r->size = (uint64_t)st.st_size;
-	r->buf = malloc(r->size + 8);
-	if (!r->buf) {
-		perf_reader__free(r);
-		return -ENOMEM;
-	}
-	for (uint64_t got = 0; got < r->size;) {
-		ssize_t n = read(fd, r->buf + got, r->size - got);
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			perf_reader__free(r);
-			return bad(err, got, 0, "short read (the file changed?)");
-		}
-		got += (uint64_t)n;
-	}
-	memcpy(&r->hdr, r->buf, sizeof(r->hdr));
-	e = -EINVAL;
-	if (r->hdr.magic != PERF_MAGIC2) {
-		if (__builtin_bswap64(r->hdr.magic) == PERF_MAGIC2)
-			bad(err, 0, 0, "a big-endian perf.data: not supported");
-		else
-			bad(err, 0, 0, "not a perf.data file (no PERFILE2 magic)");
-		goto fail;
-	}
-	if (r->hdr.size != sizeof(r->hdr)) {
-		bad(err, 8, 0, "header size %llu, expected %zu", (unsigned long long)r->hdr.size, sizeof(r->hdr));
-		goto fail;
-	}
-	if (!in_file(r, r->hdr.data.offset, r->hdr.data.size) || r->hdr.data.offset < sizeof(r->hdr) ||
-	    r->hdr.data.offset % 8) {
-		bad(err, 40, 0, "data section (offset %llu, size %llu) is not inside the %llu-byte file: truncated?",
-		    (unsigned long long)r->hdr.data.offset, (unsigned long long)r->hdr.data.size,
-		    (unsigned long long)r->size);
-		goto fail;
-	}
-	if (r->hdr.data.size == 0) {
-		bad(err, 40, 0, "the data size is 0: the recording was not finished");
-		goto fail;
-	}
+	r->hdr = hdr;
 	e = read_attrs(r, err);
 	if (e < 0)
 		goto fail;
 	e = read_features(r, err);
 	if (e < 0)
 		goto fail;
+	read_trailer(r);
 	for (size_t i = 0; i < ARRAY_SIZE(string_feats); i++)
 		if (r->has_feat[string_feats[i]])
 			read_string(r, string_feats[i], r->strings[i], sizeof(r->strings[i]));
@@ -293,7 +320,8 @@ fail:
 struct perf_reader *perf_reader__free(struct perf_reader *r)
 {
 	if (r) {
-		free(r->buf);
+		if (r->buf)
+			munmap((void *)r->buf, (size_t)r->size);
 		free(r->ids);
 		free(r);
 	}
@@ -324,6 +352,50 @@ const void *perf_reader__feature(const struct perf_reader *r, unsigned int feat,
 		return NULL;
 	*ret_len = r->feats[feat].size;
 	return r->buf + r->feats[feat].offset;
+}
+
+const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_len)
+{
+	if (r->prof.size) {
+		*ret_len = r->prof.size;
+		return (const char *)r->buf + r->prof.offset;
+	}
+	return perf_reader__feature(r, HEADER_PROF_SCOPE_OLD, ret_len);
+}
+
+int perf_reader__for_each_build_id(const struct perf_reader *r,
+				   int (*fn)(const struct reader_build_id *b, void *ctx), void *ctx)
+{
+	struct perf_record_header_build_id e;
+	const uint8_t *p, *end;
+
+	if (!r->has_feat[HEADER_BUILD_ID])
+		return 0;
+	p = r->buf + r->feats[HEADER_BUILD_ID].offset;
+	end = p + r->feats[HEADER_BUILD_ID].size;
+	while ((size_t)(end - p) > sizeof(e)) {
+		struct reader_build_id b;
+		size_t name_max;
+		int ret;
+
+		memcpy(&e, p, sizeof(e));
+		if (e.header.size <= sizeof(e) || e.header.size > (size_t)(end - p))
+			return 0;
+		name_max = e.header.size - sizeof(e);
+		if (strnlen((const char *)p + sizeof(e), name_max) == name_max)
+			return 0;       /* the name must end inside its record */
+		b = (struct reader_build_id){ .misc = e.header.misc, .pid = e.pid,
+					      .filename = (const char *)p + sizeof(e) };
+		b.size = (e.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? e.size : 20;
+		if (b.size == 0 || b.size > 20)
+			return 0;
+		memcpy(b.data, e.data, b.size);
+		ret = fn(&b, ctx);
+		if (ret)
+			return ret;
+		p += e.header.size;
+	}
+	return 0;
 }
 
 uint64_t perf_reader__unknown_records(const struct perf_reader *r)
@@ -366,14 +438,20 @@ int perf_reader__next(struct perf_reader *r, const struct perf_event_header **re
 	if (h.size < min_size(h.type))
 		return bad(err, r->pos, h.type, "record of %u bytes is smaller than its type's minimum %u",
 			   h.size, min_size(h.type));
-	/* every record perf or the kernel writes is a multiple of 8 bytes: anything else
-	 * is corruption, and would misalign everything after it */
-	if (h.size % 8)
+	/* every record the kernel writes is a multiple of 8 bytes: anything else is
+	 * corruption.  perf's own records need not be (perf inject -b writes 100-byte
+	 * HEADER_BUILD_IDs); records are read with memcpy, so alignment is not needed. */
+	if (h.size % 8 && h.type < PERF_RECORD_USER_TYPE_START)
 		return bad(err, r->pos, h.type, "record size %u is not a multiple of 8", h.size);
 	if (h.type == 0 || (h.type > PERF_RECORD_MAX && h.type < PERF_RECORD_USER_TYPE_START) ||
 	    h.type >= PERF_RECORD_HEADER_MAX)
 		r->unknown++;
 	*ret_ev = (const void *)(r->buf + r->pos);
+	if (r->pos % 8) {
+		/* after an odd-sized perf record: give the caller an aligned copy */
+		memcpy(r->scratch, r->buf + r->pos, h.size);
+		*ret_ev = (const void *)r->scratch;
+	}
 	*ret_offset = r->pos;
 	r->pos += h.size;
 	if (h.type == PERF_RECORD_AUXTRACE && h.size >= 16) {

@@ -2,9 +2,11 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/build_id.h"
 #include "prof/strset.h"
 #include "prof/symbols.h"
 #include "prof/util.h"
@@ -16,7 +18,14 @@ struct dso_entry {
 	Dwarf_Addr bias;
 	GElf_Phdr *loads;
 	size_t nr_loads;
+	bool opened;                    /* dso_open() ran */
 	bool bad;                       /* missing, not ELF, or build id mismatch */
+	bool conflict;                  /* the recording gave two build ids for the path */
+	enum symbols_refusal refused;   /* why bad, when it is the build id */
+	uint8_t expect[20];             /* the recording's build id for the path */
+	uint8_t expect_len;
+	uint8_t found[20];              /* the file's, when it differs */
+	uint8_t found_len;
 	struct sym *syms;               /* functions by address, aliases resolved */
 	size_t nr_syms;
 };
@@ -176,28 +185,102 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 	d->nr_syms = k;
 }
 
+/*
+ * The file's build id (n bytes) is the recorded one: perf files without the size
+ * field hold 20 bytes, a shorter id (md5: 16) zero-padded.
+ */
+static bool same_build_id(const unsigned char *bid, int n, const uint8_t *rec, size_t len)
+{
+	if (n <= 0 || memcmp(bid, rec, MIN((size_t)n, len)))
+		return false;
+	for (size_t i = (size_t)n; i < len; i++)
+		if (rec[i])
+			return false;
+	return true;
+}
+
+/* The recording's build id for the path: the feature's, else the MMAP2's. */
+static void expect(struct dso_entry *d, const uint8_t *bid, size_t len)
+{
+	len = MIN(len, sizeof(d->expect));
+	if (!len)
+		return;
+	if (!d->expect_len) {
+		memcpy(d->expect, bid, len);
+		d->expect_len = (uint8_t)len;
+	} else if (d->expect_len != len || memcmp(d->expect, bid, len)) {
+		d->conflict = true;
+	}
+}
+
+/* Open file as d's module (replacing any); its build id's length, or <= 0. */
+static int report_file(struct dso_entry *d, const char *file, const unsigned char **ret_bid)
+{
+	GElf_Addr vaddr;
+
+	*ret_bid = NULL;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->mod = NULL;
+	d->dwfl = dwfl_begin(&callbacks);
+	if (!d->dwfl)
+		return -ENOMEM;
+	d->mod = dwfl_report_offline(d->dwfl, d->path, file, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod)
+		return -ENOENT;
+	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+}
+
+/* perf's build-id cache entry of the recorded build id: ~/.debug/.build-id/xx/yyyy/elf. */
+static bool cache_path(const struct dso_entry *d, char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	struct build_id b = { .size = d->expect_len };
+	char hex[2 * BUILD_ID_MAX + 1];
+	int n;
+
+	if (!home || home[0] != '/' || !d->expect_len)
+		return false;
+	memcpy(b.data, d->expect, d->expect_len);
+	build_id__hex(&b, hex, sizeof(hex));
+	n = snprintf(buf, len, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+	return n > 0 && (size_t)n < len;
+}
+
 static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *build_id, size_t build_id_len)
 {
 	const unsigned char *bid;
-	GElf_Addr vaddr;
 	Elf *elf;
 	size_t phnum;
 	int n;
 
+	d->opened = true;
 	d->bad = true;
-	d->dwfl = dwfl_begin(&callbacks);
-	if (!d->dwfl)
+	expect(d, build_id, build_id_len);
+	if (d->conflict) {
+		/* which of the two files a sample hit is not known: name none */
+		d->refused = SYMBOLS_REFUSED_CONFLICT;
 		return;
-	d->mod = dwfl_report_offline(d->dwfl, d->path, d->path, -1);
-	dwfl_report_end(d->dwfl, NULL, NULL);
+	}
+	n = report_file(d, d->path, &bid);
+	if (d->expect_len && !same_build_id(bid, n, d->expect, d->expect_len)) {
+		/* not the file that was mapped: perf's build-id cache may hold that one */
+		char cached[PATH_MAX];
+
+		d->refused = SYMBOLS_REFUSED_MISMATCH;
+		d->found_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->found)) : 0;
+		if (n > 0)
+			memcpy(d->found, bid, d->found_len);
+		if (!cache_path(d, cached, sizeof(cached)))
+			return;
+		n = report_file(d, cached, &bid);
+		if (!same_build_id(bid, n, d->expect, d->expect_len))
+			return;
+		d->refused = SYMBOLS_NOT_REFUSED;
+	}
 	if (!d->mod)
 		return;
-	n = dwfl_module_build_id(d->mod, &bid, &vaddr);
-	if (build_id && build_id_len) {
-		/* the file on disk must be the one that was mapped */
-		if (n <= 0 || (size_t)n < build_id_len || memcmp(bid, build_id, build_id_len))
-			return;
-	}
 	elf = dwfl_module_getelf(d->mod, &d->bias);
 	if (!elf || elf_getphdrnum(elf, &phnum) < 0)
 		return;
@@ -213,7 +296,8 @@ static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *buil
 	d->bad = false;
 }
 
-static struct dso_entry *dso_get(struct symbols *s, const char *path, const uint8_t *bid, size_t bid_len)
+/* The entry of path, added (not opened) when missing. */
+static struct dso_entry *dso_get(struct symbols *s, const char *path)
 {
 	for (size_t i = 0; i < s->nr_dsos; i++)
 		if (!strcmp(s->dsos[i].path, path))
@@ -232,8 +316,31 @@ static struct dso_entry *dso_get(struct symbols *s, const char *path, const uint
 	if (!d->path)
 		return NULL;
 	s->nr_dsos++;
-	dso_open(s, d, bid, bid_len);
 	return d;
+}
+
+int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t *build_id, size_t len)
+{
+	struct dso_entry *d = dso_get(s, path);
+
+	if (!d)
+		return -ENOMEM;
+	expect(d, build_id, len);
+	return 0;
+}
+
+void symbols__for_each_refused(const struct symbols *s,
+			       void (*fn)(const struct symbols_refused *o, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		const struct dso_entry *d = &s->dsos[i];
+		struct symbols_refused o = { .path = d->path, .why = d->refused, .expected = d->expect,
+					     .expected_len = d->expect_len, .found = d->found,
+					     .found_len = d->found_len };
+
+		if (d->opened && d->refused)
+			fn(&o, ctx);
+	}
 }
 
 const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
@@ -243,8 +350,12 @@ const char *symbols__user(struct symbols *s, const char *path, const uint8_t *bu
 
 	if (path[0] != '/')
 		return NULL;    /* [vdso], //anon, [heap]...: no file to read */
-	d = dso_get(s, path, build_id, build_id_len);
-	if (!d || d->bad)
+	d = dso_get(s, path);
+	if (!d)
+		return NULL;
+	if (!d->opened)
+		dso_open(s, d, build_id, build_id_len);
+	if (d->bad)
 		return NULL;
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		const GElf_Phdr *ph = &d->loads[i];

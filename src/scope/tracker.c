@@ -12,7 +12,9 @@
 #include "prof/tracker.h"
 #include "prof/util.h"
 
-#define TREE_WALK_DEPTH 32
+/* No process tree is deeper than there are pids: a longer /proc parent chain was read
+ * while pids were being reused, and cannot be decided. */
+#define TREE_WALK_MAX (1u << 22)
 /* A task still runs (exit teardown) after its EXIT record; keep it this long. */
 #define EXIT_GRACE_NS (2000ull * 1000 * 1000)
 #define NO_UID 0xffffffffu
@@ -39,6 +41,9 @@ struct tracker {
 	struct exited { int32_t tid; uint64_t time; } *exits;   /* FIFO ring of exits */
 	size_t exit_head, exit_nr, exit_cap;
 	struct tracker_stats st;
+	int32_t workload;               /* prof's corked child, named workload_comm ... */
+	bool workload_execd;            /* ... until its exec */
+	char workload_comm[16];
 };
 
 /* ---- cgroups ------------------------------------------------------------ */
@@ -175,22 +180,43 @@ static int read_facts(struct tracker *t, int32_t tid, struct proc_facts *f)
 	return 0;
 }
 
-/* Is this pre-existing process in a scoped tree?  Walks /proc parents, bounded. */
-static int tree_of(struct tracker *t, uint64_t ppid, int depth)
+/*
+ * Is this pre-existing process in a scoped tree?  Walks its /proc parents up to a
+ * root of the scope (1), to the top (0), or to an ancestor that cannot be read, a
+ * cycle or an absurd depth (-1: undecidable, so its samples count as unattributed).
+ * No depth limit: a tree is as deep as it is.  Cycles (parents read at different
+ * moments, pids reused in between) are caught by Brent's method, without memory.
+ */
+static int tree_of(struct tracker *t, uint64_t ppid)
 {
-	struct proc_facts f;
-	struct task *p;
+	uint64_t mark = 0;
+	unsigned int power = 1, lam = 0;
 
-	if (ppid <= 1 || depth <= 0)
-		return 0;
-	if (is_tree_root(t, (int32_t)ppid))
-		return 1;
-	p = task_table__find(t->tasks, (int32_t)ppid);
-	if (p && (p->flags & TASK_TREE_KNOWN))
-		return !!(p->flags & TASK_IN_TREE);
-	if (read_facts(t, (int32_t)ppid, &f) < 0)
-		return -1;
-	return tree_of(t, f.ppid, depth - 1);
+	for (unsigned int n = 0; n < TREE_WALK_MAX; n++) {
+		struct proc_facts f;
+		struct task *p;
+
+		if (ppid == 0)
+			return 0;               /* above init (and kthreadd) */
+		if (is_tree_root(t, (int32_t)ppid))
+			return 1;
+		if (ppid == 1)
+			return 0;               /* init's parent is 0: no need to read it */
+		if (ppid == mark)
+			return -1;
+		if (++lam == power) {
+			mark = ppid;
+			power *= 2;
+			lam = 0;
+		}
+		p = task_table__find(t->tasks, (int32_t)ppid);
+		if (p && (p->flags & TASK_TREE_KNOWN))
+			return !!(p->flags & TASK_IN_TREE);
+		if (read_facts(t, (int32_t)ppid, &f) < 0)
+			return -1;
+		ppid = f.ppid;
+	}
+	return -1;
 }
 
 static void apply_facts(struct tracker *t, struct task *task, const struct proc_facts *f, int tree)
@@ -242,7 +268,7 @@ static struct task *task_get(struct tracker *t, int32_t pid, int32_t tid)
 		if (is_tree_root(t, (int32_t)f.tgid))
 			tree = 1;
 		else if (t->tree_scope)
-			tree = tree_of(t, f.ppid, TREE_WALK_DEPTH);     /* -1: ancestry unreadable */
+			tree = tree_of(t, f.ppid);       /* -1: undecidable */
 		else
 			tree = 0;
 	}
@@ -397,7 +423,12 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 	if (!(task->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
 		need->what |= SYNTH_COMM;
 	need->comm = task->comm[0] ? task->comm : NULL;
-	if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
+	if (pid == t->workload && !t->workload_execd) {
+		/* /proc's comm and maps are those of after its exec */
+		need->pre_exec = true;
+		need->comm = t->workload_comm;
+	}
+	else if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
 		need->what |= SYNTH_MAPS;
 	if (cgroup) {
 		struct cgroup_entry *c = cgroup_find(t, cgroup);
@@ -518,6 +549,8 @@ static int judge_comm(struct tracker *t, const struct perf_record_comm *c, uint1
 	 */
 	memcpy(task->comm, c->comm, sizeof(task->comm));
 	task->comm[sizeof(task->comm) - 1] = '\0';
+	if (exec && (int32_t)c->pid == t->workload)
+		t->workload_execd = true;
 	if (task_scope(t, task, 0) <= 0) {
 		forget_comm(task);
 		if (exec)
@@ -759,7 +792,11 @@ int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev)
 		 * while it is most likely still there. */
 		if (pid != tid && !task_get(t, pid, pid))
 			return -ENOMEM;
-		return task_get(t, pid, tid) ? 0 : -ENOMEM;
+		const struct task *task = task_get(t, pid, tid);
+		if (!task)
+			return -ENOMEM;
+		return (t->uid_scope || t->tree_scope) &&
+		       !(task->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN));
 	}
 	if (ev->type == PERF_RECORD_FORK && ev->size >= sizeof(struct perf_record_fork)) {
 		const struct perf_record_fork *f = (const void *)ev;
@@ -842,6 +879,12 @@ int tracker__add_tree_root(struct tracker *t, int32_t pid)
 	if (read_facts(t, pid, &f) == 0)
 		apply_facts(t, task, &f, 1);
 	return 0;
+}
+
+void tracker__add_workload(struct tracker *t, int32_t pid, const char *comm)
+{
+	t->workload = pid;
+	snprintf(t->workload_comm, sizeof(t->workload_comm), "%s", comm);
 }
 
 int tracker__new(const struct tracker_config *cfg, struct tracker **ret)

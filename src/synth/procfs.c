@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "prof/build_id.h"
 #include "prof/procfs.h"
 #include "prof/util.h"
 
@@ -204,28 +205,15 @@ int procfs__cgroup2_path(const char *buf, char *ret, size_t len)
 
 int procfs__kernel_build_id(const uint8_t *notes, size_t len, char *hex, size_t hexlen)
 {
-	size_t off = 0;
+	struct build_id b;
+	int r = build_id__from_notes(notes, len, 4, &b);
 
-	while (off + 12 <= len) {
-		uint32_t namesz, descsz, type;
-		size_t name_off = off + 12, desc_off;
-
-		memcpy(&namesz, notes + off, 4);
-		memcpy(&descsz, notes + off + 4, 4);
-		memcpy(&type, notes + off + 8, 4);
-		desc_off = name_off + ALIGN_UP((size_t)namesz, 4);
-		if (namesz > len || descsz > len || desc_off + descsz > len)
-			return -EINVAL;
-		if (type == 3 && namesz == 4 && !memcmp(notes + name_off, "GNU", 4)) {
-			if (descsz * 2 + 1 > hexlen || descsz == 0)
-				return -EINVAL;
-			for (uint32_t i = 0; i < descsz; i++)
-				snprintf(hex + 2 * i, 3, "%02x", notes[desc_off + i]);
-			return 0;
-		}
-		off = desc_off + ALIGN_UP((size_t)descsz, 4);
-	}
-	return -ENOENT;
+	if (r < 0)
+		return r;
+	if (hexlen < 2u * b.size + 1)
+		return -EINVAL;
+	build_id__hex(&b, hex, hexlen);
+	return 0;
 }
 
 int procfs__mount_point(const char *mountinfo, const char *fstype, char *ret, size_t len)

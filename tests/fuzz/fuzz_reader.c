@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct model *m = model__new();
 		struct report_agg *a = report_agg__new(&o);
 		size_t len;
-		const char *sec = perf_reader__feature(r, HEADER_PROF_SCOPE, &len);
+		const char *sec = perf_reader__prof_section(r, &len);
 
 		if (sec && m)
 			model__load_prof_section(m, sec, len);

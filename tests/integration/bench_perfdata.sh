@@ -32,7 +32,9 @@ after_exit = sum(v for k, v in perf.items() if k.startswith(":"))
 for comm in ("prof-hot", "prof-child"):
     if not perf[comm] <= r.sample_comms.get(comm, 0) <= perf[comm] + after_exit:
         bad.append(f"{comm}: parser {r.sample_comms.get(comm, 0)}, perf script {perf[comm]} (+{after_exit} after exit)")
-    if r.sample_comms.get(comm, 0) < 500:
+    # enough to compare (~2000 and ~1300 on an idle machine; a loaded one gives
+    # the workload a fraction of a CPU)
+    if r.sample_comms.get(comm, 0) < 100:
         bad.append(f"{comm}: only {r.sample_comms.get(comm, 0)} samples")
 if r.unknown_comm:
     bad.append(f"{r.unknown_comm} samples of an unnamed task")

@@ -20,6 +20,7 @@ bad() {
 bad 2: '[record]\nnosuch = 1\n'
 bad 3: '[record]\nfrequency = 100\nfrequency = lots\n'
 bad 1: 'garbage line\n'
+bad 2: '[record]\nmmap_pages = 1048576\n'
 bad 2: "[record]\noutput = $(printf '%0300d' 0)\n"
 
 printf '[record]\nevent = cpu-clock\nfrequency = 97\noutput = from-config-%%p.data\n' >good.conf
@@ -50,11 +51,11 @@ chmod 666 "$sys/prof.conf"
 cp "$PROF" bin-prof && chmod 755 bin-prof
 setcap cap_perfmon,cap_sys_ptrace=ep bin-prof 2>/dev/null || skip "file capabilities not supported here"
 mkdir u && chown "$U" u
-runuser -u "$U" -- ./bin-prof record --uid "$U" -d 0.2 -o u/x.data >out 2>err
+runuser -u "$U" -- ./bin-prof record -d 0.2 -o u/x.data -- sleep 0.2 >out 2>err
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "refusing a configuration" err || fail "unsafe config used: exit $rc: $(cat err)"
 [ ! -e u/x.data ] || fail "recorded with an unsafe config"
 pass "unsafe system config refused: $(cat err)"
 chmod 644 "$sys/prof.conf"
-runuser -u "$U" -- ./bin-prof record --uid "$U" -q -d 0.2 -o u/x.data >out 2>err || fail "safe config refused: $(cat err)"
+runuser -u "$U" -- ./bin-prof record -q -o u/x.data -- sleep 0.2 >out 2>err || fail "safe config refused: $(cat err)"
 pass "the same file, root-owned and 0644, is used"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A copy of prof with file capabilities, run by an ordinary user: their own uid records
-# fine; another user's uid, a foreign cgroup, -a and another's pid are refused; with
-# another user busy meanwhile, the file holds none of their samples, comms or maps and
-# no kernel addresses; -o through a symlink is refused and the target is untouched.
+# fine (tracefs readable by a group of theirs); another user's uid, a foreign cgroup,
+# -a and another's pid are refused; with another user busy meanwhile, the file holds
+# none of their samples, comms or maps and no kernel addresses; -o through a symlink is refused and the target is untouched.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_perf
@@ -21,10 +21,20 @@ cp "$PROF_HOT" "$TMP/bin/prof-hot" && cp "$PROF_HOT" "$TMP/bin/bobsecret" && chm
 
 as_alice() { runuser -u "$A" -- "$@"; }
 
-runuser -u "$B" -- "$TMP/bin/bobsecret" 8 >/dev/null &
+# --uid needs the set*uid() tracepoints: tracefs readable by a group of hers, as
+# prof's refusal tells admins to do.
+TG=prof-it-tracing
+groupadd -f "$TG" && usermod -aG "$TG" "$A" || fail "group"
+cleanup_hooks+=("groupdel $TG")
+tracefs_readable_by_group "$TG"
+
+runuser -u "$B" -- "$TMP/bin/bobsecret" 20 >/dev/null &
 cleanup_hooks+=("kill $! 2>/dev/null")
-bob=$!
 sleep 0.3
+# Bob's own process, not runuser's (root's) pid: the one whose samples must not leak
+# and whose pid alice must not be allowed to record.
+bob=$(pgrep -u "$B" -x bobsecret) || fail "bob's busy process did not start"
+cleanup_hooks+=("kill $bob 2>/dev/null")
 
 # Her own uid, with her own workload.
 F=$TMP/a/alice.data
@@ -54,6 +64,7 @@ refused() {
 refused --uid "$B"
 refused --uid "$A,$B"
 refused -a
+[ -d "/proc/$bob" ] || fail "bob's process $bob is gone before the --pid check"
 refused --pid "$bob"
 refused --cgroup /
 

@@ -85,3 +85,33 @@ public_copy() {
 unknown_comms() {
 	grep -cE '^ *:[0-9]+ ' "$1" || true
 }
+
+# tracefs, where prof finds the set*uid() tracepoints --uid needs.  Its mount options
+# are changed for a test and restored at the end.
+# "mount point<TAB>super options" of the first tracefs (the fields after " - ").
+tracefs_mount() {
+	awk '{ for (i = 7; i < NF; i++) if ($i == "-") break; if ($(i + 1) == "tracefs") { print $5 "\t" $(i + 3); exit } }' /proc/self/mountinfo
+}
+tracefs_dir() {
+	tracefs_mount | cut -f1
+}
+tracefs_remount() {
+	local mode=$1 gid=$2 dir opts
+	dir=$(tracefs_dir)
+	[ -n "$dir" ] || skip "tracefs is not mounted"
+	if [ -z "${tracefs_saved:-}" ]; then
+		# the options found first are the ones restored, once
+		tracefs_saved=1
+		opts=$(tracefs_mount | cut -f2 | tr , '\n')
+		cleanup_hooks+=("mount -o remount,gid=$(echo "$opts" | sed -n 's/^gid=//p' | grep . || echo 0),mode=$(echo "$opts" | sed -n 's/^mode=//p' | grep . || echo 700) '$dir'")
+	fi
+	mount -o "remount,gid=$gid,mode=$mode" "$dir" || skip "cannot remount tracefs"
+}
+# Members of a group may read tracefs (what prof's refusal of --uid tells admins to do).
+tracefs_readable_by_group() {
+	tracefs_remount 0750 "$(getent group "$1" | cut -d: -f3)"
+}
+# Only root may read tracefs (the kernel's default).
+tracefs_root_only() {
+	tracefs_remount 0700 0
+}

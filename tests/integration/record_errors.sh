@@ -14,6 +14,8 @@ expect() {
 expect 2 "unknown event 'nosuch'" record -e nosuch -a
 expect 2 "known events: cycles" record -e nosuch -a
 expect 2 "power of two" record -m 3 -a
+# 4 GiB per CPU overflowed the ring buffer size: nothing recorded, "0 lost".
+expect 2 "power of two number of pages from 1 to" record -m 1048576 -a -d 0.2
 expect 2 "exclude each other" record -F 99 -c 1000 -a
 expect 2 "nothing to record" record
 expect 2 "unknown option" record --frobnicate

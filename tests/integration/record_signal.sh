@@ -28,11 +28,15 @@ F=$TMP/sigwl.data
 "$PROF" record -a -o "$F" -- sleep 60 2>"$TMP/err" &
 p=$!
 sleep 1.5
+# The workload is prof's child: check that very process afterwards, not any "sleep 60"
+# on the host (another test's, still dying on a loaded machine).
+child=$(pgrep -P "$p")
+[ -n "$child" ] || fail "no workload running under prof after 1.5 s"
 kill -TERM "$p"
 wait "$p"
 rc=$?
 [ "$rc" -eq 143 ] || fail "workload stopped by SIGTERM: exit $rc, want 143: $(cat "$TMP/err")"
 perf_clean "$TMP/report" report -i "$F" --stdio
 pass "SIGTERM with a workload: exit 143, valid file"
-pgrep -f "^sleep 60$" >/dev/null && fail "workload left running"
+[ -d "/proc/$child" ] && fail "workload $child left running: $(cat "/proc/$child/stat")"
 pass "workload stopped"

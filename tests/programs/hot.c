@@ -16,7 +16,18 @@
 
 static volatile double sink;
 
-/* Each function has its own loop, so each is a symbol of its own in a profile. */
+/*
+ * Each function has its own loop, so each is a symbol of its own in a profile.  Each
+ * also calls frame(), so it is not a leaf: gcc keeps no frame pointer in a leaf even
+ * with -fno-omit-frame-pointer, and a frame-pointer unwind from a leaf skips its
+ * caller (main would be missing from every call chain).
+ */
+static volatile int frames;
+static __attribute__((noinline)) void frame(void)
+{
+	frames++;
+}
+
 #define SPIN(n, k)                                                             \
 	({                                                                     \
 		double s_ = 0;                                                 \
@@ -28,18 +39,21 @@ static volatile double sink;
 double hot_function(void);
 __attribute__((noinline)) double hot_function(void)
 {
+	frame();
 	return SPIN(9000000, 1.0000001);
 }
 
 double cold_function(void);
 __attribute__((noinline)) double cold_function(void)
 {
+	frame();
 	return SPIN(1000000, 0.9999999);
 }
 
 double child_function(void);
 __attribute__((noinline)) double child_function(void)
 {
+	frame();
 	return SPIN(5000000, 1.0000002);
 }
 

@@ -30,13 +30,15 @@ Test(config, defaults)
 	cr_assert_not(c.user_kernel);
 	cr_assert_str_eq(c.admin_group, "");
 	cr_assert_str_eq(c.event, "");
+	cr_assert_eq(c.user_max_frequency, 10000);
 }
 
 Test(config, every_key)
 {
 	cr_assert_eq(parse("; comment\n# comment\n[record]\nevent = cpu-clock\nfrequency = 999\n"
 			   "callchain = yes\nmmap_pages = 256\noutput = %u-%t.data\n\n"
-			   "[policy]\nadmin_group = wheel\nuser_kernel = true\n", true), 0, "%s", err);
+			   "[policy]\nadmin_group = wheel\nuser_kernel = true\nuser_max_frequency = 2000\n", true),
+		     0, "%s", err);
 	cr_assert_str_eq(c.event, "cpu-clock");
 	cr_assert_eq(c.freq, 999);
 	cr_assert(c.callchain);
@@ -44,6 +46,7 @@ Test(config, every_key)
 	cr_assert_str_eq(c.output, "%u-%t.data");
 	cr_assert_str_eq(c.admin_group, "wheel");
 	cr_assert(c.user_kernel);
+	cr_assert_eq(c.user_max_frequency, 2000);
 }
 
 static void expect_error(const char *text, bool policy, const char *where, const char *what)
@@ -67,6 +70,13 @@ Test(config, errors_name_file_and_line)
 	expect_error("[record]\nthis is not a key value line\n", true, "test.conf:2:", "syntax");
 	expect_error("[policy]\nuser_kernel = perhaps\n", true, "test.conf:2:", "bad user_kernel");
 	expect_error("[policy]\nadmins = x\n", true, "test.conf:2:", "unknown key 'admins'");
+	expect_error("[policy]\nuser_max_frequency = 0\n", true, "test.conf:2:", "bad user_max_frequency");
+	expect_error("[record]\nmmap_pages = 1048576\n", true, "test.conf:2:", "power of two");
+}
+
+Test(config, policy_keys_only_in_the_system_file)
+{
+	expect_error("[policy]\nuser_max_frequency = 100000\n", false, "test.conf:2:", "[policy] may only");
 }
 
 Test(config, the_first_error_is_reported)

@@ -63,8 +63,11 @@ Test(perf_data, header_attrs_ids_data_and_features)
 	feat_buf__string(&host, "testhost");
 	cr_assert_eq(perf_data_writer__add_feature(w, HEADER_HOSTNAME, host.data, host.len), 0);
 	cr_assert_eq(perf_data_writer__add_feature(w, HEADER_NRCPUS, nr, sizeof(nr)), 0);
-	cr_assert_eq(perf_data_writer__add_feature(w, HEADER_PROF_SCOPE, "xyz", 3), 0);
+	cr_assert_eq(perf_data_writer__set_prof_section(w, "xyz", 3), 0);
 	cr_assert_eq(perf_data_writer__add_feature(w, 0, "x", 1), -EINVAL);
+	/* perf inject calls the writer of every bit set: none it does not know */
+	cr_assert_eq(perf_data_writer__add_feature(w, HEADER_LAST_FEATURE, "x", 1), -EINVAL);
+	cr_assert_eq(perf_data_writer__add_feature(w, HEADER_PROF_SCOPE_OLD, "x", 1), -EINVAL);
 	cr_assert_eq(perf_data_writer__finish(w), 0);
 	uint64_t fsize = perf_data_writer__file_size(w);
 	cr_assert_eq(perf_data_writer__data_size(w), 24);
@@ -104,18 +107,18 @@ Test(perf_data, header_attrs_ids_data_and_features)
 	memcpy(&d, buf + h.data.offset, 8);
 	cr_assert_eq(d.type, PERF_RECORD_FINISHED_ROUND);
 
-	/* features: bits set for HOSTNAME, NRCPUS, EVENT_DESC (implicit) and prof's own */
-	int bits[] = { HEADER_HOSTNAME, HEADER_NRCPUS, HEADER_EVENT_DESC, HEADER_PROF_SCOPE };
+	/* features: bits set for HOSTNAME, NRCPUS, EVENT_DESC (implicit), none of prof's */
+	int bits[] = { HEADER_HOSTNAME, HEADER_NRCPUS, HEADER_EVENT_DESC };
 	int nbits = 0;
 	for (int b = 0; b < PERF_HEADER_FEAT_BITS; b++)
 		if (h.adds_features[b / 64] & (1ull << (b % 64)))
 			nbits++;
-	cr_assert_eq(nbits, 4);
-	for (size_t i = 0; i < 4; i++)
+	cr_assert_eq(nbits, 3);
+	for (size_t i = 0; i < 3; i++)
 		cr_assert(h.adds_features[bits[i] / 64] & (1ull << (bits[i] % 64)), "bit %d", bits[i]);
 
 	/* the section table follows the data, in bit order */
-	struct perf_file_section sec[4];
+	struct perf_file_section sec[3];
 	memcpy(sec, buf + h.data.offset + h.data.size, sizeof(sec));
 	/* HOSTNAME (3) */
 	uint32_t slen;
@@ -143,10 +146,16 @@ Test(perf_data, header_attrs_ids_data_and_features)
 	uint64_t id0;
 	memcpy(&id0, p + 8 + slen, 8);
 	cr_assert_eq(id0, 101);
-	/* prof's section, last */
-	cr_assert_eq(sec[3].size, 3);
-	cr_assert_eq(memcmp(buf + sec[3].offset, "xyz", 3), 0);
-	cr_assert_eq(sec[3].offset + sec[3].size, len, "nothing after the last section");
+	/* prof's section after the last feature section, 8-aligned, then the trailer */
+	struct prof_trailer t;
+	cr_assert_geq(len, sizeof(t));
+	memcpy(&t, buf + len - sizeof(t), sizeof(t));
+	cr_assert_eq(memcmp(buf + len - 8, "PROFSEC1", 8), 0, "the file ends with the magic");
+	cr_assert_eq(t.magic, PROF_TRAILER_MAGIC);
+	cr_assert_eq(t.size, 3);
+	cr_assert_eq(t.offset, ALIGN_UP(sec[2].offset + sec[2].size, 8));
+	cr_assert_eq(memcmp(buf + t.offset, "xyz", 3), 0);
+	cr_assert_eq(t.offset + t.size + sizeof(t), len, "nothing after the trailer");
 	free(buf);
 	unlink(path);
 }

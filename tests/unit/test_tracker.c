@@ -821,6 +821,28 @@ Test(tracker, prefetch_reads_proc_while_task_lives)
 	cr_assert_eq(stats()->lookups, 2);
 }
 
+/*
+ * A pre-existing task gone before its sample was read: its EXIT, written before /proc
+ * lost it, may lie past where this pass read another ring buffer.  prefetch asks for
+ * one more pass before judging; the EXIT, read then, gives it its parent's facts.
+ */
+Test(tracker, prefetch_gone_task_waits_for_its_exit)
+{
+	struct rec rs, re;
+	const struct perf_event_header *s, *e;
+
+	scope_uid(1001);
+	put_task(700, 700, 1, 1001);
+	start();
+	s = mk_sample(&rs, 710, 710, 2000000, 0);
+	cr_assert_eq(tracker__prefetch(fx.t, s), 1, "gone with no facts: read the buffers again first");
+	e = mk_fork(&re, PERF_RECORD_EXIT, 710, 700, 710, 700, 2000100);
+	cr_assert_eq(tracker__prefetch(fx.t, e), 0);
+	expect(judge(s, 2000000), TRACKER_WRITE, "sample of 710, the tenant's child");
+	expect(judge(e, 2000100), TRACKER_WRITE, "its EXIT");
+	cr_assert_eq(stats()->unattributed_gone, 0);
+}
+
 Test(tracker, prefetch_fork_placeholder)
 {
 	struct rec rf, rs, rs2, rf2;
@@ -844,7 +866,7 @@ Test(tracker, prefetch_fork_placeholder)
 	/* the sample of another new child is read before its FORK (another CPU) */
 	s2 = mk_sample(&rs2, 310, 310, 2000300, 0);
 	f2 = mk_fork(&rf2, PERF_RECORD_FORK, 310, 300, 310, 300, 2000200);
-	cr_assert_eq(tracker__prefetch(fx.t, s2), 0);
+	cr_assert_eq(tracker__prefetch(fx.t, s2), 1, "its FORK is in a buffer not read yet: another pass first");
 	cr_assert_eq(tracker__prefetch(fx.t, f2), 0);
 
 	/* judged in time order: the FORKs decide, by inheritance */
@@ -895,6 +917,31 @@ Test(tracker, need_comm_and_maps_once)
 	tracker__described(fx.t, &n, -ESRCH);
 	expect(sample(200, 200, 0), TRACKER_WRITE, "second sample of 200");
 	cr_assert_eq(fx.need.what, 0);
+}
+
+/* prof's corked workload: before its exec it is prof, whatever /proc says by the time
+ * its samples are judged; no maps from /proc for it (they are the program's). */
+Test(tracker, workload_named_prof_before_exec)
+{
+	fx.scope.workload = 100;
+	put_task(100, 100, 50, 1001);   /* /proc: already the program ("task100") */
+	start();
+	cr_assert_eq(tracker__add_tree_root(fx.t, 100), 0);
+	tracker__add_workload(fx.t, 100, "prof");
+
+	expect(sample(100, 100, 0), TRACKER_WRITE, "sample before exec");
+	cr_assert(fx.need.pre_exec, "not marked as before the exec");
+	cr_assert_eq(fx.need.what, SYNTH_COMM, "need %#x", fx.need.what);
+	cr_assert_str_eq(fx.need.comm, "prof");
+	tracker__described(fx.t, &fx.need, 0);
+	expect(sample(100, 100, 0), TRACKER_WRITE, "second sample before exec");
+	cr_assert_eq(fx.need.what, 0, "need %#x", fx.need.what);
+
+	expect(comm(100, 100, "hot", true), TRACKER_WRITE, "COMM exec");
+	expect(sample(100, 100, 0), TRACKER_WRITE, "sample after exec");
+	cr_assert_not(fx.need.pre_exec);
+	cr_assert_eq(fx.need.what, 0, "need %#x", fx.need.what);
+	assert_accounted();
 }
 
 Test(tracker, need_nothing_after_written_exec)
@@ -1041,6 +1088,58 @@ Test(tracker, pid_tree_from_proc)
 	expect(sample(400, 400, 0), TRACKER_DROP, "another tree's root");
 	expect(fork_(500, 300, 500, 300), TRACKER_WRITE, "FORK by the grandchild");
 	expect(sample(500, 500, 0), TRACKER_WRITE, "new great-grandchild");
+	assert_accounted();
+}
+
+/* No depth limit: a leaf 100 levels below the --pid root is in its tree. */
+Test(tracker, pid_tree_deep_chain)
+{
+	scope_pid(1000);
+	put_task(1000, 1000, 1, 0);
+	for (int32_t i = 1; i <= 100; i++)
+		put_task(1000 + i, 1000 + i, 1000 + i - 1, 0);
+	put_task(2000, 2000, 1, 0);
+	for (int32_t i = 1; i <= 100; i++)
+		put_task(2000 + i, 2000 + i, 2000 + i - 1, 0);
+	start();
+
+	expect(sample(1100, 1100, 0), TRACKER_WRITE, "a task 100 levels below the root");
+	expect(sample(1050, 1050, 0), TRACKER_WRITE, "one 50 levels below");
+	expect(sample(2100, 2100, 0), TRACKER_DROP, "a task 100 levels down another tree");
+	assert_accounted();
+}
+
+/* --pid 1: init's tree is every task but the kernel's threads. */
+Test(tracker, pid_tree_of_init)
+{
+	scope_pid(1);
+	put_task(1, 1, 0, 0);
+	put_task(2, 2, 0, 0);
+	put_task(500, 500, 1, 1001);
+	put_task(501, 501, 500, 1001);
+	put_task(600, 600, 2, 0);
+	start();
+
+	expect(sample(500, 500, 0), TRACKER_WRITE, "a child of init");
+	expect(sample(501, 501, 0), TRACKER_WRITE, "a grandchild of init");
+	expect(sample(1, 1, 0), TRACKER_WRITE, "init");
+	expect(sample(600, 600, 0), TRACKER_DROP, "a kernel thread");
+	assert_accounted();
+}
+
+/* Parents read at different moments can form a cycle (pids reused): undecidable,
+ * counted as unattributed, never silently dropped. */
+Test(tracker, pid_tree_cycle_is_unattributed)
+{
+	scope_pid(100);
+	put_task(100, 100, 1, 0);
+	put_task(700, 700, 701, 0);
+	put_task(701, 701, 702, 0);
+	put_task(702, 702, 700, 0);
+	start();
+
+	expect(sample(700, 700, 0), TRACKER_UNATTRIBUTED, "a task whose ancestry loops");
+	cr_assert_eq(stats()->unattributed_gone, 1);
 	assert_accounted();
 }
 
