@@ -501,16 +501,17 @@ static int expect_build_id(const struct reader_build_id *b, void *ctx)
 static void say_refused(const struct symbols_refused *o, void *ctx)
 {
 	struct build_id want = { .size = (uint8_t)MIN(o->expected_len, BUILD_ID_MAX) };
-	char hex[2 * BUILD_ID_MAX + 1];
+	char hex[2 * BUILD_ID_MAX + 1], path[1024];
 
 	memcpy(want.data, o->expected, want.size);
 	build_id__hex(&want, hex, sizeof(hex));
+	escape__text(path, sizeof(path), o->path);      /* a path a tenant chose */
 	if (o->why == SYMBOLS_REFUSED_CONFLICT)
 		fprintf(stderr, "prof report: %s: the recording names two different files at this path (replaced "
-			"while recording): its samples are shown as [unknown]\n", o->path);
+			"while recording): its samples are shown as [unknown]\n", path);
 	else
 		fprintf(stderr, "prof report: %s: not the file that was recorded (build id %s expected, %s): rebuilt "
-			"or replaced since? its samples are shown as [unknown]\n", o->path, hex,
+			"or replaced since? its samples are shown as [unknown]\n", path, hex,
 			o->found_len ? "it has another" : "it has none");
 }
 
