@@ -16,6 +16,7 @@
 
 #include "prof/build_id.h"
 #include "prof/commands.h"
+#include "prof/escape.h"
 #include "prof/idmap.h"
 #include "prof/jitmap.h"
 #include "prof/model.h"
@@ -97,8 +98,10 @@ static void symbolize(struct report *r, int32_t pid, bool kernel, uint64_t ip, c
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
 		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
 	} else if (r->jit) {
-		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map */
-		sym = jitmap__lookup(r->jit, pid, ip);
+		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map,
+		 * trusted when its own user (as recorded) wrote it */
+		uint32_t uid;
+		sym = jitmap__lookup(r->jit, pid, model__uid(r->model, pid, &uid) ? (int64_t)uid : -1, ip);
 	}
 	if (sym) {
 		*ret_sym = sym;
@@ -342,17 +345,24 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
 	size_t width = term_width(), w[KEY__MAX] = { 0 };
 	bool tty = width > 0;
-	char buf[1024];
+	char raw[1024], buf[4 * sizeof(raw)];
 	size_t shown = 0;
 
-	printf("# prof report: %s\n", r->o.input);
-	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", a && a->name[0] ? a->name : "?",
+	/* everything from the file is shown through escape__text(): no raw control bytes */
+	escape__text(buf, sizeof(buf), r->o.input);
+	printf("# prof report: %s\n", buf);
+	escape__text(buf, sizeof(buf), a && a->name[0] ? a->name : "?");
+	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", buf,
 	       total_s, r->lost, r->last_time > r->first_time ? (double)(r->last_time - r->first_time) / 1e9 : 0.0);
-	if (host)
-		printf(", host %s", host);
+	if (host) {
+		escape__text(buf, sizeof(buf), host);
+		printf(", host %s", buf);
+	}
 	printf("\n");
-	if (r->scope[0])
-		printf("# scope: %s\n", r->scope);
+	if (r->scope[0]) {
+		escape__text(buf, sizeof(buf), r->scope);
+		printf("# scope: %s\n", buf);
+	}
 	if (r->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
 	printf("#\n");
@@ -360,8 +370,8 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 		w[k] = strlen(key_titles[r->o.keys[k]]);
 	for (size_t i = 0; i < nr; i++)
 		for (size_t k = 0; k < r->o.nr_keys; k++) {
-			key_text(r, &rows[i], r->o.keys[k], buf, sizeof(buf));
-			w[k] = MAX(w[k], MIN(strlen(buf), (size_t)48));
+			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
+			w[k] = MAX(w[k], MIN(escape__text(buf, sizeof(buf), raw), (size_t)48));
 		}
 	printf("# %8s  %8s", "Overhead", "Samples");
 	for (size_t k = 0; k < r->o.nr_keys; k++)
@@ -378,7 +388,8 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 				       tty && pct >= 5 ? "\033[31m" : "", pct, tty && pct >= 5 ? "\033[m" : "",
 				       rows[i].samples);
 		for (size_t k = 0; k < r->o.nr_keys && off < sizeof(line); k++) {
-			key_text(r, &rows[i], r->o.keys[k], buf, sizeof(buf));
+			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
+			escape__text(buf, sizeof(buf), raw);
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
 						k + 1 < r->o.nr_keys ? (int)w[k] : 0, buf);
 		}
@@ -392,17 +403,7 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	escape__json(stdout, s, strlen(s));
 }
 
 static void print_json(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,
@@ -500,16 +501,17 @@ static int expect_build_id(const struct reader_build_id *b, void *ctx)
 static void say_refused(const struct symbols_refused *o, void *ctx)
 {
 	struct build_id want = { .size = (uint8_t)MIN(o->expected_len, BUILD_ID_MAX) };
-	char hex[2 * BUILD_ID_MAX + 1];
+	char hex[2 * BUILD_ID_MAX + 1], path[1024];
 
 	memcpy(want.data, o->expected, want.size);
 	build_id__hex(&want, hex, sizeof(hex));
+	escape__text(path, sizeof(path), o->path);      /* a path a tenant chose */
 	if (o->why == SYMBOLS_REFUSED_CONFLICT)
 		fprintf(stderr, "prof report: %s: the recording names two different files at this path (replaced "
-			"while recording): its samples are shown as [unknown]\n", o->path);
+			"while recording): its samples are shown as [unknown]\n", path);
 	else
 		fprintf(stderr, "prof report: %s: not the file that was recorded (build id %s expected, %s): rebuilt "
-			"or replaced since? its samples are shown as [unknown]\n", o->path, hex,
+			"or replaced since? its samples are shown as [unknown]\n", path, hex,
 			o->found_len ? "it has another" : "it has none");
 }
 
@@ -518,7 +520,7 @@ int cmd_report(int argc, char **argv)
 	struct report r = { 0 };
 	_cleanup_close_ int in_fd = -1;
 	char errbuf[512], in_path[64];
-	const char *sec;
+	const char *sec, *why;
 	size_t len, nr;
 	uint64_t total_p, total_s;
 	const struct report_row *rows;
@@ -565,6 +567,11 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "prof report: %s: bad record at offset %" PRIu64 " (type %u, %s): %s\n",
 				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
 		goto out;
+	}
+	if (r.jit && (nr = jitmap__untrusted(r.jit, &why))) {
+		escape__text(errbuf, sizeof(errbuf), why);
+		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
+			nr > 1 ? "s" : "", errbuf, nr > 1 ? ", ..." : "");
 	}
 	if (r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) {
 		char title[600];

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/escape.h"
 #include "prof/flamegraph.h"
 #include "prof/report.h"
 #include "prof/util.h"
@@ -264,8 +265,19 @@ int report_agg__write_folded(struct report_agg *a, FILE *out)
 		if (a->stacks[i].used)
 			v[n++] = &a->stacks[i];
 	qsort(v, n, sizeof(*v), cmp_stack);
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %llu\n", v[i]->text, (unsigned long long)v[i]->count);
+	for (size_t i = 0; i < n; i++) {
+		/* often read on a terminal: names from the file go through escape__text() */
+		size_t len = 4 * strlen(v[i]->text) + 1;
+		char *esc = malloc(len);
+
+		if (!esc) {
+			free(v);
+			return -ENOMEM;
+		}
+		escape__text(esc, len, v[i]->text);
+		fprintf(out, "%s %llu\n", esc, (unsigned long long)v[i]->count);
+		free(esc);
+	}
 	free(v);
 	return ferror(out) ? -EIO : 0;
 }

@@ -3,9 +3,12 @@
  * Symbols of JIT-compiled code from /tmp/perf-PID.map ("START SIZE name" lines in
  * hex), the convention perf and the JITs that support it (V8, the JVM with an
  * agent, LuaJIT, ...) share.  Loaded once per process, and only from a regular
- * file owned by the reader or root: the file is not trusted otherwise.
+ * file owned by the reader, root or the process's own user: anyone can create
+ * /tmp/perf-PID.map for any pid, so another user's file would let a tenant name
+ * the code of someone else's process (or root's) whatever it likes.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,8 @@ struct jitmap {
 	size_t nr, cap;
 	struct strset names;
 	const char *dir;
+	size_t nr_untrusted;            /* files ignored for who owns them or what they are */
+	char untrusted[4400];           /* why the first one was (its path and owner) */
 };
 
 struct jitmap *jitmap__new(const char *dir)
@@ -103,12 +108,38 @@ static int jitmap__parse(struct jitmap *j, const char *text, struct jtable *t)
 	return 0;
 }
 
-static struct jtable *table_of(struct jitmap *j, int32_t pid)
+/*
+ * Whether the map file open at fd may name the code of a process whose user is
+ * owner (-1: not known); if not, say why in j->untrusted (first time only).
+ */
+static bool trusted(struct jitmap *j, int fd, const char *path, int64_t owner)
+{
+	struct stat st;
+	uid_t me = geteuid();
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	if (S_ISREG(st.st_mode) && (st.st_uid == me || st.st_uid == 0 || (int64_t)st.st_uid == owner))
+		return true;
+	if (!j->nr_untrusted++) {
+		if (!S_ISREG(st.st_mode))
+			snprintf(j->untrusted, sizeof(j->untrusted), "%s: not a regular file", path);
+		else if (owner >= 0)
+			snprintf(j->untrusted, sizeof(j->untrusted),
+				 "%s: owned by uid %u, not by you (%u), root or the process's user (%lld)", path,
+				 (unsigned)st.st_uid, (unsigned)me, (long long)owner);
+		else
+			snprintf(j->untrusted, sizeof(j->untrusted), "%s: owned by uid %u, not by you (%u) or root",
+				 path, (unsigned)st.st_uid, (unsigned)me);
+	}
+	return false;
+}
+
+static struct jtable *table_of(struct jitmap *j, int32_t pid, int64_t owner)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
 	struct jtable t = { 0 };
-	struct stat st;
 	char path[4200];
 	uint32_t idx;
 
@@ -116,9 +147,14 @@ static struct jtable *table_of(struct jitmap *j, int32_t pid)
 		return idx ? &j->tables[idx - 1] : NULL;
 	idmap__set(j->by_pid, (uint64_t)(uint32_t)pid, 0);
 	snprintf(path, sizeof(path), "%s/perf-%d.map", j->dir, pid);
+	/* no following a link another user planted, no hanging on a FIFO */
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != getuid() && st.st_uid != 0 && getuid() != 0))
+	if (fd < 0) {
+		if (errno == ELOOP && !j->nr_untrusted++)
+			snprintf(j->untrusted, sizeof(j->untrusted), "%s: a symbolic link", path);
+		return NULL;
+	}
+	if (!trusted(j, fd, path, owner))
 		return NULL;
 	if (read_fd_full(fd, 256u << 20, &text) < 0 || jitmap__parse(j, text, &t) < 0) {
 		free(t.s);
@@ -139,12 +175,18 @@ static struct jtable *table_of(struct jitmap *j, int32_t pid)
 	return &j->tables[j->nr - 1];
 }
 
-const char *jitmap__lookup(struct jitmap *j, int32_t pid, uint64_t ip)
+const char *jitmap__lookup(struct jitmap *j, int32_t pid, int64_t owner, uint64_t ip)
 {
-	struct jtable *t = table_of(j, pid);
+	struct jtable *t = table_of(j, pid, owner);
 	size_t i;
 
 	if (!t || (i = sorted_find_le(t->s, t->nr, start, ip)) == SIZE_MAX)
 		return NULL;
 	return ip < t->s[i].end ? t->s[i].name : NULL;
+}
+
+size_t jitmap__untrusted(const struct jitmap *j, const char **ret_why)
+{
+	*ret_why = j->untrusted;
+	return j->nr_untrusted;
 }
