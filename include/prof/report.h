@@ -32,6 +32,10 @@ struct report_opts {
 	const char *cgroup;
 };
 
+/* "uid,comm,sym": the keys in order.  0, or -EINVAL with a message in err. */
+int report_keys__parse(const char *arg, enum report_key keys[KEY__MAX], size_t *ret_nr, char *err, size_t errlen);
+extern const char *const report_key_names[KEY__MAX];
+
 /* Parse argv; -EINVAL with err; 1 for --help. */
 int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, size_t errlen);
 extern const char report_opts__usage[];

@@ -30,6 +30,10 @@ struct resolver {
 	bool kernel_tried, kernel_ok;
 };
 
+/* Read the kernel's symbols now (else at the first kernel frame): before privileges
+ * that show kallsyms' addresses are dropped. */
+void resolver__load_kernel(struct resolver *r);
+
 /* The object and function of ip in task pid, as interned names ("[unknown]" ones when
  * not known: never a wrong name). */
 void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, struct profile_frame *ret);

@@ -30,31 +30,34 @@ const char report_opts__usage[] =
 	"Overheads are shares of the event's period, as perf report computes them.\n";
 
 
-static const char *const key_names[KEY__MAX] = {
+const char *const report_key_names[KEY__MAX] = {
 	[KEY_UID] = "uid", [KEY_CGROUP] = "cgroup", [KEY_PID] = "pid",
 	[KEY_COMM] = "comm", [KEY_DSO] = "dso", [KEY_SYM] = "sym",
 };
 
-static int parse_keys(struct report_opts *o, const char *arg, char *err, size_t errlen)
+int report_keys__parse(const char *arg, enum report_key keys[KEY__MAX], size_t *ret_nr, char *err, size_t errlen)
 {
-	o->nr_keys = 0;
+	size_t nr = 0;
+
 	for (const char *p = arg;;) {
 		const char *comma = strchrnul(p, ',');
 		size_t len = (size_t)(comma - p);
 		int found = -1;
 
 		for (int k = 0; k < KEY__MAX; k++)
-			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
+			if (strlen(report_key_names[k]) == len && !strncmp(p, report_key_names[k], len))
 				found = k;
 		if (found < 0)
 			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
 				    (int)len, p);
-		for (size_t i = 0; i < o->nr_keys; i++)
-			if ((int)o->keys[i] == found)
-				return errorf(err, errlen, "sort key '%s' given twice", key_names[found]);
-		o->keys[o->nr_keys++] = (enum report_key)found;
-		if (!*comma)
+		for (size_t i = 0; i < nr; i++)
+			if ((int)keys[i] == found)
+				return errorf(err, errlen, "sort key '%s' given twice", report_key_names[found]);
+		keys[nr++] = (enum report_key)found;
+		if (!*comma) {
+			*ret_nr = nr;
 			return 0;
+		}
 		p = comma + 1;
 	}
 }
@@ -89,7 +92,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 			o->input = optarg;
 			break;
 		case 's':
-			if (parse_keys(o, optarg, err, errlen) < 0)
+			if (report_keys__parse(optarg, o->keys, &o->nr_keys, err, errlen) < 0)
 				return -EINVAL;
 			break;
 		case 'F':

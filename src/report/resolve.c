@@ -20,7 +20,7 @@ bool resolver__kernel_is(const char *build_id)
 	       !strcmp(here, build_id);
 }
 
-static void load_kernel(struct resolver *r)
+void resolver__load_kernel(struct resolver *r)
 {
 	_cleanup_free_ char *ks = NULL;
 	const char *ref;
@@ -47,7 +47,7 @@ void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, 
 	ret->dso = d->name;
 	if (d->kernel) {
 		if (!r->kernel_tried)
-			load_kernel(r);
+			resolver__load_kernel(r);
 		if (r->kernel_ok && !strcmp(d->name, "[kernel.kallsyms]"))
 			sym = symbols__kernel(r->syms, loc.off);
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
