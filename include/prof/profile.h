@@ -87,6 +87,7 @@ const struct profile_frame *profile__frames(const struct profile *p, size_t *ret
 struct profile_row {
 	struct report_row row;          /* key: the grouped fields, others zero */
 	uint32_t stack;                 /* with by_stack, else UINT32_MAX */
+	uint32_t order;                 /* first seen: ties keep that order */
 };
 int profile__rows(const struct profile *p, const bool key_on[KEY__MAX], bool by_stack,
 		  struct profile_row **ret, size_t *ret_nr);

@@ -13,10 +13,12 @@ enum report_key {
 	KEY__MAX
 };
 
-enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON, FORMAT_SVG };
+enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON, FORMAT_SVG, FORMAT_PPROF };
 
 struct report_opts {
 	const char *input;
+	const char *output;             /* -o: where -F pprof goes (NULL: stdout) */
+	size_t max_stacks;              /* the engine's cap (0: its default) */
 	enum report_key keys[KEY__MAX];
 	size_t nr_keys;
 	enum report_format format;

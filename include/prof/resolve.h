@@ -24,6 +24,10 @@ struct resolver {
 	struct symbols *syms;           /* borrowed */
 	struct jitmap *jit;             /* borrowed, may be NULL */
 	struct strset *names;           /* borrowed: "[unknown] (obj)" names are interned here */
+	/* the uid a process ran as, whose /tmp/perf-PID.map alone is trusted (jitmap.h):
+	 * NULL asks the model (prof's header section) */
+	bool (*uid_of)(void *ctx, int32_t pid, uint32_t *ret);
+	void *uid_ctx;
 	/* kernel symbols come from this host's /proc/kallsyms only when the recording was
 	 * made by this kernel: the caller says so (host, release, build id) */
 	bool kernel_here;

@@ -484,7 +484,7 @@ static int cmp_row(const void *x, const void *y)
 		return a->period < b->period ? 1 : -1;
 	if (a->samples != b->samples)
 		return a->samples < b->samples ? 1 : -1;
-	return 0;
+	return ((const struct profile_row *)x)->order < ((const struct profile_row *)y)->order ? -1 : 1;
 }
 
 int profile__rows(const struct profile *p, const bool key_on[KEY__MAX], bool by_stack,
@@ -513,6 +513,7 @@ int profile__rows(const struct profile *p, const bool key_on[KEY__MAX], bool by_
 			if (c.hash[c.ix.slot[i] - 1] == h && row_eq(&c.v[c.ix.slot[i] - 1], &r))
 				break;
 		if (!c.ix.slot[i]) {
+			r.order = (uint32_t)c.nr;
 			c.v[c.nr] = r;
 			c.hash[c.nr] = h;
 			c.ix.slot[i] = (uint32_t)++c.nr;

@@ -53,8 +53,12 @@ void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, 
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
 		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
 	} else if (r->jit) {
-		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map */
-		sym = jitmap__lookup(r->jit, pid, ip);
+		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map,
+		 * trusted when its own user (as recorded) wrote it */
+		uint32_t uid;
+		bool known = r->uid_of ? r->uid_of(r->uid_ctx, pid, &uid) : model__uid(r->model, pid, &uid);
+
+		sym = jitmap__lookup(r->jit, pid, known ? (int64_t)uid : -1, ip);
 	}
 	if (sym) {
 		ret->sym = sym;
