@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# prof report -F pprof writes a gzipped profile.proto that go tool pprof reads, with
+# the same totals and the same top function as prof report, labels uid/user/cgroup/
+# comm/pid on each sample, and the stacks (main calls hot_function).  (speedscope's
+# npm package ships its pprof importer only inside its browser bundle: not checked
+# here, see man prof-report.)
+. "$(dirname "$0")/lib.sh"
+require_root
+
+F=$TMP/w.data
+P=$TMP/w.pb.gz
+"$PROF" record -q -g -o "$F" -- "$PROF_HOT" 2 fork || fail "record"
+"$PROF" report -i "$F" -F pprof -o "$P" 2>"$TMP/err" || fail "prof report -F pprof: $(cat "$TMP/err")"
+gzip -t "$P" || fail "the pprof file is not gzip"
+"$PROF" report -i "$F" -F json --sort sym >"$TMP/rep.json" || fail "prof report json"
+
+# A terminal gets no binary: -o is asked for.  -o with another format is refused.
+"$PROF" report -i "$F" -F text -o "$TMP/x" >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "-o is for -F pprof" "$TMP/err" || fail "-o with text: exit $rc, $(cat "$TMP/err")"
+
+GO=$(command -v go || true)
+if [ -z "$GO" ] || ! "$GO" tool pprof -h >/dev/null 2>&1; then
+	skip "go tool pprof is not installed (Debian package golang-go): the pprof file was written but not read back"
+fi
+export HOME=$TMP GOCACHE=$TMP/gocache GOFLAGS=-mod=mod PPROF_TMPDIR=$TMP
+"$GO" tool pprof -raw "$P" >"$TMP/raw.txt" 2>"$TMP/raw.err" || fail "go tool pprof -raw: $(head -c 2000 "$TMP/raw.err")"
+"$GO" tool pprof -top -nodecount=5 "$P" >"$TMP/top.txt" 2>"$TMP/top.err" || fail "go tool pprof -top: $(head -c 2000 "$TMP/top.err")"
+"$GO" tool pprof -traces "$P" >"$TMP/traces.txt" 2>/dev/null || fail "go tool pprof -traces"
+python3 - "$TMP/rep.json" "$TMP/raw.txt" "$TMP/top.txt" "$TMP/traces.txt" <<'PY' || fail "go tool pprof and prof report disagree"
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+raw = open(sys.argv[2]).read()
+top = open(sys.argv[3]).read()
+traces = open(sys.argv[4]).read()
+# -raw: the sample lines are "  COUNT  PERIOD: loc ids"; their sums are the totals
+samples = period = 0
+for m in re.finditer(r"^\s+(\d+)\s+(\d+): ", raw, re.M):
+    samples += int(m.group(1)); period += int(m.group(2))
+assert "samples/count cpu/nanoseconds" in raw or "samples/count" in raw, raw[:500]
+print(f"samples: prof {rep['samples']} pprof {samples}; period: prof {rep['period']} pprof {period}")
+assert samples == rep["samples"], "sample totals differ"
+assert period == rep["period"], "period totals differ"
+# -top: the first function row is prof report's first symbol
+rows = [l for l in top.splitlines() if re.match(r"^\s+[0-9.]+\w*\s+[0-9.]+%", l)]
+first = rows[0].split()[-1]
+print("pprof top:", first, "| prof report top:", rep["rows"][0]["sym"])
+assert first == rep["rows"][0]["sym"] == "hot_function", (first, rep["rows"][0])
+# labels on samples, and the call chains
+for lab in ("comm:[prof-hot]", "comm:[prof-child]", "user:[root]", "uid:[0", "pid:[", "cgroup:["):
+    assert lab in raw, "no label " + lab
+assert re.search(r"hot_function\n\s+main\n", traces), "no hot_function <- main trace"
+PY
+pass "go tool pprof -raw/-top read it: totals and top function match prof report, labels and stacks present"
+
