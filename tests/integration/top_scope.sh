@@ -30,3 +30,22 @@ fi
 grep -qE "proftopb| $PB " "$TMP/a" && fail "--uid proftopa shows proftopb or its pid"
 grep -qE "proftopb +$PB +prof-hot" "$TMP/all" || fail "-a does not show proftopb's prof-hot: the check proves nothing"
 pass "--uid proftopa: $(echo "$rows" | wc -l) rows, all proftopa's; -a shows proftopb too"
+
+# The access rules are record's: an ordinary user running a copy of prof with the
+# file capabilities may not watch another user, nor the host.
+command -v setcap >/dev/null || skip "needs setcap (libcap2-bin) for the capability-user part"
+mkdir "$TMP/bin" && chmod 755 "$TMP" "$TMP/bin" && cp "$PROF" "$TMP/bin/prof" && chmod 755 "$TMP/bin/prof" || fail "copy"
+setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep "$TMP/bin/prof" 2>/dev/null || skip "file capabilities not supported here"
+for scope in "--uid proftopb" "-a" "--pid $PB"; do
+	runuser -u proftopa -- timeout 20 "$TMP/bin/prof" top $scope --stdio -d 0.5 -n 2 >"$TMP/u" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		# a --pid of someone else's process may be accepted but must show nothing of it
+		[ "$scope" = "--pid $PB" ] || fail "proftopa: prof top $scope allowed: $(head -5 "$TMP/u")"
+		grep -qE "proftopb| $PB " "$TMP/u" && fail "proftopa: prof top $scope shows proftopb's process"
+		pass "proftopa: prof top $scope shows nothing of proftopb"
+		continue
+	fi
+	[ $rc -eq 1 ] && grep -q "refused by the access" "$TMP/err" || fail "proftopa: prof top $scope: exit $rc: $(cat "$TMP/err")"
+	pass "proftopa: prof top $scope refused: $(head -n 1 "$TMP/err")"
+done
