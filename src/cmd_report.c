@@ -493,6 +493,7 @@ static int write_pprof(struct report *r)
 			  : st->samples ? (int64_t)(st->period / st->samples) : 0,
 		.duration_ns = r->last_time > r->first_time ? (int64_t)(r->last_time - r->first_time) : 0,
 		.model = r->model,
+		.reader = r->reader,
 	};
 	size_t nc = 0;
 	int fd = STDOUT_FILENO, err;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "prof/model.h"
+#include "prof/reader.h"
 #include "prof/profile.h"
 
 struct pprof_meta {
@@ -21,6 +22,7 @@ struct pprof_meta {
 	int64_t duration_ns;
 	const char *comments[4];        /* free text (scope, cut counts); NULL ends */
 	struct model *model;            /* object build ids, cgroup paths (may be NULL) */
+	const struct perf_reader *reader;       /* its HEADER_BUILD_ID names objects' build ids (may be NULL) */
 };
 
 /* Write p to fd, gzipped (fd stays open).  0, -ENOMEM or -EIO. */

@@ -64,8 +64,40 @@ enomem:
 	return 0;
 }
 
+/* The recording's build ids (HEADER_BUILD_ID) by file name, as hex strings. */
+struct bid_table {
+	struct strtab names;            /* index i: a file name; hex[i] its build id */
+	char (*hex)[2 * 20 + 1];
+	size_t cap;
+};
+
+static int bid_add(const struct reader_build_id *b, void *ctx)
+{
+	struct bid_table *t = ctx;
+	size_t before = t->names.nr;
+	int64_t i = str_index(&t->names, b->filename);
+
+	if (t->names.err)
+		return t->names.err;
+	if ((size_t)i < before)
+		return 0;               /* the first record of a path wins */
+	if (t->names.nr > t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		void *n = realloc(t->hex, ncap * sizeof(*t->hex));
+		if (!n)
+			return -ENOMEM;
+		t->hex = n;
+		t->cap = ncap;
+	}
+	for (size_t k = 0; k < MIN(b->size, (uint8_t)20); k++)
+		sprintf(t->hex[i] + 2 * k, "%02x", b->data[k]);
+	t->hex[i][2 * MIN(b->size, (uint8_t)20)] = '\0';
+	return 0;
+}
+
 struct build {
 	PbProfile prof;
+	struct bid_table bids;
 	struct strtab strs;
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
@@ -86,12 +118,19 @@ struct build {
 	int64_t comments[4];
 };
 
+static void strtab_release(struct strtab *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->v[i]);
+	free(t->v);
+	idmap__free(t->by_hash);
+}
+
 static void build_free(struct build *b)
 {
-	for (size_t i = 0; i < b->strs.nr; i++)
-		free(b->strs.v[i]);
-	free(b->strs.v);
-	idmap__free(b->strs.by_hash);
+	strtab_release(&b->bids.names);
+	free(b->bids.hex);
+	strtab_release(&b->strs);
 	free(b->maps);
 	free(b->map_ptrs);
 	free(b->locs);
@@ -134,6 +173,21 @@ static long main_frame(const struct profile *p)
 	return ret;
 }
 
+static bool lookup_bid(const struct bid_table *t, const char *path, char *hex_out)
+{
+	uint64_t h = hash_bytes(path, strlen(path));
+	uint32_t idx;
+
+	for (;; h++) {
+		if (!idmap__get(t->names.by_hash, h, &idx))
+			return false;
+		if (!strcmp(t->names.v[idx], path)) {
+			strcpy(hex_out, t->hex[idx]);
+			return hex_out[0] != '\0';
+		}
+	}
+}
+
 /* The mapping of object dso, made the first time (ids in that order). */
 static int mapping_of(struct build *b, struct idmap *map_of, const struct idmap *dso_of, struct model *m,
 		      const char *dso, uint32_t *ret)
@@ -150,7 +204,10 @@ static int mapping_of(struct build *b, struct idmap *map_of, const struct idmap 
 	map->id = b->prof.n_mapping + 1;
 	map->filename = str_index(&b->strs, dso);
 	map->has_functions = true;
-	if (m && idmap__get(dso_of, (uintptr_t)dso, &di) && (d = model__dso(m, di))->build_id_len) {
+	/* the recording's HEADER_BUILD_ID, else what its MMAP2 records carried */
+	if (b->bids.names.by_hash && lookup_bid(&b->bids, dso, bid)) {
+		map->build_id = str_index(&b->strs, bid);
+	} else if (m && idmap__get(dso_of, (uintptr_t)dso, &di) && (d = model__dso(m, di))->build_id_len) {
 		hex(bid, d->build_id, MIN(d->build_id_len, (size_t)20));
 		map->build_id = str_index(&b->strs, bid);
 	}
@@ -342,6 +399,16 @@ int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd)
 		b.comments[nc] = str_index(&b.strs, m->comments[nc]);
 	b.prof.comment = b.comments;
 	b.prof.n_comment = nc;
+	if (m->reader) {
+		b.bids.names.by_hash = idmap__new();
+		if (!b.bids.names.by_hash) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = perf_reader__for_each_build_id(m->reader, bid_add, &b.bids);
+		if (err < 0)
+			goto out;
+	}
 	err = build_frames(&b, p, m->model);
 	if (!err)
 		err = build_samples(&b, p, m->model);

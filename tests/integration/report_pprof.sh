@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # prof report -F pprof writes a gzipped profile.proto that go tool pprof reads, with
 # the same totals and the same top function as prof report, labels uid/user/cgroup/
-# comm/pid on each sample, and the stacks (main calls hot_function).  (speedscope's
+# comm/pid on each sample, the stacks (main calls hot_function) and the objects'
+# build ids.  (speedscope's
 # npm package ships its pprof importer only inside its browser bundle: not checked
 # here, see man prof-report.)
 . "$(dirname "$0")/lib.sh"
@@ -51,4 +52,13 @@ for lab in ("comm:[prof-hot]", "comm:[prof-child]", "user:[root]", "uid:[0", "pi
 assert re.search(r"hot_function\n\s+main\n", traces), "no hot_function <- main trace"
 PY
 pass "go tool pprof -raw/-top read it: totals and top function match prof report, labels and stacks present"
+
+# The mapping of the workload's object carries its build id (from HEADER_BUILD_ID).
+if command -v readelf >/dev/null; then
+	bid=$(readelf -n "$PROF_HOT" | awk '/Build ID/ { print $3; exit }')
+	[ -n "$bid" ] || fail "prof-hot has no build id"
+	grep -qF "$(readlink -f "$PROF_HOT") $bid" "$TMP/raw.txt" ||
+		fail "no mapping of prof-hot with build id $bid: $(sed -n '/^Mappings/,$p' "$TMP/raw.txt" | head)"
+	pass "prof-hot's mapping has its build id $bid"
+fi
 
