@@ -44,7 +44,8 @@ static const char usage[] =
 	"  -z, --zero              start each interval from zero (default: cumulative)\n"
 	"      --stdio             print snapshots, no full-screen view\n"
 	"      --rows N            rows per snapshot (default: the screen, or 40)\n"
-	"      --max-stacks N      distinct (task, stack) keys kept (default 100000);\n"
+	"      --max-stacks N      distinct (task, stack) keys kept (default: prof.conf's\n"
+	"                          [aggregate] max_stacks, else 100000);\n"
 	"                          samples beyond are counted as cut\n"
 	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2\n"
 	"      --config FILE       configuration file (see prof.conf(5))\n"
@@ -505,6 +506,8 @@ int cmd_top(int argc, char **argv)
 	ret = record__prepare(&t.r);
 	if (ret)
 		goto out;
+	if (!t.o.max_stacks)
+		t.o.max_stacks = t.r.cfg.max_stacks;    /* prof.conf's [aggregate], else the default */
 	ret = EXIT_PROF_FAIL;
 	scope__describe(&t.r.opts.scope, t.scope, sizeof(t.scope));
 	t.r.queue = ordered_queue__new();
