@@ -2,9 +2,8 @@
 # prof report -F pprof writes a gzipped profile.proto that go tool pprof reads, with
 # the same totals and the same top function as prof report, labels uid/user/cgroup/
 # comm/pid on each sample, the stacks (main calls hot_function) and the objects'
-# build ids.  (speedscope's
-# npm package ships its pprof importer only inside its browser bundle: not checked
-# here, see man prof-report.)
+# build ids.  speedscope (its npm package, which ships its importers only inside its
+# web page's bundle) imports it in headless chromium and draws hot_function.
 . "$(dirname "$0")/lib.sh"
 require_root
 
@@ -19,6 +18,7 @@ gzip -t "$P" || fail "the pprof file is not gzip"
 "$PROF" report -i "$F" -F text -o "$TMP/x" >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "-o is for -F pprof" "$TMP/err" || fail "-o with text: exit $rc, $(cat "$TMP/err")"
 
+SPEEDSCOPE=${PROF_SPEEDSCOPE:-$HOME/.cache/prof/speedscope/node_modules/speedscope}
 GO=$(command -v go || true)
 if [ -z "$GO" ] || ! "$GO" tool pprof -h >/dev/null 2>&1; then
 	skip "go tool pprof is not installed (Debian package golang-go): the pprof file was written but not read back"
@@ -62,3 +62,61 @@ if command -v readelf >/dev/null; then
 	pass "prof-hot's mapping has its build id $bid"
 fi
 
+
+# speedscope: its page, served locally, opens the file from #profileURL=; a hook in a
+# copy of the page records the text speedscope draws on its canvases into the DOM,
+# which headless chromium dumps (hot_function is wide enough never to be elided).
+# A file that is not a profile draws no names.
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ] || [ ! -f "$SPEEDSCOPE/dist/release/index.html" ]; then
+	note "speedscope not checked: needs chromium and the npm package speedscope in \$PROF_SPEEDSCOPE ($SPEEDSCOPE) (scripts/dev test installs both)"
+	exit 0
+fi
+WEB=$TMP/web
+mkdir -p "$WEB" && cp -r "$SPEEDSCOPE/dist/release/." "$WEB/" && cp "$P" "$WEB/p.pb.gz" || fail "speedscope copy"
+head -c 4096 "$PROF" | gzip >"$WEB/bad.pb.gz"
+python3 - "$WEB/index.html" "$WEB/harness.html" <<'PY' || fail "speedscope's index.html has no script tag"
+import sys
+s = open(sys.argv[1]).read()
+hook = """<script>
+(function () {
+	var seen = {};
+	var orig = CanvasRenderingContext2D.prototype.fillText;
+	CanvasRenderingContext2D.prototype.fillText = function (t) {
+		seen[String(t)] = 1;
+		return orig.apply(this, arguments);
+	};
+	setInterval(function () {
+		document.documentElement.setAttribute('data-drawn', Object.keys(seen).join('|'));
+	}, 200);
+})();
+</script>
+"""
+i = s.index('<script src="speedscope-')
+open(sys.argv[2], "w").write(s[:i] + hook + s[i:])
+PY
+python3 -m http.server 0 --bind 127.0.0.1 --directory "$WEB" >"$TMP/http.log" 2>&1 &
+SRV=$!
+cleanup_hooks+=("kill $SRV 2>/dev/null")
+port=
+for i in $(seq 100); do
+	port=$(grep -o 'port [0-9]*' "$TMP/http.log" | awk '{ print $2 }')
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || fail "no local web server for speedscope"
+drawn() {        # file, seconds (an import error opens an alert() that holds the page)
+	timeout "$2" "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chromium" \
+		--virtual-time-budget=8000 --window-size=2400,800 \
+		--dump-dom "http://127.0.0.1:$port/harness.html#profileURL=http://127.0.0.1:$port/$1" 2>/dev/null |
+		grep -o 'data-drawn="[^"]*"' | tr '|' '\n'
+}
+drawn p.pb.gz 60 >"$TMP/drawn"
+for name in hot_function main __libc_start_call_main; do
+	grep -qx "$name" "$TMP/drawn" || grep -qx "data-drawn=\"$name" "$TMP/drawn" ||
+		fail "speedscope drew no $name: $(tr '\n' ' ' <"$TMP/drawn" | head -c 1000)"
+done
+grep -qE '^[0-9.]+(ms|s)$' "$TMP/drawn" || fail "speedscope's axis is not in time units (cpu/nanoseconds): $(head -c 500 "$TMP/drawn")"
+drawn bad.pb.gz 15 >"$TMP/drawn-bad"
+grep -q hot_function "$TMP/drawn-bad" && fail "a garbage file drew hot_function: the check proves nothing"
+pass "speedscope $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$SPEEDSCOPE/package.json") imports it: draws hot_function under main on a time axis"
