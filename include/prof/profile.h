@@ -6,7 +6,7 @@
  *
  * Memory is bounded: at most max_entries distinct (task, stack) keys, as many
  * distinct frames, and PROFILE_FRAMES_PER_ENTRY x max_entries frame slots in the
- * stacks they hold (about 300 bytes per entry at worst: 30 MB at the default).  A
+ * stacks they hold (about 350 bytes per entry at worst: 33 MB measured at the default).  A
  * sample that would need more is cut: it is not kept under its own key but added
  * to one "[cut]" entry (so totals stay exact) and counted, and every output says how
  * many samples were cut.  Frames and stacks are interned: one copy each, compared by
