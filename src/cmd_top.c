@@ -18,6 +18,7 @@
 #include <termios.h>
 
 #include "prof/commands.h"
+#include "prof/idmap.h"
 #include "prof/profile.h"
 #include "prof/reader.h"
 #include "prof/resolve.h"
@@ -64,6 +65,14 @@ struct top_opts {
 	size_t max_stacks;
 };
 
+/* Exited tasks, forgotten by the model once their last samples are in. */
+#define TOP_FORGET_AFTER_NS (3ull * 1000 * 1000 * 1000)
+struct exited {
+	int32_t pid, tid;
+	uint64_t time;
+	uint32_t seq;                   /* t->seq at the exit */
+};
+
 struct top {
 	struct record r;
 	struct top_opts o;
@@ -81,6 +90,10 @@ struct top {
 	bool tio_saved;
 	uint64_t interval_start;
 	char scope[512];
+	struct exited *exits;           /* a FIFO ring, in record time order */
+	size_t ex_head, ex_nr, ex_cap;
+	uint32_t seq;                   /* counts EXITs and FORKs */
+	struct idmap *forked;           /* tid -> seq of its last FORK: a reused tid is not forgotten */
 };
 
 enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS, OPT_MAX_STACKS };
@@ -204,7 +217,52 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 		return -ENOMEM;
 	n = resolver__stack(&t->res, task.pid, ev->misc, ip, chain, nr, t->r.opts.callchain, t->frames,
 			    ARRAY_SIZE(t->frames));
+	/* The view shows only its --sort keys: facts it does not show are not kept
+	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
+	if (!t->key_on[KEY_PID])
+		task.pid = 0;
+	if (!t->key_on[KEY_UID])
+		task.uid = 0, task.uid_known = false;
+	if (!t->key_on[KEY_CGROUP])
+		task.cgroup = 0;
+	if (!t->key_on[KEY_COMM])
+		task.comm = NULL;
 	return profile__add(t->prof, &task, t->frames, n, period ? period : 1) < 0 ? -ENOMEM : 0;
+}
+
+static int remember_exit(struct top *t, const struct perf_record_fork *e)
+{
+	if (t->ex_nr == t->ex_cap) {
+		size_t ncap = t->ex_cap ? 2 * t->ex_cap : 256;
+		struct exited *n = malloc(ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->ex_nr; i++)
+			n[i] = t->exits[(t->ex_head + i) % t->ex_cap];
+		free(t->exits);
+		t->exits = n;
+		t->ex_cap = ncap;
+		t->ex_head = 0;
+	}
+	t->exits[(t->ex_head + t->ex_nr++) % t->ex_cap] =
+		(struct exited){ .pid = (int32_t)e->pid, .tid = (int32_t)e->tid, .time = e->time, .seq = ++t->seq };
+	return 0;
+}
+
+/* The model forgets tasks that exited a while ago (their teardown samples are in). */
+static void forget_exited(struct top *t, uint64_t now)
+{
+	while (t->ex_nr && t->exits[t->ex_head].time + TOP_FORGET_AFTER_NS < now) {
+		const struct exited *e = &t->exits[t->ex_head];
+		uint32_t fork_seq;
+
+		/* unless the tid was given to a new task since */
+		if (!idmap__get(t->forked, (uint64_t)(uint32_t)e->tid, &fork_seq) || fork_seq < e->seq)
+			model__forget(t->model, e->pid, e->tid);
+		t->ex_head = (t->ex_head + 1) % t->ex_cap;
+		t->ex_nr--;
+	}
 }
 
 /* What passes the scope: samples to the engine, sideband to the model. */
@@ -217,6 +275,11 @@ static int sink(const void *rec, size_t len, void *ctx)
 		return on_sample(t, ev);
 	if (ev->type == PERF_RECORD_FINISHED_ROUND)
 		return 0;
+	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_record_fork))
+		return remember_exit(t, rec);
+	if (ev->type == PERF_RECORD_FORK && ev->size >= sizeof(struct perf_record_fork) &&
+	    idmap__set(t->forked, (uint64_t)((const struct perf_record_fork *)rec)->tid, ++t->seq) < 0)
+		return -ENOMEM;
 	return model__process(t->model, ev);
 }
 
@@ -439,6 +502,7 @@ static int top_loop(struct top *t)
 		if (read_keys(t))
 			break;
 		now = clock_mono_ns();
+		forget_exited(t, now);
 		if (now < next)
 			continue;
 		err = render(t, now);
@@ -465,7 +529,8 @@ static int top_start(struct top *t)
 	t->syms = symbols__new();
 	t->jit = jitmap__new("/tmp");
 	t->prof = profile__new(t->o.max_stacks);
-	if (!t->model || !t->syms || !t->prof) {
+	t->forked = idmap__new();
+	if (!t->model || !t->syms || !t->prof || !t->forked) {
 		fprintf(stderr, "prof top: out of memory\n");
 		return -ENOMEM;
 	}
@@ -539,5 +604,7 @@ out:
 	jitmap__free(t.jit);
 	model__free(t.model);
 	strset__release(&t.names);
+	free(t.exits);
+	idmap__free(t.forked);
 	return ret;
 }
