@@ -563,7 +563,7 @@ int cmd_report(int argc, char **argv)
 	r.model = model__new();
 	r.syms = symbols__new();
 	r.jit = jitmap__new("/tmp");
-	r.agg = report_agg__new(&r.o);
+	r.agg = report_agg__new();
 	r.prof = profile__new(r.o.max_stacks);
 	if (!r.model || !r.syms || !r.agg || !r.prof) {
 		fprintf(stderr, "prof report: out of memory\n");

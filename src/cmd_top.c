@@ -18,6 +18,7 @@
 #include <termios.h>
 
 #include "prof/commands.h"
+#include "prof/escape.h"
 #include "prof/idmap.h"
 #include "prof/profile.h"
 #include "prof/reader.h"
@@ -283,21 +284,6 @@ static int sink(const void *rec, size_t len, void *ctx)
 	return model__process(t->model, ev);
 }
 
-/* Names come from the tasks watched: show control bytes as \xNN, never raw. */
-static void tty_safe(char *dst, size_t len, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(dst + o, len - o, "\\x%02x", c);
-		else
-			dst[o++] = (char)c;
-	}
-	dst[o] = '\0';
-}
-
 static void key_text(struct top *t, const struct profile_row *pr, enum report_key k, char *buf, size_t len)
 {
 	const struct report_sample *key = &pr->row.key;
@@ -347,7 +333,8 @@ static void key_text(struct top *t, const struct profile_row *pr, enum report_ke
 	default:
 		break;
 	}
-	tty_safe(buf, len, raw);
+	/* names come from the tasks watched: nothing they hold may reach the terminal raw */
+	escape__text(buf, len, raw);
 }
 
 static const char *const key_titles[KEY__MAX] = {
@@ -387,7 +374,7 @@ static int render(struct top *t, uint64_t now)
 	struct profile_row *rows = NULL;
 	size_t nr = 0, srows, cols, max;
 	double secs = (double)(now - t->interval_start) / 1e9;
-	char line[4096], buf[1024];
+	char line[4096], buf[4 * 1024 + 1];
 	int err, off;
 
 	err = profile__rows(t->prof, t->key_on, t->r.opts.callchain, &rows, &nr);
@@ -398,8 +385,9 @@ static int render(struct top *t, uint64_t now)
 		fputs("\033[H", stdout);
 	else
 		printf("\n");
-	snprintf(line, sizeof(line), "prof top: %s  |  %s, %s%" PRIu64 " Hz  |  %.1f s",
-		 t->scope, info->event.name, info->freq ? "" : "period ",
+	escape__text(buf, sizeof(buf), t->scope);
+	snprintf(line, sizeof(line), "prof top: %.2048s  |  %s, %s%" PRIu64 " Hz  |  %.1f s",
+		 buf, info->event.name, info->freq ? "" : "period ",
 		 info->freq ? info->freq : t->r.opts.period, secs);
 	put_line(t, cols, line);
 	snprintf(line, sizeof(line), "samples %" PRIu64 " (%.0f/s), lost %" PRIu64 ", cut %" PRIu64

@@ -74,3 +74,20 @@ pass "Ctrl-C ends it with status 0, terminal restored"
 [ "$(grep -c '^prof top:' "$TMP/snap")" = 2 ] || fail "not 2 snapshots: $(cat "$TMP/snap")"
 grep -q $'\033' "$TMP/snap" && fail "escape sequences in a non-terminal snapshot"
 pass "two snapshots on a pipe, no escape sequences"
+
+# A task's name is its own to choose: one with terminal escapes in it is shown
+# escaped, never sent to the terminal raw.
+python3 -c '
+import ctypes, time
+ctypes.CDLL(None).prctl(15, b"\x1b[2Jevil\x07", 0, 0, 0)
+end = time.time() + 20
+while time.time() < end:
+    pass
+' &
+EVIL=$!
+cleanup_hooks+=("kill $EVIL 2>/dev/null")
+sleep 0.3
+"$PROF" top -p $EVIL -d 0.5 -n 2 >"$TMP/evil" 2>"$TMP/err" || fail "prof top -p (hostile name): $(cat "$TMP/err")"
+grep -qF '\x1b[2Jevil\x07' "$TMP/evil" || fail "the hostile name is not shown escaped: $(grep -a evil "$TMP/evil" | head -3 | od -c | head)"
+grep -q $'\033' "$TMP/evil" && fail "raw escape bytes reached the output"
+pass "a name with terminal escapes is shown escaped: $(grep -m1 -F 'evil' "$TMP/evil")"
