@@ -52,6 +52,16 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 /* The largest -m (and mmap_pages) the ring buffers can have: 2 GiB of pages. */
 uint64_t record_opts__max_mmap_pages(void);
 
+/*
+ * The options prof record shares with prof top (scope, event, sampling, ring
+ * buffer, --config): c is getopt's value for them ('a', 'u', 'G', 'p', 'e', 'F', 'c',
+ * 'g', 'm', RECORD_OPT_CONFIG).  0 when handled, -ENOENT when c is not one of
+ * them, -EINVAL with a message in err.  finish_common checks how they combine.
+ */
+#define RECORD_OPT_CONFIG 300
+int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen);
+int record_opts__finish_common(struct record_opts *opts, char *err, size_t errlen);
+
 /* The --help text. */
 extern const char record_opts__usage[];
 
