@@ -15,7 +15,7 @@ const char report_opts__usage[] =
 	"Where the time went in a perf.data file (written by prof or perf record).\n"
 	"\n"
 	"  -i, --input FILE        the file (default perf.data)\n"
-	"  -s, --sort KEYS         comma list of uid,cgroup,pid,comm,dso,sym (default sym)\n"
+	"  -s, --sort KEYS         any of uid,cgroup,pid,comm,dso,sym (default sym)\n"
 	"      --uid USER          only this user's samples (name or uid)\n"
 	"      --cgroup PATH       only samples in this cgroup subtree\n"
 	"      --pid PID           only this process's samples\n"
