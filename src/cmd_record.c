@@ -28,6 +28,7 @@
 #include "prof/procfs.h"
 #include "prof/prof_section.h"
 #include "prof/tracker.h"
+#include "prof/unwind.h"
 #include "prof/util.h"
 #include "prof/workload.h"
 #include "record_config.h"
@@ -65,6 +66,7 @@ struct record_stats {
 	uint64_t synth_tasks;           /* tasks described from /proc */
 	uint64_t synth_gone;            /* ... that were gone by then */
 	uint64_t records;               /* everything written to the data section */
+	uint64_t malformed;             /* samples too short for what they should carry */
 };
 
 struct record {
@@ -76,6 +78,9 @@ struct record {
 	struct build_id_table *build_ids;
 	struct tracker *tracker;
 	struct map_dedup *dedup;
+	struct unwinder *unwinder;      /* --call-graph dwarf */
+	uint8_t *unwound;               /* a rewritten sample */
+	size_t unwound_len;
 	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
 	uint64_t hold;                  /* this round judges nothing from here on (see peek) */
 	struct synth_env synth;
@@ -102,6 +107,9 @@ static int emit(const void *rec, size_t len, void *ctx)
 		return r->write_err;
 	/* an executable mapping's object: its build id is read now, while it is the mapped file */
 	err = build_id_table__note(r->build_ids, rec);
+	/* the unwinder knows each process's maps as the file describes them */
+	if (err == 0 && r->unwinder)
+		err = unwinder__note(r->unwinder, rec);
 	if (err == 0)
 		err = perf_data_writer__write(r->writer, rec, len);
 	if (err < 0) {
@@ -191,6 +199,15 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 		r->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
 	else if (ev->type == PERF_RECORD_LOST_SAMPLES && ev->size >= sizeof(struct perf_record_lost_samples))
 		r->st.lost_samples += ((const struct perf_record_lost_samples *)(const void *)ev)->lost;
+	if (r->unwinder && ev->type == PERF_RECORD_SAMPLE) {
+		/* the stack unwound now: a callchain is written, not the registers and stack */
+		int len = unwinder__rewrite(r->unwinder, ev, r->unwound, r->unwound_len);
+		if (len < 0) {
+			r->st.malformed++;
+			return 0;
+		}
+		return emit(r->unwound, (size_t)len, r);
+	}
 	return emit(ev, ev->size, r);
 }
 
@@ -337,6 +354,17 @@ static void summary(const struct record *r)
 			"prof: warning: %" PRIu64 " records lost (ring buffer overflow) and %" PRIu64
 			" samples dropped by the kernel; use a larger -m or a lower -F.\n",
 			s->lost, s->lost_samples);
+	if (r->unwinder) {
+		const struct unwinder_stats *u = unwinder__stats(r->unwinder);
+		fprintf(stderr, "prof: %" PRIu64 " user stacks unwound, %.1f frames on average; %" PRIu64
+			" stopped before the outermost frame (no unwind information, or the stack copy too short: "
+			"see dwarf,SIZE), %" PRIu64 " of processes whose maps were unknown%s\n",
+			u->samples, u->samples ? (double)u->frames / (double)u->samples : 0.0, u->truncated,
+			u->no_maps, u->foreign_abi ? ", and 32-bit tasks are not unwound" : "");
+		if (r->opts.verbose)
+			fprintf(stderr, "prof: %" PRIu64 " unwinders built, %" PRIu64 " samples of 32-bit tasks, %"
+				PRIu64 " malformed samples\n", u->dwfl_builds, u->foreign_abi, s->malformed);
+	}
 	if (unattributed)
 		fprintf(stderr,
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
@@ -530,6 +558,7 @@ static int start_tracker(struct record *r)
 static int start_recording(struct record *r)
 {
 	const struct perf_data_event *evs;
+	struct perf_data_event written[2];
 	enum recorder_stage stage = RECORDER_STAGE_NONE;
 	size_t nr;
 	int err;
@@ -551,6 +580,24 @@ static int start_recording(struct record *r)
 	r->build_ids = build_id_table__new();
 	if (!r->build_ids)
 		return -ENOMEM;
+	if (r->opts.dwarf) {
+		/* The file's attr says what the written samples hold: a callchain, no stack. */
+		struct perf_event_attr *a = &written[0].attr;
+
+		if (nr > ARRAY_SIZE(written))
+			return -EINVAL;
+		memcpy(written, evs, nr * sizeof(*evs));
+		r->unwinder = unwinder__new(a->sample_type);
+		r->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
+		r->unwound = malloc(r->unwound_len);
+		if (!r->unwinder || !r->unwound)
+			return -ENOMEM;
+		a->sample_type = unwinder__written_sample_type(a->sample_type);
+		a->sample_regs_user = 0;
+		a->sample_stack_user = 0;
+		a->exclude_callchain_user = 0;
+		evs = written;
+	}
 	err = perf_data_writer__new(r->out.fd, evs, nr, &r->writer);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot write '%s': %s\n", r->out.path, strerror(-err));
@@ -662,6 +709,8 @@ static void record_free(struct record *r)
 	ordered_queue__free(r->queue);
 	tracker__free(r->tracker);
 	map_dedup__free(r->dedup);
+	unwinder__free(r->unwinder);
+	free(r->unwound);
 	if (r->synth.proc_fd >= 0)
 		close(r->synth.proc_fd);
 	if (r->cgroup_fd >= 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "prof/record_opts.h"
+#include "prof/unwind.h"
 #include "prof/util.h"
 
 const char record_opts__usage[] =
@@ -23,7 +24,9 @@ const char record_opts__usage[] =
 	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
-	"  -g, --call-graph[=fp]   record call chains (frame pointers)\n"
+	"  -g                      record call chains (frame pointers)\n"
+	"      --call-graph MODE   fp (as -g), or dwarf[,SIZE]: unwind SIZE bytes of\n"
+	"                          each sample's user stack (default 8192) while recording\n"
 	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default 128)\n"
 	"  -o, --output FILE       output file (default perf.data; an old one becomes .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
@@ -63,7 +66,42 @@ uint64_t record_opts__max_mmap_pages(void)
 	return (1ull << 31) / (uint64_t)(page > 0 ? page : 4096);
 }
 
-enum { OPT_RUN_AS = 256, OPT_CONFIG };
+enum { OPT_RUN_AS = 256, OPT_CONFIG, OPT_CALL_GRAPH };
+
+/* A word --call-graph takes as its value even when not joined with '=' (perf's syntax). */
+static bool is_call_graph_mode(const char *s)
+{
+	return s && (!strcmp(s, "fp") || !strcmp(s, "dwarf") || !strncmp(s, "dwarf,", 6) ||
+		     !strcmp(s, "lbr"));
+}
+
+/* --call-graph fp | dwarf[,SIZE] */
+static int parse_call_graph(struct record_opts *opts, const char *mode, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	opts->callchain = true;
+	opts->dwarf = false;
+	if (!mode || !strcmp(mode, "fp"))
+		return 0;
+	if (strcmp(mode, "dwarf") && strncmp(mode, "dwarf,", 6))
+		return errorf(err, errlen, "call graph mode '%s' is not supported: use fp (frame pointers, as -g) "
+			      "or dwarf[,SIZE] (e.g. --call-graph dwarf,16384)", mode);
+	if (!unwinder__supported())
+		return errorf(err, errlen, "--call-graph dwarf is supported on x86-64 only; use -g (frame pointers)");
+	opts->dwarf = true;
+	opts->stack_size = UNWIND_DEFAULT_STACK;
+	if (!mode[5])
+		return 0;
+	if (parse_u64(mode + 6, 0, &v) < 0 || v == 0 || v > UNWIND_MAX_STACK)
+		return errorf(err, errlen, "bad stack dump size in '%s': give bytes from 8 to %u (e.g. dwarf,16384)",
+			      mode, UNWIND_MAX_STACK);
+	/* the kernel wants a multiple of 8, as perf rounds it */
+	opts->stack_size = (uint32_t)ALIGN_UP(v, 8);
+	if (opts->stack_size > UNWIND_MAX_STACK)
+		opts->stack_size = UNWIND_MAX_STACK;
+	return 0;
+}
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
 {
@@ -76,7 +114,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
-		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "call-graph", optional_argument, NULL, OPT_CALL_GRAPH },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -141,9 +179,15 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			opts->period = v;
 			break;
 		case 'g':
-			if (optarg && strcmp(optarg, "fp"))
-				return errorf(err, errlen, "call graph mode '%s' is not supported: prof records frame-pointer call chains (-g or --call-graph=fp)", optarg);
 			opts->callchain = true;
+			opts->dwarf = false;
+			break;
+		case OPT_CALL_GRAPH:
+			/* "--call-graph dwarf" as perf writes it, or bare (frame pointers) */
+			if (!optarg && optind < argc && is_call_graph_mode(argv[optind]))
+				optarg = argv[optind++];
+			if (parse_call_graph(opts, optarg, err, errlen) < 0)
+				return -EINVAL;
 			break;
 		case 'm':
 			if (parse_u64(optarg, 0, &v) < 0 || v == 0 || (v & (v - 1)) ||

@@ -12,6 +12,7 @@
 
 #define RECORD_DEFAULT_FREQ 4000
 #define RECORD_DEFAULT_PAGES 128        /* 512 KiB per CPU, perf's default for users */
+#define RECORD_DWARF_PAGES 1024        /* the least with --call-graph dwarf (4 MiB per CPU) */
 #define RECORD_DEFAULT_OUTPUT "perf.data"
 
 struct record_opts {
@@ -22,7 +23,9 @@ struct record_opts {
 	uint64_t period;        /* -c */
 	struct event_spec event;
 	bool event_given;       /* -e was given: fall back only if it is the default */
-	bool callchain;         /* -g */
+	bool callchain;         /* -g, --call-graph */
+	bool dwarf;             /* --call-graph dwarf: user stacks unwound while recording */
+	uint32_t stack_size;    /* ... bytes of user stack copied per sample */
 	unsigned int mmap_pages;
 	const char *output;
 	double duration;        /* seconds; 0 = until the workload ends or a signal */
