@@ -46,6 +46,9 @@
  * exit are gone within milliseconds: drain very often for a moment. */
 #define START_POLL_MS 1
 #define START_PHASE_NS (300ull * 1000 * 1000)
+/* Unwinding (--call-graph dwarf) can take long on a busy host: a round stops after
+ * this long and the ring buffers are read before it goes on, so they do not overflow. */
+#define UNWIND_SLICE_NS (20ull * 1000 * 1000)
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
@@ -83,6 +86,8 @@ struct record {
 	size_t unwound_len;
 	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
 	uint64_t hold;                  /* this round judges nothing from here on (see peek) */
+	uint64_t round_deadline;        /* with an unwinder: pause the round past this time */
+	bool round_paused;              /* ... it did: go on at once after reading the buffers */
 	struct synth_env synth;
 	int cgroup_fd;
 	char cgroup_mount[4096];
@@ -206,7 +211,10 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 			r->st.malformed++;
 			return 0;
 		}
-		return emit(r->unwound, (size_t)len, r);
+		err = emit(r->unwound, (size_t)len, r);
+		if (err == 0 && clock_mono_ns() > r->round_deadline)
+			return 1;       /* pause the round (flush_round) */
+		return err;
 	}
 	return emit(ev, ev->size, r);
 }
@@ -225,12 +233,21 @@ static int peek(const struct perf_event_header *ev, void *ctx)
 	return ret;
 }
 
-/* Judge and write everything older than upto, then mark the round for perf. */
-static int flush_round(struct record *r, uint64_t upto)
+/*
+ * Judge and write everything older than upto, then mark the round for perf.  With
+ * an unwinder and a slice, the round may stop early (r->round_paused): what is left
+ * goes in the next one.
+ */
+static int flush_round(struct record *r, uint64_t upto, uint64_t slice)
 {
 	uint64_t before = r->st.records;
-	int err = ordered_queue__flush(r->queue, upto, deliver, r);
+	int err;
 
+	r->round_deadline = slice ? clock_mono_ns() + slice : UINT64_MAX;
+	err = ordered_queue__flush(r->queue, upto, deliver, r);
+	r->round_paused = err > 0;
+	if (err > 0)
+		err = 0;
 	if (err < 0)
 		return err;
 	if (r->st.records != before) {
@@ -362,8 +379,9 @@ static void summary(const struct record *r)
 			u->samples, u->samples ? (double)u->frames / (double)u->samples : 0.0, u->truncated,
 			u->no_maps, u->foreign_abi ? ", and 32-bit tasks are not unwound" : "");
 		if (r->opts.verbose)
-			fprintf(stderr, "prof: %" PRIu64 " unwinders built, %" PRIu64 " samples of 32-bit tasks, %"
-				PRIu64 " malformed samples\n", u->dwfl_builds, u->foreign_abi, s->malformed);
+			fprintf(stderr, "prof: %" PRIu64 " unwinders built (%" PRIu64 " dropped to bound the open files), %"
+				PRIu64 " samples of 32-bit tasks, %" PRIu64 " malformed samples\n",
+				u->dwfl_builds, u->dwfl_evictions, u->foreign_abi, s->malformed);
 	}
 	if (unattributed)
 		fprintf(stderr,
@@ -394,7 +412,8 @@ static int record_loop(struct record *r)
 	while (!stop_signal) {
 		uint64_t now;
 
-		err = recorder__poll(r->rec, clock_mono_ns() - r->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
+		err = recorder__poll(r->rec, r->round_paused ? 0
+					 : clock_mono_ns() - r->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
 		if (err < 0 && err != -EINTR)
 			return err;
 		now = clock_mono_ns();
@@ -403,7 +422,7 @@ static int record_loop(struct record *r)
 		if (err < 0)
 			return err;
 		err = flush_round(r, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0,
-					 r->hold ? r->hold - 1 : 0));
+					 r->hold ? r->hold - 1 : 0), UNWIND_SLICE_NS);
 		if (err < 0)
 			return err;
 		if (r->has_workload && workload__poll(&r->wl))
@@ -433,7 +452,7 @@ static int record_drain_all(struct record *r)
 		err = recorder__drain(r->rec, r->queue, peek, r);
 	if (err < 0)
 		return err;
-	return flush_round(r, UINT64_MAX);
+	return flush_round(r, UINT64_MAX, 0);
 }
 
 static int write_trailer(struct record *r, int argc, char **argv)

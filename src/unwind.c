@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <perf/event.h>
 
@@ -19,6 +20,13 @@
 #include "prof/util.h"
 
 #define NR_BUCKETS 1024
+/*
+ * libdwfl keeps each reported file open (and mapped) for the life of its Dwfl: the
+ * Dwfls of all processes together keep at most this many (and at most half the
+ * soft RLIMIT_NOFILE), the least recently used process's Dwfl is dropped (and
+ * rebuilt if it has samples again) beyond.
+ */
+#define MAX_OPEN_FILES 1024
 
 /* An executable file mapping of a process. */
 struct umap {
@@ -38,14 +46,27 @@ struct usample {
 	unsigned int nr_ips;
 };
 
+/*
+ * A Dwfl and what it holds.  A forked child shares its parent's until one of them
+ * maps something new (it then builds its own): fork-heavy workloads (shells, build
+ * systems, pre-fork servers) build one per program, not one per process.
+ */
+struct udwfl {
+	Dwfl *dwfl;
+	unsigned int refs;
+	unsigned int nr_files;          /* files it keeps open */
+	struct usample *cur;            /* the sample being unwound */
+};
+
 struct uproc {
 	struct uproc *next;             /* hash chain */
 	int32_t pid;
 	struct umap *maps;
 	size_t nr_maps, cap_maps;
-	Dwfl *dwfl;                     /* NULL until needed, or after the maps changed */
+	struct udwfl *d;                /* NULL until needed, or after the maps changed */
+	size_t nr_reported;             /* maps[0 .. nr_reported) are in d */
+	uint64_t last_used;             /* the unwinder's clock when it last unwound */
 	bool attach_failed;             /* with these maps: nothing to unwind with */
-	struct usample *cur;
 };
 
 struct unwinder {
@@ -53,8 +74,13 @@ struct unwinder {
 	struct sample_layout layout;
 	unsigned int nr_regs;
 	struct uproc *procs[NR_BUCKETS];
+	unsigned int open_files;        /* by all Dwfls */
+	unsigned int max_open_files;
+	uint64_t clock;
 	struct unwinder_stats st;
 };
+
+
 
 bool unwinder__supported(void)
 {
@@ -91,26 +117,48 @@ uint64_t unwinder__written_sample_type(uint64_t st)
 struct unwinder *unwinder__new(uint64_t kernel_sample_type)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	struct rlimit rl;
 
 	if (!u)
 		return NULL;
 	u->sample_type = kernel_sample_type;
 	sample_layout__init(&u->layout, kernel_sample_type);
 	u->nr_regs = (unsigned int)__builtin_popcountll(REGS_MASK);
+	u->max_open_files = MAX_OPEN_FILES;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		/* room for the Dwfls' files, as perf lifts its own limit for its fds */
+		if (rl.rlim_cur < 2 * MAX_OPEN_FILES + 1024 && rl.rlim_max > rl.rlim_cur) {
+			rl.rlim_cur = MIN(rl.rlim_max, (rlim_t)(2 * MAX_OPEN_FILES + 1024));
+			setrlimit(RLIMIT_NOFILE, &rl);
+			getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 2 < u->max_open_files)
+			u->max_open_files = (unsigned int)(rl.rlim_cur / 2);
+	}
 	return u;
 }
 
-static void uproc_reset(struct uproc *p)
+static void udwfl_put(struct unwinder *u, struct udwfl *d)
 {
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
-	p->dwfl = NULL;
+	if (!d || --d->refs)
+		return;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	u->open_files -= d->nr_files;
+	free(d);
+}
+
+static void uproc_reset(struct unwinder *u, struct uproc *p)
+{
+	udwfl_put(u, p->d);
+	p->d = NULL;
+	p->nr_reported = 0;
 	p->attach_failed = false;
 }
 
-static void uproc_free(struct uproc *p)
+static void uproc_free(struct unwinder *u, struct uproc *p)
 {
-	uproc_reset(p);
+	uproc_reset(u, p);
 	for (size_t i = 0; i < p->nr_maps; i++)
 		free(p->maps[i].path);
 	free(p->maps);
@@ -125,7 +173,7 @@ struct unwinder *unwinder__free(struct unwinder *u)
 		struct uproc *p = u->procs[b], *next;
 		for (; p; p = next) {
 			next = p->next;
-			uproc_free(p);
+			uproc_free(u, p);
 		}
 	}
 	free(u);
@@ -165,12 +213,12 @@ static void uproc_forget(struct unwinder *u, int32_t pid)
 	if (!p)
 		return;
 	*pp = p->next;
-	uproc_free(p);
+	uproc_free(u, p);
 }
 
-static void maps_changed(struct uproc *p)
+static void maps_changed(struct unwinder *u, struct uproc *p)
 {
-	uproc_reset(p);
+	uproc_reset(u, p);
 }
 
 static void umap_remove(struct uproc *p, size_t i)
@@ -195,7 +243,7 @@ static int umap_push(struct uproc *p, const struct umap *m)
 }
 
 /* A new mapping [start, end) hides whatever it overlaps; only executable files are kept. */
-static int uproc_mmap(struct uproc *p, const struct perf_record_mmap2 *m)
+static int uproc_mmap(struct unwinder *u, struct uproc *p, const struct perf_record_mmap2 *m)
 {
 	uint64_t start = m->start, end = m->start + m->len;
 	bool changed = false;
@@ -243,10 +291,11 @@ static int uproc_mmap(struct uproc *p, const struct perf_record_mmap2 *m)
 			free(n.path);
 			return -ENOMEM;
 		}
-		changed = true;
+		/* a mapping added (a library loaded): the Dwfl is told at its next use */
+		p->attach_failed = false;
 	}
 	if (changed)
-		maps_changed(p);
+		maps_changed(u, p);
 	return 0;
 }
 
@@ -268,6 +317,14 @@ static int uproc_fork(struct unwinder *u, int32_t pid, int32_t ppid)
 			return -ENOMEM;
 		}
 	}
+	/* the same maps: the same Dwfl, until one of them maps something new */
+	if (parent->d) {
+		child->d = parent->d;
+		child->d->refs++;
+		child->nr_reported = parent->nr_reported;
+		child->last_used = parent->last_used;
+	}
+	child->attach_failed = parent->attach_failed;
 	return 0;
 }
 
@@ -281,7 +338,7 @@ int unwinder__note(struct unwinder *u, const struct perf_event_header *ev)
 		if (ev->size < offsetof(struct perf_record_mmap2, filename) + 1 || (int32_t)m->pid <= 0)
 			return 0;
 		p = uproc_get(u, (int32_t)m->pid, true);
-		return p ? uproc_mmap(p, m) : -ENOMEM;
+		return p ? uproc_mmap(u, p, m) : -ENOMEM;
 	}
 	case PERF_RECORD_FORK: {
 		const struct perf_record_fork *f = (const void *)ev;
@@ -301,7 +358,7 @@ int unwinder__note(struct unwinder *u, const struct perf_event_header *ev)
 		if (p) {
 			for (size_t i = p->nr_maps; i > 0; i--)
 				umap_remove(p, i - 1);
-			maps_changed(p);
+			maps_changed(u, p);
 		}
 		return 0;
 	}
@@ -340,12 +397,12 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 
 static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
-	struct uproc *p = arg;
+	struct udwfl *d = arg;
 
 	if (*thread_argp)
 		return 0;
-	*thread_argp = p;
-	return p->cur->tid;
+	*thread_argp = d;
+	return d->cur->tid;
 }
 
 static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
@@ -386,8 +443,8 @@ static bool read_from_file(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
 
 static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	struct uproc *p = arg;
-	const struct usample *s = p->cur;
+	struct udwfl *d = arg;
+	const struct usample *s = d->cur;
 
 	if (addr >= s->sp && addr - s->sp <= s->stack_len && s->stack_len - (addr - s->sp) >= 8) {
 		memcpy(result, s->stack + (addr - s->sp), 8);
@@ -398,8 +455,8 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	struct uproc *p = arg;
-	const struct usample *s = p->cur;
+	struct udwfl *d = arg;
+	const struct usample *s = d->cur;
 	Dwarf_Word regs[16];
 
 	for (unsigned int i = 0; i < 16; i++)
@@ -452,40 +509,94 @@ static bool elf_base(int fd, const struct umap *m, uint64_t *ret_base)
 	return found;
 }
 
-/* The process's Dwfl: every executable file mapping reported, state attached. */
-static Dwfl *uproc_dwfl(struct unwinder *u, struct uproc *p)
+/* Drop the least recently used Dwfls until n more files may be opened. */
+static void make_room(struct unwinder *u, const struct uproc *keep, unsigned int n)
+{
+	while (u->open_files + n > u->max_open_files) {
+		struct uproc *lru = NULL;
+
+		for (size_t b = 0; b < NR_BUCKETS; b++)
+			for (struct uproc *p = u->procs[b]; p; p = p->next)
+				if (p->d && p->d != keep->d && (!lru || p->last_used < lru->last_used))
+					lru = p;
+		if (!lru)
+			return;
+		uproc_reset(u, lru);
+		u->st.dwfl_evictions++;
+	}
+}
+
+/* Report maps[nr_reported ..) to the Dwfl (in a reporting session). */
+static bool report_new_maps(struct unwinder *u, struct uproc *p)
 {
 	bool any = false;
 
-	if (p->dwfl || p->attach_failed)
-		return p->dwfl;
-	u->st.dwfl_builds++;
-	p->dwfl = dwfl_begin(&dwfl_callbacks);
-	if (!p->dwfl)
-		goto fail;
-	dwfl_report_begin(p->dwfl);
-	for (size_t i = 0; i < p->nr_maps; i++) {
+	for (size_t i = p->nr_reported; i < p->nr_maps; i++) {
 		const struct umap *m = &p->maps[i];
 		char proc[64];
 		uint64_t base;
 		int fd;
 
-		if (dwfl_addrmodule(p->dwfl, m->start))
+		if (dwfl_addrmodule(p->d->dwfl, m->start))
 			continue;       /* another segment of a file already reported */
 		fd = mapped_file__open(m->path, m->maj, m->min, m->ino);
 		if (fd < 0)
 			continue;
 		/* libdwfl opens its own descriptor of the very file checked here */
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (elf_base(fd, m, &base) && dwfl_report_elf(p->dwfl, m->path, proc, -1, base, false))
+		if (elf_base(fd, m, &base) && dwfl_report_elf(p->d->dwfl, m->path, proc, -1, base, false)) {
 			any = true;
+			p->d->nr_files++;
+			u->open_files++;
+		}
 		close(fd);
 	}
-	dwfl_report_end(p->dwfl, NULL, NULL);
-	if (any && dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, p))
-		return p->dwfl;
+	p->nr_reported = p->nr_maps;
+	return any;
+}
+
+/*
+ * The process's Dwfl: every executable file mapping reported, state attached.
+ * Mappings added since it was built (libraries loaded) are reported to it now;
+ * one replaced or an exec dropped it (maps_changed).
+ */
+static struct udwfl *uproc_dwfl(struct unwinder *u, struct uproc *p)
+{
+	struct udwfl *d;
+
+	p->last_used = ++u->clock;
+	if (p->attach_failed)
+		return NULL;
+	if (p->d && p->nr_reported < p->nr_maps && p->d->refs > 1)
+		uproc_reset(u, p);      /* shared, and this process mapped more: its own */
+	if (p->d) {
+		if (p->nr_reported < p->nr_maps) {
+			make_room(u, p, (unsigned int)MIN(p->nr_maps - p->nr_reported, (size_t)MAX_OPEN_FILES));
+			dwfl_report_begin_add(p->d->dwfl);
+			report_new_maps(u, p);
+			dwfl_report_end(p->d->dwfl, NULL, NULL);
+		}
+		return p->d;
+	}
+	make_room(u, p, (unsigned int)MIN(p->nr_maps, (size_t)MAX_OPEN_FILES));
+	u->st.dwfl_builds++;
+	d = p->d = calloc(1, sizeof(*d));
+	if (!d)
+		goto fail;
+	d->refs = 1;
+	d->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!d->dwfl)
+		goto fail;
+	dwfl_report_begin(d->dwfl);
+	if (report_new_maps(u, p)) {
+		dwfl_report_end(d->dwfl, NULL, NULL);
+		if (dwfl_attach_state(d->dwfl, NULL, p->pid, &thread_callbacks, d))
+			return d;
+	} else {
+		dwfl_report_end(d->dwfl, NULL, NULL);
+	}
 fail:
-	uproc_reset(p);
+	uproc_reset(u, p);
 	p->attach_failed = true;
 	return NULL;
 }
@@ -507,7 +618,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 static bool unwind(struct unwinder *u, int32_t pid, struct usample *s)
 {
 	struct uproc *p = uproc_get(u, pid, false);
-	Dwfl *dwfl;
+	struct udwfl *d;
 	int r;
 
 	if (!p || !p->nr_maps) {
@@ -515,14 +626,14 @@ static bool unwind(struct unwinder *u, int32_t pid, struct usample *s)
 		s->ips[s->nr_ips++] = s->regs[SAMPLE_IP];
 		return false;
 	}
-	p->cur = s;
-	dwfl = uproc_dwfl(u, p);
-	if (!dwfl) {
+	d = uproc_dwfl(u, p);
+	if (!d) {
 		s->ips[s->nr_ips++] = s->regs[SAMPLE_IP];
 		return false;
 	}
-	r = dwfl_getthread_frames(dwfl, s->tid, frame_cb, s);
-	p->cur = NULL;
+	d->cur = s;
+	r = dwfl_getthread_frames(d->dwfl, s->tid, frame_cb, s);
+	d->cur = NULL;
 	if (!s->nr_ips)
 		s->ips[s->nr_ips++] = s->regs[SAMPLE_IP];
 	return r == 0;

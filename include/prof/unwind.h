@@ -15,7 +15,8 @@
  * (unwinder__note), which keeps each process's executable file mappings as perf
  * report will see them (MMAP2, FORK copies, exec clears, EXIT forgets).  A
  * process's Dwfl is built the first time one of its samples is unwound and kept
- * until its executable mappings change.  Files are opened as the invoking user,
+ * until its executable mappings change, or until the open files of all Dwfls
+ * exceed a budget (the least recently used is dropped).  Files are opened as the invoking user,
  * only when they are still the (device, inode) that was mapped.
  *
  * Nothing about the live task is read: a task that exited or exec'd since its
@@ -45,6 +46,7 @@ struct unwinder_stats {
 	uint64_t no_maps;               /* ... whose process had no known file mapping */
 	uint64_t foreign_abi;           /* ... of 32-bit tasks (not unwound: the sampled ip only) */
 	uint64_t dwfl_builds;           /* Dwfl (re)built for a process */
+	uint64_t dwfl_evictions;        /* ... dropped to keep the files open few */
 };
 
 /* True where prof can unwind (x86-64). */
