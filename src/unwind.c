@@ -73,6 +73,7 @@ struct unwinder {
 	uint64_t sample_type;
 	struct sample_layout layout;
 	unsigned int nr_regs;
+	size_t tail_size;               /* bytes of the fields after STACK_USER */
 	struct uproc *procs[NR_BUCKETS];
 	unsigned int open_files;        /* by all Dwfls */
 	unsigned int max_open_files;
@@ -124,6 +125,10 @@ struct unwinder *unwinder__new(uint64_t kernel_sample_type)
 	u->sample_type = kernel_sample_type;
 	sample_layout__init(&u->layout, kernel_sample_type);
 	u->nr_regs = (unsigned int)__builtin_popcountll(REGS_MASK);
+	u->tail_size = 8u * (unsigned int)__builtin_popcountll(kernel_sample_type &
+		(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
+		 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
+		 PERF_SAMPLE_CODE_PAGE_SIZE));
 	u->max_open_files = MAX_OPEN_FILES;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		/* room for the Dwfls' files, as perf lifts its own limit for its fds */
@@ -703,6 +708,9 @@ int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, vo
 			pos += size + 8;
 		}
 	}
+	/* what follows the stack: fixed-size fields only (prof asks for CGROUP) */
+	if ((size_t)(end - pos) != u->tail_size)
+		return -EINVAL;
 	len = fixed + 8 + 8 * (size_t)nr_k + (size_t)(end - pos);
 	if (s.regs)
 		len += 8 * (1 + UNWIND_MAX_FRAMES);
