@@ -289,9 +289,11 @@ static int uproc_mmap(struct unwinder *u, struct uproc *p, const struct perf_rec
 	}
 	if ((m->prot & PROT_EXEC) && m->filename[0] == '/' && m->len &&
 	    !(m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		size_t room = m->header.size - offsetof(struct perf_record_mmap2, filename);
+
 		n = (struct umap){ .start = start, .end = end, .pgoff = m->pgoff,
 				   .maj = m->maj, .min = m->min, .ino = m->ino,
-				   .path = strndup(m->filename, PATH_MAX) };
+				   .path = strndup(m->filename, MIN(room, (size_t)PATH_MAX)) };
 		if (!n.path || umap_push(p, &n) < 0) {
 			free(n.path);
 			return -ENOMEM;

@@ -32,6 +32,15 @@ struct capture {
 
 static volatile int sink;
 
+/* Copy the live stack as the kernel does: across other frames' (sanitizer) redzones. */
+__attribute__((no_sanitize_address, noinline)) static void copy_stack(uint8_t *to, uint64_t from, uint64_t n)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)from;
+
+	for (uint64_t i = 0; i < n; i++)
+		to[i] = p[i];
+}
+
 /* The registers and stack here, as a sample taken at the lea would carry them. */
 __attribute__((noinline)) static void capture_here(struct capture *c)
 {
@@ -57,7 +66,7 @@ __attribute__((noinline)) static void capture_here(struct capture *c)
 	fclose(f);
 	cr_assert(top > sp);
 	c->stack_len = top - sp < STACK_LEN ? top - sp : STACK_LEN;
-	memcpy(c->stack, (const void *)sp, c->stack_len);
+	copy_stack(c->stack, sp, c->stack_len);
 }
 
 /* A caller whose frame must appear: it does work after the call (no tail call). */
