@@ -9,6 +9,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -22,14 +23,17 @@
 #include "prof/model.h"
 #include "prof/ordered.h"
 #include "prof/privs.h"
+#include "prof/pprof.h"
+#include "prof/profile.h"
 #include "prof/procfs.h"
 #include "prof/reader.h"
 #include "prof/report.h"
+#include "prof/resolve.h"
 #include "prof/strset.h"
 #include "prof/symbols.h"
 #include "prof/util.h"
 
-#define UNKNOWN "[unknown]"
+#define UNKNOWN RESOLVE_UNKNOWN
 
 
 struct report {
@@ -38,83 +42,28 @@ struct report {
 	struct model *model;
 	struct symbols *syms;
 	struct jitmap *jit;
-	struct report_agg *agg;
+	struct report_agg *agg;         /* folded stacks and SVG, from prof at the end */
+	struct profile *prof;           /* every sample, by (task, stack) */
+	struct resolver res;
+	struct profile_frame frames[READER_MAX_STACK + 1];
 	struct strset comms;
-	bool kernel_tried, kernel_ok;
 	char kernel_build_id[84];       /* from prof's section, "" if none */
 	uint64_t samples, filtered, lost, first_time, last_time;
 	char scope[512];
 	struct reader_error err;
 };
 
-/* Kernel symbols come from this host's kallsyms, only if the file was recorded here. */
-static void load_kernel(struct report *r)
+/* Kernel symbols come from this host's kallsyms, only if the file was recorded here,
+ * by this kernel (prof's files name its build id). */
+static bool kernel_here(struct report *r)
 {
 	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
 	const char *rel = perf_reader__feature_string(r->reader, HEADER_OSRELEASE);
-	_cleanup_free_ char *ks = NULL;
 	struct utsname u;
-	const char *ref;
-	uint64_t addr;
 
-	r->kernel_tried = true;
 	if (uname(&u) < 0 || !host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
-		return;
-	/* prof's files name the recording kernel's build id: it must be this one's */
-	if (r->kernel_build_id[0]) {
-		_cleanup_free_ char *notes = NULL;
-		char here[84] = "";
-		ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
-		if (n <= 0 || procfs__kernel_build_id((const uint8_t *)notes, (size_t)n, here, sizeof(here)) < 0 ||
-		    strcmp(here, r->kernel_build_id))
-			return;
-	}
-	if (!model__kernel_ref(r->model, &ref, &addr) || !ref[0])
-		return;
-	if (read_file_full(AT_FDCWD, "/proc/kallsyms", 256u << 20, &ks) < 0)
-		return;
-	r->kernel_ok = symbols__load_kallsyms(r->syms, ks, ref, addr) == 0;
-}
-
-/* The symbol and object of ip, as names ("[unknown]" when not known). */
-static void symbolize(struct report *r, int32_t pid, bool kernel, uint64_t ip, const char **ret_dso,
-		      const char **ret_sym)
-{
-	struct model_location loc;
-	const struct model_dso *d;
-	const char *sym = NULL;
-
-	*ret_dso = UNKNOWN;
-	*ret_sym = UNKNOWN;
-	if (!model__resolve(r->model, pid, kernel, ip, &loc))
-		return;
-	d = model__dso(r->model, loc.dso);
-	*ret_dso = d->name;
-	if (d->kernel) {
-		if (!r->kernel_tried)
-			load_kernel(r);
-		if (r->kernel_ok && !strcmp(d->name, "[kernel.kallsyms]"))
-			sym = symbols__kernel(r->syms, loc.off);
-	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
-		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
-	} else if (r->jit) {
-		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map,
-		 * trusted when its own user (as recorded) wrote it */
-		uint32_t uid;
-		sym = jitmap__lookup(r->jit, pid, model__uid(r->model, pid, &uid) ? (int64_t)uid : -1, ip);
-	}
-	if (sym) {
-		*ret_sym = sym;
-	} else {
-		/* unresolved: say so, with the object it is in */
-		const char *slash = d->name[0] == '/' && d->name[1] != '/' ? strrchr(d->name, '/') : NULL;
-		char name[300];
-
-		snprintf(name, sizeof(name), "[unknown] (%s)", slash && slash[1] ? slash + 1 : d->name);
-		sym = strset__intern(&r->comms, name);
-		if (sym)
-			*ret_sym = sym;
-	}
+		return false;
+	return resolver__kernel_is(r->kernel_build_id);
 }
 
 static bool cgroup_matches(const char *path, const char *want)
@@ -130,42 +79,12 @@ static bool cgroup_matches(const char *path, const char *want)
 	return !strncmp(path, want, l) && (path[l] == '\0' || path[l] == '/');
 }
 
-static int add_stack(struct report *r, const struct reader_sample *s, const char *comm)
-{
-	const char *frames[READER_MAX_STACK + 1];
-	const char *tmp[READER_MAX_STACK];
-	size_t n = 0;
-	bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-
-	for (uint64_t i = 0; i < s->nr_callchain && n < READER_MAX_STACK; i++) {
-		uint64_t ip;
-		const char *dso, *sym;
-
-		memcpy(&ip, (const uint8_t *)s->callchain + 8 * i, 8);
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		symbolize(r, (int32_t)s->pid, kernel, ip, &dso, &sym);
-		tmp[n++] = sym;
-	}
-	if (!s->nr_callchain) {
-		const char *dso, *sym;
-		symbolize(r, (int32_t)s->pid, kernel, s->ip, &dso, &sym);
-		tmp[n++] = sym;
-	}
-	/* outermost first, after the command */
-	frames[0] = comm && comm[0] ? comm : UNKNOWN;
-	for (size_t i = 0; i < n; i++)
-		frames[1 + i] = tmp[n - 1 - i];
-	return report_agg__add_stack(r->agg, frames, n + 1, 1);
-}
-
 static int on_sample(struct report *r, const struct perf_event_header *ev, uint64_t off)
 {
 	struct reader_sample s;
-	struct report_sample rs = { 0 };
+	struct profile_task task = { 0 };
 	const char *comm;
+	size_t n;
 	int err = perf_reader__parse_sample(r->reader, ev, off, &s, &r->err);
 
 	if (err < 0)
@@ -175,31 +94,28 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 	comm = model__comm(r->model, (int32_t)s.tid);
 	if (!comm[0] && s.tid == 0)
 		comm = "swapper";       /* the idle task, as perf names it */
-	rs.pid = (int32_t)s.pid;
-	rs.uid_known = model__uid(r->model, (int32_t)s.tid, &rs.uid);
-	rs.cgroup = s.cgroup;
-	if ((r->o.has_pid && rs.pid != r->o.pid) ||
+	task.pid = (int32_t)s.pid;
+	task.uid_known = model__uid(r->model, (int32_t)s.tid, &task.uid);
+	task.cgroup = s.cgroup;
+	if ((r->o.has_pid && task.pid != r->o.pid) ||
 	    (r->o.comm && strcmp(comm, r->o.comm)) ||
-	    (r->o.has_uid && (!rs.uid_known || rs.uid != r->o.uid)) ||
+	    (r->o.has_uid && (!task.uid_known || task.uid != r->o.uid)) ||
 	    (r->o.cgroup && !cgroup_matches(model__cgroup(r->model, s.cgroup), r->o.cgroup))) {
 		r->filtered++;
 		return 0;
 	}
-	rs.comm = strset__intern(&r->comms, comm[0] ? comm : UNKNOWN);
-	if (!rs.comm)
+	task.comm = strset__intern(&r->comms, comm[0] ? comm : UNKNOWN);
+	if (!task.comm)
 		return -ENOMEM;
-	rs.kernel = (s.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	symbolize(r, rs.pid, rs.kernel, s.ip, &rs.dso, &rs.sym);
-	rs.period = s.period ? s.period : 1;
+	n = resolver__stack(&r->res, task.pid, s.misc, s.ip, s.callchain, s.nr_callchain, r->o.callchain,
+			    r->frames, ARRAY_SIZE(r->frames));
 	r->samples++;
 	if (!r->first_time || s.time < r->first_time)
 		r->first_time = s.time;
 	if (s.time > r->last_time)
 		r->last_time = s.time;
-	err = report_agg__add(r->agg, &rs);
-	if (!err && r->o.callchain)
-		err = add_stack(r, &s, rs.comm);
-	return err;
+	err = profile__add(r->prof, &task, r->frames, n, s.period ? s.period : 1);
+	return err < 0 ? err : 0;
 }
 
 static int on_record(const struct perf_event_header *ev, uint64_t off, struct report *r)
@@ -365,6 +281,9 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 	}
 	if (r->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
+	if (profile__stats(r->prof)->cut_samples)
+		printf("# cut: %" PRIu64 " samples beyond --max-stacks, shown as [cut]\n",
+		       profile__stats(r->prof)->cut_samples);
 	printf("#\n");
 	for (size_t k = 0; k < r->o.nr_keys; k++)
 		w[k] = strlen(key_titles[r->o.keys[k]]);
@@ -416,8 +335,8 @@ static void print_json(struct report *r, const struct report_row *rows, size_t n
 	json_str(r->o.input);
 	printf(",\"event\":");
 	json_str(a && a->name[0] ? a->name : "");
-	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"scope\":", total_s,
-	       total_p, r->lost);
+	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"cut\":%" PRIu64
+	       ",\"scope\":", total_s, total_p, r->lost, profile__stats(r->prof)->cut_samples);
 	json_str(r->scope);
 	printf(",\"rows\":[");
 	for (size_t i = 0, shown = 0; i < nr; i++) {
@@ -515,6 +434,104 @@ static void say_refused(const struct symbols_refused *o, void *ctx)
 			o->found_len ? "it has another" : "it has none");
 }
 
+/* The engine's stacks as folded stacks (command first, outermost frame next). */
+static int fill_stacks(struct report *r)
+{
+	size_t nr;
+	const struct profile_entry *e = profile__entries(r->prof, &nr);
+	const struct profile_frame *f = profile__frames(r->prof, &(size_t){ 0 });
+	const char *frames[READER_MAX_STACK + 2];
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		size_t n;
+		const uint32_t *ids = profile__stack(r->prof, e[i].stack, &n);
+
+		frames[0] = e[i].task.comm;
+		for (size_t k = 0; k < n; k++)
+			frames[1 + k] = f[ids[n - 1 - k]].sym;
+		err = report_agg__add_stack(r->agg, frames, n + 1, e[i].samples);
+	}
+	return err;
+}
+
+/* The engine's entries grouped by the --sort keys. */
+static struct report_row *table_rows(struct report *r, size_t *ret_nr, uint64_t *ret_period, uint64_t *ret_samples)
+{
+	_cleanup_free_ struct profile_row *pr = NULL;
+	struct report_row *rows;
+	bool key_on[KEY__MAX] = { false };
+	size_t nr;
+
+	for (size_t k = 0; k < r->o.nr_keys; k++)
+		key_on[r->o.keys[k]] = true;
+	if (profile__rows(r->prof, key_on, false, &pr, &nr) < 0)
+		return NULL;
+	rows = malloc((nr ? nr : 1) * sizeof(*rows));
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < nr; i++)
+		rows[i] = pr[i].row;
+	*ret_nr = nr;
+	*ret_period = profile__stats(r->prof)->period;
+	*ret_samples = profile__stats(r->prof)->samples;
+	return rows;
+}
+
+static int write_pprof(struct report *r)
+{
+	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
+	const struct profile_stats *st = profile__stats(r->prof);
+	const char *ev = a && a->name[0] ? a->name : "events";
+	char scope[600], cut[200];
+	struct pprof_meta m = {
+		.event = ev,
+		.time_period = !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock") ||
+			       (a && a->attr.type == PERF_TYPE_SOFTWARE &&
+				(a->attr.config == PERF_COUNT_SW_CPU_CLOCK || a->attr.config == PERF_COUNT_SW_TASK_CLOCK)),
+		.period = a && !a->attr.freq && a->attr.sample_period ? (int64_t)a->attr.sample_period
+			  : st->samples ? (int64_t)(st->period / st->samples) : 0,
+		.duration_ns = r->last_time > r->first_time ? (int64_t)(r->last_time - r->first_time) : 0,
+		.model = r->model,
+		.reader = r->reader,
+	};
+	size_t nc = 0;
+	int fd = STDOUT_FILENO, err;
+
+	snprintf(scope, sizeof(scope), "prof: %s%s%s", r->o.input, r->scope[0] ? ", scope " : "", r->scope);
+	m.comments[nc++] = scope;
+	if (st->cut_samples) {
+		snprintf(cut, sizeof(cut), "prof: %" PRIu64 " samples cut by --max-stacks (under [cut])",
+			 st->cut_samples);
+		m.comments[nc++] = cut;
+	}
+	if (r->o.output) {
+		/* created as the invoking user, whatever rights prof runs with (as record's
+		 * output): file system checks and the owner are theirs */
+		uid_t old_fsuid = (uid_t)setfsuid(getuid());
+		gid_t old_fsgid = (gid_t)setfsgid(getgid());
+
+		fd = open(r->o.output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		err = fd < 0 ? -errno : 0;
+		setfsgid(old_fsgid);
+		setfsuid(old_fsuid);
+		if (fd < 0) {
+			fprintf(stderr, "prof report: cannot create '%s': %s\n", r->o.output, strerror(-err));
+			return err;
+		}
+	} else if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "prof report: -F pprof writes a binary file: give -o FILE (e.g. -o profile.pb.gz)\n");
+		return -EINVAL;
+	}
+	err = pprof__write(r->prof, &m, fd);
+	if (fd != STDOUT_FILENO && close(fd) < 0 && !err)
+		err = -errno;
+	if (err < 0)
+		fprintf(stderr, "prof report: writing '%s' failed: %s\n", r->o.output ? r->o.output : "stdout",
+			strerror(-err));
+	return err;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
@@ -523,7 +540,7 @@ int cmd_report(int argc, char **argv)
 	const char *sec, *why;
 	size_t len, nr;
 	uint64_t total_p, total_s;
-	const struct report_row *rows;
+	_cleanup_free_ struct report_row *rows = NULL;
 	int err, ret = EXIT_PROF_FAIL;
 
 	err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
@@ -546,8 +563,9 @@ int cmd_report(int argc, char **argv)
 	r.model = model__new();
 	r.syms = symbols__new();
 	r.jit = jitmap__new("/tmp");
-	r.agg = report_agg__new(&r.o);
-	if (!r.model || !r.syms || !r.agg) {
+	r.agg = report_agg__new();
+	r.prof = profile__new(r.o.max_stacks);
+	if (!r.model || !r.syms || !r.agg || !r.prof) {
 		fprintf(stderr, "prof report: out of memory\n");
 		goto out;
 	}
@@ -559,6 +577,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	describe_scope(&r);
+	r.res = (struct resolver){ .model = r.model, .syms = r.syms, .jit = r.jit, .names = &r.comms,
+				   .kernel_here = kernel_here(&r) };
 	err = read_all(&r, sec != NULL);
 	if (err < 0) {
 		if (err == -ENOMEM)
@@ -573,6 +593,19 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
 			nr > 1 ? "s" : "", errbuf, nr > 1 ? ", ..." : "");
 	}
+	if (profile__stats(r.prof)->cut_samples)
+		fprintf(stderr, "prof report: %" PRIu64 " of %" PRIu64 " samples cut: more than --max-stacks %zu "
+			"distinct (task, stack) keys; they are counted under [cut]\n",
+			profile__stats(r.prof)->cut_samples, profile__stats(r.prof)->samples,
+			r.o.max_stacks ? r.o.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES);
+	if (r.o.format == FORMAT_PPROF) {
+		ret = write_pprof(&r) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+		goto out;
+	}
+	if ((r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) && fill_stacks(&r) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
 	if (r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) {
 		char title[600];
 		snprintf(title, sizeof(title), "prof: %s%s%s", r.o.input, r.scope[0] ? " — " : "", r.scope);
@@ -581,7 +614,7 @@ int cmd_report(int argc, char **argv)
 		ret = err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
 		goto out;
 	}
-	rows = report_agg__rows(r.agg, &nr, &total_p, &total_s);
+	rows = table_rows(&r, &nr, &total_p, &total_s);
 	if (!rows) {
 		fprintf(stderr, "prof report: out of memory\n");
 		goto out;
@@ -598,6 +631,7 @@ out:
 	if (r.syms)
 		symbols__for_each_refused(r.syms, say_refused, NULL);
 	report_agg__free(r.agg);
+	profile__free(r.prof);
 	symbols__free(r.syms);
 	jitmap__free(r.jit);
 	model__free(r.model);

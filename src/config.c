@@ -110,6 +110,15 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		return bad(x, "unknown key '%s' in [record]", name);
 	}
+	if (!strcmp(section, "aggregate")) {
+		if (!strcmp(name, "max_stacks")) {
+			if (parse_uint(value, 1, 100000000, &u) < 0)
+				return bad(x, "bad max_stacks '%s' (distinct (task, stack) keys, 1 to 100000000)", value);
+			c->max_stacks = u;
+			return 1;
+		}
+		return bad(x, "unknown key '%s' in [aggregate]", name);
+	}
 	if (!strcmp(section, "policy")) {
 		if (!x->allow_policy)
 			return bad(x, "[policy] may only be set in the system configuration");

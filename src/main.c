@@ -13,6 +13,7 @@ static const char usage[] =
 	"Commands:\n"
 	"  record   record samples into a perf.data file (the default command)\n"
 	"  report   break a perf.data file down by user, cgroup, process, object, symbol\n"
+	"  top      a live view of the hottest symbols of a user, cgroup or process tree\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help      this text; 'prof record --help' for recording options\n"
@@ -46,9 +47,11 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(verb, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(verb, "top"))
+		return cmd_top(argc - 1, argv + 1);
 	/* record is the default verb: "prof -a -- make" is "prof record -a -- make". */
 	if (verb[0] == '-')
 		return cmd_record(argc, argv);
-	fprintf(stderr, "prof: unknown command '%s' (commands: record, report; see prof --help)\n", verb);
+	fprintf(stderr, "prof: unknown command '%s' (commands: record, report, top; see prof --help)\n", verb);
 	return EXIT_PROF_USAGE;
 }

@@ -64,13 +64,20 @@ uint64_t record_opts__max_mmap_pages(void)
 	return (1ull << 31) / (uint64_t)(page > 0 ? page : 4096);
 }
 
-enum { OPT_RUN_AS = 256, OPT_CONFIG, OPT_CALL_GRAPH };
-
 /* A word --call-graph takes as its value even when not joined with '=' (perf's syntax). */
 static bool is_call_graph_mode(const char *s)
 {
 	return s && (!strcmp(s, "fp") || !strcmp(s, "dwarf") || !strncmp(s, "dwarf,", 6) ||
 		     !strcmp(s, "lbr"));
+}
+
+const char *record_opts__call_graph_arg(int c, const char *arg, int argc, char **argv)
+{
+	/* "--call-graph dwarf" as perf writes it; -g takes no value */
+	if (c == 'g' && !arg && optind > 0 && optind < argc && !strncmp(argv[optind - 1], "--", 2) &&
+	    is_call_graph_mode(argv[optind]))
+		return argv[optind++];
+	return arg;
 }
 
 /* --call-graph fp | dwarf[,SIZE] */
@@ -101,6 +108,82 @@ static int parse_call_graph(struct record_opts *opts, const char *mode, char *er
 	return 0;
 }
 
+int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'a':
+		opts->all = true;
+		return 0;
+	case 'u':
+		return scope__add_uids(&opts->scope, arg, err, errlen) < 0 ? -EINVAL : 0;
+	case 'p':
+		return scope__add_pids(&opts->scope, arg, err, errlen) < 0 ? -EINVAL : 0;
+	case 'G':
+		if (!arg[0])
+			return errorf(err, errlen, "empty cgroup name");
+		if (scope__add_cgroup(&opts->scope, arg) < 0)
+			return errorf(err, errlen, "out of memory");
+		return 0;
+	case 'e': {
+		int r = event_spec__parse(arg, &opts->event);
+		if (r == -ENOENT) {
+			char names[1024];
+			event_spec__known_names(names, sizeof(names));
+			return errorf(err, errlen, "unknown event '%s'; known events: %s", arg, names);
+		}
+		if (r < 0)
+			return errorf(err, errlen, "bad event modifier in '%s' (use :u, :k or :uk)", arg);
+		opts->event_given = true;
+		return 0;
+	}
+	case 'F':
+		opts->freq_given = true;
+		if (!strcmp(arg, "max")) {
+			opts->freq_max = true;
+			return 0;
+		}
+		if (parse_u64(arg, 0, &v) < 0 || v == 0)
+			return errorf(err, errlen, "bad frequency '%s': give samples per second (e.g. -F 999) or 'max'", arg);
+		opts->freq = v;
+		return 0;
+	case 'c':
+		opts->period_given = true;
+		if (parse_u64(arg, 0, &v) < 0 || v == 0)
+			return errorf(err, errlen, "bad period '%s': give a positive event count", arg);
+		opts->period = v;
+		return 0;
+	case 'g':
+		return parse_call_graph(opts, arg, err, errlen) < 0 ? -EINVAL : 0;
+	case 'm':
+		if (parse_u64(arg, 0, &v) < 0 || v == 0 || (v & (v - 1)) || v > record_opts__max_mmap_pages())
+			return errorf(err, errlen, "bad ring buffer size '%s': give a power of two number of pages "
+				      "from 1 to %" PRIu64 " (e.g. -m 256)", arg, record_opts__max_mmap_pages());
+		opts->mmap_pages = (unsigned int)v;
+		opts->mmap_given = true;
+		return 0;
+	case RECORD_OPT_CONFIG:
+		opts->config = arg;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int record_opts__finish_common(struct record_opts *opts, char *err, size_t errlen)
+{
+	if (opts->freq_given && opts->period_given)
+		return errorf(err, errlen, "-F and -c exclude each other: sample by frequency or by period, not both");
+	if (opts->period_given)
+		opts->freq = 0;
+	if (opts->all && scope__narrowed(&opts->scope))
+		return errorf(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup or --pid");
+	opts->scope.all = opts->all;
+	return 0;
+}
+
+enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1 };
+
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
@@ -112,89 +195,29 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
-		{ "call-graph", optional_argument, NULL, OPT_CALL_GRAPH },
+		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "run-as", required_argument, NULL, OPT_RUN_AS },
-		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	bool freq_given = false, period_given = false;
-	uint64_t v;
-	int c;
+	int c, r;
 
 	optind = 0;     /* full re-initialisation: parse may be called more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:o:d:qvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			opts->all = true;
-			break;
-		case 'u':
-			if (scope__add_uids(&opts->scope, optarg, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'p':
-			if (scope__add_pids(&opts->scope, optarg, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'G':
-			if (!optarg[0])
-				return errorf(err, errlen, "empty cgroup name");
-			if (scope__add_cgroup(&opts->scope, optarg) < 0)
-				return errorf(err, errlen, "out of memory");
-			break;
-		case 'e': {
-			int r = event_spec__parse(optarg, &opts->event);
-			if (r == -ENOENT) {
-				char names[1024];
-				event_spec__known_names(names, sizeof(names));
-				return errorf(err, errlen, "unknown event '%s'; known events: %s", optarg, names);
-			}
+		r = record_opts__parse_common(opts, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
+		if (r != -ENOENT) {
 			if (r < 0)
-				return errorf(err, errlen, "bad event modifier in '%s' (use :u, :k or :uk)", optarg);
-			opts->event_given = true;
-			break;
+				return r;
+			continue;
 		}
-		case 'F':
-			freq_given = true;
-			if (!strcmp(optarg, "max")) {
-				opts->freq_max = true;
-				break;
-			}
-			if (parse_u64(optarg, 0, &v) < 0 || v == 0)
-				return errorf(err, errlen, "bad frequency '%s': give samples per second (e.g. -F 999) or 'max'", optarg);
-			opts->freq = v;
-			break;
-		case 'c':
-			period_given = true;
-			if (parse_u64(optarg, 0, &v) < 0 || v == 0)
-				return errorf(err, errlen, "bad period '%s': give a positive event count", optarg);
-			opts->period = v;
-			break;
-		case 'g':
-			opts->callchain = true;
-			opts->dwarf = false;
-			break;
-		case OPT_CALL_GRAPH:
-			/* "--call-graph dwarf" as perf writes it, or bare (frame pointers) */
-			if (!optarg && optind < argc && is_call_graph_mode(argv[optind]))
-				optarg = argv[optind++];
-			if (parse_call_graph(opts, optarg, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'm':
-			if (parse_u64(optarg, 0, &v) < 0 || v == 0 || (v & (v - 1)) ||
-			    v > record_opts__max_mmap_pages())
-				return errorf(err, errlen, "bad ring buffer size '%s': give a power of two number of pages "
-					      "from 1 to %" PRIu64 " (e.g. -m 256)", optarg, record_opts__max_mmap_pages());
-			opts->mmap_pages = (unsigned int)v;
-			opts->mmap_given = true;
-			break;
+		switch (c) {
 		case 'o':
 			if (!optarg[0])
 				return errorf(err, errlen, "empty output file name");
@@ -215,9 +238,6 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		case 'v':
 			opts->verbose = true;
 			break;
-		case OPT_CONFIG:
-			opts->config = optarg;
-			break;
 		case OPT_RUN_AS:
 			if (!optarg[0])
 				return errorf(err, errlen, "empty --run-as user");
@@ -236,22 +256,16 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			return errorf(err, errlen, "unknown option '%s' (see prof record --help)", argv[optind - 1]);
 		}
 	}
-	if (freq_given && period_given)
-		return errorf(err, errlen, "-F and -c exclude each other: sample by frequency or by period, not both");
-	if (period_given)
-		opts->freq = 0;
-	opts->freq_given = freq_given;
-	opts->period_given = period_given;
+	r = record_opts__finish_common(opts, err, errlen);
+	if (r < 0)
+		return r;
 	if (optind < argc) {
 		opts->argv = argv + optind;
 		opts->argc = argc - optind;
 	}
-	if (opts->all && scope__narrowed(&opts->scope))
-		return errorf(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup or --pid");
 	if (!opts->all && !opts->argv && !scope__narrowed(&opts->scope))
 		return errorf(err, errlen, "nothing to record: give a command after '--', a scope (--uid, --cgroup, --pid), or -a for the whole host");
 	if (opts->run_as && !opts->argv)
 		return errorf(err, errlen, "--run-as needs a command to run");
-	opts->scope.all = opts->all;
 	return 0;
 }

@@ -15,7 +15,7 @@ void sample_layout__init(struct sample_layout *l, uint64_t st)
 
 	*l = (struct sample_layout){ .sample_type = st, .s_tid = -1, .s_time = -1, .s_cpu = -1,
 				     .s_id = -1, .t_tid = -1, .t_time = -1, .t_id = -1,
-				     .s_cgroup_back = -1 };
+				     .s_cgroup_back = -1, .s_ip = -1, .s_period = -1, .s_chain = -1 };
 	for (unsigned i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
 		if (!(st & lead[i]))
 			continue;
@@ -25,11 +25,18 @@ void sample_layout__init(struct sample_layout *l, uint64_t st)
 			l->s_time = n;
 		else if (lead[i] == PERF_SAMPLE_CPU)
 			l->s_cpu = n;
+		else if (lead[i] == PERF_SAMPLE_IP)
+			l->s_ip = n;
+		else if (lead[i] == PERF_SAMPLE_PERIOD)
+			l->s_period = n;
 		else if (lead[i] == PERF_SAMPLE_IDENTIFIER || (lead[i] == PERF_SAMPLE_ID && l->s_id < 0))
 			l->s_id = n;
 		n++;
 	}
 	l->fixed_size = (unsigned)(sizeof(struct perf_event_header) + 8 * (unsigned)n);
+	/* The call chain follows the fixed fields unless READ's variable part comes first. */
+	if ((st & PERF_SAMPLE_CALLCHAIN) && !(st & PERF_SAMPLE_READ))
+		l->s_chain = n;
 	/* CGROUP is found from the end when no field the kernel puts after it is asked for. */
 	l->s_cgroup_back = -1;
 	if ((st & PERF_SAMPLE_CGROUP) &&

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * prof.conf (inih format): recording defaults in [record], the access policy in
- * [policy].  The system file may set both; a user's file (and --config for a user
- * who is not root) may set [record] only.  Errors name file:line.
+ * prof.conf (inih format): recording defaults in [record], the live aggregation's in
+ * [aggregate], the access policy in [policy].  The system file may set all; a user's
+ * file (and --config for a user who is not root) may not set [policy].  Errors name file:line.
  */
 #ifndef PROF_CONFIG_H
 #define PROF_CONFIG_H
@@ -22,6 +22,8 @@ struct prof_config {
 	bool callchain;
 	unsigned int mmap_pages;
 	char output[1024];              /* name pattern: %u user, %h host, %t time, %p pid */
+	/* [aggregate] */
+	uint64_t max_stacks;            /* prof top's --max-stacks default (0: the engine's) */
 	/* [policy] */
 	char admin_group[64];           /* members may record any scope; "" = root only */
 	bool user_kernel;               /* ordinary users get kernel samples and addresses */

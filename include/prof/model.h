@@ -40,6 +40,13 @@ void model__load_prof_section(struct model *m, const char *text, size_t len);
 /* Where ip of (pid, tid) is, in kernel or user space.  false when unmapped. */
 bool model__resolve(struct model *m, int32_t pid, bool kernel, uint64_t ip, struct model_location *ret);
 
+/*
+ * Forget an exited thread (and, for a process leader, its maps), for a live model
+ * (prof top) that must not grow with every task it ever saw.  Call it once the
+ * task's last samples are in: they may follow its EXIT record.
+ */
+void model__forget(struct model *m, int32_t pid, int32_t tid);
+
 const struct model_dso *model__dso(const struct model *m, uint32_t idx);
 /* The comm of tid ("" when unknown). */
 const char *model__comm(struct model *m, int32_t tid);

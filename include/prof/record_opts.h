@@ -55,6 +55,21 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 /* The largest -m (and mmap_pages) the ring buffers can have: 2 GiB of pages. */
 uint64_t record_opts__max_mmap_pages(void);
 
+/*
+ * The options prof record shares with prof top (scope, event, sampling, ring
+ * buffer, --config): c is getopt's value for them ('a', 'u', 'G', 'p', 'e', 'F', 'c',
+ * 'g' with fp|dwarf[,SIZE], 'm', RECORD_OPT_CONFIG).  0 when handled, -ENOENT when c is not one of
+ * them, -EINVAL with a message in err.  finish_common checks how they combine.
+ */
+#define RECORD_OPT_CONFIG 300
+int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen);
+int record_opts__finish_common(struct record_opts *opts, char *err, size_t errlen);
+/*
+ * The value of option c: optarg, or for a bare --call-graph the next word when it
+ * is a mode (perf's "--call-graph dwarf"), which getopt's optind then skips.
+ */
+const char *record_opts__call_graph_arg(int c, const char *arg, int argc, char **argv);
+
 /* The --help text. */
 extern const char record_opts__usage[];
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* prof report: options, and the aggregation of samples into rows and stacks. */
+/* prof report: options, rows, and the folded stacks of the folded and SVG outputs. */
 #ifndef PROF_REPORT_H
 #define PROF_REPORT_H
 
@@ -13,10 +13,12 @@ enum report_key {
 	KEY__MAX
 };
 
-enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON, FORMAT_SVG };
+enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON, FORMAT_SVG, FORMAT_PPROF };
 
 struct report_opts {
 	const char *input;
+	const char *output;             /* -o: where -F pprof goes (NULL: stdout) */
+	size_t max_stacks;              /* the engine's cap (0: its default) */
 	enum report_key keys[KEY__MAX];
 	size_t nr_keys;
 	enum report_format format;
@@ -32,11 +34,16 @@ struct report_opts {
 	const char *cgroup;
 };
 
+/* "uid,comm,sym": the keys in order.  0, or -EINVAL with a message in err. */
+int report_keys__parse(const char *arg, enum report_key keys[KEY__MAX], size_t *ret_nr, char *err, size_t errlen);
+extern const char *const report_key_names[KEY__MAX];
+
 /* Parse argv; -EINVAL with err; 1 for --help. */
 int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, size_t errlen);
 extern const char report_opts__usage[];
 
-/* One sample's attributes, as the aggregation sees them (strings interned by the caller). */
+/* A row's key: the grouped fields of the aggregation engine's entries (profile.h),
+ * the others zero; strings interned. */
 struct report_sample {
 	uint32_t uid;
 	bool uid_known;
@@ -46,25 +53,20 @@ struct report_sample {
 	const char *dso;
 	const char *sym;                /* "[unknown]" when unresolved */
 	bool kernel;
-	uint64_t period;
 };
-
-struct report_agg;
-
-struct report_agg *report_agg__new(const struct report_opts *o);
-struct report_agg *report_agg__free(struct report_agg *a);
-int report_agg__add(struct report_agg *a, const struct report_sample *s);
-/* A stack, outermost frame first, for folded output. */
-int report_agg__add_stack(struct report_agg *a, const char *const *frames, size_t nr, uint64_t count);
 
 struct report_row {
 	struct report_sample key;
 	uint64_t samples, period;
 };
 
-/* Rows sorted by period, then samples (largest first).  Valid until free. */
-const struct report_row *report_agg__rows(struct report_agg *a, size_t *ret_nr, uint64_t *ret_total_period,
-					  uint64_t *ret_total_samples);
+/* Folded stacks for the folded and SVG outputs, fed from the engine's entries. */
+struct report_agg;
+
+struct report_agg *report_agg__new(void);
+struct report_agg *report_agg__free(struct report_agg *a);
+/* A stack, outermost frame first, for folded output. */
+int report_agg__add_stack(struct report_agg *a, const char *const *frames, size_t nr, uint64_t count);
 
 /* Write folded stacks ("a;b;c count" lines, most frequent first). */
 int report_agg__write_folded(struct report_agg *a, FILE *out);

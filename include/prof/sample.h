@@ -17,6 +17,8 @@ struct sample_layout {
 	int s_tid, s_time, s_cpu, s_id;         /* u64 index in a sample body, -1 if absent */
 	int t_tid, t_time, t_id;                /* u64 index back from a record's end */
 	int s_cgroup_back;                      /* CGROUP as the last sample field: 1, else -1 */
+	int s_ip, s_period;                     /* u64 index in a sample body, -1 if absent */
+	int s_chain;                            /* u64 index of the call chain's nr, -1 if absent */
 	unsigned int trailer_size;              /* bytes */
 	unsigned int fixed_size;                /* bytes of header + fixed sample fields */
 };
@@ -71,6 +73,30 @@ static inline bool sample_layout__tid(const struct sample_layout *l, const struc
 	memcpy(v, sample__u64(ev, l->s_tid), 8);
 	*pid = (int32_t)v[0];
 	*tid = (int32_t)v[1];
+	return true;
+}
+
+/* A sample's ip, period (0 when absent) and call chain (nr 0 when none); false
+ * when the record is too short for what its layout says it holds. */
+static inline bool sample_layout__ip_chain(const struct sample_layout *l, const struct perf_event_header *ev,
+					   uint64_t *ip, uint64_t *period, const uint64_t **chain, uint64_t *nr)
+{
+	uint64_t n = 0;
+
+	if (ev->size < l->fixed_size)
+		return false;
+	*ip = l->s_ip >= 0 ? *sample__u64(ev, l->s_ip) : 0;
+	*period = l->s_period >= 0 ? *sample__u64(ev, l->s_period) : 0;
+	*chain = NULL;
+	if (l->s_chain >= 0) {
+		if (ev->size < l->fixed_size + 8)
+			return false;
+		n = *sample__u64(ev, l->s_chain);
+		if (n > (ev->size - l->fixed_size - 8) / 8)
+			return false;
+		*chain = sample__u64(ev, l->s_chain + 1);
+	}
+	*nr = n;
 	return true;
 }
 

@@ -124,6 +124,9 @@ void tracker__described(struct tracker *t, const struct tracker_need *need, int 
 
 const struct tracker_stats *tracker__stats(const struct tracker *t);
 
+/* The real uid of tid as tracked now; false when not known. */
+bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret);
+
 /* Tasks with written samples, in the order they first had one. */
 const struct tracker_task_log *tracker__written_tasks(const struct tracker *t, size_t *ret_nr);
 

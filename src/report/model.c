@@ -369,6 +369,18 @@ bool model__resolve(struct model *m, int32_t pid, bool kernel, uint64_t ip, stru
 	return true;
 }
 
+void model__forget(struct model *m, int32_t pid, int32_t tid)
+{
+	uint32_t idx;
+
+	task_table__remove(m->threads, tid);
+	if (pid != tid || pid <= 0 || !idmap__get(m->proc, (uint64_t)(uint32_t)pid, &idx))
+		return;
+	/* the slot stays, empty, for the pid's next process: slots are bounded by pid_max */
+	free(m->sets[idx].m);
+	m->sets[idx] = (struct mapset){ 0 };
+}
+
 const struct model_dso *model__dso(const struct model *m, uint32_t idx)
 {
 	return idx < m->nr_dsos ? &m->dsos[idx] : NULL;

@@ -21,7 +21,12 @@ const char report_opts__usage[] =
 	"      --pid PID           only this process's samples\n"
 	"      --comm NAME         only samples of this command name\n"
 	"  -F, --format FMT        text (default), folded (flame graph stacks), svg\n"
-	"                          (an interactive flame graph) or json\n"
+	"                          (an interactive flame graph), json, or pprof\n"
+	"                          (gzipped profile.proto, with call chains, for go\n"
+	"                          tool pprof, speedscope, profiling backends)\n"
+	"  -o, --output FILE       where -F pprof writes (default: stdout, not a tty)\n"
+	"      --max-stacks N      distinct (task, stack) keys kept (default 100000);\n"
+	"                          samples beyond are counted under [cut]\n"
 	"  -g, --call-graph        use call chains (folded stacks; frames of each row)\n"
 	"      --top N             at most N rows\n"
 	"      --percent-limit P   hide rows under P percent\n"
@@ -30,41 +35,46 @@ const char report_opts__usage[] =
 	"Overheads are shares of the event's period, as perf report computes them.\n";
 
 
-static const char *const key_names[KEY__MAX] = {
+const char *const report_key_names[KEY__MAX] = {
 	[KEY_UID] = "uid", [KEY_CGROUP] = "cgroup", [KEY_PID] = "pid",
 	[KEY_COMM] = "comm", [KEY_DSO] = "dso", [KEY_SYM] = "sym",
 };
 
-static int parse_keys(struct report_opts *o, const char *arg, char *err, size_t errlen)
+int report_keys__parse(const char *arg, enum report_key keys[KEY__MAX], size_t *ret_nr, char *err, size_t errlen)
 {
-	o->nr_keys = 0;
+	size_t nr = 0;
+
 	for (const char *p = arg;;) {
 		const char *comma = strchrnul(p, ',');
 		size_t len = (size_t)(comma - p);
 		int found = -1;
 
 		for (int k = 0; k < KEY__MAX; k++)
-			if (strlen(key_names[k]) == len && !strncmp(p, key_names[k], len))
+			if (strlen(report_key_names[k]) == len && !strncmp(p, report_key_names[k], len))
 				found = k;
 		if (found < 0)
 			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
 				    (int)len, p);
-		for (size_t i = 0; i < o->nr_keys; i++)
-			if ((int)o->keys[i] == found)
-				return errorf(err, errlen, "sort key '%s' given twice", key_names[found]);
-		o->keys[o->nr_keys++] = (enum report_key)found;
-		if (!*comma)
+		for (size_t i = 0; i < nr; i++)
+			if ((int)keys[i] == found)
+				return errorf(err, errlen, "sort key '%s' given twice", report_key_names[found]);
+		keys[nr++] = (enum report_key)found;
+		if (!*comma) {
+			*ret_nr = nr;
 			return 0;
+		}
 		p = comma + 1;
 	}
 }
 
-enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT };
+enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_MAX_STACKS };
 
 int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "sort", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "call-graph", no_argument, NULL, 'g' },
@@ -83,13 +93,23 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 	*o = (struct report_opts){ .input = "perf.data", .keys = { KEY_SYM }, .nr_keys = 1 };
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:i:s:F:gh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:o:s:F:gh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
 			break;
+		case 'o':
+			if (!optarg[0])
+				return errorf(err, errlen, "empty output file name");
+			o->output = optarg;
+			break;
+		case OPT_MAX_STACKS:
+			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > 100000000)
+				return errorf(err, errlen, "bad --max-stacks '%s': a positive number, at most 100000000", optarg);
+			o->max_stacks = (size_t)v;
+			break;
 		case 's':
-			if (parse_keys(o, optarg, err, errlen) < 0)
+			if (report_keys__parse(optarg, o->keys, &o->nr_keys, err, errlen) < 0)
 				return -EINVAL;
 			break;
 		case 'F':
@@ -101,8 +121,10 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 				o->format = FORMAT_JSON;
 			else if (!strcmp(optarg, "svg"))
 				o->format = FORMAT_SVG;
+			else if (!strcmp(optarg, "pprof"))
+				o->format = FORMAT_PPROF;
 			else
-				return errorf(err, errlen, "unknown format '%s' (text, folded, json or svg)", optarg);
+				return errorf(err, errlen, "unknown format '%s' (text, folded, json, svg or pprof)", optarg);
 			break;
 		case 'g':
 			o->callchain = true;
@@ -155,7 +177,9 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 	}
 	if (optind < argc)
 		return errorf(err, errlen, "unexpected argument '%s' (the file is given with -i)", argv[optind]);
-	if (o->format == FORMAT_FOLDED || o->format == FORMAT_SVG)
+	if (o->format == FORMAT_FOLDED || o->format == FORMAT_SVG || o->format == FORMAT_PPROF)
 		o->callchain = true;
+	if (o->output && o->format != FORMAT_PPROF)
+		return errorf(err, errlen, "-o is for -F pprof; other formats go to stdout");
 	return 0;
 }

@@ -940,6 +940,16 @@ const struct tracker_stats *tracker__stats(const struct tracker *t)
 	return &t->st;
 }
 
+bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret)
+{
+	struct task *task = task_table__find(t->tasks, tid);
+
+	if (!task || !(task->flags & TASK_UID_KNOWN))
+		return false;
+	*ret = task->uid;
+	return true;
+}
+
 const struct tracker_task_log *tracker__written_tasks(const struct tracker *t, size_t *ret_nr)
 {
 	*ret_nr = t->nr_log;

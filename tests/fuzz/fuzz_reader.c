@@ -13,6 +13,7 @@
 
 #include "prof/model.h"
 #include "prof/reader.h"
+#include "prof/profile.h"
 #include "prof/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -25,7 +26,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct reader_error err;
 	const struct perf_event_header *ev;
 	uint64_t off;
-	struct report_opts o = { .keys = { KEY_COMM, KEY_SYM }, .nr_keys = 2, .callchain = true };
 
 	if (fd < 0)
 		return 0;
@@ -36,13 +36,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (perf_reader__open(path, &r, &err) == 0) {
 		struct model *m = model__new();
-		struct report_agg *a = report_agg__new(&o);
+		struct report_agg *a = report_agg__new();
+		struct profile *p = profile__new(1000);
 		size_t len;
 		const char *sec = perf_reader__prof_section(r, &len);
 
 		if (sec && m)
 			model__load_prof_section(m, sec, len);
-		while (m && a && perf_reader__next(r, &ev, &off, &err) > 0) {
+		while (m && a && p && perf_reader__next(r, &ev, &off, &err) > 0) {
 			struct reader_sample s;
 			struct model_location loc;
 
@@ -53,17 +54,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			if (perf_reader__parse_sample(r, ev, off, &s, &err) < 0)
 				break;
-			struct report_sample rs = { .pid = (int32_t)s.pid, .comm = "c", .dso = "d", .sym = "s",
-						    .period = s.period };
+			struct profile_task task = { .pid = (int32_t)s.pid, .comm = "c", .cgroup = s.cgroup };
+			struct profile_frame frame = { .dso = "d", .sym = "s" };
 			if (model__resolve(m, (int32_t)s.pid, false, s.ip, &loc))
 				(void)model__dso(m, loc.dso);
 			(void)model__comm(m, (int32_t)s.tid);
 			(void)model__cgroup(m, s.cgroup);
-			report_agg__add(a, &rs);
+			profile__add(p, &task, &frame, 1, s.period);
 			const char *frames[2] = { "c", "s" };
 			report_agg__add_stack(a, frames, 2, 1);
 		}
 		report_agg__free(a);
+		profile__free(p);
 		model__free(m);
 		perf_reader__free(r);
 	}

@@ -155,3 +155,10 @@ check_stacks "exited and exec'd" prof-nofp \
 check_stacks "before the exec" python3 \
 	'^python3;_start;__libc_start_main[^;]*;__libc_start_call_main;Py_BytesMain;.*_PyEval_EvalFrameDefault' 0.9
 pass "tasks that exit or exec before their samples are unwound: complete stacks, no error"
+
+# 4. prof top shares the session but does not unwind: it refuses clearly (usage, 2).
+rc=0
+"$PROF" top -a --call-graph dwarf -n 1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "prof top --call-graph dwarf exited $rc, not 2: $(cat "$TMP/err")"
+grep -q "prof top does not unwind DWARF call graphs" "$TMP/err" || fail "no clear refusal: $(cat "$TMP/err")"
+pass "prof top refuses --call-graph dwarf"

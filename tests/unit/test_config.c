@@ -37,6 +37,7 @@ Test(config, every_key)
 {
 	cr_assert_eq(parse("; comment\n# comment\n[record]\nevent = cpu-clock\nfrequency = 999\n"
 			   "callchain = yes\nmmap_pages = 256\noutput = %u-%t.data\n\n"
+			   "[aggregate]\nmax_stacks = 5000\n\n"
 			   "[policy]\nadmin_group = wheel\nuser_kernel = true\nuser_max_frequency = 2000\n", true),
 		     0, "%s", err);
 	cr_assert_str_eq(c.event, "cpu-clock");
@@ -44,6 +45,7 @@ Test(config, every_key)
 	cr_assert(c.callchain);
 	cr_assert_eq(c.mmap_pages, 256);
 	cr_assert_str_eq(c.output, "%u-%t.data");
+	cr_assert_eq(c.max_stacks, 5000);
 	cr_assert_str_eq(c.admin_group, "wheel");
 	cr_assert(c.user_kernel);
 	cr_assert_eq(c.user_max_frequency, 2000);
@@ -65,6 +67,7 @@ Test(config, errors_name_file_and_line)
 	expect_error("[record]\nmmap_pages = 3\n", true, "test.conf:2:", "power of two");
 	expect_error("[record]\ncallchain = maybe\n", true, "test.conf:2:", "bad callchain");
 	expect_error("[record]\nevent = nosuch\n", true, "test.conf:2:", "unknown event 'nosuch'");
+	expect_error("[aggregate]\nmax_stacks = 0\n", true, "test.conf:2:", "bad max_stacks");
 	expect_error("\n\n[weird]\nx = 1\n", true, "test.conf:4:", "unknown section [weird]");
 	expect_error("x = 1\n", true, "test.conf:1:", "outside a section");
 	expect_error("[record]\nthis is not a key value line\n", true, "test.conf:2:", "syntax");

@@ -340,3 +340,43 @@ Test(sample_record, non_sample_without_time)
 	ev = rec__end(&r);
 	cr_assert_eq(sample_layout__time(&l, ev), 0);
 }
+
+/* prof top reads a live sample's ip, period and call chain through the layout. */
+Test(sample_layout, ip_period_chain)
+{
+	struct sample_layout l;
+	struct rec r;
+	const struct perf_event_header *ev;
+	const uint64_t *chain;
+	uint64_t ip, period, nr;
+
+	sample_layout__init(&l, PROF_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN);
+	cr_assert_eq(l.s_ip, 1);
+	cr_assert_eq(l.s_period, 5);
+	cr_assert_eq(l.s_chain, 6);
+	rec__start(&r, PERF_RECORD_SAMPLE);
+	rec__u64(&r, 7);                /* IDENTIFIER */
+	rec__u64(&r, 0x401000);         /* IP */
+	rec__u32x2(&r, 10, 11);         /* TID */
+	rec__u64(&r, 1000);             /* TIME */
+	rec__u32x2(&r, 1, 0);           /* CPU */
+	rec__u64(&r, 250000);           /* PERIOD */
+	rec__u64(&r, 3);                /* CALLCHAIN: nr, then the ips */
+	rec__u64(&r, (uint64_t)PERF_CONTEXT_USER);
+	rec__u64(&r, 0x401000);
+	rec__u64(&r, 0x402000);
+	rec__u64(&r, 42);               /* CGROUP */
+	ev = rec__end(&r);
+	cr_assert(sample_layout__ip_chain(&l, ev, &ip, &period, &chain, &nr));
+	cr_assert_eq(ip, 0x401000);
+	cr_assert_eq(period, 250000);
+	cr_assert_eq(nr, 3);
+	cr_assert_eq(chain[2], 0x402000);
+	cr_assert_eq(sample_layout__cgroup(&l, ev), 42);
+	/* a chain longer than the record: refused, not read past the end */
+	memcpy(r.bytes + 8 + 6 * 8, &(uint64_t){ 1000 }, 8);
+	cr_assert_not(sample_layout__ip_chain(&l, ev, &ip, &period, &chain, &nr));
+	/* READ before the chain: its position is not fixed, so no chain is located */
+	sample_layout__init(&l, PROF_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_READ);
+	cr_assert_eq(l.s_chain, -1);
+}
