@@ -57,8 +57,9 @@ for k, v in stacks.items():
     print(k, v)
 PY
 }
+# perf script shows no inlined frames in a file's call chains (report_inline.sh checks prof's).
 prof_folded() {
-	"$PROF" report -i "$1" -F folded -g >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+	"$PROF" report -i "$1" -F folded -g --no-inline >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
 	sed -E 's/\[unknown\]_\([^;]*\)/[unknown]/g' "$TMP/pf.raw" >"$2"
 }
 
