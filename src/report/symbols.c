@@ -514,7 +514,8 @@ static bool inline_keep(struct dso_entry *d, struct inl *slot, uint64_t a, const
 		d->inl_names = p;
 		d->cap_inl_names = ncap;
 	}
-	memcpy(d->inl_names + d->nr_inl_names, names, n * sizeof(*names));
+	if (n)
+		memcpy(d->inl_names + d->nr_inl_names, names, n * sizeof(*names));
 	*slot = (struct inl){ .addr = a + 1, .first = (uint32_t)d->nr_inl_names, .n = (uint8_t)n };
 	d->nr_inl_names += n;
 	d->inl_used++;
@@ -536,14 +537,16 @@ size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *buil
 	slot = inline_slot(d, a);
 	if (slot && slot->addr) {
 		n = MIN((size_t)slot->n, max);
-		memcpy(ret, d->inl_names + slot->first, n * sizeof(*ret));
+		if (n)
+			memcpy(ret, d->inl_names + slot->first, n * sizeof(*ret));
 		return n;
 	}
 	n = inline_lookup(s, d, a, names, SYMBOLS_INLINE_MAX);
 	if (slot)
 		inline_keep(d, slot, a, names, n);
 	n = MIN(n, max);
-	memcpy(ret, names, n * sizeof(*ret));
+	if (n)
+		memcpy(ret, names, n * sizeof(*ret));
 	return n;
 }
 
