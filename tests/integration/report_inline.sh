@@ -12,6 +12,7 @@ require_perf
 command -v gcc >/dev/null || skip "needs gcc"
 command -v python3 >/dev/null || skip "needs python3"
 src=$(cd "$(dirname "$0")/../programs" && pwd)
+export HOME=$TMP        # perf's build-id cache (~/.debug) stays in the test's directory
 
 gcc -O2 -g -o "$TMP/prof-inline" "$src/inline_hot.c" || fail "build the program"
 P=$TMP/prof-inline
