@@ -99,15 +99,22 @@ static int open_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t in
 	return fd < 0 ? -errno : fd;
 }
 
-/* Read the object's build id now, as the invoking user (prof may be set-user-id). */
-static void object_read(struct object *o, const char *path)
+int mapped_file__open(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
 {
 	uid_t old_fsuid = (uid_t)setfsuid(getuid());
 	gid_t old_fsgid = (gid_t)setfsgid(getgid());
-	_cleanup_close_ int fd = open_mapped(path, o->maj, o->min, o->ino);
+	int fd = open_mapped(path, maj, min, ino);
 
 	setfsgid(old_fsgid);
 	setfsuid(old_fsuid);
+	return fd;
+}
+
+/* Read the object's build id now, as the invoking user (prof may be set-user-id). */
+static void object_read(struct object *o, const char *path)
+{
+	_cleanup_close_ int fd = mapped_file__open(path, o->maj, o->min, o->ino);
+
 	if (fd >= 0 && build_id__read_elf(fd, &o->bid) < 0)
 		o->bid.size = 0;
 }

@@ -61,6 +61,18 @@ static void summary(const struct record *r)
 			"prof: warning: %" PRIu64 " records lost (ring buffer overflow) and %" PRIu64
 			" samples dropped by the kernel; use a larger -m or a lower -F.\n",
 			s->lost, s->lost_samples);
+	if (r->unwinder) {
+		const struct unwinder_stats *u = unwinder__stats(r->unwinder);
+		fprintf(stderr, "prof: %" PRIu64 " user stacks unwound, %.1f frames on average; %" PRIu64
+			" stopped before the outermost frame (no unwind information, or the stack copy too short: "
+			"see dwarf,SIZE), %" PRIu64 " of processes whose maps were unknown%s\n",
+			u->samples, u->samples ? (double)u->frames / (double)u->samples : 0.0, u->truncated,
+			u->no_maps, u->foreign_abi ? ", and 32-bit tasks are not unwound" : "");
+		if (r->opts.verbose)
+			fprintf(stderr, "prof: %" PRIu64 " unwinders built (%" PRIu64 " dropped to bound the open files), %"
+				PRIu64 " samples of 32-bit tasks, %" PRIu64 " malformed samples\n",
+				u->dwfl_builds, u->dwfl_evictions, u->foreign_abi, s->malformed);
+	}
 	if (unattributed)
 		fprintf(stderr,
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
@@ -239,6 +251,7 @@ static int write_sink(const void *rec, size_t len, void *ctx)
 static int start_recording(struct record *r)
 {
 	const struct perf_data_event *evs;
+	struct perf_data_event written[2];
 	size_t nr;
 	int err = record__open_events(r);
 
@@ -248,6 +261,19 @@ static int start_recording(struct record *r)
 	r->build_ids = build_id_table__new();
 	if (!r->build_ids)
 		return -ENOMEM;
+	if (r->unwinder) {
+		/* The file's attr says what the written samples hold: a callchain, no stack. */
+		struct perf_event_attr *a = &written[0].attr;
+
+		if (nr > ARRAY_SIZE(written))
+			return -EINVAL;
+		memcpy(written, evs, nr * sizeof(*evs));
+		a->sample_type = unwinder__written_sample_type(a->sample_type);
+		a->sample_regs_user = 0;
+		a->sample_stack_user = 0;
+		a->exclude_callchain_user = 0;
+		evs = written;
+	}
 	err = perf_data_writer__new(r->out.fd, evs, nr, &r->writer);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot write '%s': %s\n", r->out.path, strerror(-err));

@@ -578,7 +578,7 @@ int cmd_report(int argc, char **argv)
 	}
 	describe_scope(&r);
 	r.res = (struct resolver){ .model = r.model, .syms = r.syms, .jit = r.jit, .names = &r.comms,
-				   .kernel_here = kernel_here(&r) };
+				   .kernel_here = kernel_here(&r), .inlines = !r.o.no_inline };
 	err = read_all(&r, sec != NULL);
 	if (err < 0) {
 		if (err == -ENOMEM)

@@ -131,7 +131,7 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:s:d:n:zh", longopts, NULL)) != -1) {
-		r = record_opts__parse_common(ro, c, optarg, err, errlen);
+		r = record_opts__parse_common(ro, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
 		if (r != -ENOENT) {
 			if (r < 0)
 				return r;
@@ -186,6 +186,10 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	r = record_opts__finish_common(ro, err, errlen);
 	if (r < 0)
 		return r;
+	/* Its samples would reach the view in the unwound layout, which top does not parse. */
+	if (ro->dwarf)
+		return errorf(err, errlen, "prof top does not unwind DWARF call graphs: use -g (frame pointers), "
+			      "or prof record --call-graph dwarf and then prof report -g");
 	if (!ro->all && !scope__narrowed(&ro->scope))
 		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --pid) or -a for the whole host");
 	for (size_t i = 0; i < o->nr_keys; i++)

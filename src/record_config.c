@@ -83,8 +83,9 @@ int record_config__apply(struct record_opts *o, const struct privs *p, struct pr
 		o->freq = cfg->freq;
 	if (cfg->callchain)
 		o->callchain = true;
+	/* A sample with a stack copy is kilobytes: dwarf needs more room between drains. */
 	if (!o->mmap_given)
-		o->mmap_pages = cfg->mmap_pages;
+		o->mmap_pages = o->dwarf ? MAX(cfg->mmap_pages, RECORD_DWARF_PAGES) : cfg->mmap_pages;
 	if (!o->output_given) {
 		if (config__expand_output(cfg->output, output_buf, output_len) < 0) {
 			fprintf(stderr, "prof: the configured output name '%s' is too long\n", cfg->output);

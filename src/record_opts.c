@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "prof/record_opts.h"
+#include "prof/unwind.h"
 #include "prof/util.h"
 
 const char record_opts__usage[] =
@@ -23,7 +24,7 @@ const char record_opts__usage[] =
 	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
-	"  -g, --call-graph[=fp]   record call chains (frame pointers)\n"
+	"  -g, --call-graph MODE   call chains by frame pointers (fp, -g) or dwarf[,SIZE]\n"
 	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default 128)\n"
 	"  -o, --output FILE       output file (default perf.data; an old one becomes .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
@@ -61,6 +62,50 @@ uint64_t record_opts__max_mmap_pages(void)
 	/* libperf keeps the buffer's mask in an int: 2 GiB of data at most (perf's
 	 * own limit is the same for 4 KiB pages). */
 	return (1ull << 31) / (uint64_t)(page > 0 ? page : 4096);
+}
+
+/* A word --call-graph takes as its value even when not joined with '=' (perf's syntax). */
+static bool is_call_graph_mode(const char *s)
+{
+	return s && (!strcmp(s, "fp") || !strcmp(s, "dwarf") || !strncmp(s, "dwarf,", 6) ||
+		     !strcmp(s, "lbr"));
+}
+
+const char *record_opts__call_graph_arg(int c, const char *arg, int argc, char **argv)
+{
+	/* "--call-graph dwarf" as perf writes it; -g takes no value */
+	if (c == 'g' && !arg && optind > 0 && optind < argc && !strncmp(argv[optind - 1], "--", 2) &&
+	    is_call_graph_mode(argv[optind]))
+		return argv[optind++];
+	return arg;
+}
+
+/* --call-graph fp | dwarf[,SIZE] */
+static int parse_call_graph(struct record_opts *opts, const char *mode, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	opts->callchain = true;
+	opts->dwarf = false;
+	if (!mode || !strcmp(mode, "fp"))
+		return 0;
+	if (strcmp(mode, "dwarf") && strncmp(mode, "dwarf,", 6))
+		return errorf(err, errlen, "call graph mode '%s' is not supported: use fp (frame pointers, as -g) "
+			      "or dwarf[,SIZE] (e.g. --call-graph dwarf,16384)", mode);
+	if (!unwinder__supported())
+		return errorf(err, errlen, "--call-graph dwarf is supported on x86-64 only; use -g (frame pointers)");
+	opts->dwarf = true;
+	opts->stack_size = UNWIND_DEFAULT_STACK;
+	if (!mode[5])
+		return 0;
+	if (parse_u64(mode + 6, 0, &v) < 0 || v == 0 || v > UNWIND_MAX_STACK)
+		return errorf(err, errlen, "bad stack dump size in '%s': give bytes from 8 to %u (e.g. dwarf,16384)",
+			      mode, UNWIND_MAX_STACK);
+	/* the kernel wants a multiple of 8, as perf rounds it */
+	opts->stack_size = (uint32_t)ALIGN_UP(v, 8);
+	if (opts->stack_size > UNWIND_MAX_STACK)
+		opts->stack_size = UNWIND_MAX_STACK;
+	return 0;
 }
 
 int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen)
@@ -110,10 +155,7 @@ int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, 
 		opts->period = v;
 		return 0;
 	case 'g':
-		if (arg && strcmp(arg, "fp"))
-			return errorf(err, errlen, "call graph mode '%s' is not supported: prof records frame-pointer call chains (-g or --call-graph=fp)", arg);
-		opts->callchain = true;
-		return 0;
+		return parse_call_graph(opts, arg, err, errlen) < 0 ? -EINVAL : 0;
 	case 'm':
 		if (parse_u64(arg, 0, &v) < 0 || v == 0 || (v & (v - 1)) || v > record_opts__max_mmap_pages())
 			return errorf(err, errlen, "bad ring buffer size '%s': give a power of two number of pages "
@@ -169,7 +211,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 	optind = 0;     /* full re-initialisation: parse may be called more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:o:d:qvh", longopts, NULL)) != -1) {
-		r = record_opts__parse_common(opts, c, optarg, err, errlen);
+		r = record_opts__parse_common(opts, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
 		if (r != -ENOENT) {
 			if (r < 0)
 				return r;

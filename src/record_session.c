@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prof/commands.h"
@@ -24,6 +25,9 @@
  * exit are gone within milliseconds: drain very often for a moment. */
 #define START_POLL_MS 1
 #define START_PHASE_NS (300ull * 1000 * 1000)
+/* Unwinding (--call-graph dwarf) can take long on a busy host: a round stops after
+ * this long and the ring buffers are read before it goes on, so they do not overflow. */
+#define UNWIND_SLICE_NS (20ull * 1000 * 1000)
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_exited;
@@ -50,7 +54,10 @@ static int emit(const void *rec, size_t len, void *ctx)
 
 	if (r->write_err)
 		return r->write_err;
-	err = r->sink(rec, len, r->sink_ctx);
+	/* the unwinder knows each process's maps as the sink is told them */
+	err = r->unwinder ? unwinder__note(r->unwinder, rec) : 0;
+	if (err == 0)
+		err = r->sink(rec, len, r->sink_ctx);
 	if (err < 0) {
 		r->write_err = err;
 		return err;
@@ -138,6 +145,18 @@ static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 		r->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
 	else if (ev->type == PERF_RECORD_LOST_SAMPLES && ev->size >= sizeof(struct perf_record_lost_samples))
 		r->st.lost_samples += ((const struct perf_record_lost_samples *)(const void *)ev)->lost;
+	if (r->unwinder && ev->type == PERF_RECORD_SAMPLE) {
+		/* the stack unwound now: a callchain is passed on, not the registers and stack */
+		int len = unwinder__rewrite(r->unwinder, ev, r->unwound, r->unwound_len);
+		if (len < 0) {
+			r->st.malformed++;
+			return 0;
+		}
+		err = emit(r->unwound, (size_t)len, r);
+		if (err == 0 && clock_mono_ns() > r->round_deadline)
+			return 1;       /* pause the round (flush_round) */
+		return err;
+	}
 	return emit(ev, ev->size, r);
 }
 
@@ -155,12 +174,21 @@ static int peek(const struct perf_event_header *ev, void *ctx)
 	return ret;
 }
 
-/* Judge and write everything older than upto, then mark the round for perf. */
-static int flush_round(struct record *r, uint64_t upto)
+/*
+ * Judge and write everything older than upto, then mark the round for perf.  With
+ * an unwinder and a slice, the round may stop early (r->round_paused): what is left
+ * goes in the next one.
+ */
+static int flush_round(struct record *r, uint64_t upto, uint64_t slice)
 {
 	uint64_t before = r->st.records;
-	int err = ordered_queue__flush(r->queue, upto, deliver, r);
+	int err;
 
+	r->round_deadline = slice ? clock_mono_ns() + slice : UINT64_MAX;
+	err = ordered_queue__flush(r->queue, upto, deliver, r);
+	r->round_paused = err > 0;
+	if (err > 0)
+		err = 0;
 	if (err < 0)
 		return err;
 	if (r->st.records != before) {
@@ -346,6 +374,17 @@ int record__open_events(struct record *r)
 	if (recorder__info(r->rec)->freq_lowered)
 		fprintf(stderr, "prof: -F %" PRIu64 " is above kernel.perf_event_max_sample_rate; using %" PRIu64 ".\n",
 			r->opts.freq, recorder__info(r->rec)->freq);
+	if (r->opts.dwarf) {
+		size_t nr;
+
+		r->unwinder = unwinder__new(recorder__events(r->rec, &nr)[0].attr.sample_type);
+		r->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
+		r->unwound = malloc(r->unwound_len);
+		if (!r->unwinder || !r->unwound) {
+			fprintf(stderr, "prof: out of memory\n");
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -385,6 +424,8 @@ void record__free(struct record *r)
 	ordered_queue__free(r->queue);
 	tracker__free(r->tracker);
 	map_dedup__free(r->dedup);
+	unwinder__free(r->unwinder);
+	free(r->unwound);
 	if (r->synth.proc_fd >= 0)
 		close(r->synth.proc_fd);
 	if (r->cgroup_fd >= 0)
@@ -455,7 +496,8 @@ int record__step(struct record *r)
 	uint64_t now;
 	int err;
 
-	err = recorder__poll(r->rec, clock_mono_ns() - r->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
+	err = recorder__poll(r->rec, r->round_paused ? 0
+			     : clock_mono_ns() - r->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
 	if (err < 0 && err != -EINTR)
 		return err;
 	now = clock_mono_ns();
@@ -463,7 +505,8 @@ int record__step(struct record *r)
 	err = recorder__drain(r->rec, r->queue, peek, r);
 	if (err < 0)
 		return err;
-	return flush_round(r, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0, r->hold ? r->hold - 1 : 0));
+	return flush_round(r, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0, r->hold ? r->hold - 1 : 0),
+			   UNWIND_SLICE_NS);
 }
 
 int record__drain_all(struct record *r)
@@ -478,5 +521,5 @@ int record__drain_all(struct record *r)
 		err = recorder__drain(r->rec, r->queue, peek, r);
 	if (err < 0)
 		return err;
-	return flush_round(r, UINT64_MAX);
+	return flush_round(r, UINT64_MAX, 0);
 }

@@ -26,6 +26,7 @@
 #include "prof/recorder.h"
 #include "prof/synth.h"
 #include "prof/tracker.h"
+#include "prof/unwind.h"
 #include "prof/workload.h"
 
 struct record_stats {
@@ -34,6 +35,7 @@ struct record_stats {
 	uint64_t synth_tasks;           /* tasks described from /proc */
 	uint64_t synth_gone;            /* ... that were gone by then */
 	uint64_t records;               /* everything written to the data section */
+	uint64_t malformed;             /* samples too short for what they should carry */
 };
 
 /* Where what passes the scope goes: 0 or -errno (which stops the session). */
@@ -50,8 +52,13 @@ struct record {
 	struct build_id_table *build_ids;       /* record's: build ids of the mapped objects */
 	struct tracker *tracker;
 	struct map_dedup *dedup;
+	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
+	uint8_t *unwound;               /* ... one rewritten sample */
+	size_t unwound_len;
 	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
 	uint64_t hold;                  /* this round judges nothing from here on (see peek) */
+	uint64_t round_deadline;        /* with an unwinder: pause the round past this time */
+	bool round_paused;              /* ... it did: go on at once after reading the buffers */
 	struct synth_env synth;
 	int cgroup_fd;
 	char cgroup_mount[4096];
@@ -80,7 +87,11 @@ void record__explain_no_privilege(const char *why, int paranoid);
  */
 int record__prepare(struct record *r);
 
-/* Open the events (disabled).  0 or -errno after a message. */
+/*
+ * Open the events (disabled), and with --call-graph dwarf the unwinder: samples
+ * then reach the sink with their user stacks unwound into the callchain, without
+ * the registers and the stack copy (unwind.h).  0 or -errno after a message.
+ */
 int record__open_events(struct record *r);
 /* With the sink set: /proc, the kernel's maps, the tracker.  0 or -errno after a message. */
 int record__start(struct record *r);

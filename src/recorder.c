@@ -15,6 +15,7 @@
 #include "prof/recorder.h"
 #include "prof/tracefs.h"
 #include "prof/tracker.h"
+#include "prof/unwind.h"
 #include "prof/util.h"
 
 /* Everything a record needs to be judged and written; same for both events so any
@@ -67,6 +68,19 @@ static void sampling_attr(const struct record_opts *o, const struct event_spec *
 		.use_clockid = 1,
 		.clockid = CLOCK_MONOTONIC,
 	};
+	if (o->dwarf) {
+		/*
+		 * As perf's --call-graph dwarf: the user registers and stack, unwound by
+		 * prof; the kernel's callchain gives the kernel part only (none at all
+		 * for those kept away from kernel addresses).
+		 */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		if (o->no_kernel)
+			a->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = unwinder__regs_mask();
+		a->sample_stack_user = o->stack_size;
+	}
 	if (freq) {
 		a->freq = 1;
 		a->sample_freq = freq;
@@ -81,7 +95,8 @@ static void sideband_attr(const struct perf_event_attr *s, struct perf_event_att
 		.size = sizeof(*a),
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_DUMMY,
-		.sample_type = s->sample_type & ~(uint64_t)PERF_SAMPLE_CALLCHAIN,
+		.sample_type = s->sample_type & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+							     PERF_SAMPLE_STACK_USER),
 		.read_format = PERF_FORMAT_ID,
 		.disabled = 1,
 		.sample_id_all = 1,

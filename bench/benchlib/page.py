@@ -385,6 +385,35 @@ def render(res, outdir, plots_too):
                     ["peak memory", size(pr), size(fr), ratio(fr, pr)]]))
         w("")
 
+    # 7. dwarf
+    w("## 7. DWARF call graphs\n")
+    ps, fs = t.pair("dwarf", "size")
+    if ps or fs:
+        w(f"`prof record --call-graph dwarf` vs `perf record --call-graph dwarf`, both "
+          "`-e cpu-clock -F 1000` (8 KiB of user stack per sample), recording python3 (Debian's "
+          "libpython and libc, no frame pointers) running one process per CPU for "
+          f"{cfg.get('dwarf_secs', '?')} s; then `prof report -g --sort sym` of prof's file vs "
+          "`perf report --stdio --no-children --sort sym` of perf's (each tool's own file: "
+          "prof unwinds while recording and writes call chains, perf writes the stack copies "
+          "and unwinds when it reports). Medians of "
+          f"{cfg.get('dwarf_reps', '?')} alternating runs.\n")
+        pn, fn = t.pair("dwarf", "samples")
+        pl, fl = t.pair("dwarf", "lost")
+        pc, fc = t.pair("dwarf", "cpu")
+        pw, fw = t.pair("dwarf", "report_wall")
+        pr, fr = t.pair("dwarf", "report_rss")
+        w(md_table(["", "prof", "perf", "perf/prof"],
+                   [["file size", size(ps), size(fs), ratio(fs, ps)],
+                    ["samples", num(pn), num(fn), ratio(fn, pn)],
+                    ["bytes per sample", size(ps / pn if ps and pn else None),
+                     size(fs / fn if fs and fn else None), "-"],
+                    ["lost (highest)", num(max(t.values("dwarf", "lost", "prof"), default=None)),
+                     num(max(t.values("dwarf", "lost", "perf"), default=None)), "-"],
+                    ["CPU of the recording (tool + workload)", ms(pc), ms(fc), ratio(fc, pc)],
+                    ["report wall time", ms(pw), ms(fw), ratio(fw, pw)],
+                    ["report peak memory", size(pr), size(fr), ratio(fr, pr)]]))
+        w("")
+
     # goals
     w("## Goals\n")
     w(goals(t, cfg, ns_sweep, best))
@@ -460,6 +489,18 @@ def goals(t, cfg, ns, best):
     if pw and fw:
         rows.append(["prof report at most half perf report's time", ratio(fw, pw),
                      mark(pw <= fw / 2)])
+    ps, fs = t.pair("dwarf", "size")
+    if ps and fs:
+        rows.append(["--call-graph dwarf: file at most 1/10 of perf's", ratio(fs, ps),
+                     mark(ps * 10 <= fs)])
+    pw, fw = t.pair("dwarf", "report_wall")
+    if pw and fw:
+        rows.append(["--call-graph dwarf: prof report at least 2x faster than perf report",
+                     ratio(fw, pw), mark(pw * 2 <= fw)])
+    lost = t.values("dwarf", "lost", "prof")
+    if lost:
+        rows.append(["--call-graph dwarf: 0 lost at -F 1000 on every CPU", f"{num(max(lost))} lost",
+                     mark(max(lost) == 0)])
     return md_table(["goal", "measured", ""], rows)
 
 

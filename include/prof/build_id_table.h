@@ -47,4 +47,11 @@ void build_id_table__write(struct build_id_table *t, struct feat_buf *b);
 
 const struct build_id_table_stats *build_id_table__stats(const struct build_id_table *t);
 
+/*
+ * Open the file a mapping was made of, read-only, as the invoking user: path is
+ * opened without following a final symlink and must be the regular file (maj, min,
+ * ino).  An fd, or -errno (-ESTALE: the path names another file now).
+ */
+int mapped_file__open(const char *path, uint32_t maj, uint32_t min, uint64_t ino);
+
 #endif

@@ -37,6 +37,7 @@ struct profile_frame {
 	const char *dso;                /* interned; "[unknown]" when unmapped */
 	const char *sym;                /* interned */
 	bool kernel;
+	bool inlined;                   /* sym is inlined into the next frame ("f (inlined)") */
 };
 
 struct profile_entry {

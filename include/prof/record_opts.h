@@ -12,6 +12,7 @@
 
 #define RECORD_DEFAULT_FREQ 4000
 #define RECORD_DEFAULT_PAGES 128        /* 512 KiB per CPU, perf's default for users */
+#define RECORD_DWARF_PAGES 1024        /* the least with --call-graph dwarf (4 MiB per CPU) */
 #define RECORD_DEFAULT_OUTPUT "perf.data"
 
 struct record_opts {
@@ -22,7 +23,9 @@ struct record_opts {
 	uint64_t period;        /* -c */
 	struct event_spec event;
 	bool event_given;       /* -e was given: fall back only if it is the default */
-	bool callchain;         /* -g */
+	bool callchain;         /* -g, --call-graph */
+	bool dwarf;             /* --call-graph dwarf: user stacks unwound while recording */
+	uint32_t stack_size;    /* ... bytes of user stack copied per sample */
 	unsigned int mmap_pages;
 	const char *output;
 	double duration;        /* seconds; 0 = until the workload ends or a signal */
@@ -55,12 +58,17 @@ uint64_t record_opts__max_mmap_pages(void);
 /*
  * The options prof record shares with prof top (scope, event, sampling, ring
  * buffer, --config): c is getopt's value for them ('a', 'u', 'G', 'p', 'e', 'F', 'c',
- * 'g', 'm', RECORD_OPT_CONFIG).  0 when handled, -ENOENT when c is not one of
+ * 'g' with fp|dwarf[,SIZE], 'm', RECORD_OPT_CONFIG).  0 when handled, -ENOENT when c is not one of
  * them, -EINVAL with a message in err.  finish_common checks how they combine.
  */
 #define RECORD_OPT_CONFIG 300
 int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen);
 int record_opts__finish_common(struct record_opts *opts, char *err, size_t errlen);
+/*
+ * The value of option c: optarg, or for a bare --call-graph the next word when it
+ * is a mode (perf's "--call-graph dwarf"), which getopt's optind then skips.
+ */
+const char *record_opts__call_graph_arg(int c, const char *arg, int argc, char **argv);
 
 /* The --help text. */
 extern const char record_opts__usage[];

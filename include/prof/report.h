@@ -23,6 +23,7 @@ struct report_opts {
 	size_t nr_keys;
 	enum report_format format;
 	bool callchain;                 /* -g */
+	bool no_inline;                 /* --no-inline: call chains without inlined frames */
 	size_t top;                     /* 0: all */
 	double percent_limit;
 	/* filters (0/NULL: none) */

@@ -32,6 +32,8 @@ struct resolver {
 	 * made by this kernel: the caller says so (host, release, build id) */
 	bool kernel_here;
 	bool kernel_tried, kernel_ok;
+	/* with_chain stacks show inlined functions as frames of their own (symbols__inlined) */
+	bool inlines;
 };
 
 /* Read the kernel's symbols now (else at the first kernel frame): before privileges
@@ -44,7 +46,8 @@ void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, 
 
 /*
  * The frames of a sample, leaf first: its ip, then (with_chain) its call chain
- * without the chain's copy of the ip.  misc is the sample's header misc (its cpu
+ * without the chain's copy of the ip, each address expanded into its inline chain
+ * when r->inlines.  misc is the sample's header misc (its cpu
  * mode).  Returns the number of frames written to ret (at most max).
  */
 size_t resolver__stack(struct resolver *r, int32_t pid, uint16_t misc, uint64_t ip, const uint64_t *chain,

@@ -28,6 +28,18 @@ const char *symbols__user(struct symbols *s, const char *path, const uint8_t *bu
 			  size_t build_id_len, uint64_t off);
 
 /*
+ * The functions inlined at file offset off of path (trusted as for symbols__user),
+ * from its DWARF debug information: "f (inlined)" names, the innermost first, the
+ * function they are inlined into (symbols__user's) not included.  At most max (and
+ * SYMBOLS_INLINE_MAX) are written to ret; the count, 0 without debug information.
+ * Cached per (object, address), up to SYMBOLS_INLINE_CACHE addresses per object.
+ */
+#define SYMBOLS_INLINE_MAX 8
+#define SYMBOLS_INLINE_CACHE (1u << 18)
+size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
+			uint64_t off, const char **ret, size_t max);
+
+/*
  * The recording's build id for path (perf.data's HEADER_BUILD_ID).  Two different
  * ones for a path (a file replaced while it was recorded) leave its symbols unknown.
  * 0 or -ENOMEM.

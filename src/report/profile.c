@@ -170,7 +170,7 @@ static bool frame_eq(const struct profile *p, uint32_t idx, const void *key)
 {
 	const struct profile_frame *a = &p->frames[idx], *b = key;
 
-	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel;
+	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel && a->inlined == b->inlined;
 }
 
 /* The id of frame f, interned; -ENOSPC when the table is full; -ENOMEM. */
@@ -432,6 +432,9 @@ static void project(const struct profile *p, const struct profile_entry *e, cons
 	const struct profile_frame *leaf = nr ? &p->frames[ids[0]] : NULL;
 	struct report_sample *k = &r->row.key;
 
+	/* a row's symbol is the function the time is in, as perf's: not one inlined into it */
+	for (size_t i = 1; i < nr && leaf->inlined; i++)
+		leaf = &p->frames[ids[i]];
 	memset(r, 0, sizeof(*r));
 	r->stack = by_stack ? e->stack : UINT32_MAX;
 	if (key_on[KEY_UID]) {

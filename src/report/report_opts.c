@@ -28,6 +28,7 @@ const char report_opts__usage[] =
 	"      --max-stacks N      distinct (task, stack) keys kept (default 100000);\n"
 	"                          samples beyond are counted under [cut]\n"
 	"  -g, --call-graph        use call chains (folded stacks; frames of each row)\n"
+	"      --no-inline         no \"f (inlined)\" frames from debug information\n"
 	"      --top N             at most N rows\n"
 	"      --percent-limit P   hide rows under P percent\n"
 	"  -h, --help              this text\n"
@@ -67,7 +68,7 @@ int report_keys__parse(const char *arg, enum report_key keys[KEY__MAX], size_t *
 	}
 }
 
-enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_MAX_STACKS };
+enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_MAX_STACKS, OPT_NO_INLINE };
 
 int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
@@ -84,6 +85,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -128,6 +130,9 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 			break;
 		case 'g':
 			o->callchain = true;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
 			break;
 		case OPT_UID:
 			if (parse_u64(optarg, 10, &v) == 0 && v < UINT32_MAX) {

@@ -34,7 +34,9 @@ void resolver__load_kernel(struct resolver *r)
 	r->kernel_ok = symbols__load_kallsyms(r->syms, ks, ref, addr) == 0;
 }
 
-void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, struct profile_frame *ret)
+/* resolver__frame, and the object (NULL when unmapped) and offset ip is at. */
+static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip,
+					struct profile_frame *ret, uint64_t *ret_off)
 {
 	struct model_location loc;
 	const struct model_dso *d;
@@ -42,8 +44,9 @@ void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, 
 
 	*ret = (struct profile_frame){ .dso = RESOLVE_UNKNOWN, .sym = RESOLVE_UNKNOWN, .kernel = kernel };
 	if (!model__resolve(r->model, pid, kernel, ip, &loc))
-		return;
+		return NULL;
 	d = model__dso(r->model, loc.dso);
+	*ret_off = loc.off;
 	ret->dso = d->name;
 	if (d->kernel) {
 		if (!r->kernel_tried)
@@ -72,6 +75,39 @@ void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, 
 		if (sym)
 			ret->sym = sym;
 	}
+	return d;
+}
+
+void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, struct profile_frame *ret)
+{
+	uint64_t off;
+
+	frame_at(r, pid, kernel, ip, ret, &off);
+}
+
+/*
+ * The frames of ip, leaf first, into ret (room for max >= 1): with r->inlines, the
+ * functions inlined at it ("f (inlined)", from the object's DWARF), then the one
+ * they are in.  A return address (ret_addr) is looked up one byte back, in the call
+ * instruction, whose inline chain is the caller's.
+ */
+static size_t frames_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, bool ret_addr,
+			struct profile_frame *ret, size_t max)
+{
+	const char *inl[SYMBOLS_INLINE_MAX];
+	struct profile_frame f;
+	const struct model_dso *d;
+	uint64_t off = 0;
+	size_t n = 0;
+
+	d = frame_at(r, pid, kernel, ip, &f, &off);
+	if (r->inlines && d && !d->kernel && d->name[0] == '/' && f.sym[0] != '[' && max > 1)
+		n = symbols__inlined(r->syms, d->name, d->build_id, d->build_id_len,
+				     ret_addr && off ? off - 1 : off, inl, MIN(max - 1, SYMBOLS_INLINE_MAX));
+	for (size_t i = 0; i < n; i++)
+		ret[i] = (struct profile_frame){ .dso = f.dso, .sym = inl[i], .inlined = true };
+	ret[n] = f;
+	return n + 1;
 }
 
 size_t resolver__stack(struct resolver *r, int32_t pid, uint16_t misc, uint64_t ip, const uint64_t *chain,
@@ -83,7 +119,7 @@ size_t resolver__stack(struct resolver *r, int32_t pid, uint16_t misc, uint64_t 
 
 	if (!max)
 		return 0;
-	resolver__frame(r, pid, kernel, ip, &ret[n++]);
+	n += frames_at(r, pid, kernel, ip, false, ret, with_chain ? max : 1);
 	for (uint64_t i = 0; with_chain && i < nr_chain && n < max; i++) {
 		uint64_t a;
 
@@ -98,7 +134,7 @@ size_t resolver__stack(struct resolver *r, int32_t pid, uint16_t misc, uint64_t 
 			continue;
 		}
 		skipped_ip = true;
-		resolver__frame(r, pid, kernel, a, &ret[n++]);
+		n += frames_at(r, pid, kernel, a, true, ret + n, max - n);
 	}
 	return n;
 }

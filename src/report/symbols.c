@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -28,6 +29,17 @@ struct dso_entry {
 	uint8_t found_len;
 	struct sym *syms;               /* functions by address, aliases resolved */
 	size_t nr_syms;
+	struct inl *inl;                /* inline chains by module address (open addressing) */
+	size_t inl_cap, inl_used;
+	const char **inl_names;         /* their names, "f (inlined)", innermost first */
+	size_t nr_inl_names, cap_inl_names;
+};
+
+/* The inline chain at one address: inl_names[first .. first + n). */
+struct inl {
+	uint64_t addr;                  /* + 1: 0 is a free slot */
+	uint32_t first;
+	uint8_t n;
 };
 
 struct sym {
@@ -69,6 +81,8 @@ struct symbols *symbols__free(struct symbols *s)
 		free(s->dsos[i].path);
 		free(s->dsos[i].loads);
 		free(s->dsos[i].syms);
+		free(s->dsos[i].inl);
+		free(s->dsos[i].inl_names);
 		if (s->dsos[i].dwfl)
 			dwfl_end(s->dsos[i].dwfl);
 	}
@@ -343,8 +357,9 @@ void symbols__for_each_refused(const struct symbols *s,
 	}
 }
 
-const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
-			  size_t build_id_len, uint64_t off)
+/* The trusted, opened entry of path and the module address of file offset off. */
+static struct dso_entry *dso_addr(struct symbols *s, const char *path, const uint8_t *build_id,
+				  size_t build_id_len, uint64_t off, uint64_t *ret_addr)
 {
 	struct dso_entry *d;
 
@@ -360,15 +375,179 @@ const char *symbols__user(struct symbols *s, const char *path, const uint8_t *bu
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		const GElf_Phdr *ph = &d->loads[i];
 		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
-			uint64_t a = off - ph->p_offset + ph->p_vaddr + d->bias;
-			size_t k = sorted_find_le(d->syms, d->nr_syms, start, a);
-
-			if (k == SIZE_MAX)
-				return NULL;
-			return a < d->syms[k].end ? d->syms[k].name : NULL;
+			*ret_addr = off - ph->p_offset + ph->p_vaddr + d->bias;
+			return d;
 		}
 	}
 	return NULL;
+}
+
+const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
+			  size_t build_id_len, uint64_t off)
+{
+	uint64_t a;
+	struct dso_entry *d = dso_addr(s, path, build_id, build_id_len, off, &a);
+	size_t k;
+
+	if (!d)
+		return NULL;
+	k = sorted_find_le(d->syms, d->nr_syms, start, a);
+	if (k == SIZE_MAX)
+		return NULL;
+	return a < d->syms[k].end ? d->syms[k].name : NULL;
+}
+
+/* An inlined subroutine's name: its linkage name demangled, else its name (both
+ * through DW_AT_abstract_origin), as "f (inlined)" the way perf shows it. */
+static const char *inlined_name(struct symbols *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	char buf[512];
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	if (!n || !n[0])
+		return NULL;
+	n = demangle(s, n);
+	if (!n)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s (inlined)", n);
+	return strset__intern(&s->names, buf);
+}
+
+/*
+ * The inline chain at module address a, innermost first, read from the DWARF (as
+ * eu-addr2line -i): dwarf_getscopes finds the innermost inlined subroutine (past
+ * it, it lists the inlined function's abstract definition), then the DIEs that
+ * contain that one hold the rest, out to the concrete subprogram.
+ */
+static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, a, &bias);
+	Dwarf_Die *scopes = NULL, *outer = NULL;
+	int nr, i;
+	size_t n = 0;
+
+	if (!cu)
+		return 0;
+	nr = dwarf_getscopes(cu, a - bias, &scopes);
+	for (i = 0; i < nr; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			break;
+	}
+	if (i < nr && dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+		nr = dwarf_getscopes_die(&scopes[i], &outer);
+		for (i = 0; i < nr && n < max; i++) {
+			int tag = dwarf_tag(&outer[i]);
+
+			if (tag == DW_TAG_subprogram)
+				break;
+			if (tag != DW_TAG_inlined_subroutine)
+				continue;
+			ret[n] = inlined_name(s, &outer[i]);
+			if (ret[n])
+				n++;
+		}
+	}
+	free(outer);
+	free(scopes);
+	return n;
+}
+
+/* Double the cache (at most to SYMBOLS_INLINE_CACHE); false when it cannot grow. */
+static bool inline_grow(struct dso_entry *d)
+{
+	size_t ncap = d->inl_cap ? 2 * d->inl_cap : 256;
+	struct inl *n;
+
+	if (ncap > SYMBOLS_INLINE_CACHE)
+		return false;
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return false;
+	for (size_t i = 0; i < d->inl_cap; i++) {
+		size_t h;
+
+		if (!d->inl[i].addr)
+			continue;
+		for (h = hash_bytes(&d->inl[i].addr, 8) & (ncap - 1); n[h].addr; h = (h + 1) & (ncap - 1))
+			;
+		n[h] = d->inl[i];
+	}
+	free(d->inl);
+	d->inl = n;
+	d->inl_cap = ncap;
+	return true;
+}
+
+/*
+ * The cached chain's slot for a, or a free one to fill; NULL when a is not cached
+ * and the cache is full (at most half its slots used, so a probe always ends).
+ */
+static struct inl *inline_slot(struct dso_entry *d, uint64_t a)
+{
+	uint64_t key = a + 1;
+	bool full = d->inl_used * 2 >= d->inl_cap && !inline_grow(d);
+	size_t h;
+
+	if (!d->inl_cap)
+		return NULL;
+	h = hash_bytes(&key, 8) & (d->inl_cap - 1);
+	while (d->inl[h].addr && d->inl[h].addr != key)
+		h = (h + 1) & (d->inl_cap - 1);
+	return full && !d->inl[h].addr ? NULL : &d->inl[h];
+}
+
+/* Keep a chain's names in the entry's pool; false when out of memory. */
+static bool inline_keep(struct dso_entry *d, struct inl *slot, uint64_t a, const char **names, size_t n)
+{
+	if (d->nr_inl_names + n > d->cap_inl_names) {
+		size_t ncap = MAX(2 * d->cap_inl_names, d->nr_inl_names + n + 64);
+		const char **p = realloc(d->inl_names, ncap * sizeof(*p));
+
+		if (!p)
+			return false;
+		d->inl_names = p;
+		d->cap_inl_names = ncap;
+	}
+	if (n)
+		memcpy(d->inl_names + d->nr_inl_names, names, n * sizeof(*names));
+	*slot = (struct inl){ .addr = a + 1, .first = (uint32_t)d->nr_inl_names, .n = (uint8_t)n };
+	d->nr_inl_names += n;
+	d->inl_used++;
+	return true;
+}
+
+size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
+			uint64_t off, const char **ret, size_t max)
+{
+	const char *names[SYMBOLS_INLINE_MAX];
+	struct dso_entry *d;
+	struct inl *slot;
+	uint64_t a;
+	size_t n;
+
+	d = dso_addr(s, path, build_id, build_id_len, off, &a);
+	if (!d || !d->mod || !max)
+		return 0;
+	slot = inline_slot(d, a);
+	if (slot && slot->addr) {
+		n = MIN((size_t)slot->n, max);
+		if (n)
+			memcpy(ret, d->inl_names + slot->first, n * sizeof(*ret));
+		return n;
+	}
+	n = inline_lookup(s, d, a, names, SYMBOLS_INLINE_MAX);
+	if (slot)
+		inline_keep(d, slot, a, names, n);
+	n = MIN(n, max);
+	if (n)
+		memcpy(ret, names, n * sizeof(*ret));
+	return n;
 }
 
 static int cmp_ksym(const void *a, const void *b)

@@ -62,6 +62,29 @@ Test(profile, rows_group_by_keys_and_leaf)
 
 /* More distinct keys than the cap: the rest is cut, counted, and kept under
  * "[cut]", so totals stay exact and the tables stop growing. */
+/* An inlined frame is a frame of its stack, but a row is the function it is inlined into. */
+Test(profile, rows_skip_inlined_leaf)
+{
+	struct profile *p = profile__new(0);
+	static const char *INL = "f (inlined)";
+	struct profile_frame s1[3] = { { LIB, INL, false, true }, { LIB, A, false, false }, { LIB, B, false, false } };
+	struct profile_frame s2[2] = { { LIB, A, false, false }, { LIB, B, false, false } };
+	struct profile_task t = task(1, COMM);
+	bool keys[KEY__MAX] = { [KEY_SYM] = true };
+	struct profile_row *rows;
+	size_t nr;
+
+	profile__add(p, &t, s1, 3, 3);
+	profile__add(p, &t, s2, 2, 2);
+	cr_assert_eq(profile__stats(p)->stacks, 2, "the inlined frame keeps its stack apart");
+	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
+	cr_assert_eq(nr, 1);
+	cr_assert_eq(rows[0].row.key.sym, A);
+	cr_assert_eq(rows[0].row.period, 5);
+	free(rows);
+	profile__free(p);
+}
+
 Test(profile, cap_cuts_and_counts)
 {
 	struct profile *p = profile__new(10);

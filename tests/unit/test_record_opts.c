@@ -299,15 +299,54 @@ Test(record_opts, callchain)
 	cr_assert_not(c.opts.callchain);
 }
 
-Test(record_opts, callchain_dwarf_rejected)
+Test(record_opts, callchain_dwarf)
 {
 	struct ctx c;
 
-	cr_assert_eq(PARSE(&c, "-a", "--call-graph=dwarf"), -EINVAL);
-	assert_err_has(&c, "dwarf");
-	assert_err_has(&c, "frame-pointer");
+	/* perf's syntax: the mode as the next word, or joined with '=' */
+	cr_assert_eq(PARSE(&c, "--call-graph", "dwarf", "--", "true"), 0, "err: %s", c.err);
+	cr_assert(c.opts.callchain);
+	cr_assert(c.opts.dwarf);
+	cr_assert_eq(c.opts.stack_size, 8192);
+	cr_assert_eq(c.opts.argc, 1, "'dwarf' must not be taken as the command");
+	cr_assert_str_eq(c.opts.argv[0], "true");
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph=dwarf,16384"), 0, "err: %s", c.err);
+	cr_assert(c.opts.dwarf);
+	cr_assert_eq(c.opts.stack_size, 16384);
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "dwarf,1000"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.stack_size, 1000);
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "dwarf,1001"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.stack_size, 1008, "rounded up to 8 bytes, as perf does");
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "dwarf,65528"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.stack_size, 65528);
+	/* fp, and -g after dwarf, are frame pointers again */
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "fp"), 0, "err: %s", c.err);
+	cr_assert(c.opts.callchain);
+	cr_assert_not(c.opts.dwarf);
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "dwarf", "-g"), 0, "err: %s", c.err);
+	cr_assert_not(c.opts.dwarf);
+	/* bare --call-graph before a command is frame pointers, the command kept */
+	cr_assert_eq(PARSE(&c, "--call-graph", "--", "sleep", "1"), 0, "err: %s", c.err);
+	cr_assert(c.opts.callchain);
+	cr_assert_not(c.opts.dwarf);
+	cr_assert_eq(c.opts.argc, 2);
+}
+
+Test(record_opts, callchain_bad_modes)
+{
+	struct ctx c;
+
 	cr_assert_eq(PARSE(&c, "-a", "--call-graph=lbr"), -EINVAL);
-	assert_err_has(&c, "lbr");
+	assert_err_has(&c, "'lbr' is not supported");
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "lbr"), -EINVAL, "lbr is a mode word, not a command");
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph=dwarf,0"), -EINVAL);
+	assert_err_has(&c, "bad stack dump size");
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "dwarf,65536"), -EINVAL);
+	assert_err_has(&c, "65528");
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph", "dwarf,lots"), -EINVAL);
+	assert_err_has(&c, "dwarf,lots");
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph=dwarf,"), -EINVAL);
+	cr_assert_eq(PARSE(&c, "-a", "--call-graph=dwarfish"), -EINVAL);
 }
 
 Test(record_opts, workload_after_dashdash)
