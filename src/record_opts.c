@@ -26,7 +26,7 @@ const char record_opts__usage[] =
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
 	"  -g, --call-graph MODE   call chains by frame pointers (fp, -g) or dwarf[,SIZE]\n"
 	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default 128)\n"
-	"  -o, --output FILE       output file (default perf.data; an old one becomes .old)\n"
+	"  -o, --output FILE       output file (default perf.data; an old one -> .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
 	"  -q, --quiet             no live status line and no summary\n"
 	"  -v, --verbose           more detail in the summary\n"
