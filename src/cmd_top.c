@@ -167,9 +167,8 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 			o->rows = (size_t)v;
 			break;
 		case OPT_MAX_STACKS:
-			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > 100000000)
-				return errorf(err, errlen, "bad --max-stacks '%s': a positive number, at most 100000000", optarg);
-			o->max_stacks = (size_t)v;
+			if (profile__parse_max(optarg, &o->max_stacks, err, errlen) < 0)
+				return -EINVAL;
 			break;
 		case 'h':
 			return 1;

@@ -57,6 +57,8 @@ struct profile;
 
 /* max_entries 0: PROFILE_DEFAULT_MAX_ENTRIES.  NULL on ENOMEM. */
 struct profile *profile__new(size_t max_entries);
+/* Parse a --max-stacks value (1..100000000) into *ret; 0, or -EINVAL with err set. */
+int profile__parse_max(const char *arg, size_t *ret, char *err, size_t errlen);
 struct profile *profile__free(struct profile *p);
 
 /*

@@ -531,3 +531,15 @@ int profile__rows(const struct profile *p, const bool key_on[KEY__MAX], bool by_
 	*ret_nr = c.nr;
 	return 0;
 }
+
+int profile__parse_max(const char *arg, size_t *ret, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, 10, &v) < 0 || v == 0 || v > 100000000) {
+		errorf(err, errlen, "bad --max-stacks '%s': a positive number, at most 100000000", arg);
+		return -EINVAL;
+	}
+	*ret = (size_t)v;
+	return 0;
+}

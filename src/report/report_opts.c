@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/profile.h"
 #include "prof/report.h"
 #include "prof/util.h"
 
@@ -106,9 +107,8 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 			o->output = optarg;
 			break;
 		case OPT_MAX_STACKS:
-			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > 100000000)
-				return errorf(err, errlen, "bad --max-stacks '%s': a positive number, at most 100000000", optarg);
-			o->max_stacks = (size_t)v;
+			if (profile__parse_max(optarg, &o->max_stacks, err, errlen) < 0)
+				return -EINVAL;
 			break;
 		case 's':
 			if (report_keys__parse(optarg, o->keys, &o->nr_keys, err, errlen) < 0)
