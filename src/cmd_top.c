@@ -173,11 +173,8 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 		case 'h':
 			return 1;
 		case ':':
-			return errorf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return errorf(err, errlen, "unknown option '-%c' (see prof top --help)", optopt);
-			return errorf(err, errlen, "unknown option '%s' (see prof top --help)", argv[optind - 1]);
+			return getopt_error(c, argv, "prof top", err, errlen);
 		}
 	}
 	if (optind < argc)

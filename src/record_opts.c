@@ -246,14 +246,8 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		case 'h':
 			return 1;
 		case ':':
-			if (!strncmp(argv[optind - 1], "--", 2))
-				return errorf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-			return errorf(err, errlen, "option '-%c' needs a value", optopt);
 		default:
-			/* optopt names a bad short option; a bad long one is the word just read */
-			if (optopt)
-				return errorf(err, errlen, "unknown option '-%c' (see prof record --help)", optopt);
-			return errorf(err, errlen, "unknown option '%s' (see prof record --help)", argv[optind - 1]);
+			return getopt_error(c, argv, "prof record", err, errlen);
 		}
 	}
 	r = record_opts__finish_common(opts, err, errlen);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -120,4 +121,19 @@ int errorf(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+int getopt_error(int c, char **argv, const char *cmd, char *err, size_t errlen)
+{
+	const char *word = argv[optind - 1];
+
+	if (c == ':') {
+		if (!strncmp(word, "--", 2))
+			return errorf(err, errlen, "option '%s' needs a value", word);
+		return errorf(err, errlen, "option '-%c' needs a value", optopt);
+	}
+	/* optopt names a bad short option; a bad long one is the word just read */
+	if (optopt)
+		return errorf(err, errlen, "unknown option '-%c' (see %s --help)", optopt, cmd);
+	return errorf(err, errlen, "unknown option '%s' (see %s --help)", word, cmd);
 }

@@ -104,6 +104,9 @@ int parse_u64(const char *s, int base, uint64_t *ret);
 /* Format a one-line message into err (for the option and config parsers); returns -EINVAL. */
 __attribute__((format(printf, 3, 4)))
 int errorf(char *err, size_t errlen, const char *fmt, ...);
+/* The message for getopt_long()'s ':' (a value missing) or '?' (an unknown option)
+ * return c, naming cmd's --help ("prof top").  -EINVAL. */
+int getopt_error(int c, char **argv, const char *cmd, char *err, size_t errlen);
 
 /* FNV-1a of n bytes: the string hash of every table here. */
 static inline uint64_t hash_bytes(const void *p, size_t n)

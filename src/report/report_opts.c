@@ -173,11 +173,8 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 		case 'h':
 			return 1;
 		case ':':
-			return errorf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt)
-				return errorf(err, errlen, "unknown option '-%c' (see prof report --help)", optopt);
-			return errorf(err, errlen, "unknown option '%s' (see prof report --help)", argv[optind - 1]);
+			return getopt_error(c, argv, "prof report", err, errlen);
 		}
 	}
 	if (optind < argc)
