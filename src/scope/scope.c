@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "prof/procfs.h"
-#include "prof/scope.h"
-#include "prof/util.h"
+#include "prof/sys/procfs.h"
+#include "prof/scope/scope.h"
+#include "prof/base/util.h"
 
 #define CGROUP_SEARCH_DEPTH 8
 #define MAX_CANDIDATES 8

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof/task_table.h"
-#include "prof/util.h"
+#include "prof/scope/task_table.h"
+#include "prof/base/util.h"
 
 struct slot {
 	bool used;

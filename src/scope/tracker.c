@@ -5,12 +5,12 @@
 #include <string.h>
 #include <perf/event.h>
 
-#include "prof/idmap.h"
-#include "prof/procfs.h"
-#include "prof/synth.h"
-#include "prof/task_table.h"
-#include "prof/tracker.h"
-#include "prof/util.h"
+#include "prof/base/idmap.h"
+#include "prof/sys/procfs.h"
+#include "prof/synth/synth.h"
+#include "prof/scope/task_table.h"
+#include "prof/scope/tracker.h"
+#include "prof/base/util.h"
 
 /* No process tree is deeper than there are pids: a longer /proc parent chain was read
  * while pids were being reused, and cannot be decided. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdlib.h>
 
-#include "prof/map_dedup.h"
-#include "prof/util.h"
+#include "prof/synth/map_dedup.h"
+#include "prof/base/util.h"
 
 struct entry {
 	int32_t pid;

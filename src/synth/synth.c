@@ -5,9 +5,9 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
-#include "prof/procfs.h"
-#include "prof/synth.h"
-#include "prof/util.h"
+#include "prof/sys/procfs.h"
+#include "prof/synth/synth.h"
+#include "prof/base/util.h"
 
 #define MAX_MAPS_FILE (64u << 20)
 

@@ -11,10 +11,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "prof/model.h"
-#include "prof/reader.h"
-#include "prof/profile.h"
-#include "prof/report.h"
+#include "prof/analyze/model.h"
+#include "prof/perfdata/perf_reader.h"
+#include "prof/analyze/profile.h"
+#include "prof/cli/report_opts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The aggregation engine shared by `prof report`, `prof top` (and a daemon later):
+ * samples counted per (task facts, stack), where task facts are uid, cgroup, pid and
+ * comm, and a stack is a list of resolved frames (object, symbol), leaf first.
+ *
+ * Memory is bounded: at most max_entries distinct (task, stack) keys, as many
+ * distinct frames, and PROFILE_FRAMES_PER_ENTRY x max_entries frame slots in the
+ * stacks they hold (about 350 bytes per entry at worst: 33 MB measured at the default).  A
+ * sample that would need more is cut: it is not kept under its own key but added
+ * to one "[cut]" entry (so totals stay exact) and counted, and every output says how
+ * many samples were cut.  Frames and stacks are interned: one copy each, compared by
+ * id; names are compared by pointer, so the caller interns them (strset).
+ */
+#ifndef PROF_ANALYZE_PROFILE_H
+#define PROF_ANALYZE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/cli/report_opts.h"
+
+#define PROFILE_DEFAULT_MAX_ENTRIES 100000
+#define PROFILE_FRAMES_PER_ENTRY 32     /* average stack depth budgeted per entry */
+#define PROFILE_CUT_SYM "[cut]"          /* the frame of samples the cap cut */
+
+struct profile_task {
+	uint32_t uid;
+	bool uid_known;
+	uint64_t cgroup;                /* cgroup2 id, 0 when none */
+	int32_t pid;
+	const char *comm;               /* interned */
+};
+
+struct profile_frame {
+	const char *dso;                /* interned; "[unknown]" when unmapped */
+	const char *sym;                /* interned */
+	bool kernel;
+	bool inlined;                   /* sym is inlined into the next frame ("f (inlined)") */
+};
+
+struct profile_entry {
+	struct profile_task task;
+	uint32_t stack;                 /* profile__stack() */
+	uint64_t samples, period;
+};
+
+struct profile_stats {
+	uint64_t samples, period;       /* everything added, cut or not */
+	uint64_t cut_samples, cut_period;
+	size_t entries, stacks, frames, frame_slots;
+	size_t bytes;                   /* memory held by the tables (not the names) */
+};
+
+struct profile;
+
+/* max_entries 0: PROFILE_DEFAULT_MAX_ENTRIES.  NULL on ENOMEM. */
+struct profile *profile__new(size_t max_entries);
+/* Parse a --max-stacks value (1..100000000) into *ret; 0, or -EINVAL with err set. */
+int profile__parse_max(const char *arg, size_t *ret, char *err, size_t errlen);
+struct profile *profile__free(struct profile *p);
+
+/*
+ * Count one sample of period for task t with stack frames[0..nr) (leaf first; nr may
+ * be 0).  0 when kept under its key, 1 when the cap cut it (counted under "[cut]"),
+ * -ENOMEM.  The pointers in t and frames must outlive p.
+ */
+int profile__add(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
+		 size_t nr, uint64_t period);
+
+/* Forget every sample (keys, stacks, counts); the cap stays.  For prof top's zeroing. */
+void profile__reset(struct profile *p);
+
+const struct profile_stats *profile__stats(const struct profile *p);
+
+/* Entries in insertion order, valid until the next add or reset. */
+const struct profile_entry *profile__entries(const struct profile *p, size_t *ret_nr);
+/* A stack's frame ids (leaf first) and their number. */
+const uint32_t *profile__stack(const struct profile *p, uint32_t stack, size_t *ret_nr);
+/* Every distinct frame, indexed by frame id. */
+const struct profile_frame *profile__frames(const struct profile *p, size_t *ret_nr);
+
+/*
+ * Rows: entries grouped by the keys set in key_on (a KEY_DSO/KEY_SYM key means the
+ * leaf frame's), and by the whole stack too when by_stack; sorted by period, then
+ * samples, largest first.  *ret (malloc'd, the caller frees) holds *ret_nr rows.
+ * 0 or -ENOMEM.
+ */
+struct profile_row {
+	struct report_row row;          /* key: the grouped fields, others zero */
+	uint32_t stack;                 /* with by_stack, else UINT32_MAX */
+	uint32_t order;                 /* first seen: ties keep that order */
+};
+int profile__rows(const struct profile *p, const bool key_on[KEY__MAX], bool by_stack,
+		  struct profile_row **ret, size_t *ret_nr);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Symbol lookup.  User space through elfutils' libdwfl (.symtab, .dynsym, build-id
+ * and .gnu_debuglink debug files); the kernel through /proc/kallsyms, when the
+ * recording host is this host.  A lookup that cannot be trusted (no file, a build id
+ * that does not match) answers NULL: the caller shows [unknown], never a wrong name.
+ */
+#ifndef PROF_ANALYZE_SYMBOLS_H
+#define PROF_ANALYZE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbols;
+
+struct symbols *symbols__new(void);
+struct symbols *symbols__free(struct symbols *s);
+
+/*
+ * The function at file offset `off` of the ELF file `path` (as mapped by an MMAP2
+ * record).  The file's build id must be the recording's: the one given to
+ * symbols__expect_build_id() for the path, else build_id (may be NULL, from the
+ * MMAP2 record).  The returned name lives as long as s.  NULL when unknown, and
+ * for every offset of a file that is not the recorded one.
+ */
+const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
+			  size_t build_id_len, uint64_t off);
+
+/*
+ * The functions inlined at file offset off of path (trusted as for symbols__user),
+ * from its DWARF debug information: "f (inlined)" names, the innermost first, the
+ * function they are inlined into (symbols__user's) not included.  At most max (and
+ * SYMBOLS_INLINE_MAX) are written to ret; the count, 0 without debug information.
+ * Cached per (object, address), up to SYMBOLS_INLINE_CACHE addresses per object.
+ */
+#define SYMBOLS_INLINE_MAX 8
+#define SYMBOLS_INLINE_CACHE (1u << 18)
+size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
+			uint64_t off, const char **ret, size_t max);
+
+/*
+ * The recording's build id for path (perf.data's HEADER_BUILD_ID).  Two different
+ * ones for a path (a file replaced while it was recorded) leave its symbols unknown.
+ * 0 or -ENOMEM.
+ */
+int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t *build_id, size_t len);
+
+enum symbols_refusal {
+	SYMBOLS_NOT_REFUSED,
+	SYMBOLS_REFUSED_MISMATCH,       /* the file's build id is not the recording's */
+	SYMBOLS_REFUSED_CONFLICT,       /* two build ids recorded for the path */
+};
+
+struct symbols_refused {
+	const char *path;
+	enum symbols_refusal why;
+	const uint8_t *expected, *found;        /* found_len 0: the file has none */
+	size_t expected_len, found_len;
+};
+
+/* Each object a lookup was asked of and refused because of its build id. */
+void symbols__for_each_refused(const struct symbols *s,
+			       void (*fn)(const struct symbols_refused *o, void *ctx), void *ctx);
+
+/*
+ * Load the running kernel's symbols from kallsyms text, relocated so that ref_addr
+ * (the address of the reference symbol in the recording, e.g. _text) maps to this
+ * kernel's.  0, or -ENOENT when the reference symbol is missing.
+ */
+int symbols__load_kallsyms(struct symbols *s, const char *kallsyms, const char *ref_name, uint64_t ref_addr);
+
+/* The kernel function at addr, or NULL. */
+const char *symbols__kernel(struct symbols *s, uint64_t addr);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * DWARF unwinding while recording (--call-graph dwarf), with elfutils' libdwfl.
+ *
+ * The kernel gives each sample the task's user registers (PERF_SAMPLE_REGS_USER)
+ * and a copy of the top of its user stack (PERF_SAMPLE_STACK_USER).  The unwinder
+ * walks that copy with the .eh_frame/.debug_frame CFI of the files the task had
+ * mapped at the time of the sample, and the sample is rewritten as an ordinary
+ * PERF_SAMPLE_CALLCHAIN one: the kernel's own callchain (kernel frames), then
+ * PERF_CONTEXT_USER and the unwound user frames.  The registers and the stack copy
+ * are not written: the file is what a frame-pointer recording would be, and any
+ * reader shows its stacks without DWARF work.
+ *
+ * The maps are the file's own: every record written is shown to the unwinder
+ * (unwinder__note), which keeps each process's executable file mappings as perf
+ * report will see them (MMAP2, FORK copies, exec clears, EXIT forgets).  A
+ * process's Dwfl is built the first time one of its samples is unwound and kept
+ * until its executable mappings change, or until the open files of all Dwfls
+ * exceed a budget (the least recently used is dropped).  Files are opened as the invoking user,
+ * only when they are still the (device, inode) that was mapped.
+ *
+ * Nothing about the live task is read: a task that exited or exec'd since its
+ * sample unwinds as well as any other.  What cannot be unwound (no maps known,
+ * a 32-bit task, a frame without CFI) is a shorter stack, counted, never an error.
+ */
+#ifndef PROF_ANALYZE_UNWINDER_H
+#define PROF_ANALYZE_UNWINDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* perf's defaults and limits for --call-graph dwarf,SIZE */
+#define UNWIND_DEFAULT_STACK 8192u
+#define UNWIND_MAX_STACK 65528u
+/* user frames kept per sample (perf's default --max-stack) */
+#define UNWIND_MAX_FRAMES 127
+
+struct unwinder;
+
+struct unwinder_stats {
+	uint64_t samples;               /* samples with user registers, unwound */
+	uint64_t frames;                /* user frames written */
+	uint64_t truncated;             /* ... whose unwinding stopped before an outermost frame */
+	uint64_t no_maps;               /* ... whose process had no known file mapping */
+	uint64_t foreign_abi;           /* ... of 32-bit tasks (not unwound: the sampled ip only) */
+	uint64_t dwfl_builds;           /* Dwfl (re)built for a process */
+	uint64_t dwfl_evictions;        /* ... dropped to keep the files open few */
+};
+
+/* True where prof can unwind (x86-64). */
+bool unwinder__supported(void);
+
+/* The PERF_SAMPLE_REGS_USER mask the unwinder needs. */
+uint64_t unwinder__regs_mask(void);
+
+/*
+ * kernel_sample_type: what the sampling event records (with REGS_USER and
+ * STACK_USER, and CALLCHAIN when the kernel's part is wanted).  NULL on ENOMEM.
+ */
+struct unwinder *unwinder__new(uint64_t kernel_sample_type);
+struct unwinder *unwinder__free(struct unwinder *u);
+
+/* The sample_type the rewritten samples have: CALLCHAIN, no REGS_USER/STACK_USER. */
+uint64_t unwinder__written_sample_type(uint64_t kernel_sample_type);
+
+/* A record about to be written (MMAP2, FORK, COMM, EXIT matter).  0 or -ENOMEM. */
+int unwinder__note(struct unwinder *u, const struct perf_event_header *ev);
+
+/*
+ * Rewrite a kernel sample into out (at least ev->size + 8 * (UNWIND_MAX_FRAMES + 2)
+ * bytes).  Returns the new record's size, or -EINVAL for a malformed sample (the
+ * caller writes nothing).
+ */
+int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, void *out, size_t outlen);
+
+const struct unwinder_stats *unwinder__stats(const struct unwinder *u);
+
+#endif

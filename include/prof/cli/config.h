@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prof.conf (inih format): recording defaults in [record], the live aggregation's in
+ * [aggregate], the access policy in [policy].  The system file may set all; a user's
+ * file (and --config for a user who is not root) may not set [policy].  Errors name file:line.
+ */
+#ifndef PROF_CLI_CONFIG_H
+#define PROF_CLI_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CONFIG_MAX_LINE 200     /* inih's line buffer: longer lines are errors */
+#define CONFIG_USER_MAX_FREQUENCY 10000 /* default [policy] user_max_frequency */
+
+struct prof_config {
+	/* [record] */
+	char event[64];                 /* "" = the built-in default */
+	uint64_t freq;
+	bool callchain;
+	unsigned int mmap_pages;
+	char output[1024];              /* name pattern: %u user, %h host, %t time, %p pid */
+	/* [aggregate] */
+	uint64_t max_stacks;            /* prof top's --max-stacks default (0: the engine's) */
+	/* [policy] */
+	char admin_group[64];           /* members may record any scope; "" = root only */
+	bool user_kernel;               /* ordinary users get kernel samples and addresses */
+	uint64_t user_max_frequency;    /* highest sampling rate (Hz per CPU) for ordinary users */
+};
+
+void config__defaults(struct prof_config *c);
+
+/*
+ * Parse prof.conf text.  allow_policy: whether [policy] keys are accepted (system
+ * file).  On error returns -EINVAL with "file:line: what" in err; c may be partly
+ * updated.
+ */
+int config__parse(struct prof_config *c, const char *text, const char *filename, bool allow_policy,
+		  char *err, size_t errlen);
+
+/*
+ * Read and parse a file.  must_be_safe: refuse (-EPERM) a file not owned by root or
+ * writable by group or others, as a privileged prof must.  -ENOENT when missing
+ * (callers skip optional files).
+ */
+int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,
+		 char *err, size_t errlen);
+
+/* The same from an open file (opened O_NONBLOCK, so a FIFO never blocks: it is not a
+ * regular file and is refused); path names it in messages.  fd is not closed. */
+int config__load_fd(struct prof_config *c, int fd, const char *path, bool allow_policy, bool must_be_safe,
+		    char *err, size_t errlen);
+
+/* Expand the output pattern into buf.  0 or -ENAMETOOLONG. */
+int config__expand_output(const char *pattern, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `prof record` command line. */
+#ifndef PROF_CLI_RECORD_OPTS_H
+#define PROF_CLI_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/record/event_spec.h"
+#include "prof/scope/scope.h"
+
+#define RECORD_DEFAULT_FREQ 4000
+#define RECORD_DEFAULT_PAGES 128        /* 512 KiB per CPU, perf's default for users */
+#define RECORD_DWARF_PAGES 1024        /* the least with --call-graph dwarf (4 MiB per CPU) */
+#define RECORD_DEFAULT_OUTPUT "perf.data"
+
+struct record_opts {
+	bool all;               /* -a: every task on the host */
+	struct scope scope;     /* --uid/--cgroup/--pid (all also mirrors -a) */
+	bool freq_max;          /* -F max */
+	uint64_t freq;          /* samples per second; 0 when a period is used */
+	uint64_t period;        /* -c */
+	struct event_spec event;
+	bool event_given;       /* -e was given: fall back only if it is the default */
+	bool callchain;         /* -g, --call-graph */
+	bool dwarf;             /* --call-graph dwarf: user stacks unwound while recording */
+	uint32_t stack_size;    /* ... bytes of user stack copied per sample */
+	unsigned int mmap_pages;
+	const char *output;
+	double duration;        /* seconds; 0 = until the workload ends or a signal */
+	bool quiet;             /* -q: no live status, no summary */
+	bool verbose;           /* -v: more detail in the summary */
+	const char *run_as;     /* --run-as USER|self; NULL: the --uid user when privileged */
+	const char *config;     /* --config FILE */
+	/* what the command line set, so the configuration fills in only the rest */
+	bool freq_given, period_given, mmap_given, output_given;
+	bool no_kernel;         /* policy: no kernel samples, call chains or maps */
+	char **argv;            /* workload, NULL-terminated; NULL when none */
+	int argc;
+};
+
+/* Fill in the defaults. */
+void record_opts__init(struct record_opts *opts);
+/* Free what parsing allocated. */
+void record_opts__release(struct record_opts *opts);
+
+/*
+ * Parse argv (argv[0] is the verb or program name) into opts.  On error returns
+ * -EINVAL and leaves a one-line message in err.  Returns 1 when --help was asked.
+ * opts keeps pointers into argv.
+ */
+int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen);
+
+/* The largest -m (and mmap_pages) the ring buffers can have: 2 GiB of pages. */
+uint64_t record_opts__max_mmap_pages(void);
+
+/*
+ * The options prof record shares with prof top (scope, event, sampling, ring
+ * buffer, --config): c is getopt's value for them ('a', 'u', 'G', 'p', 'e', 'F', 'c',
+ * 'g' with fp|dwarf[,SIZE], 'm', RECORD_OPT_CONFIG).  0 when handled, -ENOENT when c is not one of
+ * them, -EINVAL with a message in err.  finish_common checks how they combine.
+ */
+#define RECORD_OPT_CONFIG 300
+int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen);
+int record_opts__finish_common(struct record_opts *opts, char *err, size_t errlen);
+/*
+ * The value of option c: optarg, or for a bare --call-graph the next word when it
+ * is a mode (perf's "--call-graph dwarf"), which getopt's optind then skips.
+ */
+const char *record_opts__call_graph_arg(int c, const char *arg, int argc, char **argv);
+
+/* The --help text. */
+extern const char record_opts__usage[];
+
+#endif

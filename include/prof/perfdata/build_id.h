@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * GNU build ids (NT_GNU_BUILD_ID notes): from a notes blob (/sys/kernel/notes, a
+ * PT_NOTE segment) and from an open ELF file.  The file reader trusts nothing in
+ * it: it reads the ELF header, at most BUILD_ID_MAX_PHDRS program headers and at
+ * most BUILD_ID_MAX_NOTES bytes of each note segment, with pread, so a hostile or
+ * huge file costs a few small reads.
+ */
+#ifndef PROF_PERFDATA_BUILD_ID_H
+#define PROF_PERFDATA_BUILD_ID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BUILD_ID_MAX 20                 /* what perf.data's build id records hold */
+#define BUILD_ID_MAX_PHDRS 256
+#define BUILD_ID_MAX_NOTES 16384
+
+struct build_id {
+	uint8_t data[BUILD_ID_MAX];
+	uint8_t size;                   /* 0: none */
+};
+
+/*
+ * The first GNU build id note in notes[0..len), whose entries are padded to align
+ * (4, or 8 for 8-aligned note segments).  0, -ENOENT when there is none, -EINVAL
+ * for a malformed blob or a build id longer than BUILD_ID_MAX.  *ret untouched on
+ * failure.
+ */
+int build_id__from_notes(const uint8_t *notes, size_t len, size_t align, struct build_id *ret);
+
+/*
+ * The build id of the ELF file open on fd (any offset; pread is used), from its
+ * note segments.  0, -ENOENT (no build id), -EINVAL (not an ELF file of this
+ * machine's byte order, or malformed), or -errno from pread.
+ */
+int build_id__read_elf(int fd, struct build_id *ret);
+
+/* Lower-case hex, NUL-terminated; hexlen must hold 2 * size + 1 (else ""). */
+void build_id__hex(const struct build_id *b, char *hex, size_t hexlen);
+
+#endif

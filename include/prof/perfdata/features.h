@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The perf.data header features prof writes about the recording host and run. */
+#ifndef PROF_PERFDATA_FEATURES_H
+#define PROF_PERFDATA_FEATURES_H
+
+#include <stdint.h>
+
+#include "prof/perfdata/perf_data.h"
+
+struct features {
+	int argc;
+	char **argv;            /* prof's own command line */
+	uint64_t first_sample_time, last_sample_time;
+	int clockid;
+};
+
+/*
+ * Add hostname, osrelease, version, arch, nrcpus, cpudesc, total_mem, cmdline,
+ * clockid and sample_time to w.  Facts that cannot be read are left out.
+ * 0 or -ENOMEM.
+ */
+int features__add(struct perf_writer *w, const struct features *f);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel side of a recording, over libperf: one sampling event and one sideband
+ * (dummy) event on every online CPU, system-wide, their ring buffers, and the drain
+ * of those buffers into the time-ordered queue.  File descriptors: 2 x CPUs.
+ */
+#ifndef PROF_RECORD_EVENTS_H
+#define PROF_RECORD_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/record/ordered_queue.h"
+#include "prof/perfdata/perf_data.h"
+#include "prof/cli/record_opts.h"
+#include "prof/perfdata/sample.h"
+
+enum events_stage {
+	EVENTS_STAGE_NONE,
+	EVENTS_STAGE_SAMPLING,        /* opening the sampling event */
+	EVENTS_STAGE_SIDEBAND,        /* opening the sideband event */
+	EVENTS_STAGE_MMAP,            /* mapping ring buffers */
+	EVENTS_STAGE_IDS,             /* reading sample ids */
+};
+
+struct events;
+
+struct events_info {
+	struct event_spec event;        /* the sampling event actually opened */
+	bool fell_back;                 /* the requested hardware event was replaced by cpu-clock */
+	uint64_t freq;                  /* frequency in use (0 with a period) */
+	bool freq_lowered;              /* -F was above kernel.perf_event_max_sample_rate */
+	int nr_cpus;
+	size_t nr_fds;
+	/* set*uid() tracepoints (for uid scopes): open, or why not */
+	bool creds;
+	int creds_err;
+	int raw_uid_off, raw_ret_off;
+};
+
+/* The set*uid() tracepoint events and their sample ids, for the tracker. */
+struct events_creds {
+	int kind;               /* enum tracker_event_kind */
+	const uint64_t *ids;
+	size_t nr_ids;
+};
+
+/*
+ * Open, map and leave disabled.  Returns 0 or -errno; on failure *ret_stage says
+ * which step failed and *ret is untouched.
+ */
+int events__new(const struct record_opts *opts, struct events **ret, enum events_stage *ret_stage);
+struct events *events__free(struct events *r);
+
+const struct events_info *events__info(const struct events *r);
+const struct sample_layout *events__layout(const struct events *r);
+/* The two events (sampling first) with their ids, for the file's attrs. */
+const struct perf_data_event *events__attrs(const struct events *r, size_t *ret_nr);
+
+/* The creds events opened (0 when none). */
+size_t events__creds(const struct events *r, const struct events_creds **ret);
+
+int events__enable(struct events *r);
+int events__disable(struct events *r);
+/* Wait up to timeout_ms for data; >= 0, or -EINTR. */
+int events__poll(struct events *r, int timeout_ms);
+/*
+ * Copy every record available in every ring buffer into q, showing each to peek()
+ * first (NULL: none).  Returns records read or -errno.
+ */
+typedef int (*events_peek_fn)(const struct perf_event_header *ev, void *ctx);
+int events__drain(struct events *r, struct ordered_queue *q, events_peek_fn peek, void *ctx);
+
+#endif

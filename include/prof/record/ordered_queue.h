@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The time-ordered merge of records read from every CPU's ring buffer.
+ *
+ * Each CPU's buffer is (nearly) in time order, the buffers together are not.  Records
+ * are copied in as they are read and handed out, oldest first, once nothing older can
+ * still arrive: the caller says up to which timestamp that holds (a "round", as perf's
+ * ordered events call it).  Records with equal timestamps keep their arrival order.
+ *
+ * Memory is taken from a chunk arena that is reused as records are flushed, so a
+ * recording in steady state does not allocate.
+ */
+#ifndef PROF_RECORD_ORDERED_QUEUE_H
+#define PROF_RECORD_ORDERED_QUEUE_H
+
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+struct ordered_queue;
+
+/* Returns NULL on ENOMEM. */
+struct ordered_queue *ordered_queue__new(void);
+/* NULL-safe; returns NULL. */
+struct ordered_queue *ordered_queue__free(struct ordered_queue *q);
+
+/* Copies the record (header.size bytes) in, keyed by time.  0 or -ENOMEM, -EINVAL. */
+int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header *ev, uint64_t time);
+
+/*
+ * Deliver every queued record with time <= upto, oldest first, to deliver(); the
+ * record is only valid during the call.  A non-zero return from deliver() stops the
+ * flush and is returned (the record it was given is consumed).
+ */
+typedef int (*ordered_deliver_fn)(const struct perf_event_header *ev, uint64_t time, void *ctx);
+int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_deliver_fn deliver, void *ctx);
+
+/* Number of records queued, and the oldest queued time (UINT64_MAX when empty). */
+size_t ordered_queue__size(const struct ordered_queue *q);
+uint64_t ordered_queue__oldest(const struct ordered_queue *q);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a recording is narrowed to: uids, cgroup subtrees, process trees, or all.
+ * Several together mean their union.  Parsing and resolution live here; judging
+ * records against it is the tracker's job (tracker.h).
+ */
+#ifndef PROF_SCOPE_SCOPE_H
+#define PROF_SCOPE_SCOPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct scope_cgroup {
+	char *arg;              /* as given */
+	char *path;             /* relative to the cgroup2 root, with a leading '/' */
+	uint64_t id;            /* cgroup2 id of the directory (what PERF_SAMPLE_CGROUP carries) */
+};
+
+struct scope {
+	bool all;
+	uint32_t *uids;
+	size_t nr_uids;
+	struct scope_cgroup *cgroups;
+	size_t nr_cgroups;
+	pid_t *pids;
+	size_t nr_pids;
+	pid_t workload;         /* the workload's process tree, when no other scope was asked */
+};
+
+/* Free what the scope holds (not the struct). */
+void scope__release(struct scope *s);
+
+/* True when any of uid/cgroup/pid was given. */
+bool scope__narrowed(const struct scope *s);
+
+/*
+ * "alice", "1001", "alice,bob": adds each uid.  Unknown names: -ENOENT with the
+ * name in err.
+ */
+int scope__add_uids(struct scope *s, const char *arg, char *err, size_t errlen);
+
+/* "1234" or "1234,5678": -EINVAL on a bad number. */
+int scope__add_pids(struct scope *s, const char *arg, char *err, size_t errlen);
+
+/* Remember a --cgroup argument, resolved later by scope__resolve_cgroups(). */
+int scope__add_cgroup(struct scope *s, const char *arg);
+
+/*
+ * Find the cgroup2 mount point in /proc/self/mountinfo text.  0 or -ENOENT.
+ */
+int scope__cgroup2_mount(const char *mountinfo, char *ret, size_t len);
+
+/*
+ * Resolve each --cgroup argument against the cgroup2 hierarchy mounted at `mount`
+ * (root_fd is that directory): an absolute path under the mount, a path relative to
+ * its root ("/system.slice/x.service" or "system.slice/x.service"), or a bare unit
+ * or slice name found by searching the hierarchy.  Missing or ambiguous: -ENOENT /
+ * -EEXIST with a message in err naming the candidates.
+ */
+int scope__resolve_cgroups(struct scope *s, int root_fd, const char *mount, char *err, size_t errlen);
+
+/* The cgroup2 id of a directory under root_fd ("" for the root itself).  0 or -errno. */
+int scope__cgroup_id(int root_fd, const char *relpath, uint64_t *ret);
+
+/*
+ * Call fn for every cgroup directory under relpath (itself included), depth first,
+ * with its path relative to the root (leading '/') and its id.  0 or -errno.
+ */
+int scope__walk_cgroups(int root_fd, const char *relpath,
+			int (*fn)(const char *path, uint64_t id, void *ctx), void *ctx);
+
+/* A one-line description, e.g. "uid 1001 (alice), cgroup /system.slice/x.service". */
+void scope__describe(const struct scope *s, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The tasks a recording knows about, keyed by tid: an open-addressing hash table
+ * (O(1) lookups, no allocation once it has grown to the recording's high-water mark).
+ * It is fed by the kernel's FORK/COMM/EXIT records in time order.
+ */
+#ifndef PROF_SCOPE_TASK_TABLE_H
+#define PROF_SCOPE_TASK_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum task_flags {
+	TASK_COMM_KNOWN = 1 << 0,       /* the file already gives this tid its comm */
+	TASK_MAPS_KNOWN = 1 << 1,       /* (leader only) the process's maps are in the file */
+	TASK_SYNTH_TRIED = 1 << 2,      /* its comm was looked up in /proc (found or not) */
+	TASK_IN_TREE = 1 << 3,          /* member of a scoped process tree (--pid, workload) */
+	TASK_WRITTEN = 1 << 4,          /* at least one sample of it was written */
+	TASK_MAPS_TRIED = 1 << 5,       /* (leader only) its maps were looked up in /proc */
+	TASK_UID_KNOWN = 1 << 6,        /* uid is valid */
+	TASK_CGROUP_KNOWN = 1 << 7,     /* cgroup is valid */
+	TASK_LOOKED_UP = 1 << 8,        /* /proc was read for its uid/cgroup/parent */
+	TASK_CREDS_PENDING = 1 << 9,    /* inside a set*uid() call: pend_uid holds its argument */
+	TASK_TREE_KNOWN = 1 << 10,      /* TASK_IN_TREE is decided */
+	TASK_EXITED = 1 << 11,          /* its EXIT was seen: kept a while for teardown samples */
+	TASK_UID_LOST = 1 << 12,        /* its uid changed and could not be re-read */
+};
+
+struct task {
+	int32_t tid;
+	int32_t pid;
+	uint32_t flags;
+	uint32_t uid;           /* real uid */
+	uint64_t cgroup;        /* cgroup2 id, last known */
+	uint32_t pend_uid;      /* new real uid asked for by a pending set*uid() (-1: unchanged) */
+	uint16_t pend_kind;     /* which call: tracker's enum */
+	uint64_t exit_time;     /* with TASK_EXITED */
+	char comm[16];          /* from /proc when looked up ("" if never) */
+};
+
+struct task_table;
+
+struct task_table *task_table__new(void);
+struct task_table *task_table__free(struct task_table *t);
+
+/* The task with this tid, or NULL.  Pointers stay valid until the next insert or remove. */
+struct task *task_table__find(struct task_table *t, int32_t tid);
+
+/*
+ * The task with this tid, inserted (zeroed, with tid set) when missing; *ret_created
+ * says which.  NULL on ENOMEM.
+ */
+struct task *task_table__get(struct task_table *t, int32_t tid, bool *ret_created);
+
+/* Forget tid (no-op when unknown). */
+void task_table__remove(struct task_table *t, int32_t tid);
+
+size_t task_table__size(const struct task_table *t);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The output file of a recording.  An existing non-empty file is kept as FILE.old
+ * (perf's habit) and put back if the recording is abandoned before it starts; the
+ * new file is created exclusively, mode 0600, never through a symlink.
+ */
+#ifndef PROF_SYS_OUTPUT_FILE_H
+#define PROF_SYS_OUTPUT_FILE_H
+
+#include <stdbool.h>
+
+struct output_file {
+	const char *path;
+	char *old_path;         /* set when an existing file was moved aside */
+	int fd;
+};
+
+/* 0 or -errno; on failure nothing was changed on disk. */
+int output_file__create(struct output_file *o, const char *path);
+
+/* Abandon: remove the new file and put the old one back.  Closes the fd. */
+void output_file__abort(struct output_file *o);
+
+/* Keep the file: close the fd, forget the .old name.  0 or -errno from close. */
+int output_file__close(struct output_file *o);
+
+#endif

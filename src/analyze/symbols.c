@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/perfdata/build_id.h"
+#include "prof/base/strset.h"
+#include "prof/analyze/symbols.h"
+#include "prof/base/util.h"
+
+struct dso_entry {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	GElf_Phdr *loads;
+	size_t nr_loads;
+	bool opened;                    /* dso_open() ran */
+	bool bad;                       /* missing, not ELF, or build id mismatch */
+	bool conflict;                  /* the recording gave two build ids for the path */
+	enum symbols_refusal refused;   /* why bad, when it is the build id */
+	uint8_t expect[20];             /* the recording's build id for the path */
+	uint8_t expect_len;
+	uint8_t found[20];              /* the file's, when it differs */
+	uint8_t found_len;
+	struct sym *syms;               /* functions by address, aliases resolved */
+	size_t nr_syms;
+	struct inl *inl;                /* inline chains by module address (open addressing) */
+	size_t inl_cap, inl_used;
+	const char **inl_names;         /* their names, "f (inlined)", innermost first */
+	size_t nr_inl_names, cap_inl_names;
+};
+
+/* The inline chain at one address: inl_names[first .. first + n). */
+struct inl {
+	uint64_t addr;                  /* + 1: 0 is a free slot */
+	uint32_t first;
+	uint8_t n;
+};
+
+struct sym {
+	uint64_t start, end;            /* module addresses (bias applied) */
+	const char *name;               /* interned */
+	uint8_t bind;
+};
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+struct symbols {
+	struct strset names;
+	struct dso_entry *dsos;
+	size_t nr_dsos, cap_dsos;
+	struct ksym *ksyms;
+	size_t nr_ksyms;
+	int64_t kshift;
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct symbols *symbols__new(void)
+{
+	return calloc(1, sizeof(struct symbols));
+}
+
+struct symbols *symbols__free(struct symbols *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		free(s->dsos[i].path);
+		free(s->dsos[i].loads);
+		free(s->dsos[i].syms);
+		free(s->dsos[i].inl);
+		free(s->dsos[i].inl_names);
+		if (s->dsos[i].dwfl)
+			dwfl_end(s->dsos[i].dwfl);
+	}
+	free(s->dsos);
+	free(s->ksyms);
+	strset__release(&s->names);
+	free(s);
+	return NULL;
+}
+
+
+static size_t underscores(const char *n)
+{
+	size_t k = 0;
+
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/* perf's choose_best_symbol: of two functions at one address, which name to show. */
+static bool better(const struct sym *a, const struct sym *b)
+{
+	if ((a->end > a->start) != (b->end > b->start))
+		return a->end > a->start;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	if (underscores(a->name) != underscores(b->name))
+		return underscores(a->name) < underscores(b->name);
+	return strlen(a->name) >= strlen(b->name);
+}
+
+static int cmp_sym(const void *x, const void *y)
+{
+	const struct sym *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return better(a, b) ? -1 : better(b, a) ? 1 : 0;
+}
+
+/* The C++ ABI's demangler (libstdc++), as perf shows C++ names. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static const char *demangle(struct symbols *s, const char *name)
+{
+	char *d;
+	const char *r;
+	int status = 0;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return strset__intern(&s->names, name);
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status == 0 && d) {
+		/* perf shows the name without its parameter list: "ns::f", not "ns::f(int) const" */
+		size_t n = strlen(d);
+		int depth = 0;
+
+		while (n && d[n - 1] != ')' && d[n - 1] != '>')
+			n--;            /* " const", " &&"... after the parameters */
+		for (size_t i = n; i-- > 0;) {
+			if (d[i] == ')')
+				depth++;
+			else if (d[i] == '(' && --depth == 0) {
+				if (i)
+					d[i] = '\0';
+				break;
+			}
+		}
+	}
+	r = strset__intern(&s->names, status == 0 && d ? d : name);
+	free(d);
+	return r;
+}
+
+/* The module's functions (.symtab, else .dynsym, from the file or its debug file). */
+static void load_syms(struct symbols *s, struct dso_entry *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	size_t w = 0;
+
+	if (n <= 0)
+		return;
+	d->syms = calloc((size_t)n, sizeof(*d->syms));
+	if (!d->syms)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = demangle(s, name);
+		if (!name)
+			break;
+		d->syms[w++] = (struct sym){ .start = addr, .end = addr + sym.st_size, .name = name,
+					     .bind = (uint8_t)GELF_ST_BIND(sym.st_info) };
+	}
+	qsort(d->syms, w, sizeof(*d->syms), cmp_sym);
+	/* keep one symbol per address (the best, sorted first); size 0 runs to the next */
+	size_t k = 0;
+	for (size_t i = 0; i < w; i++) {
+		if (k && d->syms[k - 1].start == d->syms[i].start)
+			continue;
+		d->syms[k++] = d->syms[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		if (d->syms[i].end == d->syms[i].start)
+			d->syms[i].end = i + 1 < k ? d->syms[i + 1].start : d->syms[i].start + 1;
+	d->nr_syms = k;
+}
+
+/*
+ * The file's build id (n bytes) is the recorded one: perf files without the size
+ * field hold 20 bytes, a shorter id (md5: 16) zero-padded.
+ */
+static bool same_build_id(const unsigned char *bid, int n, const uint8_t *rec, size_t len)
+{
+	if (n <= 0 || memcmp(bid, rec, MIN((size_t)n, len)))
+		return false;
+	for (size_t i = (size_t)n; i < len; i++)
+		if (rec[i])
+			return false;
+	return true;
+}
+
+/* The recording's build id for the path: the feature's, else the MMAP2's. */
+static void expect(struct dso_entry *d, const uint8_t *bid, size_t len)
+{
+	len = MIN(len, sizeof(d->expect));
+	if (!len)
+		return;
+	if (!d->expect_len) {
+		memcpy(d->expect, bid, len);
+		d->expect_len = (uint8_t)len;
+	} else if (d->expect_len != len || memcmp(d->expect, bid, len)) {
+		d->conflict = true;
+	}
+}
+
+/* Open file as d's module (replacing any); its build id's length, or <= 0. */
+static int report_file(struct dso_entry *d, const char *file, const unsigned char **ret_bid)
+{
+	GElf_Addr vaddr;
+
+	*ret_bid = NULL;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->mod = NULL;
+	d->dwfl = dwfl_begin(&callbacks);
+	if (!d->dwfl)
+		return -ENOMEM;
+	d->mod = dwfl_report_offline(d->dwfl, d->path, file, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod)
+		return -ENOENT;
+	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+}
+
+/* perf's build-id cache entry of the recorded build id: ~/.debug/.build-id/xx/yyyy/elf. */
+static bool cache_path(const struct dso_entry *d, char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	struct build_id b = { .size = d->expect_len };
+	char hex[2 * BUILD_ID_MAX + 1];
+	int n;
+
+	if (!home || home[0] != '/' || !d->expect_len)
+		return false;
+	memcpy(b.data, d->expect, d->expect_len);
+	build_id__hex(&b, hex, sizeof(hex));
+	n = snprintf(buf, len, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+	return n > 0 && (size_t)n < len;
+}
+
+static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *build_id, size_t build_id_len)
+{
+	const unsigned char *bid;
+	Elf *elf;
+	size_t phnum;
+	int n;
+
+	d->opened = true;
+	d->bad = true;
+	expect(d, build_id, build_id_len);
+	if (d->conflict) {
+		/* which of the two files a sample hit is not known: name none */
+		d->refused = SYMBOLS_REFUSED_CONFLICT;
+		return;
+	}
+	n = report_file(d, d->path, &bid);
+	if (d->expect_len && !same_build_id(bid, n, d->expect, d->expect_len)) {
+		/* not the file that was mapped: perf's build-id cache may hold that one */
+		char cached[PATH_MAX];
+
+		d->refused = SYMBOLS_REFUSED_MISMATCH;
+		d->found_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->found)) : 0;
+		if (n > 0)
+			memcpy(d->found, bid, d->found_len);
+		if (!cache_path(d, cached, sizeof(cached)))
+			return;
+		n = report_file(d, cached, &bid);
+		if (!same_build_id(bid, n, d->expect, d->expect_len))
+			return;
+		d->refused = SYMBOLS_NOT_REFUSED;
+	}
+	if (!d->mod)
+		return;
+	elf = dwfl_module_getelf(d->mod, &d->bias);
+	if (!elf || elf_getphdrnum(elf, &phnum) < 0)
+		return;
+	d->loads = calloc(phnum ? phnum : 1, sizeof(*d->loads));
+	if (!d->loads)
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			d->loads[d->nr_loads++] = ph;
+	}
+	load_syms(s, d);
+	d->bad = false;
+}
+
+/* The entry of path, added (not opened) when missing. */
+static struct dso_entry *dso_get(struct symbols *s, const char *path)
+{
+	for (size_t i = 0; i < s->nr_dsos; i++)
+		if (!strcmp(s->dsos[i].path, path))
+			return &s->dsos[i];
+	if (s->nr_dsos == s->cap_dsos) {
+		size_t ncap = s->cap_dsos ? 2 * s->cap_dsos : 64;
+		struct dso_entry *n = realloc(s->dsos, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->dsos = n;
+		s->cap_dsos = ncap;
+	}
+	struct dso_entry *d = &s->dsos[s->nr_dsos];
+	memset(d, 0, sizeof(*d));
+	d->path = strdup(path);
+	if (!d->path)
+		return NULL;
+	s->nr_dsos++;
+	return d;
+}
+
+int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t *build_id, size_t len)
+{
+	struct dso_entry *d = dso_get(s, path);
+
+	if (!d)
+		return -ENOMEM;
+	expect(d, build_id, len);
+	return 0;
+}
+
+void symbols__for_each_refused(const struct symbols *s,
+			       void (*fn)(const struct symbols_refused *o, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < s->nr_dsos; i++) {
+		const struct dso_entry *d = &s->dsos[i];
+		struct symbols_refused o = { .path = d->path, .why = d->refused, .expected = d->expect,
+					     .expected_len = d->expect_len, .found = d->found,
+					     .found_len = d->found_len };
+
+		if (d->opened && d->refused)
+			fn(&o, ctx);
+	}
+}
+
+/* The trusted, opened entry of path and the module address of file offset off. */
+static struct dso_entry *dso_addr(struct symbols *s, const char *path, const uint8_t *build_id,
+				  size_t build_id_len, uint64_t off, uint64_t *ret_addr)
+{
+	struct dso_entry *d;
+
+	if (path[0] != '/')
+		return NULL;    /* [vdso], //anon, [heap]...: no file to read */
+	d = dso_get(s, path);
+	if (!d)
+		return NULL;
+	if (!d->opened)
+		dso_open(s, d, build_id, build_id_len);
+	if (d->bad)
+		return NULL;
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const GElf_Phdr *ph = &d->loads[i];
+		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
+			*ret_addr = off - ph->p_offset + ph->p_vaddr + d->bias;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
+			  size_t build_id_len, uint64_t off)
+{
+	uint64_t a;
+	struct dso_entry *d = dso_addr(s, path, build_id, build_id_len, off, &a);
+	size_t k;
+
+	if (!d)
+		return NULL;
+	k = sorted_find_le(d->syms, d->nr_syms, start, a);
+	if (k == SIZE_MAX)
+		return NULL;
+	return a < d->syms[k].end ? d->syms[k].name : NULL;
+}
+
+/* An inlined subroutine's name: its linkage name demangled, else its name (both
+ * through DW_AT_abstract_origin), as "f (inlined)" the way perf shows it. */
+static const char *inlined_name(struct symbols *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	char buf[512];
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	if (!n || !n[0])
+		return NULL;
+	n = demangle(s, n);
+	if (!n)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s (inlined)", n);
+	return strset__intern(&s->names, buf);
+}
+
+/*
+ * The inline chain at module address a, innermost first, read from the DWARF (as
+ * eu-addr2line -i): dwarf_getscopes finds the innermost inlined subroutine (past
+ * it, it lists the inlined function's abstract definition), then the DIEs that
+ * contain that one hold the rest, out to the concrete subprogram.
+ */
+static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, a, &bias);
+	Dwarf_Die *scopes = NULL, *outer = NULL;
+	int nr, i;
+	size_t n = 0;
+
+	if (!cu)
+		return 0;
+	nr = dwarf_getscopes(cu, a - bias, &scopes);
+	for (i = 0; i < nr; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			break;
+	}
+	if (i < nr && dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+		nr = dwarf_getscopes_die(&scopes[i], &outer);
+		for (i = 0; i < nr && n < max; i++) {
+			int tag = dwarf_tag(&outer[i]);
+
+			if (tag == DW_TAG_subprogram)
+				break;
+			if (tag != DW_TAG_inlined_subroutine)
+				continue;
+			ret[n] = inlined_name(s, &outer[i]);
+			if (ret[n])
+				n++;
+		}
+	}
+	free(outer);
+	free(scopes);
+	return n;
+}
+
+/* Double the cache (at most to SYMBOLS_INLINE_CACHE); false when it cannot grow. */
+static bool inline_grow(struct dso_entry *d)
+{
+	size_t ncap = d->inl_cap ? 2 * d->inl_cap : 256;
+	struct inl *n;
+
+	if (ncap > SYMBOLS_INLINE_CACHE)
+		return false;
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return false;
+	for (size_t i = 0; i < d->inl_cap; i++) {
+		size_t h;
+
+		if (!d->inl[i].addr)
+			continue;
+		for (h = hash_bytes(&d->inl[i].addr, 8) & (ncap - 1); n[h].addr; h = (h + 1) & (ncap - 1))
+			;
+		n[h] = d->inl[i];
+	}
+	free(d->inl);
+	d->inl = n;
+	d->inl_cap = ncap;
+	return true;
+}
+
+/*
+ * The cached chain's slot for a, or a free one to fill; NULL when a is not cached
+ * and the cache is full (at most half its slots used, so a probe always ends).
+ */
+static struct inl *inline_slot(struct dso_entry *d, uint64_t a)
+{
+	uint64_t key = a + 1;
+	bool full = d->inl_used * 2 >= d->inl_cap && !inline_grow(d);
+	size_t h;
+
+	if (!d->inl_cap)
+		return NULL;
+	h = hash_bytes(&key, 8) & (d->inl_cap - 1);
+	while (d->inl[h].addr && d->inl[h].addr != key)
+		h = (h + 1) & (d->inl_cap - 1);
+	return full && !d->inl[h].addr ? NULL : &d->inl[h];
+}
+
+/* Keep a chain's names in the entry's pool; false when out of memory. */
+static bool inline_keep(struct dso_entry *d, struct inl *slot, uint64_t a, const char **names, size_t n)
+{
+	if (d->nr_inl_names + n > d->cap_inl_names) {
+		size_t ncap = MAX(2 * d->cap_inl_names, d->nr_inl_names + n + 64);
+		const char **p = realloc(d->inl_names, ncap * sizeof(*p));
+
+		if (!p)
+			return false;
+		d->inl_names = p;
+		d->cap_inl_names = ncap;
+	}
+	if (n)
+		memcpy(d->inl_names + d->nr_inl_names, names, n * sizeof(*names));
+	*slot = (struct inl){ .addr = a + 1, .first = (uint32_t)d->nr_inl_names, .n = (uint8_t)n };
+	d->nr_inl_names += n;
+	d->inl_used++;
+	return true;
+}
+
+size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
+			uint64_t off, const char **ret, size_t max)
+{
+	const char *names[SYMBOLS_INLINE_MAX];
+	struct dso_entry *d;
+	struct inl *slot;
+	uint64_t a;
+	size_t n;
+
+	d = dso_addr(s, path, build_id, build_id_len, off, &a);
+	if (!d || !d->mod || !max)
+		return 0;
+	slot = inline_slot(d, a);
+	if (slot && slot->addr) {
+		n = MIN((size_t)slot->n, max);
+		if (n)
+			memcpy(ret, d->inl_names + slot->first, n * sizeof(*ret));
+		return n;
+	}
+	n = inline_lookup(s, d, a, names, SYMBOLS_INLINE_MAX);
+	if (slot)
+		inline_keep(d, slot, a, names, n);
+	n = MIN(n, max);
+	if (n)
+		memcpy(ret, names, n * sizeof(*ret));
+	return n;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_name, uint64_t ref_addr)
+{
+	size_t cap = 0;
+	uint64_t here = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+		/* "addr type name[\t[module]]", parsed in place: sscanf would measure the
+		 * whole remaining text on every call */
+		char *p;
+		unsigned long long addr = strtoull(line, &p, 16);
+		const char *name = p + 3;
+		size_t nlen;
+
+		if (p > line && p + 3 <= end && p[0] == ' ' && p[2] == ' ') {
+			char type = p[1];
+			nlen = strcspn(name, "\t\n");
+			if ((size_t)(end - name) < nlen)
+				nlen = (size_t)(end - name);
+			if (nlen == strlen(ref_name) && !memcmp(name, ref_name, nlen))
+				here = addr;
+			if (type == 't' || type == 'T' || type == 'w' || type == 'W') {
+				if (s->nr_ksyms == cap) {
+					size_t ncap = cap ? 2 * cap : 65536;
+					struct ksym *n = realloc(s->ksyms, ncap * sizeof(*n));
+					if (!n)
+						return -ENOMEM;
+					s->ksyms = n;
+					cap = ncap;
+				}
+				s->ksyms[s->nr_ksyms].addr = addr;
+				s->ksyms[s->nr_ksyms].name = (char *)strset__intern_n(&s->names, name, nlen);
+				if (!s->ksyms[s->nr_ksyms].name)
+					return -ENOMEM;
+				s->nr_ksyms++;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	if (!here)
+		return -ENOENT;
+	qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), cmp_ksym);
+	s->kshift = (int64_t)(here - ref_addr);
+	return 0;
+}
+
+const char *symbols__kernel(struct symbols *s, uint64_t addr)
+{
+	size_t i = sorted_find_le(s->ksyms, s->nr_ksyms, addr, addr + (uint64_t)s->kshift);
+
+	return i == SIZE_MAX ? NULL : s->ksyms[i].name;
+}

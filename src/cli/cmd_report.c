@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prof report: read a perf.data file (prof's or perf's), rebuild the threads and
+ * maps from its records in time order, symbolize, and break the samples down by
+ * uid, cgroup, process, command, object and symbol.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <perf/event.h>
+
+#include "prof/perfdata/build_id.h"
+#include "prof/cli/commands.h"
+#include "prof/base/escape.h"
+#include "prof/base/idmap.h"
+#include "prof/analyze/jitmap.h"
+#include "prof/analyze/model.h"
+#include "prof/record/ordered_queue.h"
+#include "prof/sys/privs.h"
+#include "prof/output/pprof.h"
+#include "prof/analyze/profile.h"
+#include "prof/sys/procfs.h"
+#include "prof/perfdata/perf_reader.h"
+#include "prof/cli/report_opts.h"
+#include "prof/analyze/resolver.h"
+#include "prof/base/strset.h"
+#include "prof/analyze/symbols.h"
+#include "prof/base/util.h"
+
+#define UNKNOWN RESOLVE_UNKNOWN
+
+
+struct report {
+	struct report_opts o;
+	struct perf_reader *reader;
+	struct model *model;
+	struct symbols *syms;
+	struct jitmap *jit;
+	struct report_agg *agg;         /* folded stacks and SVG, from prof at the end */
+	struct profile *prof;           /* every sample, by (task, stack) */
+	struct resolver res;
+	struct profile_frame frames[READER_MAX_STACK + 1];
+	struct strset comms;
+	char kernel_build_id[84];       /* from prof's section, "" if none */
+	uint64_t samples, filtered, lost, first_time, last_time;
+	char scope[512];
+	struct reader_error err;
+};
+
+/* Kernel symbols come from this host's kallsyms, only if the file was recorded here,
+ * by this kernel (prof's files name its build id). */
+static bool kernel_here(struct report *r)
+{
+	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
+	const char *rel = perf_reader__feature_string(r->reader, HEADER_OSRELEASE);
+	struct utsname u;
+
+	if (uname(&u) < 0 || !host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
+		return false;
+	return resolver__kernel_is(r->kernel_build_id);
+}
+
+static bool cgroup_matches(const char *path, const char *want)
+{
+	size_t l = strlen(want);
+
+	while (l > 1 && want[l - 1] == '/')
+		l--;
+	if (!path)
+		return false;
+	if (l == 1 && want[0] == '/')
+		return true;
+	return !strncmp(path, want, l) && (path[l] == '\0' || path[l] == '/');
+}
+
+static int on_sample(struct report *r, const struct perf_event_header *ev, uint64_t off)
+{
+	struct reader_sample s;
+	struct profile_task task = { 0 };
+	const char *comm;
+	size_t n;
+	int err = perf_reader__parse_sample(r->reader, ev, off, &s, &r->err);
+
+	if (err < 0)
+		return err;
+	if (!s.attr->attr.sample_period && !s.attr->attr.freq)
+		return 0;       /* a counting-only event */
+	comm = model__comm(r->model, (int32_t)s.tid);
+	if (!comm[0] && s.tid == 0)
+		comm = "swapper";       /* the idle task, as perf names it */
+	task.pid = (int32_t)s.pid;
+	task.uid_known = model__uid(r->model, (int32_t)s.tid, &task.uid);
+	task.cgroup = s.cgroup;
+	if ((r->o.has_pid && task.pid != r->o.pid) ||
+	    (r->o.comm && strcmp(comm, r->o.comm)) ||
+	    (r->o.has_uid && (!task.uid_known || task.uid != r->o.uid)) ||
+	    (r->o.cgroup && !cgroup_matches(model__cgroup(r->model, s.cgroup), r->o.cgroup))) {
+		r->filtered++;
+		return 0;
+	}
+	task.comm = strset__intern(&r->comms, comm[0] ? comm : UNKNOWN);
+	if (!task.comm)
+		return -ENOMEM;
+	n = resolver__stack(&r->res, task.pid, s.misc, s.ip, s.callchain, s.nr_callchain, r->o.callchain,
+			    r->frames, ARRAY_SIZE(r->frames));
+	r->samples++;
+	if (!r->first_time || s.time < r->first_time)
+		r->first_time = s.time;
+	if (s.time > r->last_time)
+		r->last_time = s.time;
+	err = profile__add(r->prof, &task, r->frames, n, s.period ? s.period : 1);
+	return err < 0 ? err : 0;
+}
+
+static int on_record(const struct perf_event_header *ev, uint64_t off, struct report *r)
+{
+	if (ev->type == PERF_RECORD_SAMPLE)
+		return on_sample(r, ev, off);
+	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
+		r->lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
+	return model__process(r->model, ev);
+}
+
+struct queued_ctx {
+	struct report *r;
+};
+
+static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
+{
+	/* the record's offset is lost once queued: report errors at offset 0 of a copy */
+	return on_record(ev, 0, ctx);
+}
+
+/*
+ * Files from prof are in time order already.  perf record writes each ring buffer's
+ * chunk as it comes, marking rounds: sort within them the way perf does (everything
+ * older than the previous round's newest record is final).
+ */
+static int read_all(struct report *r, bool sorted)
+{
+	struct ordered_queue *q = sorted ? NULL : ordered_queue__new();
+	uint64_t prev_max = 0, max = 0, off;
+	const struct perf_event_header *ev;
+	int n, err = 0;
+
+	if (!sorted && !q)
+		return -ENOMEM;
+	while ((n = perf_reader__next(r->reader, &ev, &off, &r->err)) > 0) {
+		if (sorted) {
+			err = on_record(ev, off, r);
+		} else if (ev->type == PERF_RECORD_FINISHED_ROUND) {
+			err = ordered_queue__flush(q, prev_max, deliver, r);
+			prev_max = max;
+		} else {
+			uint64_t t = perf_reader__time(r->reader, ev);
+			if (t > max)
+				max = t;
+			err = ordered_queue__push(q, ev, t);
+		}
+		if (err < 0)
+			break;
+	}
+	if (n < 0)
+		err = n;
+	if (!err && q)
+		err = ordered_queue__flush(q, UINT64_MAX, deliver, r);
+	ordered_queue__free(q);
+	return err;
+}
+
+static const char *user_name(uint32_t uid, char *buf, size_t len)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		snprintf(buf, len, "%s", pw->pw_name);
+	else
+		snprintf(buf, len, "%u", uid);
+	return buf;
+}
+
+static void key_text(struct report *r, const struct report_row *row, enum report_key k, char *buf, size_t len)
+{
+	const char *cg;
+
+	switch (k) {
+	case KEY_UID:
+		if (row->key.uid_known)
+			user_name(row->key.uid, buf, len);
+		else
+			snprintf(buf, len, "%s", UNKNOWN);
+		break;
+	case KEY_CGROUP:
+		cg = model__cgroup(r->model, row->key.cgroup);
+		snprintf(buf, len, "%s", cg ? cg : row->key.cgroup ? UNKNOWN : "-");
+		break;
+	case KEY_PID:
+		snprintf(buf, len, "%d", row->key.pid);
+		break;
+	case KEY_COMM:
+		snprintf(buf, len, "%s", row->key.comm);
+		break;
+	case KEY_DSO: {
+		const char *slash = strrchr(row->key.dso, '/');
+		snprintf(buf, len, "%s", slash ? slash + 1 : row->key.dso);
+		break;
+	}
+	case KEY_SYM:
+		snprintf(buf, len, "[%c] %s", row->key.kernel ? 'k' : '.', row->key.sym);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+static const char *const key_titles[KEY__MAX] = {
+	[KEY_UID] = "User", [KEY_CGROUP] = "Cgroup", [KEY_PID] = "Pid",
+	[KEY_COMM] = "Command", [KEY_DSO] = "Shared Object", [KEY_SYM] = "Symbol",
+};
+
+static void describe_scope(struct report *r)
+{
+	size_t len;
+	const char *sec = perf_reader__prof_section(r->reader, &len);
+	size_t off = 0;
+
+	r->scope[0] = '\0';
+	if (!sec)
+		return;
+	for (const char *p = sec, *end = sec + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (l > 16 && !memcmp(p, "kernel-build-id ", 16))
+			snprintf(r->kernel_build_id, sizeof(r->kernel_build_id), "%.*s", (int)(l - 16), p + 16);
+		if (l > 6 && !memcmp(p, "scope ", 6) && off < sizeof(r->scope))
+			off += (size_t)snprintf(r->scope + off, sizeof(r->scope) - off, "%s%.*s",
+						off ? ", " : "", (int)(l - 6), p + 6);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+static size_t term_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		return ws.ws_col;
+	return 0;       /* not a terminal: no limit */
+}
+
+static void print_text(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,
+		       uint64_t total_s)
+{
+	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
+	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
+	size_t width = term_width(), w[KEY__MAX] = { 0 };
+	bool tty = width > 0;
+	char raw[1024], buf[4 * sizeof(raw)];
+	size_t shown = 0;
+
+	/* everything from the file is shown through escape__text(): no raw control bytes */
+	escape__text(buf, sizeof(buf), r->o.input);
+	printf("# prof report: %s\n", buf);
+	escape__text(buf, sizeof(buf), a && a->name[0] ? a->name : "?");
+	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", buf,
+	       total_s, r->lost, r->last_time > r->first_time ? (double)(r->last_time - r->first_time) / 1e9 : 0.0);
+	if (host) {
+		escape__text(buf, sizeof(buf), host);
+		printf(", host %s", buf);
+	}
+	printf("\n");
+	if (r->scope[0]) {
+		escape__text(buf, sizeof(buf), r->scope);
+		printf("# scope: %s\n", buf);
+	}
+	if (r->filtered)
+		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
+	if (profile__stats(r->prof)->cut_samples)
+		printf("# cut: %" PRIu64 " samples beyond --max-stacks, shown as [cut]\n",
+		       profile__stats(r->prof)->cut_samples);
+	printf("#\n");
+	for (size_t k = 0; k < r->o.nr_keys; k++)
+		w[k] = strlen(key_titles[r->o.keys[k]]);
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < r->o.nr_keys; k++) {
+			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
+			w[k] = MAX(w[k], MIN(escape__text(buf, sizeof(buf), raw), (size_t)48));
+		}
+	printf("# %8s  %8s", "Overhead", "Samples");
+	for (size_t k = 0; k < r->o.nr_keys; k++)
+		printf("  %-*s", k + 1 < r->o.nr_keys ? (int)w[k] : 0, key_titles[r->o.keys[k]]);
+	printf("\n#\n");
+	for (size_t i = 0; i < nr; i++) {
+		double pct = total_p ? 100.0 * (double)rows[i].period / (double)total_p : 0;
+		char line[4096];
+		size_t off;
+
+		if (pct < r->o.percent_limit || (r->o.top && shown >= r->o.top))
+			break;
+		off = (size_t)snprintf(line, sizeof(line), "%s%9.2f%%%s  %8" PRIu64,
+				       tty && pct >= 5 ? "\033[31m" : "", pct, tty && pct >= 5 ? "\033[m" : "",
+				       rows[i].samples);
+		for (size_t k = 0; k < r->o.nr_keys && off < sizeof(line); k++) {
+			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
+			escape__text(buf, sizeof(buf), raw);
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
+						k + 1 < r->o.nr_keys ? (int)w[k] : 0, buf);
+		}
+		/* fit the terminal (escape sequences take no columns) */
+		if (width && off > width + (tty && pct >= 5 ? 6 : 0))
+			line[width + (tty && pct >= 5 ? 6 : 0)] = '\0';
+		printf("%s\n", line);
+		shown++;
+	}
+}
+
+static void json_str(const char *s)
+{
+	escape__json(stdout, s, strlen(s));
+}
+
+static void print_json(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,
+		       uint64_t total_s)
+{
+	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
+	char buf[1024];
+
+	printf("{\"schema\":\"prof-report/1\",\"file\":");
+	json_str(r->o.input);
+	printf(",\"event\":");
+	json_str(a && a->name[0] ? a->name : "");
+	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"cut\":%" PRIu64
+	       ",\"scope\":", total_s, total_p, r->lost, profile__stats(r->prof)->cut_samples);
+	json_str(r->scope);
+	printf(",\"rows\":[");
+	for (size_t i = 0, shown = 0; i < nr; i++) {
+		double pct = total_p ? 100.0 * (double)rows[i].period / (double)total_p : 0;
+
+		if (pct < r->o.percent_limit || (r->o.top && shown >= r->o.top))
+			break;
+		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, shown ? "," : "",
+		       pct, rows[i].samples, rows[i].period);
+		for (size_t k = 0; k < r->o.nr_keys; k++) {
+			enum report_key key = r->o.keys[k];
+			static const char *const names[KEY__MAX] = { "user", "cgroup", "pid", "comm", "dso", "sym" };
+
+			if (key == KEY_PID) {
+				printf(",\"pid\":%d", rows[i].key.pid);
+				continue;
+			}
+			if (key == KEY_UID && rows[i].key.uid_known)
+				printf(",\"uid\":%u", rows[i].key.uid);
+			if (key == KEY_SYM) {
+				printf(",\"sym\":");
+				json_str(rows[i].key.sym);
+				printf(",\"kernel\":%s", rows[i].key.kernel ? "true" : "false");
+				continue;
+			}
+			key_text(r, &rows[i], key, buf, sizeof(buf));
+			printf(",\"%s\":", names[key]);
+			json_str(key == KEY_DSO ? rows[i].key.dso : buf);
+		}
+		printf("}");
+		shown++;
+	}
+	printf("]}\n");
+}
+
+static const char *record_type_name(uint32_t t)
+{
+	static const char *const names[] = {
+		[PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST", [PERF_RECORD_COMM] = "COMM",
+		[PERF_RECORD_EXIT] = "EXIT", [PERF_RECORD_THROTTLE] = "THROTTLE",
+		[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE", [PERF_RECORD_FORK] = "FORK",
+		[PERF_RECORD_READ] = "READ", [PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES", [PERF_RECORD_CGROUP] = "CGROUP",
+	};
+	if (t < ARRAY_SIZE(names) && names[t])
+		return names[t];
+	return t == PERF_RECORD_FINISHED_ROUND ? "FINISHED_ROUND" : "unknown";
+}
+
+/*
+ * Open the input with the user's own rights (prof may hold capabilities) and without
+ * blocking (a FIFO is refused, not waited on).  The reader then reads that very file
+ * through fdpath.  The fd, or -errno after a message.
+ */
+static int open_input(const char *path, char *fdpath, size_t len)
+{
+	_cleanup_close_ int fd = privs__open_as_user(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "prof report: %s: cannot open: %s\n", path, strerror(-fd));
+		return fd;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "prof report: %s: not a regular file (a FIFO, device or directory): give a perf.data file\n",
+			path);
+		return -EINVAL;
+	}
+	snprintf(fdpath, len, "/proc/self/fd/%d", fd);
+	return steal_fd(&fd);
+}
+
+/* The recording's build ids of user-space files, which their files must still have. */
+static int expect_build_id(const struct reader_build_id *b, void *ctx)
+{
+	if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || b->filename[0] != '/')
+		return 0;
+	return symbols__expect_build_id(ctx, b->filename, b->data, b->size);
+}
+
+static void say_refused(const struct symbols_refused *o, void *ctx)
+{
+	struct build_id want = { .size = (uint8_t)MIN(o->expected_len, BUILD_ID_MAX) };
+	char hex[2 * BUILD_ID_MAX + 1], path[1024];
+
+	memcpy(want.data, o->expected, want.size);
+	build_id__hex(&want, hex, sizeof(hex));
+	escape__text(path, sizeof(path), o->path);      /* a path a tenant chose */
+	if (o->why == SYMBOLS_REFUSED_CONFLICT)
+		fprintf(stderr, "prof report: %s: the recording names two different files at this path (replaced "
+			"while recording): its samples are shown as [unknown]\n", path);
+	else
+		fprintf(stderr, "prof report: %s: not the file that was recorded (build id %s expected, %s): rebuilt "
+			"or replaced since? its samples are shown as [unknown]\n", path, hex,
+			o->found_len ? "it has another" : "it has none");
+}
+
+/* The engine's stacks as folded stacks (command first, outermost frame next). */
+static int fill_stacks(struct report *r)
+{
+	size_t nr;
+	const struct profile_entry *e = profile__entries(r->prof, &nr);
+	const struct profile_frame *f = profile__frames(r->prof, &(size_t){ 0 });
+	const char *frames[READER_MAX_STACK + 2];
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		size_t n;
+		const uint32_t *ids = profile__stack(r->prof, e[i].stack, &n);
+
+		frames[0] = e[i].task.comm;
+		for (size_t k = 0; k < n; k++)
+			frames[1 + k] = f[ids[n - 1 - k]].sym;
+		err = report_agg__add_stack(r->agg, frames, n + 1, e[i].samples);
+	}
+	return err;
+}
+
+/* The engine's entries grouped by the --sort keys. */
+static struct report_row *table_rows(struct report *r, size_t *ret_nr, uint64_t *ret_period, uint64_t *ret_samples)
+{
+	_cleanup_free_ struct profile_row *pr = NULL;
+	struct report_row *rows;
+	bool key_on[KEY__MAX] = { false };
+	size_t nr;
+
+	for (size_t k = 0; k < r->o.nr_keys; k++)
+		key_on[r->o.keys[k]] = true;
+	if (profile__rows(r->prof, key_on, false, &pr, &nr) < 0)
+		return NULL;
+	rows = malloc((nr ? nr : 1) * sizeof(*rows));
+	if (!rows)
+		return NULL;
+	for (size_t i = 0; i < nr; i++)
+		rows[i] = pr[i].row;
+	*ret_nr = nr;
+	*ret_period = profile__stats(r->prof)->period;
+	*ret_samples = profile__stats(r->prof)->samples;
+	return rows;
+}
+
+static int write_pprof(struct report *r)
+{
+	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
+	const struct profile_stats *st = profile__stats(r->prof);
+	const char *ev = a && a->name[0] ? a->name : "events";
+	char scope[600], cut[200];
+	struct pprof_meta m = {
+		.event = ev,
+		.time_period = !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock") ||
+			       (a && a->attr.type == PERF_TYPE_SOFTWARE &&
+				(a->attr.config == PERF_COUNT_SW_CPU_CLOCK || a->attr.config == PERF_COUNT_SW_TASK_CLOCK)),
+		.period = a && !a->attr.freq && a->attr.sample_period ? (int64_t)a->attr.sample_period
+			  : st->samples ? (int64_t)(st->period / st->samples) : 0,
+		.duration_ns = r->last_time > r->first_time ? (int64_t)(r->last_time - r->first_time) : 0,
+		.model = r->model,
+		.reader = r->reader,
+	};
+	size_t nc = 0;
+	int fd = STDOUT_FILENO, err;
+
+	snprintf(scope, sizeof(scope), "prof: %s%s%s", r->o.input, r->scope[0] ? ", scope " : "", r->scope);
+	m.comments[nc++] = scope;
+	if (st->cut_samples) {
+		snprintf(cut, sizeof(cut), "prof: %" PRIu64 " samples cut by --max-stacks (under [cut])",
+			 st->cut_samples);
+		m.comments[nc++] = cut;
+	}
+	if (r->o.output) {
+		/* created as the invoking user, whatever rights prof runs with (as record's
+		 * output): file system checks and the owner are theirs */
+		uid_t old_fsuid = (uid_t)setfsuid(getuid());
+		gid_t old_fsgid = (gid_t)setfsgid(getgid());
+
+		fd = open(r->o.output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		err = fd < 0 ? -errno : 0;
+		setfsgid(old_fsgid);
+		setfsuid(old_fsuid);
+		if (fd < 0) {
+			fprintf(stderr, "prof report: cannot create '%s': %s\n", r->o.output, strerror(-err));
+			return err;
+		}
+	} else if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "prof report: -F pprof writes a binary file: give -o FILE (e.g. -o profile.pb.gz)\n");
+		return -EINVAL;
+	}
+	err = pprof__write(r->prof, &m, fd);
+	if (fd != STDOUT_FILENO && close(fd) < 0 && !err)
+		err = -errno;
+	if (err < 0)
+		fprintf(stderr, "prof report: writing '%s' failed: %s\n", r->o.output ? r->o.output : "stdout",
+			strerror(-err));
+	return err;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report r = { 0 };
+	_cleanup_close_ int in_fd = -1;
+	char errbuf[512], in_path[64];
+	const char *sec, *why;
+	size_t len, nr;
+	uint64_t total_p, total_s;
+	_cleanup_free_ struct report_row *rows = NULL;
+	int err, ret = EXIT_PROF_FAIL;
+
+	err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
+	if (err == 1) {
+		fputs(report_opts__usage, stdout);
+		return EXIT_PROF_OK;
+	}
+	if (err < 0) {
+		fprintf(stderr, "prof report: %s\n", errbuf);
+		return EXIT_PROF_USAGE;
+	}
+	in_fd = open_input(r.o.input, in_path, sizeof(in_path));
+	if (in_fd < 0)
+		goto out;
+	err = perf_reader__open(in_path, &r.reader, &r.err);
+	if (err < 0) {
+		fprintf(stderr, "prof report: %s: %s\n", r.o.input, err == -ENOMEM ? "out of memory" : r.err.msg);
+		goto out;
+	}
+	r.model = model__new();
+	r.syms = symbols__new();
+	r.jit = jitmap__new("/tmp");
+	r.agg = report_agg__new();
+	r.prof = profile__new(r.o.max_stacks);
+	if (!r.model || !r.syms || !r.agg || !r.prof) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
+	sec = perf_reader__prof_section(r.reader, &len);
+	if (sec)
+		model__load_prof_section(r.model, sec, len);
+	if (perf_reader__for_each_build_id(r.reader, expect_build_id, r.syms) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
+	describe_scope(&r);
+	r.res = (struct resolver){ .model = r.model, .syms = r.syms, .jit = r.jit, .names = &r.comms,
+				   .kernel_here = kernel_here(&r), .inlines = !r.o.no_inline };
+	err = read_all(&r, sec != NULL);
+	if (err < 0) {
+		if (err == -ENOMEM)
+			fprintf(stderr, "prof report: %s: out of memory\n", r.o.input);
+		else
+			fprintf(stderr, "prof report: %s: bad record at offset %" PRIu64 " (type %u, %s): %s\n",
+				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
+		goto out;
+	}
+	if (r.jit && (nr = jitmap__untrusted(r.jit, &why))) {
+		escape__text(errbuf, sizeof(errbuf), why);
+		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
+			nr > 1 ? "s" : "", errbuf, nr > 1 ? ", ..." : "");
+	}
+	if (profile__stats(r.prof)->cut_samples)
+		fprintf(stderr, "prof report: %" PRIu64 " of %" PRIu64 " samples cut: more than --max-stacks %zu "
+			"distinct (task, stack) keys; they are counted under [cut]\n",
+			profile__stats(r.prof)->cut_samples, profile__stats(r.prof)->samples,
+			r.o.max_stacks ? r.o.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES);
+	if (r.o.format == FORMAT_PPROF) {
+		ret = write_pprof(&r) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+		goto out;
+	}
+	if ((r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) && fill_stacks(&r) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
+	if (r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) {
+		char title[600];
+		snprintf(title, sizeof(title), "prof: %s%s%s", r.o.input, r.scope[0] ? " — " : "", r.scope);
+		err = r.o.format == FORMAT_SVG ? report_agg__write_svg(r.agg, stdout, title)
+					       : report_agg__write_folded(r.agg, stdout);
+		ret = err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+		goto out;
+	}
+	rows = table_rows(&r, &nr, &total_p, &total_s);
+	if (!rows) {
+		fprintf(stderr, "prof report: out of memory\n");
+		goto out;
+	}
+	if (r.o.format == FORMAT_JSON)
+		print_json(&r, rows, nr, total_p, total_s);
+	else
+		print_text(&r, rows, nr, total_p, total_s);
+	if (perf_reader__unknown_records(r.reader))
+		fprintf(stderr, "prof report: skipped %" PRIu64 " records of types it does not know\n",
+			perf_reader__unknown_records(r.reader));
+	ret = fflush(stdout) == 0 ? EXIT_PROF_OK : EXIT_PROF_FAIL;
+out:
+	if (r.syms)
+		symbols__for_each_refused(r.syms, say_refused, NULL);
+	report_agg__free(r.agg);
+	profile__free(r.prof);
+	symbols__free(r.syms);
+	jitmap__free(r.jit);
+	model__free(r.model);
+	perf_reader__free(r.reader);
+	strset__release(&r.comms);
+	return ret;
+}

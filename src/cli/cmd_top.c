@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prof top: a live view of where the scope's time goes, like perf top, per tenant.
+ * The same session as prof record (privileges, policy, scope, events, the judging
+ * pipeline); what passes the scope feeds the report's model, symbolizer and the
+ * aggregation engine instead of a file.  On a terminal the view refreshes in place
+ * (q or Ctrl-C quits, z zeroes); elsewhere, or with --stdio, one snapshot is printed
+ * per interval.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+
+#include "prof/cli/commands.h"
+#include "prof/base/escape.h"
+#include "prof/base/idmap.h"
+#include "prof/analyze/profile.h"
+#include "prof/perfdata/perf_reader.h"
+#include "prof/analyze/resolver.h"
+#include "prof/base/util.h"
+#include "prof/record/session.h"
+
+static const char usage[] =
+	"usage: prof top [--uid USER|--cgroup CG|--pid PID|-a] [options]\n"
+	"\n"
+	"A live view of the scope's hottest symbols (or call chains with -g).\n"
+	"\n"
+	"  -u, --uid USER[,USER]   everything these users run (repeatable)\n"
+	"  -G, --cgroup CGROUP     everything in this cgroup v2 subtree (repeatable)\n"
+	"  -p, --pid PID[,PID]     these processes and their descendants\n"
+	"  -a, --all               every task on the host\n"
+	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
+	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
+	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
+	"  -g, --call-graph        rows are call chains, not just symbols\n"
+	"  -s, --sort KEYS         comma list of uid,cgroup,pid,comm,dso,sym\n"
+	"                          (default comm,dso,sym)\n"
+	"  -d, --delay SECONDS     refresh interval (default 2)\n"
+	"  -n, --iterations N      stop after N refreshes\n"
+	"  -z, --zero              start each interval from zero (default: cumulative)\n"
+	"      --stdio             print snapshots, no full-screen view\n"
+	"      --rows N            rows per snapshot (default: the screen, or 40)\n"
+	"      --max-stacks N      distinct (task, stack) keys kept (default: prof.conf's\n"
+	"                          [aggregate] max_stacks, else 100000);\n"
+	"                          samples beyond are counted as cut\n"
+	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2\n"
+	"      --config FILE       configuration file (see prof.conf(5))\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Keys: q quits, z zeroes the counts.  The same access rules as prof record\n"
+	"apply.  See prof-top(1).\n";
+
+struct top_opts {
+	enum report_key keys[KEY__MAX];
+	size_t nr_keys;
+	double delay;
+	uint64_t iterations;            /* 0: until q or a signal */
+	bool zero, stdio;
+	size_t rows;                    /* 0: fit the screen (40 when not a terminal) */
+	size_t max_stacks;
+};
+
+/* Exited tasks, forgotten by the model once their last samples are in. */
+#define TOP_FORGET_AFTER_NS (3ull * 1000 * 1000 * 1000)
+struct exited {
+	int32_t pid, tid;
+	uint64_t time;
+	uint32_t seq;                   /* t->seq at the exit */
+};
+
+struct top {
+	struct record r;
+	struct top_opts o;
+	struct model *model;
+	struct symbols *syms;
+	struct jitmap *jit;
+	struct strset names;
+	struct resolver res;
+	struct profile *prof;
+	struct profile_frame frames[READER_MAX_STACK + 1];
+	uint64_t dropped;               /* samples too short to read */
+	bool key_on[KEY__MAX];
+	bool tty;                       /* full-screen view */
+	struct termios saved_tio;
+	bool tio_saved;
+	uint64_t interval_start;
+	char scope[512];
+	struct exited *exits;           /* a FIFO ring, in record time order */
+	size_t ex_head, ex_nr, ex_cap;
+	uint32_t seq;                   /* counts EXITs and FORKs */
+	struct idmap *forked;           /* tid -> seq of its last FORK: a reused tid is not forgotten */
+};
+
+enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS, OPT_MAX_STACKS };
+
+static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "uid", required_argument, NULL, 'u' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
+		{ "sort", required_argument, NULL, 's' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "zero", no_argument, NULL, 'z' },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "rows", required_argument, NULL, OPT_ROWS },
+		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct top_opts *o = &t->o;
+	struct record_opts *ro = &t->r.opts;
+	uint64_t v;
+	int c, r;
+
+	*o = (struct top_opts){ .keys = { KEY_COMM, KEY_DSO, KEY_SYM }, .nr_keys = 3, .delay = 2 };
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:s:d:n:zh", longopts, NULL)) != -1) {
+		r = record_opts__parse_common(ro, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
+		if (r != -ENOENT) {
+			if (r < 0)
+				return r;
+			continue;
+		}
+		switch (c) {
+		case 's':
+			if (report_keys__parse(optarg, o->keys, &o->nr_keys, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case 'd': {
+			char *end;
+			double d = strtod(optarg, &end);
+			if (*end || !(d >= 0.05) || !isfinite(d) || d > 3600)
+				return errorf(err, errlen, "bad delay '%s': give seconds between refreshes, 0.05 to 3600", optarg);
+			o->delay = d;
+			break;
+		}
+		case 'n':
+			if (parse_u64(optarg, 10, &v) < 0 || v == 0)
+				return errorf(err, errlen, "bad --iterations '%s': a positive number of refreshes", optarg);
+			o->iterations = v;
+			break;
+		case 'z':
+			o->zero = true;
+			break;
+		case OPT_STDIO:
+			o->stdio = true;
+			break;
+		case OPT_ROWS:
+			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > 100000)
+				return errorf(err, errlen, "bad --rows '%s': a positive number of rows", optarg);
+			o->rows = (size_t)v;
+			break;
+		case OPT_MAX_STACKS:
+			if (profile__parse_max(optarg, &o->max_stacks, err, errlen) < 0)
+				return -EINVAL;
+			break;
+		case 'h':
+			return 1;
+		case ':':
+		default:
+			return getopt_error(c, argv, "prof top", err, errlen);
+		}
+	}
+	if (optind < argc)
+		return errorf(err, errlen, "unexpected argument '%s': prof top runs no command; give a scope", argv[optind]);
+	r = record_opts__finish_common(ro, err, errlen);
+	if (r < 0)
+		return r;
+	/* Its samples would reach the view in the unwound layout, which top does not parse. */
+	if (ro->dwarf)
+		return errorf(err, errlen, "prof top does not unwind DWARF call graphs: use -g (frame pointers), "
+			      "or prof record --call-graph dwarf and then prof report -g");
+	if (!ro->all && !scope__narrowed(&ro->scope))
+		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --pid) or -a for the whole host");
+	for (size_t i = 0; i < o->nr_keys; i++)
+		t->key_on[o->keys[i]] = true;
+	return 0;
+}
+
+static int on_sample(struct top *t, const struct perf_event_header *ev)
+{
+	const struct sample_layout *l = t->r.layout;
+	struct profile_task task = { 0 };
+	const uint64_t *chain;
+	uint64_t ip, period, nr;
+	int32_t tid;
+	const char *comm;
+	size_t n;
+
+	if (!sample_layout__tid(l, ev, &task.pid, &tid) ||
+	    !sample_layout__ip_chain(l, ev, &ip, &period, &chain, &nr)) {
+		t->dropped++;
+		return 0;
+	}
+	task.cgroup = sample_layout__cgroup(l, ev);
+	task.uid_known = tracker__uid(t->r.tracker, tid, &task.uid);
+	comm = model__comm(t->model, tid);
+	if (!comm[0] && tid == 0)
+		comm = "swapper";       /* the idle task, as perf names it */
+	task.comm = strset__intern(&t->names, comm[0] ? comm : RESOLVE_UNKNOWN);
+	if (!task.comm)
+		return -ENOMEM;
+	n = resolver__stack(&t->res, task.pid, ev->misc, ip, chain, nr, t->r.opts.callchain, t->frames,
+			    ARRAY_SIZE(t->frames));
+	/* The view shows only its --sort keys: facts it does not show are not kept
+	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
+	if (!t->key_on[KEY_PID])
+		task.pid = 0;
+	if (!t->key_on[KEY_UID])
+		task.uid = 0, task.uid_known = false;
+	if (!t->key_on[KEY_CGROUP])
+		task.cgroup = 0;
+	if (!t->key_on[KEY_COMM])
+		task.comm = NULL;
+	return profile__add(t->prof, &task, t->frames, n, period ? period : 1) < 0 ? -ENOMEM : 0;
+}
+
+static int remember_exit(struct top *t, const struct perf_record_fork *e)
+{
+	if (t->ex_nr == t->ex_cap) {
+		size_t ncap = t->ex_cap ? 2 * t->ex_cap : 256;
+		struct exited *n = malloc(ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->ex_nr; i++)
+			n[i] = t->exits[(t->ex_head + i) % t->ex_cap];
+		free(t->exits);
+		t->exits = n;
+		t->ex_cap = ncap;
+		t->ex_head = 0;
+	}
+	t->exits[(t->ex_head + t->ex_nr++) % t->ex_cap] =
+		(struct exited){ .pid = (int32_t)e->pid, .tid = (int32_t)e->tid, .time = e->time, .seq = ++t->seq };
+	return 0;
+}
+
+/* The model forgets tasks that exited a while ago (their teardown samples are in). */
+static void forget_exited(struct top *t, uint64_t now)
+{
+	while (t->ex_nr && t->exits[t->ex_head].time + TOP_FORGET_AFTER_NS < now) {
+		const struct exited *e = &t->exits[t->ex_head];
+		uint32_t fork_seq;
+
+		/* unless the tid was given to a new task since */
+		if (!idmap__get(t->forked, (uint64_t)(uint32_t)e->tid, &fork_seq) || fork_seq < e->seq)
+			model__forget(t->model, e->pid, e->tid);
+		t->ex_head = (t->ex_head + 1) % t->ex_cap;
+		t->ex_nr--;
+	}
+}
+
+/* What passes the scope: samples to the engine, sideband to the model. */
+static int sink(const void *rec, size_t len, void *ctx)
+{
+	const struct perf_event_header *ev = rec;
+	struct top *t = ctx;
+
+	if (ev->type == PERF_RECORD_SAMPLE)
+		return on_sample(t, ev);
+	if (ev->type == PERF_RECORD_FINISHED_ROUND)
+		return 0;
+	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_record_fork))
+		return remember_exit(t, rec);
+	if (ev->type == PERF_RECORD_FORK && ev->size >= sizeof(struct perf_record_fork) &&
+	    idmap__set(t->forked, (uint64_t)((const struct perf_record_fork *)rec)->tid, ++t->seq) < 0)
+		return -ENOMEM;
+	return model__process(t->model, ev);
+}
+
+static void key_text(struct top *t, const struct profile_row *pr, enum report_key k, char *buf, size_t len)
+{
+	const struct report_sample *key = &pr->row.key;
+	char raw[1024];
+	const char *cg, *slash;
+	struct passwd *pw;
+
+	raw[0] = '\0';
+	switch (k) {
+	case KEY_UID:
+		pw = key->uid_known ? getpwuid(key->uid) : NULL;
+		if (pw)
+			snprintf(raw, sizeof(raw), "%s", pw->pw_name);
+		else if (key->uid_known)
+			snprintf(raw, sizeof(raw), "%u", key->uid);
+		else
+			snprintf(raw, sizeof(raw), "%s", RESOLVE_UNKNOWN);
+		break;
+	case KEY_CGROUP:
+		cg = model__cgroup(t->model, key->cgroup);
+		snprintf(raw, sizeof(raw), "%s", cg ? cg : key->cgroup ? RESOLVE_UNKNOWN : "-");
+		break;
+	case KEY_PID:
+		snprintf(raw, sizeof(raw), "%d", key->pid);
+		break;
+	case KEY_COMM:
+		snprintf(raw, sizeof(raw), "%s", key->comm ? key->comm : "");
+		break;
+	case KEY_DSO:
+		slash = key->dso ? strrchr(key->dso, '/') : NULL;
+		snprintf(raw, sizeof(raw), "%s", slash ? slash + 1 : key->dso ? key->dso : "");
+		break;
+	case KEY_SYM:
+		if (pr->stack != UINT32_MAX) {
+			/* the chain, leaf first */
+			size_t nr, off = 0;
+			const uint32_t *ids = profile__stack(t->prof, pr->stack, &nr);
+			const struct profile_frame *f = profile__frames(t->prof, &(size_t){ 0 });
+
+			for (size_t i = 0; i < nr && off + 8 < sizeof(raw); i++)
+				off += (size_t)snprintf(raw + off, sizeof(raw) - off, "%s%s", i ? " <- " : "",
+							f[ids[i]].sym);
+		} else {
+			snprintf(raw, sizeof(raw), "[%c] %s", key->kernel ? 'k' : '.', key->sym ? key->sym : "");
+		}
+		break;
+	default:
+		break;
+	}
+	/* names come from the tasks watched: nothing they hold may reach the terminal raw */
+	escape__text(buf, len, raw);
+}
+
+static const char *const key_titles[KEY__MAX] = {
+	[KEY_UID] = "User", [KEY_CGROUP] = "Cgroup", [KEY_PID] = "Pid",
+	[KEY_COMM] = "Command", [KEY_DSO] = "Shared Object", [KEY_SYM] = "Symbol",
+};
+static const unsigned int key_widths[KEY__MAX] = {
+	[KEY_UID] = 10, [KEY_CGROUP] = 28, [KEY_PID] = 7, [KEY_COMM] = 16, [KEY_DSO] = 20,
+};
+
+static void screen_size(size_t *rows, size_t *cols)
+{
+	struct winsize ws;
+
+	*rows = 0;
+	*cols = 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+/* One line, cut to the screen's width on a terminal. */
+static void put_line(struct top *t, size_t cols, const char *line)
+{
+	if (t->tty) {
+		printf("%.*s\033[K\r\n", (int)(cols ? cols : 80), line);
+		return;
+	}
+	printf("%s\n", line);
+}
+
+static int render(struct top *t, uint64_t now)
+{
+	const struct profile_stats *st = profile__stats(t->prof);
+	const struct events_info *info = events__info(t->r.events);
+	struct profile_row *rows = NULL;
+	size_t nr = 0, srows, cols, max;
+	double secs = (double)(now - t->interval_start) / 1e9;
+	char line[4096], buf[4 * 1024 + 1];
+	int err, off;
+
+	err = profile__rows(t->prof, t->key_on, t->r.opts.callchain, &rows, &nr);
+	if (err < 0)
+		return err;
+	screen_size(&srows, &cols);
+	if (t->tty)
+		fputs("\033[H", stdout);
+	else
+		printf("\n");
+	escape__text(buf, sizeof(buf), t->scope);
+	snprintf(line, sizeof(line), "prof top: %.2048s  |  %s, %s%" PRIu64 " Hz  |  %.1f s",
+		 buf, info->event.name, info->freq ? "" : "period ",
+		 info->freq ? info->freq : t->r.opts.period, secs);
+	put_line(t, cols, line);
+	snprintf(line, sizeof(line), "samples %" PRIu64 " (%.0f/s), lost %" PRIu64 ", cut %" PRIu64
+		 " (--max-stacks %zu: %zu keys in use, %zu kB)",
+		 st->samples, secs > 0 ? (double)st->samples / secs : 0.0, t->r.st.lost + t->r.st.lost_samples,
+		 st->cut_samples, t->o.max_stacks ? t->o.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
+		 st->entries, st->bytes / 1024);
+	put_line(t, cols, line);
+	put_line(t, cols, "");
+	off = snprintf(line, sizeof(line), "%9s %9s", "Overhead", "Samples");
+	for (size_t k = 0; k < t->o.nr_keys && off < (int)sizeof(line); k++)
+		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)key_widths[t->o.keys[k]],
+				key_titles[t->o.keys[k]]);
+	put_line(t, cols, line);
+	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 ? srows - 5 : 1) : 40;
+	for (size_t i = 0; i < nr && i < max; i++) {
+		double pct = st->period ? 100.0 * (double)rows[i].row.period / (double)st->period : 0;
+
+		off = snprintf(line, sizeof(line), "%8.2f%% %9" PRIu64, pct, rows[i].row.samples);
+		for (size_t k = 0; k < t->o.nr_keys && off < (int)sizeof(line); k++) {
+			key_text(t, &rows[i], t->o.keys[k], buf, sizeof(buf));
+			off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)key_widths[t->o.keys[k]], buf);
+		}
+		put_line(t, cols, line);
+	}
+	if (t->tty)
+		fputs("\033[J", stdout);
+	free(rows);
+	return fflush(stdout) ? -EIO : 0;
+}
+
+static void term_restore(struct top *t)
+{
+	if (!t->tty)
+		return;
+	/* cursor back, the normal screen back, the line discipline as it was */
+	fputs("\033[?25h\033[?1049l", stdout);
+	fflush(stdout);
+	if (t->tio_saved)
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &t->saved_tio);
+	t->tty = false;
+}
+
+static void term_setup(struct top *t)
+{
+	struct termios raw;
+
+	if (t->o.stdio || !isatty(STDOUT_FILENO))
+		return;
+	t->tty = true;
+	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &t->saved_tio) == 0) {
+		t->tio_saved = true;
+		raw = t->saved_tio;
+		/* keys one at a time, unechoed; ISIG stays: Ctrl-C is a stop signal */
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+	}
+	/* the alternate screen, cursor hidden */
+	fputs("\033[?1049h\033[?25l\033[H\033[2J", stdout);
+	fflush(stdout);
+}
+
+/* Keys typed since the last turn: 'q' quits (returns 1), 'z' zeroes. */
+static int read_keys(struct top *t)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	char c[64];
+	ssize_t n;
+
+	if (!t->tio_saved || poll(&p, 1, 0) <= 0)
+		return 0;
+	n = read(STDIN_FILENO, c, sizeof(c));
+	for (ssize_t i = 0; i < n; i++) {
+		if (c[i] == 'q' || c[i] == 'Q')
+			return 1;
+		if (c[i] == 'z' || c[i] == 'Z') {
+			profile__reset(t->prof);
+			t->interval_start = clock_mono_ns();
+		}
+	}
+	return 0;
+}
+
+static int top_loop(struct top *t)
+{
+	uint64_t delay = (uint64_t)(t->o.delay * 1e9), next = clock_mono_ns() + delay, shown = 0;
+	int err;
+
+	t->interval_start = clock_mono_ns();
+	if (t->tty)
+		render(t, t->interval_start);
+	while (!record__stop_signal()) {
+		uint64_t now;
+
+		err = record__step(&t->r);
+		if (err < 0)
+			return err;
+		if (read_keys(t))
+			break;
+		now = clock_mono_ns();
+		forget_exited(t, now);
+		if (now < next)
+			continue;
+		err = render(t, now);
+		if (err < 0)
+			return err;
+		next = now + delay;
+		if (t->o.iterations && ++shown >= t->o.iterations)
+			break;
+		if (t->o.zero) {
+			profile__reset(t->prof);
+			t->interval_start = now;
+		}
+	}
+	return 0;
+}
+
+static int top_start(struct top *t)
+{
+	int err = record__open_events(&t->r);
+
+	if (err < 0)
+		return err;
+	t->model = model__new();
+	t->syms = symbols__new();
+	t->jit = jitmap__new("/tmp");
+	t->prof = profile__new(t->o.max_stacks);
+	t->forked = idmap__new();
+	if (!t->model || !t->syms || !t->prof || !t->forked) {
+		fprintf(stderr, "prof top: out of memory\n");
+		return -ENOMEM;
+	}
+	t->res = (struct resolver){ .model = t->model, .syms = t->syms, .jit = t->jit, .names = &t->names,
+				    .kernel_here = true };
+	t->r.sink = sink;
+	t->r.sink_ctx = t;
+	err = record__start(&t->r);
+	if (err < 0)
+		return err;
+	/* the kernel's maps are in the model now; kallsyms shows addresses only while
+	 * prof holds its privileges */
+	if (!t->r.opts.no_kernel)
+		resolver__load_kernel(&t->res);
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { .r = { .synth.proc_fd = -1, .cgroup_fd = -1 } };
+	char errbuf[1400];
+	int err, ret = EXIT_PROF_FAIL;
+
+	record_opts__init(&t.r.opts);
+	err = parse_opts(&t, argc, argv, errbuf, sizeof(errbuf));
+	if (err == 1) {
+		fputs(usage, stdout);
+		record_opts__release(&t.r.opts);
+		return EXIT_PROF_OK;
+	}
+	if (err < 0) {
+		fprintf(stderr, "prof top: %s\n", errbuf);
+		ret = EXIT_PROF_USAGE;
+		goto out;
+	}
+	record__install_signals();
+	/* prof top writes no file: record's output settings are not used */
+	ret = record__prepare(&t.r);
+	if (ret)
+		goto out;
+	if (!t.o.max_stacks)
+		t.o.max_stacks = t.r.cfg.max_stacks;    /* prof.conf's [aggregate], else the default */
+	ret = EXIT_PROF_FAIL;
+	scope__describe(&t.r.opts.scope, t.scope, sizeof(t.scope));
+	t.r.queue = ordered_queue__new();
+	t.r.dedup = map_dedup__new();
+	if (!t.r.queue || !t.r.dedup) {
+		fprintf(stderr, "prof top: out of memory\n");
+		goto out;
+	}
+	if (top_start(&t) < 0)
+		goto out;
+	t.r.start_ns = clock_mono_ns();
+	events__enable(t.r.events);
+	err = privs__drop_after_start(&t.r.privs);
+	if (err < 0)
+		fprintf(stderr, "prof: warning: could not drop capabilities: %s\n", strerror(-err));
+	term_setup(&t);
+	err = top_loop(&t);
+	term_restore(&t);
+	if (err < 0) {
+		fprintf(stderr, "prof top: %s\n", strerror(-err));
+		goto out;
+	}
+	ret = EXIT_PROF_OK;
+out:
+	term_restore(&t);
+	record__free(&t.r);
+	profile__free(t.prof);
+	symbols__free(t.syms);
+	jitmap__free(t.jit);
+	model__free(t.model);
+	strset__release(&t.names);
+	free(t.exits);
+	idmap__free(t.forked);
+	return ret;
+}

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "prof/cli/config.h"
+#include "prof/record/event_spec.h"
+#include "prof/cli/record_opts.h"
+#include "prof/base/util.h"
+
+void config__defaults(struct prof_config *c)
+{
+	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128,
+				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY };
+	strcpy(c->output, "perf.data");
+}
+
+struct parse_ctx {
+	struct prof_config *c;
+	bool allow_policy;
+	char msg[256];          /* the first error, for the line inih reports */
+};
+
+__attribute__((format(printf, 2, 3)))
+static int bad(struct parse_ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!x->msg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(x->msg, sizeof(x->msg), fmt, ap);
+		va_end(ap);
+	}
+	return 0;       /* inih: error on this line */
+}
+
+static int parse_bool(const char *v, bool *ret)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+		*ret = true;
+	else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+		*ret = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	uint64_t x;
+
+	if (parse_u64(v, 10, &x) < 0 || x < min || x > max)
+		return -EINVAL;
+	*ret = x;
+	return 0;
+}
+
+static int copy(char *dst, size_t len, const char *v)
+{
+	if (strlen(v) >= len)
+		return -ENAMETOOLONG;
+	strcpy(dst, v);
+	return 0;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_ctx *x = user;
+	struct prof_config *c = x->c;
+	uint64_t u;
+	bool b;
+
+	if (!strcmp(section, "record")) {
+		if (!strcmp(name, "event")) {
+			struct event_spec e;
+			if (event_spec__parse(value, &e) < 0)
+				return bad(x, "unknown event '%s'", value);
+			return copy(c->event, sizeof(c->event), value) < 0 ? bad(x, "event name too long") : 1;
+		}
+		if (!strcmp(name, "frequency")) {
+			if (parse_uint(value, 1, 1000000, &u) < 0)
+				return bad(x, "bad frequency '%s' (samples per second, 1 to 1000000)", value);
+			c->freq = u;
+			return 1;
+		}
+		if (!strcmp(name, "callchain")) {
+			if (parse_bool(value, &b) < 0)
+				return bad(x, "bad callchain '%s' (yes or no)", value);
+			c->callchain = b;
+			return 1;
+		}
+		if (!strcmp(name, "mmap_pages")) {
+			if (parse_uint(value, 1, record_opts__max_mmap_pages(), &u) < 0 || (u & (u - 1)))
+				return bad(x, "bad mmap_pages '%s' (a power of two from 1 to %" PRIu64 ")", value,
+					   record_opts__max_mmap_pages());
+			c->mmap_pages = (unsigned int)u;
+			return 1;
+		}
+		if (!strcmp(name, "output")) {
+			if (!value[0] || copy(c->output, sizeof(c->output), value) < 0)
+				return bad(x, "bad output '%s'", value);
+			return 1;
+		}
+		return bad(x, "unknown key '%s' in [record]", name);
+	}
+	if (!strcmp(section, "aggregate")) {
+		if (!strcmp(name, "max_stacks")) {
+			if (parse_uint(value, 1, 100000000, &u) < 0)
+				return bad(x, "bad max_stacks '%s' (distinct (task, stack) keys, 1 to 100000000)", value);
+			c->max_stacks = u;
+			return 1;
+		}
+		return bad(x, "unknown key '%s' in [aggregate]", name);
+	}
+	if (!strcmp(section, "policy")) {
+		if (!x->allow_policy)
+			return bad(x, "[policy] may only be set in the system configuration");
+		if (!strcmp(name, "admin_group")) {
+			if (copy(c->admin_group, sizeof(c->admin_group), value) < 0)
+				return bad(x, "admin_group too long");
+			return 1;
+		}
+		if (!strcmp(name, "user_kernel")) {
+			if (parse_bool(value, &b) < 0)
+				return bad(x, "bad user_kernel '%s' (yes or no)", value);
+			c->user_kernel = b;
+			return 1;
+		}
+		if (!strcmp(name, "user_max_frequency")) {
+			if (parse_uint(value, 1, 1000000, &u) < 0)
+				return bad(x, "bad user_max_frequency '%s' (samples per second, 1 to 1000000)", value);
+			c->user_max_frequency = u;
+			return 1;
+		}
+		return bad(x, "unknown key '%s' in [policy]", name);
+	}
+	return bad(x, section[0] ? "unknown section [%s]" : "key '%s' outside a section", section[0] ? section : name);
+}
+
+int config__parse(struct prof_config *c, const char *text, const char *filename, bool allow_policy,
+		  char *err, size_t errlen)
+{
+	struct parse_ctx x = { .c = c, .allow_policy = allow_policy };
+	int line = 1, r;
+
+	/* inih cuts longer lines silently: refuse them, naming the line. */
+	for (const char *p = text, *start = text; ; p++) {
+		if (*p == '\n' || !*p) {
+			if (p - start > CONFIG_MAX_LINE - 2) {
+				snprintf(err, errlen, "%s:%d: line longer than %d characters", filename, line,
+					 CONFIG_MAX_LINE - 2);
+				return -EINVAL;
+			}
+			if (!*p)
+				break;
+			line++;
+			start = p + 1;
+		}
+	}
+	r = ini_parse_string(text, handler, &x);
+	if (r > 0) {
+		snprintf(err, errlen, "%s:%d: %s", filename, r, x.msg[0] ? x.msg : "syntax error (expected [section] or key = value)");
+		return -EINVAL;
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "%s: out of memory", filename);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,
+		 char *err, size_t errlen)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	return config__load_fd(c, fd, path, allow_policy, must_be_safe, err, errlen);
+}
+
+int config__load_fd(struct prof_config *c, int fd, const char *path, bool allow_policy, bool must_be_safe,
+		    char *err, size_t errlen)
+{
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	ssize_t n;
+
+	/* Checked on the open file, so what is read is what was checked. */
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (a FIFO, device or directory): give a prof.conf file", path);
+		return -EINVAL;
+	}
+	if (must_be_safe && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		snprintf(err, errlen, "%s: refusing a configuration that is not owned by root or is writable by "
+			 "others (owner uid %u, mode %04o): prof runs privileged", path, st.st_uid,
+			 st.st_mode & 07777);
+		return -EPERM;
+	}
+	n = read_fd_full(fd, 1u << 20, &text);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror((int)-n));
+		return (int)n;
+	}
+	return config__parse(c, text, path, allow_policy, err, errlen);
+}
+
+int config__expand_output(const char *pattern, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = pattern; *p; p++) {
+		char tmp[256];
+		const char *add = tmp;
+
+		if (*p != '%' || !p[1]) {
+			tmp[0] = *p;
+			tmp[1] = '\0';
+		} else {
+			p++;
+			if (*p == 'u') {
+				struct passwd *pw = getpwuid(getuid());
+				snprintf(tmp, sizeof(tmp), "%s", pw ? pw->pw_name : "unknown");
+			} else if (*p == 'h') {
+				if (gethostname(tmp, sizeof(tmp)) < 0)
+					strcpy(tmp, "host");
+				tmp[sizeof(tmp) - 1] = '\0';
+			} else if (*p == 't') {
+				time_t t = time(NULL);
+				struct tm tm;
+				strftime(tmp, sizeof(tmp), "%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+			} else if (*p == 'p') {
+				snprintf(tmp, sizeof(tmp), "%d", (int)getpid());
+			} else if (*p == '%') {
+				strcpy(tmp, "%");
+			} else {
+				snprintf(tmp, sizeof(tmp), "%%%c", *p);
+			}
+		}
+		size_t l = strlen(add);
+		if (o + l >= len)
+			return -ENAMETOOLONG;
+		memcpy(buf + o, add, l);
+		o += l;
+	}
+	buf[o] = '\0';
+	return 0;
+}

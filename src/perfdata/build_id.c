@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <elf.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/perfdata/build_id.h"
+#include "prof/base/util.h"
+
+int build_id__from_notes(const uint8_t *notes, size_t len, size_t align, struct build_id *ret)
+{
+	size_t off = 0;
+
+	while (len - off >= 12) {
+		uint32_t namesz, descsz, type;
+		size_t name_off = off + 12, desc_off;
+
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		/* sizes are checked before they are added: no overflow */
+		if (namesz > len - name_off || ALIGN_UP((size_t)namesz, align) > len - name_off)
+			return -EINVAL;
+		desc_off = name_off + ALIGN_UP((size_t)namesz, align);
+		if (descsz > len - desc_off)
+			return -EINVAL;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(notes + name_off, "GNU", 4)) {
+			if (descsz == 0 || descsz > BUILD_ID_MAX)
+				return -EINVAL;
+			memset(ret, 0, sizeof(*ret));
+			memcpy(ret->data, notes + desc_off, descsz);
+			ret->size = (uint8_t)descsz;
+			return 0;
+		}
+		if (ALIGN_UP((size_t)descsz, align) > len - desc_off)
+			return -ENOENT;         /* the last note, unpadded */
+		off = desc_off + ALIGN_UP((size_t)descsz, align);
+	}
+	return -ENOENT;
+}
+
+static int pread_exact(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EINVAL;         /* shorter than its headers say */
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* One note segment (offset, size, alignment as the program header gives them). */
+static int segment_build_id(int fd, uint64_t off, uint64_t size, uint64_t align, struct build_id *ret)
+{
+	uint8_t buf[BUILD_ID_MAX_NOTES];
+	size_t len = (size_t)MIN(size, (uint64_t)sizeof(buf));
+	int r;
+
+	if (off > INT64_MAX || len == 0)
+		return -ENOENT;
+	r = pread_exact(fd, buf, len, off);
+	if (r < 0)
+		return r;
+	r = build_id__from_notes(buf, len, align == 8 ? 8 : 4, ret);
+	return r == -EINVAL ? -ENOENT : r;      /* a bad segment: try the next */
+}
+
+#define READ_PHDRS(Ehdr, Phdr)                                                             \
+	do {                                                                               \
+		const Ehdr *eh = (const void *)&hdr;                                      \
+		Phdr ph[BUILD_ID_MAX_PHDRS];                                               \
+		if (eh->e_phentsize != sizeof(Phdr) || eh->e_phnum == 0 ||                 \
+		    eh->e_phnum > BUILD_ID_MAX_PHDRS)                                      \
+			return -EINVAL;                                                    \
+		r = pread_exact(fd, ph, eh->e_phnum * sizeof(Phdr), eh->e_phoff);          \
+		if (r < 0)                                                                 \
+			return r;                                                          \
+		for (size_t i = 0; i < eh->e_phnum; i++) {                                 \
+			if (ph[i].p_type != PT_NOTE)                                       \
+				continue;                                                  \
+			r = segment_build_id(fd, ph[i].p_offset, ph[i].p_filesz, ph[i].p_align, ret); \
+			if (r != -ENOENT)                                                  \
+				return r;                                                  \
+		}                                                                          \
+		return -ENOENT;                                                            \
+	} while (0)
+
+int build_id__read_elf(int fd, struct build_id *ret)
+{
+	union {
+		Elf32_Ehdr e32;
+		Elf64_Ehdr e64;
+	} hdr;
+	const uint8_t *ident = hdr.e64.e_ident;
+	int r = pread_exact(fd, &hdr, sizeof(Elf32_Ehdr), 0);
+	const uint8_t native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+
+	if (r < 0)
+		return r;
+	if (memcmp(ident, ELFMAG, SELFMAG) || ident[EI_DATA] != native)
+		return -EINVAL;
+	if (ident[EI_CLASS] == ELFCLASS32)
+		READ_PHDRS(Elf32_Ehdr, Elf32_Phdr);
+	if (ident[EI_CLASS] != ELFCLASS64)
+		return -EINVAL;
+	r = pread_exact(fd, &hdr, sizeof(Elf64_Ehdr), 0);
+	if (r < 0)
+		return r;
+	READ_PHDRS(Elf64_Ehdr, Elf64_Phdr);
+}
+
+void build_id__hex(const struct build_id *b, char *hex, size_t hexlen)
+{
+	if (hexlen < 2u * b->size + 1) {
+		if (hexlen)
+			hex[0] = '\0';
+		return;
+	}
+	for (size_t i = 0; i < b->size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b->data[i]);
+	hex[2 * b->size] = '\0';
+}

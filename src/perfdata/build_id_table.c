@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "prof/perfdata/build_id_table.h"
+#include "prof/base/idmap.h"
+#include "prof/base/util.h"
+
+struct object {
+	uint32_t maj, min;
+	uint64_t ino;
+	struct build_id bid;            /* size 0: none (unreadable, or not the mapped file) */
+};
+
+struct entry {
+	char *path;
+	uint32_t obj;
+};
+
+struct build_id_table {
+	struct object *objs;
+	size_t nr_objs, cap_objs;
+	struct entry *ents;
+	size_t nr_ents, cap_ents;
+	struct idmap *obj_by_hash;      /* hash of (maj, min, ino), probed h, h+1, ... */
+	struct idmap *ent_by_hash;      /* hash of the path, the same way */
+	struct build_id kernel;
+	struct build_id_table_stats st;
+};
+
+struct build_id_table *build_id_table__new(void)
+{
+	struct build_id_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->obj_by_hash = idmap__new();
+	t->ent_by_hash = idmap__new();
+	if (!t->obj_by_hash || !t->ent_by_hash)
+		return build_id_table__free(t);
+	return t;
+}
+
+struct build_id_table *build_id_table__free(struct build_id_table *t)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < t->nr_ents; i++)
+		free(t->ents[i].path);
+	free(t->ents);
+	free(t->objs);
+	idmap__free(t->obj_by_hash);
+	idmap__free(t->ent_by_hash);
+	free(t);
+	return NULL;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = MAX(*cap * 2, MAX(need, 64));
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/*
+ * The file at path, opened for reading only if it is the regular file (maj, min,
+ * ino): an O_PATH descriptor pins the inode that is checked, and is then reopened
+ * through /proc/self/fd, so nothing else (a FIFO, a device swapped in) is opened.
+ */
+static int open_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	_cleanup_close_ int pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	char proc[64];
+	struct stat st;
+	int fd;
+
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || major(st.st_dev) != maj || minor(st.st_dev) != min || st.st_ino != ino)
+		return -ESTALE;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
+}
+
+int mapped_file__open(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	uid_t old_fsuid = (uid_t)setfsuid(getuid());
+	gid_t old_fsgid = (gid_t)setfsgid(getgid());
+	int fd = open_mapped(path, maj, min, ino);
+
+	setfsgid(old_fsgid);
+	setfsuid(old_fsuid);
+	return fd;
+}
+
+/* Read the object's build id now, as the invoking user (prof may be set-user-id). */
+static void object_read(struct object *o, const char *path)
+{
+	_cleanup_close_ int fd = mapped_file__open(path, o->maj, o->min, o->ino);
+
+	if (fd >= 0 && build_id__read_elf(fd, &o->bid) < 0)
+		o->bid.size = 0;
+}
+
+/* The object (maj, min, ino), read the first time it is met.  Index or -ENOMEM. */
+static int64_t object_get(struct build_id_table *t, const struct perf_record_mmap2 *m, const char *path)
+{
+	struct { uint32_t maj, min; uint64_t ino; } key = { m->maj, m->min, m->ino };
+	uint64_t h = hash_bytes(&key, sizeof(key));
+	struct object *o;
+	uint32_t idx;
+
+	for (;; h++) {
+		if (!idmap__get(t->obj_by_hash, h, &idx))
+			break;
+		o = &t->objs[idx];
+		if (o->maj == key.maj && o->min == key.min && o->ino == key.ino)
+			return idx;
+	}
+	if (grow((void **)&t->objs, &t->cap_objs, t->nr_objs + 1, sizeof(*t->objs)) < 0 ||
+	    idmap__set(t->obj_by_hash, h, (uint32_t)t->nr_objs) < 0)
+		return -ENOMEM;
+	o = &t->objs[t->nr_objs];
+	*o = (struct object){ .maj = key.maj, .min = key.min, .ino = key.ino };
+	object_read(o, path);
+	t->st.objects++;
+	t->st.read += o->bid.size > 0;
+	return (int64_t)t->nr_objs++;
+}
+
+/* An object whose build id the record itself carries (PERF_RECORD_MISC_MMAP_BUILD_ID). */
+static int64_t object_carried(struct build_id_table *t, const struct perf_record_mmap2 *m)
+{
+	struct object *o;
+
+	if (grow((void **)&t->objs, &t->cap_objs, t->nr_objs + 1, sizeof(*t->objs)) < 0)
+		return -ENOMEM;
+	o = &t->objs[t->nr_objs];
+	*o = (struct object){ .maj = UINT32_MAX, .min = UINT32_MAX, .ino = UINT64_MAX };
+	if (m->build_id_size > 0 && m->build_id_size <= BUILD_ID_MAX) {
+		memcpy(o->bid.data, m->build_id, m->build_id_size);
+		o->bid.size = m->build_id_size;
+	}
+	t->st.objects++;
+	return (int64_t)t->nr_objs++;
+}
+
+int build_id_table__note(struct build_id_table *t, const struct perf_event_header *ev)
+{
+	const struct perf_record_mmap2 *m = (const void *)ev;
+	size_t max, len;
+	uint64_t h;
+	uint32_t idx;
+	int64_t obj;
+	char *path;
+
+	if (ev->type != PERF_RECORD_MMAP2 || ev->size <= offsetof(struct perf_record_mmap2, filename))
+		return 0;
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+		return 0;       /* data, [vdso], //anon, [heap]... */
+	max = ev->size - offsetof(struct perf_record_mmap2, filename);
+	len = strnlen(m->filename, max);
+	if (len == max || (len > 10 && !memcmp(m->filename + len - 10, " (deleted)", 10)) ||
+	    !strncmp(m->filename, "/memfd:", 7))
+		return 0;       /* unterminated, or no file to read any more */
+	h = hash_bytes(m->filename, len);
+	/* the same path and object as before: the common case, no file access */
+	for (;; h++) {
+		const struct object *o;
+
+		if (!idmap__get(t->ent_by_hash, h, &idx))
+			break;
+		o = &t->objs[t->ents[idx].obj];
+		if (strcmp(t->ents[idx].path, m->filename))
+			continue;
+		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			if (m->build_id_size == o->bid.size && !memcmp(m->build_id, o->bid.data, o->bid.size))
+				return 0;
+		} else if (o->maj == m->maj && o->min == m->min && o->ino == m->ino) {
+			return 0;
+		}
+	}
+	obj = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? object_carried(t, m) : object_get(t, m, m->filename);
+	if (obj < 0)
+		return (int)obj;
+	if (grow((void **)&t->ents, &t->cap_ents, t->nr_ents + 1, sizeof(*t->ents)) < 0)
+		return -ENOMEM;
+	path = strndup(m->filename, len);
+	if (!path)
+		return -ENOMEM;
+	if (idmap__set(t->ent_by_hash, h, (uint32_t)t->nr_ents) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	t->ents[t->nr_ents++] = (struct entry){ .path = path, .obj = (uint32_t)obj };
+	return 0;
+}
+
+void build_id_table__set_kernel(struct build_id_table *t, const struct build_id *b)
+{
+	t->kernel = *b;
+}
+
+/* One struct build_id_event, as perf's write_buildid() lays it out. */
+static void write_one(struct feat_buf *b, const char *name, const struct build_id *bid, uint16_t misc)
+{
+	struct perf_record_header_build_id e = { 0 };
+	size_t len = ALIGN_UP(strlen(name) + 1, PERF_NAME_ALIGN);
+
+	memcpy(e.data, bid->data, bid->size);
+	e.size = bid->size;
+	e.pid = -1;                     /* perf's HOST_KERNEL_ID: the host machine */
+	e.header.misc = misc | PERF_RECORD_MISC_BUILD_ID_SIZE;
+	e.header.size = (uint16_t)(sizeof(e) + len);
+	feat_buf__put(b, &e, sizeof(e));
+	feat_buf__put(b, name, strlen(name) + 1);
+	feat_buf__put(b, NULL, len - strlen(name) - 1);
+}
+
+void build_id_table__write(struct build_id_table *t, struct feat_buf *b)
+{
+	t->st.entries = 0;
+	/* the kernel first: perf's reader recognises an old layout by that entry */
+	if (t->kernel.size) {
+		write_one(b, "[kernel.kallsyms]", &t->kernel, PERF_RECORD_MISC_KERNEL);
+		t->st.entries++;
+	}
+	for (size_t i = 0; i < t->nr_ents; i++) {
+		const struct object *o = &t->objs[t->ents[i].obj];
+
+		/* a path longer than a record can hold: no record (perf's limit is PATH_MAX) */
+		if (!o->bid.size || strlen(t->ents[i].path) >= 4096)
+			continue;
+		write_one(b, t->ents[i].path, &o->bid, PERF_RECORD_MISC_USER);
+		t->st.entries++;
+	}
+}
+
+const struct build_id_table_stats *build_id_table__stats(const struct build_id_table *t)
+{
+	return &t->st;
+}

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <string.h>
+#include <sys/resource.h>
+#include <fcntl.h>
+#include <time.h>
+#include <linux/perf_event.h>
+#include <perf/core.h>
+#include <perf/event.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+
+#include "prof/record/events.h"
+#include "prof/sys/tracefs.h"
+#include "prof/scope/tracker.h"
+#include "prof/analyze/unwinder.h"
+#include "prof/base/util.h"
+
+/* Everything a record needs to be judged and written; same for both events so any
+ * record's trailer parses alike (perf requires IDENTIFIER when types differ). */
+#define SAMPLE_TYPE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |   \
+			  PERF_SAMPLE_CGROUP)
+
+struct events {
+	struct perf_evlist *evlist;
+	struct perf_evsel *sampling, *sideband;
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct events_info info;
+	struct sample_layout layout;
+	struct perf_data_event events[2];
+	uint64_t *ids[2];
+	struct events_creds creds[3];
+	size_t nr_creds;
+	uint64_t *creds_ids[3];
+};
+
+static int max_sample_rate(uint64_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	char *end;
+
+	if (read_file_full(AT_FDCWD, "/proc/sys/kernel/perf_event_max_sample_rate", 64, &buf) < 0)
+		return -ENOENT;
+	*ret = strtoull(buf, &end, 10);
+	return *ret ? 0 : -EINVAL;
+}
+
+static void sampling_attr(const struct record_opts *o, const struct event_spec *e, uint64_t freq,
+			  struct perf_event_attr *a)
+{
+	*a = (struct perf_event_attr){
+		.size = sizeof(*a),
+		.type = e->type,
+		.config = e->config,
+		.sample_type = SAMPLE_TYPE_BASE | (o->callchain ? PERF_SAMPLE_CALLCHAIN : 0),
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1,
+		.exclude_user = e->exclude_user,
+		.exclude_kernel = e->exclude_kernel || o->no_kernel,
+		.exclude_callchain_kernel = o->no_kernel,
+		.sample_id_all = 1,
+		/* CLOCK_MONOTONIC, so prof can compare record times with its own clock
+		 * (ordering rounds, stamping synthesized records). */
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+	};
+	if (o->dwarf) {
+		/*
+		 * As perf's --call-graph dwarf: the user registers and stack, unwound by
+		 * prof; the kernel's callchain gives the kernel part only (none at all
+		 * for those kept away from kernel addresses).
+		 */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		if (o->no_kernel)
+			a->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = unwinder__regs_mask();
+		a->sample_stack_user = o->stack_size;
+	}
+	if (freq) {
+		a->freq = 1;
+		a->sample_freq = freq;
+	} else {
+		a->sample_period = o->period;
+	}
+}
+
+static void sideband_attr(const struct perf_event_attr *s, struct perf_event_attr *a)
+{
+	*a = (struct perf_event_attr){
+		.size = sizeof(*a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = s->sample_type & ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+							     PERF_SAMPLE_STACK_USER),
+		.read_format = PERF_FORMAT_ID,
+		.disabled = 1,
+		.sample_id_all = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+		.mmap = 1,
+		.mmap2 = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+		.namespaces = 1,
+		.cgroup = 1,
+		/*
+		 * No attr.build_id: on the kernels here (6.18), an event with it opened
+		 * after another tool's makes the kernel flag that tool's MMAP2 records as
+		 * carrying a build id when they carry inode data, and perf then aborts
+		 * (util/build-id.c) when it reads them.  Inode data identifies files too.
+		 */
+		.sample_period = 1,
+	};
+}
+
+static bool is_no_pmu(int err)
+{
+	/* What the kernel answers for a hardware event where there is no PMU (perf's
+	 * evsel__fallback list). */
+	return err == -ENOENT || err == -ENXIO || err == -ENODEV || err == -EOPNOTSUPP ||
+	       err == -EINVAL;
+}
+
+/* Add to the evlist (which gives it the evlist's maps) and open on every CPU. */
+static int open_evsel(struct events *r, struct perf_evsel *evsel)
+{
+	int err;
+
+	perf_evlist__add(r->evlist, evsel);
+	err = perf_evsel__open(evsel, r->cpus, r->threads);
+
+	if (err == -EMFILE) {
+		/* perf's remedy: lift the soft fd limit to the hard one and retry. */
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+				err = perf_evsel__open(evsel, r->cpus, r->threads);
+		}
+	}
+	return err;
+}
+
+static int open_sampling(struct events *r, const struct record_opts *o)
+{
+	struct perf_event_attr attr;
+	uint64_t freq = o->freq, max;
+	int err;
+
+	r->info.event = o->event;
+	if (o->freq && max_sample_rate(&max) == 0) {
+		if (o->freq_max) {
+			freq = max;
+		} else if (freq > max) {
+			freq = max;
+			r->info.freq_lowered = true;
+		}
+	}
+	r->info.freq = freq;
+	sampling_attr(o, &r->info.event, freq, &attr);
+	r->sampling = perf_evsel__new(&attr);
+	if (!r->sampling)
+		return -ENOMEM;
+	err = open_evsel(r, r->sampling);
+	if (err < 0 && event_spec__is_hardware(&r->info.event) && is_no_pmu(err)) {
+		/* No PMU (VMs, containers): sample on the CPU clock, as perf does. */
+		perf_evlist__remove(r->evlist, r->sampling);
+		perf_evsel__delete(r->sampling);
+		event_spec__cpu_clock(&r->info.event);
+		r->info.fell_back = true;
+		sampling_attr(o, &r->info.event, freq, &attr);
+		r->sampling = perf_evsel__new(&attr);
+		if (!r->sampling)
+			return -ENOMEM;
+		err = open_evsel(r, r->sampling);
+	}
+	return err;
+}
+
+/* The sample id the kernel gave the event on each CPU (read_format has PERF_FORMAT_ID). */
+static int evsel_ids(struct events *r, struct perf_evsel *evsel, uint64_t **ret)
+{
+	int n = perf_cpu_map__nr(r->cpus);
+	uint64_t *ids = calloc((size_t)n, sizeof(uint64_t));
+
+	if (!ids)
+		return -ENOMEM;
+	for (int c = 0; c < n; c++) {
+		struct perf_counts_values v = { 0 };
+		int err = perf_evsel__read(evsel, c, 0, &v);
+		if (err < 0) {
+			free(ids);
+			return err;
+		}
+		ids[c] = v.id;
+	}
+	*ret = ids;
+	return 0;
+}
+
+static int read_ids(struct events *r, struct perf_evsel *evsel, int i, const char *name)
+{
+	int n = perf_cpu_map__nr(r->cpus);
+	int err = evsel_ids(r, evsel, &r->ids[i]);
+
+	if (err < 0)
+		return err;
+	r->events[i] = (struct perf_data_event){
+		.attr = *perf_evsel__attr(evsel),
+		.name = name,
+		.ids = r->ids[i],
+		.nr_ids = (uint32_t)n,
+	};
+	return 0;
+}
+
+/*
+ * The set*uid() syscall tracepoints: how a uid scope sees a process change its real
+ * uid without exec.  Optional: without them prof re-reads the uid at exec.
+ */
+static int open_creds(struct events *r)
+{
+	/*
+	 * The entries only: their records are judged a round after the call returned,
+	 * when /proc tells how it went.  Fewer tracepoints also means less to tear down
+	 * at exit (each waits for an RCU grace period).
+	 */
+	static const struct {
+		const char *event, *field;
+		int kind;
+	} tp[] = {
+		{ "sys_enter_setuid", "uid", TRACKER_EV_SETUID },
+		{ "sys_enter_setreuid", "ruid", TRACKER_EV_SETREUID },
+		{ "sys_enter_setresuid", "ruid", TRACKER_EV_SETRESUID },
+	};
+	struct perf_evsel *evsels[ARRAY_SIZE(tp)] = { 0 };
+	char dir[4096];
+	int err, off, n = perf_cpu_map__nr(r->cpus);
+
+	err = tracefs__dir(dir, sizeof(dir));
+	if (err < 0)
+		return err;
+	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
+		unsigned long long id;
+		struct perf_event_attr a;
+
+		err = tracefs__event(dir, "syscalls", tp[i].event, tp[i].field, &id, &off);
+		if (err < 0)
+			return err;
+		if (i && off != r->info.raw_uid_off)
+			return -EINVAL;         /* the tracker reads one offset for all three */
+		r->info.raw_uid_off = off;
+		a = (struct perf_event_attr){
+			.size = sizeof(a),
+			.type = PERF_TYPE_TRACEPOINT,
+			.config = id,
+			.sample_period = 1,
+			/* same fixed fields as the sampling event, then RAW */
+			.sample_type = (SAMPLE_TYPE_BASE & ~(uint64_t)PERF_SAMPLE_CGROUP) | PERF_SAMPLE_RAW,
+			.read_format = PERF_FORMAT_ID,
+			.disabled = 1,
+			.sample_id_all = 1,
+			.use_clockid = 1,
+			.clockid = CLOCK_MONOTONIC,
+		};
+		evsels[i] = perf_evsel__new(&a);
+		if (!evsels[i])
+			return -ENOMEM;
+		err = open_evsel(r, evsels[i]);
+		if (err < 0)
+			return err;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
+		err = evsel_ids(r, evsels[i], &r->creds_ids[i]);
+		if (err < 0)
+			return err;
+		r->creds[i] = (struct events_creds){ .kind = tp[i].kind, .ids = r->creds_ids[i],
+						       .nr_ids = (size_t)n };
+	}
+	r->nr_creds = ARRAY_SIZE(tp);
+	r->info.creds = true;
+	return 0;
+}
+
+static int libperf_print(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	/* libperf's own chatter is not for users; prof reports errors itself. */
+	return 0;
+}
+
+int events__new(const struct record_opts *o, struct events **ret, enum events_stage *ret_stage)
+{
+	struct events *r;
+	struct perf_event_attr sb;
+	enum events_stage stage = EVENTS_STAGE_SAMPLING;
+	int err;
+
+	libperf_init(libperf_print);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->cpus = perf_cpu_map__new_online_cpus();
+	r->threads = perf_thread_map__new_dummy();
+	r->evlist = perf_evlist__new();
+	if (!r->cpus || !r->threads || !r->evlist) {
+		err = -ENOMEM;
+		goto err;
+	}
+	r->info.nr_cpus = perf_cpu_map__nr(r->cpus);
+	perf_evlist__set_maps(r->evlist, r->cpus, r->threads);
+
+	err = open_sampling(r, o);
+	if (err < 0)
+		goto err;
+	stage = EVENTS_STAGE_SIDEBAND;
+	sideband_attr(perf_evsel__attr(r->sampling), &sb);
+	r->sideband = perf_evsel__new(&sb);
+	if (!r->sideband) {
+		err = -ENOMEM;
+		goto err;
+	}
+	err = open_evsel(r, r->sideband);
+	if (err < 0)
+		goto err;
+	if (o->scope.nr_uids) {
+		/* Best effort: on failure remove whatever of them was added. */
+		r->info.creds_err = open_creds(r);
+		if (r->info.creds_err < 0) {
+			struct perf_evsel *e, *tmp;
+			bool past = false;
+			for (e = perf_evlist__next(r->evlist, NULL); e; e = tmp) {
+				tmp = perf_evlist__next(r->evlist, e);
+				if (past) {
+					perf_evsel__close(e);
+					perf_evlist__remove(r->evlist, e);
+					perf_evsel__delete(e);
+				}
+				if (e == r->sideband)
+					past = true;
+			}
+		}
+	}
+
+	stage = EVENTS_STAGE_MMAP;
+	err = perf_evlist__mmap(r->evlist, (int)o->mmap_pages);
+	if (err < 0) {
+		err = errno ? -errno : err;
+		goto err;
+	}
+	stage = EVENTS_STAGE_IDS;
+	err = read_ids(r, r->sampling, 0, r->info.event.name);
+	if (err < 0)
+		goto err;
+	err = read_ids(r, r->sideband, 1, "dummy:HG");
+	if (err < 0)
+		goto err;
+	sample_layout__init(&r->layout, perf_evsel__attr(r->sampling)->sample_type);
+	r->info.nr_fds = (2 + (r->info.creds ? 3 : 0)) * (size_t)r->info.nr_cpus;
+	*ret = r;
+	return 0;
+err:
+	*ret_stage = stage;
+	events__free(r);
+	return err;
+}
+
+struct events *events__free(struct events *r)
+{
+	if (!r)
+		return NULL;
+	if (r->evlist) {
+		/* The evlist owns every evsel added to it; closing unopened ones is a no-op. */
+		perf_evlist__munmap(r->evlist);
+		perf_evlist__close(r->evlist);
+		perf_evlist__delete(r->evlist);
+	}
+	perf_cpu_map__put(r->cpus);
+	perf_thread_map__put(r->threads);
+	free(r->ids[0]);
+	free(r->ids[1]);
+	for (size_t i = 0; i < ARRAY_SIZE(r->creds_ids); i++)
+		free(r->creds_ids[i]);
+	free(r);
+	return NULL;
+}
+
+const struct events_info *events__info(const struct events *r)
+{
+	return &r->info;
+}
+
+const struct sample_layout *events__layout(const struct events *r)
+{
+	return &r->layout;
+}
+
+const struct perf_data_event *events__attrs(const struct events *r, size_t *ret_nr)
+{
+	*ret_nr = 2;
+	return r->events;
+}
+
+size_t events__creds(const struct events *r, const struct events_creds **ret)
+{
+	*ret = r->creds;
+	return r->nr_creds;
+}
+
+int events__enable(struct events *r)
+{
+	perf_evlist__enable(r->evlist);
+	return 0;
+}
+
+int events__disable(struct events *r)
+{
+	perf_evlist__disable(r->evlist);
+	return 0;
+}
+
+int events__poll(struct events *r, int timeout_ms)
+{
+	int n = perf_evlist__poll(r->evlist, timeout_ms);
+	return n < 0 ? -errno : n;
+}
+
+int events__drain(struct events *r, struct ordered_queue *q, events_peek_fn peek, void *ctx)
+{
+	struct perf_mmap *map;
+	int n = 0;
+
+	perf_evlist__for_each_mmap(r->evlist, map, false) {
+		union perf_event *ev;
+
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map)) != NULL) {
+			int err = peek ? peek(&ev->header, ctx) : 0;
+
+			if (!err)
+				err = ordered_queue__push(q, &ev->header,
+							  sample_layout__time(&r->layout, &ev->header));
+			perf_mmap__consume(map);
+			if (err < 0)
+				return err;
+			n++;
+		}
+		perf_mmap__read_done(map);
+	}
+	return n;
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# --call-graph dwarf: stacks of code without frame pointers (a C program and its
+# shared library built with -O2 -fomit-frame-pointer here, and Debian's python3)
+# are complete down to _start (through __libc_start_call_main, which only libc's
+# debug symbols name: without libc6-dbg it is [unknown]); perf script reads the same
+# stacks from prof's file as prof report; nothing is lost at -F 1000; tasks that exit
+# or exec before their samples are unwound (prof unwinds >= 50 ms after a sample)
+# unwind all the same, and are no error.
+. "$(dirname "$0")/../lib.sh"
+require_root
+require_perf
+command -v gcc >/dev/null || skip "needs gcc"
+command -v python3 >/dev/null || skip "needs python3"
+src=$(cd "$(dirname "$0")/../../programs" && pwd)
+
+gcc -O2 -fomit-frame-pointer -fPIC -shared -o "$TMP/libprof-nofp.so" "$src/nofp_lib.c" || fail "build the library"
+gcc -O2 -fomit-frame-pointer -o "$TMP/prof-nofp" "$src/nofp_main.c" -L"$TMP" -lprof-nofp -Wl,-rpath,"$TMP" ||
+	fail "build the program"
+NOFP=$TMP/prof-nofp
+cat >"$TMP/work.py" <<'PY'
+import os, sys, time
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+def middle(n):
+    return leaf(n)
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    middle(5000)
+if len(sys.argv) > 2:
+    os.execv(sys.argv[2], sys.argv[2:])
+PY
+
+# Folded stacks (comm;outermost;...;leaf count) from perf script, for comparison with
+# prof report -F folded -g.  Unknown frames are named alike.
+perf_folded() {
+	perf_clean "$TMP/script.txt" script -i "$1" -F comm,ip,sym
+	python3 - "$TMP/script.txt" >"$2" <<'PY'
+import collections, re, sys
+stacks = collections.Counter()
+comm, frames = None, []
+def flush():
+    if comm is not None:
+        stacks[";".join([comm] + frames[::-1])] += 1
+for line in open(sys.argv[1]):
+    if not line.strip():
+        flush(); comm, frames = None, []
+    elif line[0] not in " \t":
+        flush(); comm, frames = line.split()[0], []
+    else:
+        parts = line.split(None, 1)
+        sym = parts[1].strip() if len(parts) > 1 else "[unknown]"
+        frames.append(re.sub(r"\+0x[0-9a-f]+$", "", sym))
+flush()
+for k, v in stacks.items():
+    print(k, v)
+PY
+}
+# perf script shows no inlined frames in a file's call chains (report_inline.sh checks prof's).
+prof_folded() {
+	"$PROF" report -i "$1" -F folded -g --no-inline >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+	sed -E 's/\[unknown\]_\([^;]*\)/[unknown]/g' "$TMP/pf.raw" >"$2"
+}
+
+# At least MIN of COMM's samples have a stack matching the regex, and perf script
+# reads the same stacks for them as prof report.
+check_stacks() {
+	local what=$1 comm=$2 re=$3 min=$4
+	python3 - "$TMP/perf.folded" "$TMP/prof.folded" "$comm" "$re" "$min" <<'PY' || fail "$what: stacks incomplete or perf and prof disagree"
+import collections, re, sys
+def load(p):
+    c = collections.Counter()
+    for line in open(p):
+        k, _, n = line.rstrip("\n").rpartition(" ")
+        c[k] += int(n)
+    return c
+perf, prof = load(sys.argv[1]), load(sys.argv[2])
+comm, rx, need = sys.argv[3], re.compile(sys.argv[4]), float(sys.argv[5])
+def share(c):
+    mine = {k: v for k, v in c.items() if k.split(";")[0] == comm}
+    total = sum(mine.values())
+    good = sum(v for k, v in mine.items() if rx.search(k))
+    return total, good, {k: v for k, v in mine.items() if rx.search(k)}
+pt, pg, pstacks = share(perf)
+qt, qg, qstacks = share(prof)
+print(f"# {comm}: prof {qg}/{qt} complete, perf {pg}/{pt}")
+for k, v in sorted(qstacks.items(), key=lambda kv: -kv[1])[:3]:
+    print(f"#   {v:5d} {k}")
+if qt == 0 or qg < need * qt:
+    print("prof's stacks:"); [print(" ", v, k) for k, v in prof.most_common(8)]
+    sys.exit(1)
+# The callchains are the same; the symbolizers may name a PLT stub differently
+# (perf: _init, prof: [unknown]), so up to 1% of the samples may differ.
+keys = set(pstacks) | set(qstacks)
+off = sum(abs(pstacks.get(k, 0) - qstacks.get(k, 0)) for k in keys) / 2
+if off > 0.01 * max(pg, qg):
+    diff = set(pstacks.items()) ^ set(qstacks.items())
+    print(f"{off} samples differ:"); [print(" ", d) for d in sorted(diff)[:10]]
+    sys.exit(1)
+PY
+}
+
+# 1. The C program and its library, without frame pointers.
+F=$TMP/c.data
+"$PROF" record --call-graph dwarf -F 1000 -o "$F" -- "$NOFP" 2 >"$TMP/out" 2>"$TMP/err" ||
+	fail "prof record exited $?: $(cat "$TMP/err")"
+note "$(cat "$TMP/err")"
+grep -q ' 0 lost, ' "$TMP/err" || fail "samples lost: $(cat "$TMP/err")"
+grep -q 'user stacks unwound' "$TMP/err" || fail "no unwinding summary: $(cat "$TMP/err")"
+perf_folded "$F" "$TMP/perf.folded"
+prof_folded "$F" "$TMP/prof.folded"
+check_stacks "C program" prof-nofp \
+	'^prof-nofp;_start;__libc_start_main[^;]*;(__libc_start_call_main|\[unknown\]);main;app_outer[^;]*;lib_work;(lib_leaf|app_callback)$' 0.95
+pass "C program without frame pointers: complete stacks through its library, same in perf script"
+
+# The file holds callchains, not stack copies: perf reads it as any -g file.
+perf_clean "$TMP/hdr" report -i "$F" --header-only
+grep -q 'sample_type = .*CALLCHAIN' "$TMP/hdr" || fail "attr lacks CALLCHAIN: $(grep sample_type "$TMP/hdr")"
+if grep -q 'sample_type = .*\(REGS_USER\|STACK_USER\)' "$TMP/hdr"; then
+	fail "the file's attr still announces registers or stack: $(grep sample_type "$TMP/hdr")"
+fi
+perf_clean "$TMP/rep" report -i "$F" --stdio --no-children -G --comm prof-nofp -S lib_leaf
+grep -qw '_start' "$TMP/rep" || fail "perf report shows no complete stack: $(head -40 "$TMP/rep")"
+pass "perf report shows the stacks from the callchains"
+
+# 2. python3 (Debian's: libpython, libc without frame pointers).
+F=$TMP/py.data
+"$PROF" record --call-graph dwarf -F 1000 -o "$F" -- python3 "$TMP/work.py" 2 >"$TMP/out" 2>"$TMP/err" ||
+	fail "prof record exited $?: $(cat "$TMP/err")"
+note "$(cat "$TMP/err")"
+grep -q ' 0 lost, ' "$TMP/err" || fail "samples lost: $(cat "$TMP/err")"
+perf_folded "$F" "$TMP/perf.folded"
+prof_folded "$F" "$TMP/prof.folded"
+check_stacks "python3" python3 \
+	'^python3;_start;__libc_start_main[^;]*;(__libc_start_call_main|\[unknown\]);Py_BytesMain;.*_PyEval_EvalFrameDefault' 0.9
+pass "python3: complete stacks to _start, same in perf script"
+
+# 3. Short-lived processes (each gone before its samples are unwound) and one that
+# execs from python3 into the C program: each sample unwinds with the maps of its
+# time; nothing is an error.
+F=$TMP/churn.data
+cat >"$TMP/churn.sh" <<CHURN
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "$NOFP" 0.03; done
+exec python3 "$TMP/work.py" 0.5 "$NOFP" 0.5
+CHURN
+"$PROF" record --call-graph dwarf -F 1000 -o "$F" -- bash "$TMP/churn.sh" >"$TMP/out" 2>"$TMP/err" ||
+	fail "prof record exited $?: $(cat "$TMP/err")"
+note "$(cat "$TMP/err")"
+[ "$(grep -vc -e '^\[ prof record: ' -e '^prof: .* user stacks unwound' "$TMP/err")" -eq 0 ] ||
+	fail "more than the summary on stderr: $(cat "$TMP/err")"
+perf_folded "$F" "$TMP/perf.folded"
+prof_folded "$F" "$TMP/prof.folded"
+check_stacks "exited and exec'd" prof-nofp \
+	'^prof-nofp;_start;__libc_start_main[^;]*;(__libc_start_call_main|\[unknown\]);main;app_outer[^;]*;lib_work;(lib_leaf|app_callback)$' 0.9
+check_stacks "before the exec" python3 \
+	'^python3;_start;__libc_start_main[^;]*;(__libc_start_call_main|\[unknown\]);Py_BytesMain;.*_PyEval_EvalFrameDefault' 0.9
+pass "tasks that exit or exec before their samples are unwound: complete stacks, no error"
+
+# 4. prof top shares the session but does not unwind: it refuses clearly (usage, 2).
+rc=0
+"$PROF" top -a --call-graph dwarf -n 1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "prof top --call-graph dwarf exited $rc, not 2: $(cat "$TMP/err")"
+grep -q "prof top does not unwind DWARF call graphs" "$TMP/err" || fail "no clear refusal: $(cat "$TMP/err")"
+pass "prof top refuses --call-graph dwarf"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# --uid: a user's processes started mid-run from outside any of its trees (su from
+# root), and a churn of short-lived ones, are all captured with their comm; root's
+# busy process is not, and leaves no comm or map in the file.
+. "$(dirname "$0")/../lib.sh"
+require_root
+require_perf
+command -v su >/dev/null || skip "needs su"
+command -v python3 >/dev/null || skip "needs python3"
+
+U=prof-it-tenant
+make_user "$U"
+HOT=$(public_copy "$PROF_HOT")
+cp "$HOT" "$TMP/pub/outsider"
+
+"$TMP/pub/outsider" 12 >/dev/null &
+cleanup_hooks+=("kill $! 2>/dev/null")
+
+# The tenant's spawner: ~200 short processes a second, each burning ~3 ms.
+cat >"$TMP/pub/spawner.py" <<PY
+import os, time
+end = time.monotonic() + 10
+while time.monotonic() < end:
+    pid = os.fork()
+    if pid == 0:
+        os.execv("$HOT", ["prof-hot", "0.003"])
+    os.waitpid(pid, 0)
+    time.sleep(0.002)
+PY
+chmod 644 "$TMP/pub/spawner.py"
+su "$U" -c "python3 $TMP/pub/spawner.py" &
+spawner=$!
+cleanup_hooks+=("kill $spawner 2>/dev/null")
+sleep 0.5
+
+F=$TMP/uid.data
+"$PROF" record --uid "$U" -v -F 1000 -o "$F" -d 6 2>"$TMP/err" &
+rec=$!
+sleep 2
+# Mid-run, from root, outside any tree of the tenant.
+su "$U" -c "exec $HOT 2" &
+wait "$rec" || fail "prof record exited $?: $(cat "$TMP/err")"
+cat "$TMP/err"
+grep -qE '0 unattributed' "$TMP/err" || fail "samples left unattributed: $(cat "$TMP/err")"
+
+perf_clean "$TMP/script" script -i "$F" -F comm,pid
+total=$(wc -l <"$TMP/script")
+# A task that existed at the start and exited within milliseconds of its first sample
+# is gone before /proc can name it (no start-up /proc scan, by design): allowed only
+# for tasks whose EXIT comes within 20 ms of the recording's first sample.
+perf_clean "$TMP/events" script -i "$F" --show-task-events -F comm,pid,tid,time
+late=$(awk '
+	NR == 1 { }
+	/PERF_RECORD_EXIT/ { split($2, a, "/"); t = $3; sub(":", "", t); exit_at[a[1]] = t; next }
+	{ t = $3; sub(":", "", t); if (first == "") first = t }
+	$1 ~ /^:[0-9]+$/ { split($2, a, "/"); bad[a[1]]++ }
+	END {
+		for (p in bad)
+			if (!(p in exit_at) || exit_at[p] - first > 0.020)
+				printf "%s(%d samples) ", p, bad[p]
+	}' "$TMP/events")
+[ -z "$late" ] || fail "samples without a comm from tasks that were not exiting at the start: $late"
+unknown=$(unknown_comms "$TMP/script")
+note "$unknown of $total samples without a comm, all from tasks exiting at the start"
+grep -q outsider "$TMP/script" && fail "root's process is in the file"
+pass "$total samples, none without a comm, none of root's"
+
+# The mid-run process: ~2 s of CPU at 1000 Hz.
+perf_clean "$TMP/report" report -i "$F" --stdio --no-children --sort comm,sym
+hot=$(grep -E '^ +[0-9.]+% +prof-hot +\[\.\] hot_function' "$TMP/report" | head -1)
+[ -n "$hot" ] || fail "the mid-run process's hot_function is missing: $(grep -E '^ +[0-9]' "$TMP/report" | head)"
+mid=$(awk '$1 == "prof-hot"' "$TMP/script" | wc -l)
+[ "$mid" -ge 1500 ] || fail "only $mid samples of prof-hot (expected ~2000 + the churn's)"
+pass "mid-run su process: $mid prof-hot samples; $hot"
+
+perf_clean "$TMP/raw" script -i "$F" --show-task-events --show-mmap-events
+grep -q outsider "$TMP/raw" && fail "root's process has comm or maps in the file"
+pass "no sideband of other users"

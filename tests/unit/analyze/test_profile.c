@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The aggregation engine: keys, stacks, rows, and the cap on memory with its cut. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "prof/analyze/profile.h"
+
+static const char *A = "a", *B = "b", *LIB = "/lib/x.so", *COMM = "cmd", *COMM2 = "other";
+
+static struct profile_task task(int32_t pid, const char *comm)
+{
+	return (struct profile_task){ .uid = 1000, .uid_known = true, .cgroup = 7, .pid = pid, .comm = comm };
+}
+
+Test(profile, same_key_same_entry)
+{
+	struct profile *p = profile__new(0);
+	struct profile_frame st[2] = { { LIB, A, false }, { LIB, B, false } };
+	struct profile_task t = task(1, COMM);
+	size_t nr;
+
+	cr_assert_eq(profile__add(p, &t, st, 2, 10), 0);
+	cr_assert_eq(profile__add(p, &t, st, 2, 5), 0);
+	cr_assert_eq(profile__add(p, &t, st, 1, 1), 0);        /* a different (shorter) stack */
+	const struct profile_entry *e = profile__entries(p, &nr);
+	cr_assert_eq(nr, 2);
+	cr_assert_eq(e[0].samples, 2);
+	cr_assert_eq(e[0].period, 15);
+	cr_assert_eq(profile__stats(p)->frames, 2);
+	cr_assert_eq(profile__stats(p)->stacks, 2);
+	profile__free(p);
+}
+
+Test(profile, rows_group_by_keys_and_leaf)
+{
+	struct profile *p = profile__new(0);
+	struct profile_frame s1[2] = { { LIB, A, false }, { LIB, B, false } };
+	struct profile_frame s2[1] = { { LIB, A, false } };
+	struct profile_frame s3[1] = { { LIB, B, false } };
+	struct profile_task t1 = task(1, COMM), t2 = task(2, COMM2);
+	bool keys[KEY__MAX] = { [KEY_SYM] = true };
+	struct profile_row *rows;
+	size_t nr;
+
+	profile__add(p, &t1, s1, 2, 3);
+	profile__add(p, &t2, s2, 1, 4);
+	profile__add(p, &t1, s3, 1, 1);
+	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
+	cr_assert_eq(nr, 2);
+	cr_assert_eq(rows[0].row.key.sym, A);                  /* leaf a: 3 + 4 */
+	cr_assert_eq(rows[0].row.period, 7);
+	cr_assert_eq(rows[0].row.samples, 2);
+	cr_assert_eq(rows[0].row.key.comm, NULL);               /* not a key: not grouped on */
+	free(rows);
+	keys[KEY_COMM] = true;
+	cr_assert_eq(profile__rows(p, keys, true, &rows, &nr), 0);
+	cr_assert_eq(nr, 3);
+	free(rows);
+	profile__free(p);
+}
+
+/* More distinct keys than the cap: the rest is cut, counted, and kept under
+ * "[cut]", so totals stay exact and the tables stop growing. */
+/* An inlined frame is a frame of its stack, but a row is the function it is inlined into. */
+Test(profile, rows_skip_inlined_leaf)
+{
+	struct profile *p = profile__new(0);
+	static const char *INL = "f (inlined)";
+	struct profile_frame s1[3] = { { LIB, INL, false, true }, { LIB, A, false, false }, { LIB, B, false, false } };
+	struct profile_frame s2[2] = { { LIB, A, false, false }, { LIB, B, false, false } };
+	struct profile_task t = task(1, COMM);
+	bool keys[KEY__MAX] = { [KEY_SYM] = true };
+	struct profile_row *rows;
+	size_t nr;
+
+	profile__add(p, &t, s1, 3, 3);
+	profile__add(p, &t, s2, 2, 2);
+	cr_assert_eq(profile__stats(p)->stacks, 2, "the inlined frame keeps its stack apart");
+	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
+	cr_assert_eq(nr, 1);
+	cr_assert_eq(rows[0].row.key.sym, A);
+	cr_assert_eq(rows[0].row.period, 5);
+	free(rows);
+	profile__free(p);
+}
+
+Test(profile, cap_cuts_and_counts)
+{
+	struct profile *p = profile__new(10);
+	char names[100][8];
+	struct profile_task t = task(1, COMM);
+	uint64_t period = 0;
+	size_t nr, bytes_at_cap = 0;
+
+	for (int i = 0; i < 100; i++) {
+		struct profile_frame f = { LIB, names[i], false };
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		int r = profile__add(p, &t, &f, 1, (uint64_t)i + 1);
+		cr_assert_eq(r, i < 10 ? 0 : 1, "sample %d: %d", i, r);
+		period += (uint64_t)i + 1;
+		if (i == 20)
+			bytes_at_cap = profile__stats(p)->bytes;
+	}
+	const struct profile_stats *st = profile__stats(p);
+	cr_assert_eq(st->samples, 100);
+	cr_assert_eq(st->period, period);
+	cr_assert_eq(st->cut_samples, 90);
+	cr_assert_eq(st->entries, 11);                          /* 10 + the one [cut] */
+	cr_assert_eq(st->bytes, bytes_at_cap, "memory grew past the cap");
+	const struct profile_entry *e = profile__entries(p, &nr);
+	const struct profile_frame *f = profile__frames(p, &(size_t){ 0 });
+	size_t n;
+	const uint32_t *ids = profile__stack(p, e[10].stack, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(f[ids[0]].sym, PROFILE_CUT_SYM);
+	cr_assert_eq(e[10].samples, 90);
+	/* a key already kept still counts under its own entry at the cap */
+	struct profile_frame f0 = { LIB, names[0], false };
+	cr_assert_eq(profile__add(p, &t, &f0, 1, 1), 0);
+	profile__reset(p);
+	cr_assert_eq(profile__stats(p)->samples, 0);
+	cr_assert_eq(profile__entries(p, &nr) != NULL || nr == 0, true);
+	cr_assert_eq(nr, 0);
+	cr_assert_eq(profile__add(p, &t, &f0, 1, 1), 0);
+	profile__free(p);
+}
+
+/* Deep stacks use up the frame budget: cut, not grown. */
+Test(profile, frame_budget)
+{
+	struct profile *p = profile__new(2);         /* 2 x 32 frame slots */
+	struct profile_frame deep[40];
+	struct profile_task t = task(1, COMM);
+
+	for (int i = 0; i < 40; i++)
+		deep[i] = (struct profile_frame){ LIB, i % 2 ? A : B, false };
+	cr_assert_eq(profile__add(p, &t, deep, 40, 1), 0);
+	cr_assert_eq(profile__add(p, &t, deep, 30, 1), 1);     /* 40 + 30 > 64 slots */
+	cr_assert_eq(profile__stats(p)->cut_samples, 1);
+	profile__free(p);
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The writer's on-disk layout, read back field by field as perf's header.c reads it. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prof/perfdata/perf_data.h"
+#include "prof/base/util.h"
+
+static int tmpfd(char *path)
+{
+	strcpy(path, "/tmp/prof-test-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	return fd;
+}
+
+static void *slurp(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	ssize_t n = read_file_full(AT_FDCWD, path, 64u << 20, &buf);
+	cr_assert_geq(n, 0);
+	*len = (size_t)n;
+	return buf;
+}
+
+static struct perf_writer *two_events(int fd, uint64_t *ids_a, uint64_t *ids_b)
+{
+	struct perf_data_event evs[2] = {
+		{ .attr = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+			    .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME, .sample_id_all = 1 },
+		  .name = "cpu-clock", .ids = ids_a, .nr_ids = 2 },
+		{ .attr = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
+			    .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME, .sample_id_all = 1 },
+		  .name = "dummy:HG", .ids = ids_b, .nr_ids = 2 },
+	};
+	struct perf_writer *w = NULL;
+
+	cr_assert_eq(perf_writer__new(fd, evs, 2, &w), 0);
+	return w;
+}
+
+Test(perf_data, header_attrs_ids_data_and_features)
+{
+	char path[64];
+	int fd = tmpfd(path);
+	uint64_t ids_a[2] = { 101, 102 }, ids_b[2] = { 201, 202 };
+	struct perf_writer *w = two_events(fd, ids_a, ids_b);
+	struct perf_event_header rec[3] = {
+		{ .type = PERF_RECORD_FINISHED_ROUND, .size = 8 },
+		{ .type = PERF_RECORD_FINISHED_ROUND, .size = 8 },
+		{ .type = PERF_RECORD_FINISHED_ROUND, .size = 8 },
+	};
+	uint32_t nr[2] = { 4, 2 };
+	struct feat_buf host = { 0 };
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(perf_writer__write(w, &rec[i], 8), 0);
+	feat_buf__string(&host, "testhost");
+	cr_assert_eq(perf_writer__add_feature(w, HEADER_HOSTNAME, host.data, host.len), 0);
+	cr_assert_eq(perf_writer__add_feature(w, HEADER_NRCPUS, nr, sizeof(nr)), 0);
+	cr_assert_eq(perf_writer__set_prof_section(w, "xyz", 3), 0);
+	cr_assert_eq(perf_writer__add_feature(w, 0, "x", 1), -EINVAL);
+	/* perf inject calls the writer of every bit set: none it does not know */
+	cr_assert_eq(perf_writer__add_feature(w, HEADER_LAST_FEATURE, "x", 1), -EINVAL);
+	cr_assert_eq(perf_writer__add_feature(w, HEADER_PROF_SCOPE_OLD, "x", 1), -EINVAL);
+	cr_assert_eq(perf_writer__finish(w), 0);
+	uint64_t fsize = perf_writer__file_size(w);
+	cr_assert_eq(perf_writer__data_size(w), 24);
+	feat_buf__release(&host);
+	perf_writer__free(w);
+	close(fd);
+
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	struct perf_file_header h;
+	cr_assert_eq(len, fsize);
+	cr_assert_geq(len, sizeof(h));
+	memcpy(&h, buf, sizeof(h));
+	cr_assert_eq(h.magic, PERF_MAGIC2);
+	cr_assert_eq(h.size, sizeof(h));
+	cr_assert_eq(h.size, 104, "perf's header is 104 bytes");
+	cr_assert_eq(h.attr_size, sizeof(struct perf_file_attr));
+	cr_assert_eq(h.attrs.size, 2 * sizeof(struct perf_file_attr));
+
+	/* attrs and their ids */
+	for (int i = 0; i < 2; i++) {
+		struct perf_file_attr fa;
+		memcpy(&fa, buf + h.attrs.offset + (size_t)i * h.attr_size, sizeof(fa));
+		cr_assert_eq(fa.attr.size, sizeof(struct perf_event_attr), "attr.size is filled in");
+		cr_assert_eq(fa.ids.size, 16);
+		uint64_t ids[2];
+		memcpy(ids, buf + fa.ids.offset, 16);
+		cr_assert_eq(ids[0], i ? 201 : 101);
+		cr_assert_eq(ids[1], i ? 202 : 102);
+		cr_assert_eq(fa.attr.config, i ? PERF_COUNT_SW_DUMMY : PERF_COUNT_SW_CPU_CLOCK);
+	}
+
+	/* data */
+	cr_assert_eq(h.data.size, 24);
+	cr_assert_geq(h.data.offset, h.attrs.offset + h.attrs.size);
+	struct perf_event_header d;
+	memcpy(&d, buf + h.data.offset, 8);
+	cr_assert_eq(d.type, PERF_RECORD_FINISHED_ROUND);
+
+	/* features: bits set for HOSTNAME, NRCPUS, EVENT_DESC (implicit), none of prof's */
+	int bits[] = { HEADER_HOSTNAME, HEADER_NRCPUS, HEADER_EVENT_DESC };
+	int nbits = 0;
+	for (int b = 0; b < PERF_HEADER_FEAT_BITS; b++)
+		if (h.adds_features[b / 64] & (1ull << (b % 64)))
+			nbits++;
+	cr_assert_eq(nbits, 3);
+	for (size_t i = 0; i < 3; i++)
+		cr_assert(h.adds_features[bits[i] / 64] & (1ull << (bits[i] % 64)), "bit %d", bits[i]);
+
+	/* the section table follows the data, in bit order */
+	struct perf_file_section sec[3];
+	memcpy(sec, buf + h.data.offset + h.data.size, sizeof(sec));
+	/* HOSTNAME (3) */
+	uint32_t slen;
+	memcpy(&slen, buf + sec[0].offset, 4);
+	cr_assert_eq(slen, 64, "strings are padded to 64");
+	cr_assert_str_eq((char *)buf + sec[0].offset + 4, "testhost");
+	cr_assert_eq(sec[0].size, 68);
+	/* NRCPUS (7) */
+	uint32_t n[2];
+	memcpy(n, buf + sec[1].offset, 8);
+	cr_assert_eq(n[0], 4);
+	cr_assert_eq(n[1], 2);
+	/* EVENT_DESC (12): nr, attr size, then per event attr, nr_ids, name, ids */
+	uint32_t ed[2];
+	const uint8_t *p = buf + sec[2].offset;
+	memcpy(ed, p, 8);
+	cr_assert_eq(ed[0], 2);
+	cr_assert_eq(ed[1], sizeof(struct perf_event_attr));
+	p += 8 + ed[1];
+	uint32_t nids;
+	memcpy(&nids, p, 4);
+	cr_assert_eq(nids, 2);
+	memcpy(&slen, p + 4, 4);
+	cr_assert_str_eq((const char *)p + 8, "cpu-clock");
+	uint64_t id0;
+	memcpy(&id0, p + 8 + slen, 8);
+	cr_assert_eq(id0, 101);
+	/* prof's section after the last feature section, 8-aligned, then the trailer */
+	struct prof_trailer t;
+	cr_assert_geq(len, sizeof(t));
+	memcpy(&t, buf + len - sizeof(t), sizeof(t));
+	cr_assert_eq(memcmp(buf + len - 8, "PROFSEC1", 8), 0, "the file ends with the magic");
+	cr_assert_eq(t.magic, PROF_TRAILER_MAGIC);
+	cr_assert_eq(t.size, 3);
+	cr_assert_eq(t.offset, ALIGN_UP(sec[2].offset + sec[2].size, 8));
+	cr_assert_eq(memcmp(buf + t.offset, "xyz", 3), 0);
+	cr_assert_eq(t.offset + t.size + sizeof(t), len, "nothing after the trailer");
+	free(buf);
+	unlink(path);
+}
+
+Test(perf_data, records_larger_than_the_buffer_stay_in_order)
+{
+	char path[64];
+	int fd = tmpfd(path);
+	uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_writer *w = two_events(fd, ids_a, ids_b);
+	static uint8_t rec[65528];
+	uint64_t total = 0;
+
+	/* ~20 MB of records: many buffer flushes */
+	for (uint32_t i = 0; i < 320; i++) {
+		struct perf_event_header *hh = (void *)rec;
+		size_t sz = 8 + 8 * (size_t)(i % 8000);
+		*hh = (struct perf_event_header){ .type = 200, .size = (uint16_t)sz };
+		memcpy(rec + 8, &i, 4);
+		cr_assert_eq(perf_writer__write(w, rec, sz), 0);
+		total += sz;
+	}
+	cr_assert_eq(perf_writer__finish(w), 0);
+	perf_writer__free(w);
+	close(fd);
+
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	struct perf_file_header h;
+	memcpy(&h, buf, sizeof(h));
+	cr_assert_eq(h.data.size, total);
+	uint64_t off = h.data.offset;
+	for (uint32_t i = 0; i < 320; i++) {
+		struct perf_event_header hh;
+		uint32_t v;
+		memcpy(&hh, buf + off, 8);
+		memcpy(&v, buf + off + 8, 4);
+		cr_assert_eq(hh.size, 8 + 8 * (i % 8000));
+		if (hh.size > 8)
+			cr_assert_eq(v, i);
+		off += hh.size;
+	}
+	cr_assert_eq(off, h.data.offset + h.data.size);
+	free(buf);
+	unlink(path);
+}
+
+Test(perf_data, disk_full_keeps_a_readable_header)
+{
+	/* /dev/full fails every write with ENOSPC: new() reports it. */
+	int fd = open("/dev/full", O_WRONLY);
+	uint64_t ids[2] = { 1, 2 };
+	struct perf_data_event ev = { .attr = { .type = PERF_TYPE_SOFTWARE }, .name = "x", .ids = ids, .nr_ids = 2 };
+	struct perf_writer *w = NULL;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(perf_writer__new(fd, &ev, 1, &w), -ENOSPC);
+	cr_assert_null(w, "ret untouched on failure");
+	close(fd);
+	cr_assert_eq(perf_writer__new(fd, &ev, 0, &w), -EINVAL);
+}
+
+Test(perf_data, feat_buf_encodings)
+{
+	struct feat_buf b = { 0 };
+
+	feat_buf__u32(&b, 7);
+	feat_buf__u64(&b, 9);
+	feat_buf__string(&b, "");
+	feat_buf__string(&b, "0123456789012345678901234567890123456789012345678901234567890123");
+	cr_assert_eq(b.err, 0);
+	/* 4 + 8 + (4 + 64) + (4 + 128): a 64-char string needs its NUL, so 128 */
+	cr_assert_eq(b.len, 4 + 8 + 68 + 132);
+	uint32_t l;
+	memcpy(&l, b.data + 12, 4);
+	cr_assert_eq(l, 64);
+	memcpy(&l, b.data + 80, 4);
+	cr_assert_eq(l, 128);
+	feat_buf__release(&b);
+	cr_assert_null(b.data);
+}
