@@ -1,47 +1,51 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <stdint.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/base/hash.h"
 #include "prof/base/strset.h"
-#include "prof/base/util.h"
 
-static int grow(struct strset *s)
+struct key {
+	const char *s;
+	size_t n;
+};
+
+static bool eq(const void *entry, const void *key, const void *ctx)
 {
-	size_t ncap = s->v ? (s->mask + 1) * 2 : 256;
-	char **n = calloc(ncap, sizeof(*n));
+	const char *e = *(char *const *)entry;
+	const struct key *k = key;
 
-	if (!n)
-		return -1;
-	for (size_t k = 0; s->v && k <= s->mask; k++) {
-		if (!s->v[k])
-			continue;
-		size_t j = hash_bytes(s->v[k], strlen(s->v[k])) & (ncap - 1);
-		while (n[j])
-			j = (j + 1) & (ncap - 1);
-		n[j] = s->v[k];
-	}
-	free(s->v);
-	s->v = n;
-	s->mask = ncap - 1;
-	return 0;
+	return !strncmp(e, k->s, k->n) && e[k->n] == '\0';
+}
+
+static void ready(struct strset *s)
+{
+	if (!s->t.eq)
+		hashtable__init(&s->t, sizeof(char *), eq, NULL);
 }
 
 const char *strset__intern_n(struct strset *s, const char *str, size_t n)
 {
-	uint64_t h = hash_bytes(str, n);
-	size_t i;
+	struct key k = { str, strnlen(str, n) };
+	uint64_t h = hash__bytes(k.s, k.n);
+	char **e, *copy;
+	bool created;
 
-	if ((!s->v || (s->nr + 1) * 2 > s->mask + 1) && grow(s) < 0)
+	ready(s);
+	e = hashtable__find(&s->t, h, &k);
+	if (e)
+		return *e;
+	copy = strndup(k.s, k.n);
+	if (!copy)
 		return NULL;
-	for (i = h & s->mask; s->v[i]; i = (i + 1) & s->mask)
-		if (!strncmp(s->v[i], str, n) && s->v[i][n] == '\0')
-			return s->v[i];
-	s->v[i] = strndup(str, n);
-	if (!s->v[i])
+	e = hashtable__insert(&s->t, h, &k, &created);
+	if (!e) {
+		free(copy);
 		return NULL;
-	s->nr++;
-	return s->v[i];
+	}
+	*e = copy;
+	return copy;
 }
 
 const char *strset__intern(struct strset *s, const char *str)
@@ -49,11 +53,27 @@ const char *strset__intern(struct strset *s, const char *str)
 	return strset__intern_n(s, str, strlen(str));
 }
 
+const char *strset__find(const struct strset *s, const char *str)
+{
+	struct key k = { str, strlen(str) };
+	char *const *e;
+
+	if (!s->t.eq)
+		return NULL;
+	e = hashtable__find(&s->t, hash__bytes(k.s, k.n), &k);
+	return e ? *e : NULL;
+}
+
+size_t strset__size(const struct strset *s)
+{
+	return hashtable__size(&s->t);
+}
+
 void strset__release(struct strset *s)
 {
-	for (size_t i = 0; s->v && i <= s->mask; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->nr = 0;
+	char **e;
+
+	for (size_t i = 0; (e = hashtable__next(&s->t, &i));)
+		free(*e);
+	hashtable__release(&s->t);
 }

@@ -5,15 +5,20 @@
 
 #include <stddef.h>
 
+#include "prof/base/hashtable.h"
+
+/* A member of its owner, zero-initialized: usable without an init call. */
 struct strset {
-	char **v;
-	size_t mask, nr;
+	struct hashtable t;             /* of char *, NUL-terminated copies */
 };
 
 /* The interned copy of str (lives until strset__release), or NULL on ENOMEM. */
 const char *strset__intern(struct strset *s, const char *str);
 /* The same for the first n bytes of str. */
 const char *strset__intern_n(struct strset *s, const char *str, size_t n);
+/* The interned copy of str, or NULL when it was never interned. */
+const char *strset__find(const struct strset *s, const char *str);
+size_t strset__size(const struct strset *s);
 void strset__release(struct strset *s);
 
 #endif
