@@ -20,6 +20,7 @@
 #include "prof/cli/commands.h"
 #include "prof/base/escape.h"
 #include "prof/base/idmap.h"
+#include "prof/base/linger.h"
 #include "prof/analyze/profile.h"
 #include "prof/perfdata/perf_reader.h"
 #include "prof/analyze/resolver.h"
@@ -68,11 +69,6 @@ struct top_opts {
 
 /* Exited tasks, forgotten by the model once their last samples are in. */
 #define TOP_FORGET_AFTER_NS (3ull * 1000 * 1000 * 1000)
-struct exited {
-	int32_t pid, tid;
-	uint64_t time;
-	uint32_t seq;                   /* t->seq at the exit */
-};
 
 struct top {
 	struct record r;
@@ -91,8 +87,7 @@ struct top {
 	bool tio_saved;
 	uint64_t interval_start;
 	char scope[512];
-	struct exited *exits;           /* a FIFO ring, in record time order */
-	size_t ex_head, ex_nr, ex_cap;
+	struct linger exits;            /* key pid << 32 | tid, tag the seq at the exit */
 	uint32_t seq;                   /* counts EXITs and FORKs */
 	struct idmap *forked;           /* tid -> seq of its last FORK: a reused tid is not forgotten */
 };
@@ -233,36 +228,21 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 
 static int remember_exit(struct top *t, const struct perf_record_fork *e)
 {
-	if (t->ex_nr == t->ex_cap) {
-		size_t ncap = t->ex_cap ? 2 * t->ex_cap : 256;
-		struct exited *n = malloc(ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->ex_nr; i++)
-			n[i] = t->exits[(t->ex_head + i) % t->ex_cap];
-		free(t->exits);
-		t->exits = n;
-		t->ex_cap = ncap;
-		t->ex_head = 0;
-	}
-	t->exits[(t->ex_head + t->ex_nr++) % t->ex_cap] =
-		(struct exited){ .pid = (int32_t)e->pid, .tid = (int32_t)e->tid, .time = e->time, .seq = ++t->seq };
-	return 0;
+	return linger__add(&t->exits, (uint64_t)e->pid << 32 | e->tid, e->time, ++t->seq);
 }
 
 /* The model forgets tasks that exited a while ago (their teardown samples are in). */
 static void forget_exited(struct top *t, uint64_t now)
 {
-	while (t->ex_nr && t->exits[t->ex_head].time + TOP_FORGET_AFTER_NS < now) {
-		const struct exited *e = &t->exits[t->ex_head];
+	struct linger_entry e;
+
+	while (linger__expire(&t->exits, now, &e)) {
+		int32_t pid = (int32_t)(e.key >> 32), tid = (int32_t)(uint32_t)e.key;
 		uint32_t fork_seq;
 
 		/* unless the tid was given to a new task since */
-		if (!idmap__get(t->forked, (uint64_t)(uint32_t)e->tid, &fork_seq) || fork_seq < e->seq)
-			model__forget(t->model, e->pid, e->tid);
-		t->ex_head = (t->ex_head + 1) % t->ex_cap;
-		t->ex_nr--;
+		if (!idmap__get(t->forked, (uint64_t)(uint32_t)tid, &fork_seq) || fork_seq < e.tag)
+			model__forget(t->model, pid, tid);
 	}
 }
 
@@ -518,6 +498,7 @@ static int top_start(struct top *t)
 	t->jit = jitmap__new("/tmp");
 	t->prof = profile__new(t->o.max_stacks);
 	t->forked = idmap__new();
+	linger__init(&t->exits, TOP_FORGET_AFTER_NS);
 	if (!t->model || !t->syms || !t->prof || !t->forked) {
 		fprintf(stderr, "prof top: out of memory\n");
 		return -ENOMEM;
@@ -592,7 +573,7 @@ out:
 	jitmap__free(t.jit);
 	model__free(t.model);
 	strset__release(&t.names);
-	free(t.exits);
+	linger__release(&t.exits);
 	idmap__free(t.forked);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include <perf/event.h>
 
 #include "prof/base/idmap.h"
+#include "prof/base/linger.h"
 #include "prof/sys/procfs.h"
 #include "prof/synth/synth.h"
 #include "prof/scope/task_table.h"
@@ -38,8 +39,7 @@ struct tracker {
 	bool uid_scope, tree_scope, cgroup_scope;
 	struct tracker_task_log *log;
 	size_t nr_log, cap_log;
-	struct exited { int32_t tid; uint64_t time; } *exits;   /* FIFO ring of exits */
-	size_t exit_head, exit_nr, exit_cap;
+	struct linger exits;            /* exited tasks, forgotten after EXIT_GRACE_NS */
 	struct tracker_stats st;
 	int32_t workload;               /* prof's corked child, named workload_comm ... */
 	bool workload_execd;            /* ... until its exec */
@@ -585,41 +585,18 @@ static int judge_task_record(struct tracker *t, const struct perf_event_header *
 	return TRACKER_DROP;
 }
 
-/* Forget tasks whose exit is older than the grace period (FIFO: exits come in time order). */
+/* Forget tasks whose exit is older than the grace period. */
 static void reap_exited(struct tracker *t, uint64_t now)
 {
-	while (t->exit_nr) {
-		struct exited *e = &t->exits[t->exit_head];
-		struct task *task;
+	struct linger_entry e;
 
-		if (e->time + EXIT_GRACE_NS > now)
-			break;
-		task = task_table__find(t->tasks, e->tid);
+	while (linger__expire(&t->exits, now, &e)) {
+		struct task *task = task_table__find(t->tasks, (int32_t)e.key);
+
 		/* the same exit, not a later task that reused the tid */
-		if (task && (task->flags & TASK_EXITED) && task->exit_time == e->time)
-			task_table__remove(t->tasks, e->tid);
-		t->exit_head = (t->exit_head + 1) % t->exit_cap;
-		t->exit_nr--;
+		if (task && (task->flags & TASK_EXITED) && task->exit_time == e.time)
+			task_table__remove(t->tasks, (int32_t)e.key);
 	}
-}
-
-static int remember_exit(struct tracker *t, int32_t tid, uint64_t time)
-{
-	if (t->exit_nr == t->exit_cap) {
-		size_t ncap = t->exit_cap ? 2 * t->exit_cap : 1024;
-		struct exited *n = malloc(ncap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->exit_nr; i++)
-			n[i] = t->exits[(t->exit_head + i) % t->exit_cap];
-		free(t->exits);
-		t->exits = n;
-		t->exit_head = 0;
-		t->exit_cap = ncap;
-	}
-	t->exits[(t->exit_head + t->exit_nr) % t->exit_cap] = (struct exited){ tid, time };
-	t->exit_nr++;
-	return 0;
 }
 
 static int judge_exit(struct tracker *t, const struct perf_record_fork *e, uint64_t time)
@@ -633,7 +610,7 @@ static int judge_exit(struct tracker *t, const struct perf_record_fork *e, uint6
 	if (task) {
 		task->flags |= TASK_EXITED;
 		task->exit_time = time;
-		if (remember_exit(t, task->tid, time) < 0)
+		if (linger__add(&t->exits, (uint64_t)(uint32_t)task->tid, time, 0) < 0)
 			return -ENOMEM;
 	}
 	return verdict;
@@ -740,8 +717,7 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 		   struct tracker_need *need)
 {
 	*need = (struct tracker_need){ 0 };
-	if (t->exit_nr)
-		reap_exited(t, time);
+	reap_exited(t, time);
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE: {
 		uint32_t kind = TRACKER_EV_SAMPLE;
@@ -895,6 +871,7 @@ int tracker__new(const struct tracker_config *cfg, struct tracker **ret)
 	if (!t)
 		return -ENOMEM;
 	t->cfg = *cfg;
+	linger__init(&t->exits, EXIT_GRACE_NS);
 	t->tasks = task_table__new();
 	t->event_kind = idmap__new();
 	t->cgroups = idmap__new();
@@ -927,7 +904,7 @@ struct tracker *tracker__free(struct tracker *t)
 	free(t->cg);
 	free(t->cg_ids);
 	free(t->log);
-	free(t->exits);
+	linger__release(&t->exits);
 	task_table__free(t->tasks);
 	idmap__free(t->event_kind);
 	idmap__free(t->cgroups);
