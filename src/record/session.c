@@ -317,6 +317,7 @@ static int start_tracker(struct record *r)
 		.layout = r->layout,
 		.proc_fd = r->synth.proc_fd,
 		.cgroup_fd = r->cgroup_fd,
+		.cgroups = r->cgroups,
 		.creds_events = info->creds,
 		.restrict_uid = r->verdict.restrict_uid,
 		.only_uid = r->verdict.uid,
@@ -329,7 +330,11 @@ static int start_tracker(struct record *r)
 	err = check_creds(r, info);
 	if (err < 0)
 		return err;
-	err = tracker__new(&cfg, &r->tracker);
+	err = cgroups__new(&r->opts.scope, r->cgroup_fd, &r->cgroups);
+	if (err == 0) {
+		cfg.cgroups = r->cgroups;
+		err = tracker__new(&cfg, &r->tracker);
+	}
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot set up the scope: %s\n", strerror(-err));
 		return err;
@@ -423,6 +428,7 @@ void record__free(struct record *r)
 	build_id_table__free(r->build_ids);
 	ordered_queue__free(r->queue);
 	tracker__free(r->tracker);
+	cgroups__free(r->cgroups);
 	map_dedup__free(r->dedup);
 	unwinder__free(r->unwinder);
 	free(r->unwound);

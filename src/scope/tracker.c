@@ -9,6 +9,7 @@
 #include "prof/base/linger.h"
 #include "prof/sys/procfs.h"
 #include "prof/synth/synth.h"
+#include "prof/scope/cgroups.h"
 #include "prof/scope/task_table.h"
 #include "prof/scope/tracker.h"
 #include "prof/base/util.h"
@@ -20,22 +21,10 @@
 #define EXIT_GRACE_NS (2000ull * 1000 * 1000)
 #define NO_UID 0xffffffffu
 
-/* Every cgroup the recording heard of; ids index into this. */
-struct cgroup_entry {
-	char *path;
-	bool in_scope;
-	bool written;
-};
-
 struct tracker {
 	struct tracker_config cfg;
 	struct task_table *tasks;
 	struct idmap *event_kind;       /* sample id -> enum tracker_event_kind */
-	struct idmap *cgroups;          /* cgroup id -> index in cg[] */
-	struct cgroup_entry *cg;
-	uint64_t *cg_ids;
-	size_t nr_cg, cap_cg;
-	bool cg_walked;                 /* the whole hierarchy was walked once for unknown ids */
 	bool uid_scope, tree_scope, cgroup_scope;
 	struct tracker_task_log *log;
 	size_t nr_log, cap_log;
@@ -46,79 +35,9 @@ struct tracker {
 	char workload_comm[16];
 };
 
-/* ---- cgroups ------------------------------------------------------------ */
-
-static bool path_under(const char *path, const char *root)
-{
-	size_t l = strlen(root);
-
-	if (!strcmp(root, "/"))
-		return true;
-	return !strncmp(path, root, l) && (path[l] == '\0' || path[l] == '/');
-}
-
-static int cgroup_add(struct tracker *t, uint64_t id, const char *path)
-{
-	struct cgroup_entry e = { 0 };
-	uint32_t idx;
-
-	if (idmap__get(t->cgroups, id, &idx))
-		return 0;
-	if (t->nr_cg == t->cap_cg) {
-		size_t ncap = t->cap_cg ? 2 * t->cap_cg : 64;
-		struct cgroup_entry *n = realloc(t->cg, ncap * sizeof(*n));
-		uint64_t *ni;
-		if (!n)
-			return -ENOMEM;
-		t->cg = n;
-		ni = realloc(t->cg_ids, ncap * sizeof(*ni));
-		if (!ni)
-			return -ENOMEM;
-		t->cg_ids = ni;
-		t->cap_cg = ncap;
-	}
-	e.path = strdup(path);
-	if (!e.path)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cfg.scope->nr_cgroups; i++)
-		if (t->cfg.scope->cgroups[i].path && path_under(path, t->cfg.scope->cgroups[i].path))
-			e.in_scope = true;
-	if (idmap__set(t->cgroups, id, (uint32_t)t->nr_cg) < 0) {
-		free(e.path);
-		return -ENOMEM;
-	}
-	t->cg[t->nr_cg] = e;
-	t->cg_ids[t->nr_cg] = id;
-	t->nr_cg++;
-	return 0;
-}
-
-static int walk_fn(const char *path, uint64_t id, void *ctx)
-{
-	return cgroup_add(ctx, id, path);
-}
-
-static struct cgroup_entry *cgroup_find(struct tracker *t, uint64_t id)
-{
-	uint32_t idx;
-
-	if (idmap__get(t->cgroups, id, &idx))
-		return &t->cg[idx];
-	/* A cgroup made before the recording: learn the whole hierarchy once. */
-	if (!t->cg_walked && t->cfg.cgroup_fd >= 0) {
-		t->cg_walked = true;
-		scope__walk_cgroups(t->cfg.cgroup_fd, "/", walk_fn, t);
-		if (idmap__get(t->cgroups, id, &idx))
-			return &t->cg[idx];
-	}
-	return NULL;
-}
-
 static bool cgroup_in_scope(const struct tracker *t, uint64_t id)
 {
-	uint32_t idx;
-
-	return t->cgroup_scope && idmap__get(t->cgroups, id, &idx) && t->cg[idx].in_scope;
+	return t->cgroup_scope && cgroups__in_scope(t->cfg.cgroups, id);
 }
 
 /* ---- task facts ---------------------------------------------------------- */
@@ -431,12 +350,9 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 	else if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
 		need->what |= SYNTH_MAPS;
 	if (cgroup) {
-		struct cgroup_entry *c = cgroup_find(t, cgroup);
-		if (c && !c->written) {
+		need->cgroup_path = cgroups__mark_written(t->cfg.cgroups, cgroup);
+		if (need->cgroup_path)
 			need->cgroup = cgroup;
-			need->cgroup_path = c->path;
-			c->written = true;
-		}
 	}
 	if (!(task->flags & TASK_WRITTEN)) {
 		task->flags |= TASK_WRITTEN;
@@ -626,7 +542,7 @@ static int judge_cgroup(struct tracker *t, const struct perf_event_header *ev)
 	memcpy(path, c->path, n);
 	path[n] = '\0';
 	/* Kept, not written: a cgroup's record goes out before its first written sample. */
-	if (cgroup_add(t, c->id, path) < 0)
+	if (cgroups__add(t->cfg.cgroups, c->id, path) < 0)
 		return -ENOMEM;
 	return TRACKER_CONSUMED;
 }
@@ -866,7 +782,6 @@ void tracker__add_workload(struct tracker *t, int32_t pid, const char *comm)
 int tracker__new(const struct tracker_config *cfg, struct tracker **ret)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
-	int err = -ENOMEM;
 
 	if (!t)
 		return -ENOMEM;
@@ -874,40 +789,25 @@ int tracker__new(const struct tracker_config *cfg, struct tracker **ret)
 	linger__init(&t->exits, EXIT_GRACE_NS);
 	t->tasks = task_table__new();
 	t->event_kind = idmap__new();
-	t->cgroups = idmap__new();
-	if (!t->tasks || !t->event_kind || !t->cgroups)
-		goto err;
+	if (!t->tasks || !t->event_kind) {
+		tracker__free(t);
+		return -ENOMEM;
+	}
 	t->uid_scope = cfg->scope->nr_uids > 0;
 	t->cgroup_scope = cfg->scope->nr_cgroups > 0;
 	t->tree_scope = cfg->scope->nr_pids > 0 || cfg->scope->workload > 0;
-	/* The scoped subtrees only: their ids must be known before their samples. */
-	for (size_t i = 0; i < cfg->scope->nr_cgroups; i++) {
-		if (cfg->cgroup_fd < 0 || !cfg->scope->cgroups[i].path)
-			continue;
-		err = scope__walk_cgroups(cfg->cgroup_fd, cfg->scope->cgroups[i].path, walk_fn, t);
-		if (err < 0)
-			goto err;
-	}
 	*ret = t;
 	return 0;
-err:
-	tracker__free(t);
-	return err;
 }
 
 struct tracker *tracker__free(struct tracker *t)
 {
 	if (!t)
 		return NULL;
-	for (size_t i = 0; i < t->nr_cg; i++)
-		free(t->cg[i].path);
-	free(t->cg);
-	free(t->cg_ids);
 	free(t->log);
 	linger__release(&t->exits);
 	task_table__free(t->tasks);
 	idmap__free(t->event_kind);
-	idmap__free(t->cgroups);
 	free(t);
 	return NULL;
 }
@@ -936,7 +836,5 @@ const struct tracker_task_log *tracker__written_tasks(const struct tracker *t, s
 void tracker__for_each_written_cgroup(const struct tracker *t,
 				      void (*fn)(uint64_t id, const char *path, void *ctx), void *ctx)
 {
-	for (size_t i = 0; i < t->nr_cg; i++)
-		if (t->cg[i].written)
-			fn(t->cg_ids[i], t->cg[i].path, ctx);
+	cgroups__for_each_written(t->cfg.cgroups, fn, ctx);
 }

@@ -51,6 +51,7 @@ struct record {
 	struct perf_writer *writer;
 	struct build_id_table *build_ids;       /* record's: build ids of the mapped objects */
 	struct tracker *tracker;
+	struct cgroups *cgroups;
 	struct map_dedup *dedup;
 	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
 	uint8_t *unwound;               /* ... one rewritten sample */

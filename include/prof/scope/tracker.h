@@ -19,6 +19,7 @@
 #include <linux/perf_event.h>
 
 #include "prof/perfdata/sample.h"
+#include "prof/scope/cgroups.h"
 #include "prof/scope/scope.h"
 
 enum tracker_event_kind {
@@ -34,6 +35,7 @@ struct tracker_config {
 	const struct sample_layout *layout;
 	int proc_fd;                    /* /proc, or a fixture tree in tests */
 	int cgroup_fd;                  /* cgroup2 root, or -1 */
+	struct cgroups *cgroups;        /* the registry (borrowed): records announce cgroups */
 	bool creds_events;              /* set*uid() records arrive (else exec re-reads /proc) */
 	bool creds_exit;                /* ... and their exits: apply at the exit, if it succeeded
 					 * (without: apply at the entry, judged after the call) */
@@ -86,7 +88,7 @@ struct tracker_task_log {
 
 struct tracker;
 
-/* 0 or -errno; walks the scoped cgroup subtrees (only those) for their ids. */
+/* 0 or -ENOMEM. */
 int tracker__new(const struct tracker_config *cfg, struct tracker **ret);
 struct tracker *tracker__free(struct tracker *t);
 

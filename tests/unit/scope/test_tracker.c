@@ -174,6 +174,7 @@ static struct {
 	pid_t pids[4];
 	struct scope_cgroup cgroups[2];
 	struct tracker_config cfg;
+	struct cgroups *registry;
 	struct tracker *t;
 	struct tracker_need need;       /* of the last judged record */
 	uint64_t now;
@@ -217,6 +218,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static void teardown(void)
 {
 	tracker__free(fx.t);
+	cgroups__free(fx.registry);
 	if (fx.proc_fd >= 0)
 		close(fx.proc_fd);
 	if (fx.cg_fd >= 0)
@@ -315,6 +317,8 @@ static void start(void)
 	static const uint64_t setuid_ids[] = { ID_SETUID }, setreuid_ids[] = { ID_SETREUID },
 			      setresuid_ids[] = { ID_SETRESUID }, exit_ids[] = { ID_SETXID_EXIT };
 
+	cr_assert_eq(cgroups__new(&fx.scope, fx.cfg.cgroup_fd, &fx.registry), 0);
+	fx.cfg.cgroups = fx.registry;
 	cr_assert_eq(tracker__new(&fx.cfg, &fx.t), 0);
 	cr_assert_not_null(fx.t);
 	if (!fx.cfg.creds_events)

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/base/idmap.h"
+#include "prof/base/vec.h"
+#include "prof/scope/cgroups.h"
+
+struct cgroup {
+	uint64_t id;
+	char *path;
+	bool in_scope;
+	bool written;
+};
+
+struct cgroups {
+	const struct scope *scope;
+	int root_fd;
+	struct idmap *index;            /* id -> index in v[] */
+	struct cgroup *v;               /* in the order they were learnt */
+	size_t nr, cap;
+	bool walked;                    /* the whole hierarchy was walked once for unknown ids */
+};
+
+/* Is path root or under it ("/a/b" is under "/a", "/ab" is not)? */
+static bool path_under(const char *path, const char *root)
+{
+	size_t l = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return true;
+	return !strncmp(path, root, l) && (path[l] == '\0' || path[l] == '/');
+}
+
+int cgroups__add(struct cgroups *c, uint64_t id, const char *path)
+{
+	struct cgroup e = { .id = id };
+	uint32_t idx;
+
+	if (idmap__get(c->index, id, &idx))
+		return 0;
+	if (VEC_RESERVE(c->v, c->cap, c->nr + 1) < 0)
+		return -ENOMEM;
+	e.path = strdup(path);
+	if (!e.path)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->scope->nr_cgroups; i++)
+		if (c->scope->cgroups[i].path && path_under(path, c->scope->cgroups[i].path))
+			e.in_scope = true;
+	if (idmap__set(c->index, id, (uint32_t)c->nr) < 0) {
+		free(e.path);
+		return -ENOMEM;
+	}
+	c->v[c->nr++] = e;
+	return 0;
+}
+
+static int walk_fn(const char *path, uint64_t id, void *ctx)
+{
+	return cgroups__add(ctx, id, path);
+}
+
+int cgroups__new(const struct scope *s, int root_fd, struct cgroups **ret)
+{
+	struct cgroups *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->scope = s;
+	c->root_fd = root_fd;
+	c->index = idmap__new();
+	if (!c->index) {
+		cgroups__free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nr_cgroups; i++) {
+		if (root_fd < 0 || !s->cgroups[i].path)
+			continue;
+		err = scope__walk_cgroups(root_fd, s->cgroups[i].path, walk_fn, c);
+		if (err < 0) {
+			cgroups__free(c);
+			return err;
+		}
+	}
+	*ret = c;
+	return 0;
+}
+
+struct cgroups *cgroups__free(struct cgroups *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->nr; i++)
+		free(c->v[i].path);
+	free(c->v);
+	idmap__free(c->index);
+	free(c);
+	return NULL;
+}
+
+bool cgroups__in_scope(const struct cgroups *c, uint64_t id)
+{
+	uint32_t idx;
+
+	return idmap__get(c->index, id, &idx) && c->v[idx].in_scope;
+}
+
+static struct cgroup *find(struct cgroups *c, uint64_t id)
+{
+	uint32_t idx;
+
+	if (idmap__get(c->index, id, &idx))
+		return &c->v[idx];
+	/* A cgroup made before the recording: learn the whole hierarchy once. */
+	if (!c->walked && c->root_fd >= 0) {
+		c->walked = true;
+		scope__walk_cgroups(c->root_fd, "/", walk_fn, c);
+		if (idmap__get(c->index, id, &idx))
+			return &c->v[idx];
+	}
+	return NULL;
+}
+
+const char *cgroups__mark_written(struct cgroups *c, uint64_t id)
+{
+	struct cgroup *e = find(c, id);
+
+	if (!e || e->written)
+		return NULL;
+	e->written = true;
+	return e->path;
+}
+
+void cgroups__for_each_written(const struct cgroups *c,
+			       void (*fn)(uint64_t id, const char *path, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->v[i].written)
+			fn(c->v[i].id, c->v[i].path, ctx);
+}
