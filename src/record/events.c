@@ -14,7 +14,7 @@
 
 #include "prof/record/events.h"
 #include "prof/sys/tracefs.h"
-#include "prof/scope/tracker.h"
+#include "prof/scope/creds.h"
 #include "prof/analyze/unwinder.h"
 #include "prof/base/util.h"
 
@@ -233,11 +233,11 @@ static int open_creds(struct events *r)
 	 */
 	static const struct {
 		const char *event, *field;
-		int kind;
+		int call;
 	} tp[] = {
-		{ "sys_enter_setuid", "uid", TRACKER_EV_SETUID },
-		{ "sys_enter_setreuid", "ruid", TRACKER_EV_SETREUID },
-		{ "sys_enter_setresuid", "ruid", TRACKER_EV_SETRESUID },
+		{ "sys_enter_setuid", "uid", CREDS_SETUID },
+		{ "sys_enter_setreuid", "ruid", CREDS_SETREUID },
+		{ "sys_enter_setresuid", "ruid", CREDS_SETRESUID },
 	};
 	struct perf_evsel *evsels[ARRAY_SIZE(tp)] = { 0 };
 	char dir[4096];
@@ -280,7 +280,7 @@ static int open_creds(struct events *r)
 		err = evsel_ids(r, evsels[i], &r->creds_ids[i]);
 		if (err < 0)
 			return err;
-		r->creds[i] = (struct events_creds){ .kind = tp[i].kind, .ids = r->creds_ids[i],
+		r->creds[i] = (struct events_creds){ .call = tp[i].call, .ids = r->creds_ids[i],
 						       .nr_ids = (size_t)n };
 	}
 	r->nr_creds = ARRAY_SIZE(tp);

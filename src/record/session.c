@@ -322,7 +322,6 @@ static int start_tracker(struct record *r)
 		.restrict_uid = r->verdict.restrict_uid,
 		.only_uid = r->verdict.uid,
 		.raw_uid_off = info->raw_uid_off,
-		.raw_ret_off = info->raw_ret_off,
 	};
 	size_t n;
 	int err;
@@ -341,7 +340,7 @@ static int start_tracker(struct record *r)
 	}
 	n = events__creds(r->events, &creds);
 	for (size_t i = 0; i < n; i++) {
-		err = tracker__add_ids(r->tracker, creds[i].kind, creds[i].ids, creds[i].nr_ids);
+		err = tracker__add_creds_ids(r->tracker, (enum creds_call)creds[i].call, creds[i].ids, creds[i].nr_ids);
 		if (err < 0)
 			return err;
 	}

@@ -10,6 +10,7 @@
 #include "prof/sys/procfs.h"
 #include "prof/synth/synth.h"
 #include "prof/scope/cgroups.h"
+#include "prof/scope/creds.h"
 #include "prof/scope/task_table.h"
 #include "prof/scope/tracker.h"
 #include "prof/base/util.h"
@@ -19,12 +20,11 @@
 #define TREE_WALK_MAX (1u << 22)
 /* A task still runs (exit teardown) after its EXIT record; keep it this long. */
 #define EXIT_GRACE_NS (2000ull * 1000 * 1000)
-#define NO_UID 0xffffffffu
 
 struct tracker {
 	struct tracker_config cfg;
 	struct task_table *tasks;
-	struct idmap *event_kind;       /* sample id -> enum tracker_event_kind */
+	struct idmap *creds_ids;       /* sample id -> enum tracker_creds_ids */
 	bool uid_scope, tree_scope, cgroup_scope;
 	struct tracker_task_log *log;
 	size_t nr_log, cap_log;
@@ -547,85 +547,49 @@ static int judge_cgroup(struct tracker *t, const struct perf_event_header *ev)
 	return TRACKER_CONSUMED;
 }
 
-static const uint8_t *raw_data(const struct tracker *t, const struct perf_event_header *ev, uint32_t *ret_size)
-{
-	uint32_t size;
-
-	if (ev->size < t->cfg.layout->fixed_size + 4)
-		return NULL;
-	memcpy(&size, (const char *)ev + t->cfg.layout->fixed_size, 4);
-	if (t->cfg.layout->fixed_size + 4 + (size_t)size > ev->size)
-		return NULL;
-	*ret_size = size;
-	return (const uint8_t *)ev + t->cfg.layout->fixed_size + 4;
-}
-
-static bool raw_u64(const uint8_t *raw, uint32_t size, int off, uint64_t *ret)
-{
-	if (off < 0 || (size_t)off + 8 > size)
-		return false;
-	memcpy(ret, raw + off, 8);
-	return true;
-}
-
-/* A set*uid() call of task completed: learn its new real uid. */
-static void apply_creds(struct tracker *t, struct task *task)
+/* A set*uid() call of task returned: learn its new real uid. */
+static void apply_creds(struct tracker *t, struct task *task, enum creds_call call, uint32_t arg)
 {
 	struct proc_facts f;
+	uint32_t uid;
 
 	t->st.creds_changes++;
 	if (read_facts(t, task->tid, &f) == 0) {
 		/* exact: what the kernel holds now */
 		task->uid = (uint32_t)f.uid;
 		task->flags = (task->flags | TASK_UID_KNOWN) & ~TASK_UID_LOST;
-	} else if (task->pend_kind != TRACKER_EV_SETUID) {
-		/* gone: setreuid/setresuid name the new real uid, or -1 for "unchanged" */
-		if (task->pend_uid != NO_UID)
-			task->uid = task->pend_uid;
-	} else if ((task->flags & TASK_UID_KNOWN) && task->uid == 0) {
-		/* gone: setuid() by root sets every uid */
-		task->uid = task->pend_uid;
-	} else {
-		/* gone: setuid() by another uid changes the real uid only with CAP_SETUID */
+		return;
+	}
+	/* gone: what the call most likely did */
+	switch (creds__outcome(call, arg, task->flags & TASK_UID_KNOWN, task->uid, &uid)) {
+	case CREDS_UID_SET:
+		task->uid = uid;
+		break;
+	case CREDS_UID_KEPT:
+		break;
+	case CREDS_UID_UNKNOWN:
 		task->flags &= ~TASK_UID_KNOWN;
 		task->flags |= TASK_UID_LOST;
+		break;
 	}
 }
 
-static int judge_creds(struct tracker *t, const struct perf_event_header *ev, enum tracker_event_kind kind)
+static int judge_creds(struct tracker *t, const struct perf_event_header *ev, enum creds_call call)
 {
 	const struct tracker_config *c = &t->cfg;
-	const uint8_t *raw;
-	uint32_t size;
-	uint64_t v;
+	uint32_t arg;
 	int32_t pid, tid;
 	struct task *task;
 
-	if (!sample_layout__tid(c->layout, ev, &pid, &tid) || tid <= 0 || !(raw = raw_data(t, ev, &size)))
+	if (!sample_layout__tid(c->layout, ev, &pid, &tid) || tid <= 0 ||
+	    !creds__argument(c->layout, c->raw_uid_off, ev, &arg))
 		return TRACKER_CONSUMED;
-	if (kind != TRACKER_EV_SETXID_EXIT) {
-		if (!raw_u64(raw, size, c->raw_uid_off, &v))
-			return TRACKER_CONSUMED;
-		task = task_get(t, pid, tid);
-		if (!task)
-			return -ENOMEM;
-		task->pend_uid = (uint32_t)v;   /* the first argument is the (real) uid */
-		task->pend_kind = (uint16_t)kind;
-		/* Records are judged a round after they happen: the call has returned,
-		 * and /proc says how it went. */
-		if (!c->creds_exit)
-			apply_creds(t, task);
-		else
-			task->flags |= TASK_CREDS_PENDING;
-		return TRACKER_CONSUMED;
-	}
-	task = task_table__find(t->tasks, tid);
-	if (!task || !(task->flags & TASK_CREDS_PENDING))
-		return TRACKER_CONSUMED;
-	task->flags &= ~TASK_CREDS_PENDING;
-	if (!raw_u64(raw, size, c->raw_ret_off, &v) || (int64_t)v != 0)
-		return TRACKER_CONSUMED;        /* the call failed: nothing changed */
-	apply_creds(t, task);
+	task = task_get(t, pid, tid);
+	if (!task)
+		return -ENOMEM;
+	/* Records are judged a round after they happen: the call has returned, and
+	 * /proc says how it went. */
+	apply_creds(t, task, call, arg);
 	return TRACKER_CONSUMED;
 }
 
@@ -636,11 +600,11 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 	reap_exited(t, time);
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE: {
-		uint32_t kind = TRACKER_EV_SAMPLE;
-		if (idmap__size(t->event_kind))
-			idmap__get(t->event_kind, sample_layout__id(t->cfg.layout, ev), &kind);
-		if (kind != TRACKER_EV_SAMPLE)
-			return judge_creds(t, ev, kind);
+		uint32_t call = 0;      /* the sampling event's */
+		if (idmap__size(t->creds_ids))
+			idmap__get(t->creds_ids, sample_layout__id(t->cfg.layout, ev), &call);
+		if (call)
+			return judge_creds(t, ev, (enum creds_call)call);
 		return judge_sample(t, ev, time, need);
 	}
 	case PERF_RECORD_FORK:
@@ -748,10 +712,10 @@ void tracker__described(struct tracker *t, const struct tracker_need *need, int 
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-int tracker__add_ids(struct tracker *t, enum tracker_event_kind kind, const uint64_t *ids, size_t n)
+int tracker__add_creds_ids(struct tracker *t, enum creds_call call, const uint64_t *ids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (idmap__set(t->event_kind, ids[i], (uint32_t)kind) < 0)
+		if (idmap__set(t->creds_ids, ids[i], (uint32_t)call) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -788,8 +752,8 @@ int tracker__new(const struct tracker_config *cfg, struct tracker **ret)
 	t->cfg = *cfg;
 	linger__init(&t->exits, EXIT_GRACE_NS);
 	t->tasks = task_table__new();
-	t->event_kind = idmap__new();
-	if (!t->tasks || !t->event_kind) {
+	t->creds_ids = idmap__new();
+	if (!t->tasks || !t->creds_ids) {
 		tracker__free(t);
 		return -ENOMEM;
 	}
@@ -807,7 +771,7 @@ struct tracker *tracker__free(struct tracker *t)
 	free(t->log);
 	linger__release(&t->exits);
 	task_table__free(t->tasks);
-	idmap__free(t->event_kind);
+	idmap__free(t->creds_ids);
 	free(t);
 	return NULL;
 }

@@ -36,12 +36,12 @@ struct events_info {
 	/* set*uid() tracepoints (for uid scopes): open, or why not */
 	bool creds;
 	int creds_err;
-	int raw_uid_off, raw_ret_off;
+	int raw_uid_off;                /* of their uid argument in PERF_SAMPLE_RAW */
 };
 
 /* The set*uid() tracepoint events and their sample ids, for the tracker. */
 struct events_creds {
-	int kind;               /* enum tracker_event_kind */
+	int call;               /* enum creds_call */
 	const uint64_t *ids;
 	size_t nr_ids;
 };

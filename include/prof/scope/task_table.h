@@ -21,7 +21,6 @@ enum task_flags {
 	TASK_UID_KNOWN = 1 << 6,        /* uid is valid */
 	TASK_CGROUP_KNOWN = 1 << 7,     /* cgroup is valid */
 	TASK_LOOKED_UP = 1 << 8,        /* /proc was read for its uid/cgroup/parent */
-	TASK_CREDS_PENDING = 1 << 9,    /* inside a set*uid() call: pend_uid holds its argument */
 	TASK_TREE_KNOWN = 1 << 10,      /* TASK_IN_TREE is decided */
 	TASK_EXITED = 1 << 11,          /* its EXIT was seen: kept a while for teardown samples */
 	TASK_UID_LOST = 1 << 12,        /* its uid changed and could not be re-read */
@@ -33,8 +32,6 @@ struct task {
 	uint32_t flags;
 	uint32_t uid;           /* real uid */
 	uint64_t cgroup;        /* cgroup2 id, last known */
-	uint32_t pend_uid;      /* new real uid asked for by a pending set*uid() (-1: unchanged) */
-	uint16_t pend_kind;     /* which call: tracker's enum */
 	uint64_t exit_time;     /* with TASK_EXITED */
 	char comm[16];          /* from /proc when looked up ("" if never) */
 };

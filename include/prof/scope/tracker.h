@@ -20,15 +20,8 @@
 
 #include "prof/perfdata/sample.h"
 #include "prof/scope/cgroups.h"
+#include "prof/scope/creds.h"
 #include "prof/scope/scope.h"
-
-enum tracker_event_kind {
-	TRACKER_EV_SAMPLE = 0,          /* the sampling event */
-	TRACKER_EV_SETUID,              /* syscalls:sys_enter_setuid */
-	TRACKER_EV_SETREUID,            /* syscalls:sys_enter_setreuid */
-	TRACKER_EV_SETRESUID,           /* syscalls:sys_enter_setresuid */
-	TRACKER_EV_SETXID_EXIT,         /* syscalls:sys_exit_set{,re,res}uid */
-};
 
 struct tracker_config {
 	const struct scope *scope;
@@ -37,12 +30,9 @@ struct tracker_config {
 	int cgroup_fd;                  /* cgroup2 root, or -1 */
 	struct cgroups *cgroups;        /* the registry (borrowed): records announce cgroups */
 	bool creds_events;              /* set*uid() records arrive (else exec re-reads /proc) */
-	bool creds_exit;                /* ... and their exits: apply at the exit, if it succeeded
-					 * (without: apply at the entry, judged after the call) */
 	bool restrict_uid;              /* policy: nothing of a uid other than only_uid is in scope */
 	uint32_t only_uid;
-	/* offsets in PERF_SAMPLE_RAW data: the (real) uid argument, the return value */
-	int raw_uid_off, raw_ret_off;
+	int raw_uid_off;                /* of the (real) uid argument in their PERF_SAMPLE_RAW data */
 };
 
 struct tracker_stats {
@@ -92,8 +82,8 @@ struct tracker;
 int tracker__new(const struct tracker_config *cfg, struct tracker **ret);
 struct tracker *tracker__free(struct tracker *t);
 
-/* Tell which sample ids belong to which event.  0 or -ENOMEM. */
-int tracker__add_ids(struct tracker *t, enum tracker_event_kind kind, const uint64_t *ids, size_t n);
+/* The sample ids of a set*uid() tracepoint (creds.h).  0 or -ENOMEM. */
+int tracker__add_creds_ids(struct tracker *t, enum creds_call call, const uint64_t *ids, size_t n);
 
 /* Mark a task (the workload) as the root of a scoped process tree, with its facts. */
 int tracker__add_tree_root(struct tracker *t, int32_t pid);

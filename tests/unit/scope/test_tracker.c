@@ -30,14 +30,11 @@
 #define ID_SETUID 0x201
 #define ID_SETREUID 0x202
 #define ID_SETRESUID 0x203
-#define ID_SETXID_EXIT 0x204
 
-/* Where the syscalls tracepoints keep their first argument and their return value. */
+/* Where the syscalls tracepoints keep their first argument. */
 #define RAW_ARG_OFF 16
-#define RAW_RET_OFF 16
 
 #define UID_UNCHANGED 0xffffffffull    /* (uid_t)-1 as the syscall receives it */
-#define RET_FAILED 0xffffffffffffffffull
 
 /* ---- records ------------------------------------------------------------- */
 
@@ -202,7 +199,6 @@ static void setup(void)
 		.proc_fd = fx.proc_fd,
 		.cgroup_fd = -1,
 		.raw_uid_off = RAW_ARG_OFF,
-		.raw_ret_off = RAW_RET_OFF,
 	};
 	fx.now = 1000000;
 }
@@ -315,7 +311,7 @@ static void scope_cgroup(const char *path, uint64_t id)
 static void start(void)
 {
 	static const uint64_t setuid_ids[] = { ID_SETUID }, setreuid_ids[] = { ID_SETREUID },
-			      setresuid_ids[] = { ID_SETRESUID }, exit_ids[] = { ID_SETXID_EXIT };
+			      setresuid_ids[] = { ID_SETRESUID };
 
 	cr_assert_eq(cgroups__new(&fx.scope, fx.cfg.cgroup_fd, &fx.registry), 0);
 	fx.cfg.cgroups = fx.registry;
@@ -323,10 +319,9 @@ static void start(void)
 	cr_assert_not_null(fx.t);
 	if (!fx.cfg.creds_events)
 		return;
-	cr_assert_eq(tracker__add_ids(fx.t, TRACKER_EV_SETUID, setuid_ids, 1), 0);
-	cr_assert_eq(tracker__add_ids(fx.t, TRACKER_EV_SETREUID, setreuid_ids, 1), 0);
-	cr_assert_eq(tracker__add_ids(fx.t, TRACKER_EV_SETRESUID, setresuid_ids, 1), 0);
-	cr_assert_eq(tracker__add_ids(fx.t, TRACKER_EV_SETXID_EXIT, exit_ids, 1), 0);
+	cr_assert_eq(tracker__add_creds_ids(fx.t, CREDS_SETUID, setuid_ids, 1), 0);
+	cr_assert_eq(tracker__add_creds_ids(fx.t, CREDS_SETREUID, setreuid_ids, 1), 0);
+	cr_assert_eq(tracker__add_creds_ids(fx.t, CREDS_SETRESUID, setresuid_ids, 1), 0);
 }
 
 static const struct tracker_stats *stats(void)
@@ -405,15 +400,17 @@ static int cgroup_rec(uint64_t id, const char *path)
 	return judge(mk_cgroup(&r, id, path, fx.now), fx.now);
 }
 
-/* set*uid() entry (uid: its first argument) or exit (uid: the return value). */
-static int creds(uint64_t id, int32_t pid, int32_t tid, uint64_t val)
+/*
+ * A set*uid() entry (uid: its first argument), judged as production judges it: a
+ * round after the call returned, so /proc (the fixture) already shows its outcome.
+ */
+static int creds(uint64_t id, int32_t pid, int32_t tid, uint64_t uid)
 {
 	size_t raw_len = id == ID_SETREUID ? 32 : id == ID_SETRESUID ? 40 : 24;
-	int off = id == ID_SETXID_EXIT ? RAW_RET_OFF : RAW_ARG_OFF;
 	struct rec r;
 
 	fx.now += 100;
-	return judge(mk_tp(&r, id, pid, tid, fx.now, raw_len, off, val), fx.now);
+	return judge(mk_tp(&r, id, pid, tid, fx.now, raw_len, RAW_ARG_OFF, uid), fx.now);
 }
 
 /* Every judged sample is written, out of scope, or unattributed: nothing else. */
@@ -497,7 +494,6 @@ Test(tracker, gone_before_first_sample)
 Test(tracker, exec_keeps_uid)
 {
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(100, 100, 1, 1001);
 	start();
@@ -556,16 +552,14 @@ Test(tracker, exec_of_task_gone_from_proc_keeps_uid)
 Test(tracker, setuid_by_root_reads_proc)
 {
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(600, 600, 1, 0);
 	start();
 
 	expect(sample(600, 600, 0), TRACKER_DROP, "root before setuid");
-	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
-	expect(sample(600, 600, 0), TRACKER_DROP, "inside the call: nothing changed yet");
+	/* the call returned before its entry is judged: /proc shows the new uid */
 	put_task(600, 600, 1, 1001);
-	expect(creds(ID_SETXID_EXIT, 600, 600, 0), TRACKER_CONSUMED, "sys_exit_setuid");
+	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
 	expect(sample(600, 600, 0), TRACKER_WRITE, "after setuid(1001)");
 	cr_assert_eq(stats()->creds_changes, 1);
 	assert_accounted();
@@ -574,52 +568,42 @@ Test(tracker, setuid_by_root_reads_proc)
 Test(tracker, setuid_by_root_gone)
 {
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(600, 600, 1, 0);
 	start();
 
 	expect(sample(600, 600, 0), TRACKER_DROP, "root before setuid");
-	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
 	del_task(600);
 	/* /proc has nothing: setuid() by root sets every uid to its argument */
-	expect(creds(ID_SETXID_EXIT, 600, 600, 0), TRACKER_CONSUMED, "sys_exit_setuid");
+	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
 	expect(sample(600, 600, 0), TRACKER_WRITE, "after setuid(1001)");
 	cr_assert_eq(stats()->creds_changes, 1);
 	cr_assert_eq(stats()->unattributed_creds, 0);
 	assert_accounted();
 }
 
-Test(tracker, setuid_failed_changes_nothing)
+/* A call that failed: /proc, read after it returned, still shows the old uid. */
+Test(tracker, setuid_failed_keeps_the_uid_proc_shows)
 {
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
-	put_task(600, 600, 1, 0);
+	put_task(600, 600, 1, 1002);
 	start();
 
-	expect(sample(600, 600, 0), TRACKER_DROP, "root before setuid");
-	del_task(600);
-	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
-	expect(creds(ID_SETXID_EXIT, 600, 600, RET_FAILED), TRACKER_CONSUMED, "sys_exit_setuid -1");
+	expect(sample(600, 600, 0), TRACKER_DROP, "uid 1002 before setuid");
+	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid, failed (EPERM)");
 	expect(sample(600, 600, 0), TRACKER_DROP, "after a failed setuid(1001)");
-	cr_assert_eq(stats()->creds_changes, 0);
-	/* an exit without its entry is no change either */
-	expect(creds(ID_SETXID_EXIT, 600, 600, 0), TRACKER_CONSUMED, "sys_exit_setuid alone");
-	expect(sample(600, 600, 0), TRACKER_DROP, "after an unmatched exit");
-	cr_assert_eq(stats()->creds_changes, 0);
 	/* the same call succeeding does change it */
-	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
-	expect(creds(ID_SETXID_EXIT, 600, 600, 0), TRACKER_CONSUMED, "sys_exit_setuid 0");
+	put_task(600, 600, 1, 1001);
+	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid, succeeded");
 	expect(sample(600, 600, 0), TRACKER_WRITE, "after setuid(1001)");
-	cr_assert_eq(stats()->creds_changes, 1);
+	cr_assert_eq(stats()->creds_changes, 2, "calls seen: %llu", (unsigned long long)stats()->creds_changes);
 	assert_accounted();
 }
 
 Test(tracker, setresuid_unchanged_ruid_when_gone)
 {
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(700, 700, 1, 1001);
 	put_task(710, 710, 1, 1001);
@@ -631,16 +615,12 @@ Test(tracker, setresuid_unchanged_ruid_when_gone)
 	del_task(710);
 	/* setresuid(-1, 0, 0) / setreuid(-1, 0): the real uid stays */
 	expect(creds(ID_SETRESUID, 700, 700, UID_UNCHANGED), TRACKER_CONSUMED, "sys_enter_setresuid");
-	expect(creds(ID_SETXID_EXIT, 700, 700, 0), TRACKER_CONSUMED, "sys_exit_setresuid");
 	expect(creds(ID_SETREUID, 710, 710, UID_UNCHANGED), TRACKER_CONSUMED, "sys_enter_setreuid");
-	expect(creds(ID_SETXID_EXIT, 710, 710, 0), TRACKER_CONSUMED, "sys_exit_setreuid");
 	expect(sample(700, 700, 0), TRACKER_WRITE, "after setresuid(-1, ...)");
 	expect(sample(710, 710, 0), TRACKER_WRITE, "after setreuid(-1, ...)");
 	/* setresuid(0, ...) / setreuid(0, ...): the real uid becomes 0 */
 	expect(creds(ID_SETRESUID, 700, 700, 0), TRACKER_CONSUMED, "sys_enter_setresuid");
-	expect(creds(ID_SETXID_EXIT, 700, 700, 0), TRACKER_CONSUMED, "sys_exit_setresuid");
 	expect(creds(ID_SETREUID, 710, 710, 0), TRACKER_CONSUMED, "sys_enter_setreuid");
-	expect(creds(ID_SETXID_EXIT, 710, 710, 0), TRACKER_CONSUMED, "sys_exit_setreuid");
 	expect(sample(700, 700, 0), TRACKER_DROP, "after setresuid(0, ...)");
 	expect(sample(710, 710, 0), TRACKER_DROP, "after setreuid(0, ...)");
 	cr_assert_eq(stats()->creds_changes, 4);
@@ -650,16 +630,14 @@ Test(tracker, setresuid_unchanged_ruid_when_gone)
 Test(tracker, setuid_by_non_root_gone_is_unattributed)
 {
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(800, 800, 1, 1002);
 	start();
 
 	expect(sample(800, 800, 0), TRACKER_DROP, "uid 1002 before setuid");
-	expect(creds(ID_SETUID, 800, 800, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
 	del_task(800);
 	/* without CAP_SETUID setuid() leaves the real uid; with it, sets it: cannot tell */
-	expect(creds(ID_SETXID_EXIT, 800, 800, 0), TRACKER_CONSUMED, "sys_exit_setuid");
+	expect(creds(ID_SETUID, 800, 800, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
 	expect(sample(800, 800, 0), TRACKER_UNATTRIBUTED, "after setuid(1001) by uid 1002");
 	expect(sample(800, 800, 0), TRACKER_UNATTRIBUTED, "after setuid(1001) by uid 1002");
 	/* each unattributed sample is counted once, under its reason */
@@ -970,7 +948,6 @@ Test(tracker, need_again_after_dropped_records)
 	struct tracker_need n;
 
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(100, 100, 1, 1001);
 	start();
@@ -981,11 +958,9 @@ Test(tracker, need_again_after_dropped_records)
 	/* it leaves the scope, execs unseen by the file, and comes back */
 	put_task(100, 100, 1, 0);
 	creds(ID_SETUID, 100, 100, 0);
-	creds(ID_SETXID_EXIT, 100, 100, 0);
 	expect(comm(100, 100, "other", true), TRACKER_DROP, "exec while out of scope");
 	put_task(100, 100, 1, 1001);
 	creds(ID_SETUID, 100, 100, 1001);
-	creds(ID_SETXID_EXIT, 100, 100, 0);
 	expect(sample(100, 100, 0), TRACKER_WRITE, "back in scope");
 	cr_assert_eq(fx.need.what, SYNTH_COMM | SYNTH_MAPS, "the file's comm and maps are stale: need %#x",
 		     fx.need.what);
@@ -1259,16 +1234,14 @@ Test(tracker, written_tasks_once_each)
 Test(tracker, dropped_comm_names_the_task_later)
 {
 	fx.cfg.creds_events = true;
-	fx.cfg.creds_exit = true;
 	scope_uid(1001);
 	put_task(600, 600, 1, 0);
 	start();
 
 	expect(sample(600, 600, 0), TRACKER_DROP, "root before exec");
 	expect(comm(600, 600, "worker", true), TRACKER_DROP, "exec while root");
-	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
 	del_task(600);
-	expect(creds(ID_SETXID_EXIT, 600, 600, 0), TRACKER_CONSUMED, "sys_exit_setuid");
+	expect(creds(ID_SETUID, 600, 600, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
 	expect(sample(600, 600, 0), TRACKER_WRITE, "after setuid(1001)");
 	cr_assert(fx.need.what & SYNTH_COMM, "need %#x", fx.need.what);
 	cr_assert_not_null(fx.need.comm);
