@@ -79,9 +79,12 @@ static void summary(const struct record *r)
 			"could be read (%" PRIu64 "), or changed uid and vanished (%" PRIu64 ").\n",
 			unattributed, t->unattributed_gone, t->unattributed_creds);
 	if (r->opts.verbose) {
-		fprintf(stderr, "prof: %" PRIu64 " tasks written, %" PRIu64 " /proc lookups (%" PRIu64
+		size_t nr_written;
+
+		ledger__written_tasks(r->ledger, &nr_written);
+		fprintf(stderr, "prof: %zu tasks written, %" PRIu64 " /proc lookups (%" PRIu64
 			" found the task gone), %" PRIu64 " described from /proc, %" PRIu64 " uid changes\n",
-			t->tasks_written, t->lookups, t->lookups_failed, s->synth_tasks, t->creds_changes);
+			nr_written, t->lookups, t->lookups_failed, s->synth_tasks, t->creds_changes);
 		if (t->nr_unattributed_tids) {
 			fprintf(stderr, "prof: unattributed tasks:");
 			for (unsigned int i = 0; i < t->nr_unattributed_tids; i++)
@@ -148,7 +151,7 @@ static int write_trailer(struct record *r, int argc, char **argv)
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);
-	prof_section__build(&b, &r->opts.scope, r->tracker, &extra);
+	prof_section__build(&b, &r->opts.scope, tracker__stats(r->tracker), r->ledger, &extra);
 	if (!err)
 		err = b.err ? b.err : perf_writer__set_prof_section(r->writer, b.data, b.len);
 	feat_buf__release(&b);

@@ -28,11 +28,10 @@ static void cgroup_line(uint64_t id, const char *path, void *ctx)
 	line(ctx, "cgroup %" PRIu64 " %.*s\n", id, (int)strcspn(path, "\n"), path);
 }
 
-void prof_section__build(struct feat_buf *b, const struct scope *s, const struct tracker *t,
-			 const struct prof_section_stats *extra)
+void prof_section__build(struct feat_buf *b, const struct scope *s, const struct tracker_stats *st,
+			 const struct ledger *l, const struct prof_section_stats *extra)
 {
-	const struct tracker_stats *st = tracker__stats(t);
-	const struct tracker_task_log *log;
+	const struct ledger_task *log;
 	size_t nr;
 
 	line(b, "prof-scope 1\n");
@@ -48,14 +47,14 @@ void prof_section__build(struct feat_buf *b, const struct scope *s, const struct
 		line(b, "scope pid %d\n", s->pids[i]);
 	if (s->workload)
 		line(b, "scope workload %d\n", s->workload);
-	log = tracker__written_tasks(t, &nr);
+	log = ledger__written_tasks(l, &nr);
 	for (size_t i = 0; i < nr; i++) {
 		if (log[i].uid_known)
 			line(b, "task %d %d %u\n", log[i].pid, log[i].tid, log[i].uid);
 		else
 			line(b, "task %d %d -\n", log[i].pid, log[i].tid);
 	}
-	tracker__for_each_written_cgroup(t, cgroup_line, b);
+	ledger__for_each_written_cgroup(l, cgroup_line, b);
 	line(b, "stat samples_written %" PRIu64 "\n", st->samples_written);
 	line(b, "stat samples_out_of_scope %" PRIu64 "\n", st->samples_out_of_scope);
 	line(b, "stat unattributed_gone %" PRIu64 "\n", st->unattributed_gone);

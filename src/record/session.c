@@ -80,7 +80,7 @@ static int emit_described(const void *rec, size_t len, void *ctx)
 
 /* Give the file what the tracker says it needs before the record: a cgroup's path,
  * a pre-existing task's comm and maps (read from /proc now). */
-static int provide(struct record *r, const struct tracker_need *need, uint64_t time)
+static int provide(struct record *r, const struct ledger_need *need, uint64_t time)
 {
 	int err;
 
@@ -96,8 +96,7 @@ static int provide(struct record *r, const struct tracker_need *need, uint64_t t
 		err = synth__comm(&r->synth, need->pid, need->tid, need->comm ? need->comm : "prof", time, emit, r);
 		if (err < 0)
 			return err;
-		tracker__described(r->tracker, need, 0);
-		return 0;
+		return ledger__described(r->ledger, need, 0);
 	}
 	/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
 	r->synth.read_done = &r->synth_until;
@@ -116,19 +115,22 @@ static int provide(struct record *r, const struct tracker_need *need, uint64_t t
 		r->st.synth_gone++;
 	else
 		r->st.synth_tasks++;
-	tracker__described(r->tracker, need, err);
-	return 0;
+	return ledger__described(r->ledger, need, err);
 }
 
 static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
 {
 	struct record *r = ctx;
-	struct tracker_need need;
+	struct judgement j;
+	struct ledger_need need;
 	int v, err;
 
-	v = tracker__judge(r->tracker, ev, time, &need);
+	v = tracker__judge(r->tracker, ev, time, &j);
 	if (v < 0)
 		return v;
+	err = ledger__note(r->ledger, ev, v, &j, time, &need);
+	if (err < 0)
+		return err;
 	if (v != TRACKER_WRITE)
 		return 0;
 	err = provide(r, &need, time);
@@ -332,7 +334,8 @@ static int start_tracker(struct record *r)
 	err = cgroups__new(&r->opts.scope, r->cgroup_fd, &r->cgroups);
 	if (err == 0) {
 		cfg.cgroups = r->cgroups;
-		err = tracker__new(&cfg, &r->tracker);
+		r->ledger = ledger__new(r->cgroups);
+		err = r->ledger ? tracker__new(&cfg, &r->tracker) : -ENOMEM;
 	}
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot set up the scope: %s\n", strerror(-err));
@@ -356,7 +359,7 @@ static int start_tracker(struct record *r)
 
 		if (read_file_full(AT_FDCWD, "/proc/self/comm", 64, &self) > 0)
 			procfs__comm(self, comm);
-		tracker__add_workload(r->tracker, r->wl.pid, comm[0] ? comm : "prof");
+		ledger__set_workload(r->ledger, r->wl.pid, comm[0] ? comm : "prof");
 	}
 	return 0;
 }
@@ -427,6 +430,7 @@ void record__free(struct record *r)
 	build_id_table__free(r->build_ids);
 	ordered_queue__free(r->queue);
 	tracker__free(r->tracker);
+	ledger__free(r->ledger);
 	cgroups__free(r->cgroups);
 	map_dedup__free(r->dedup);
 	unwinder__free(r->unwinder);

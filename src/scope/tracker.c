@@ -8,7 +8,6 @@
 #include "prof/base/idmap.h"
 #include "prof/base/linger.h"
 #include "prof/sys/procfs.h"
-#include "prof/synth/synth.h"
 #include "prof/scope/cgroups.h"
 #include "prof/scope/creds.h"
 #include "prof/scope/task_table.h"
@@ -24,15 +23,10 @@
 struct tracker {
 	struct tracker_config cfg;
 	struct task_table *tasks;
-	struct idmap *creds_ids;       /* sample id -> enum tracker_creds_ids */
+	struct idmap *creds_ids;        /* sample id -> enum creds_call (tracepoint samples only) */
 	bool uid_scope, tree_scope, cgroup_scope;
-	struct tracker_task_log *log;
-	size_t nr_log, cap_log;
 	struct linger exits;            /* exited tasks, forgotten after EXIT_GRACE_NS */
 	struct tracker_stats st;
-	int32_t workload;               /* prof's corked child, named workload_comm ... */
-	bool workload_execd;            /* ... until its exec */
-	char workload_comm[16];
 };
 
 static bool cgroup_in_scope(const struct tracker *t, uint64_t id)
@@ -141,7 +135,7 @@ static int tree_of(struct tracker *t, uint64_t ppid)
 static void apply_facts(struct tracker *t, struct task *task, const struct proc_facts *f, int tree)
 {
 	task->uid = (uint32_t)f->uid;
-	task->flags |= TASK_UID_KNOWN | TASK_LOOKED_UP;
+	task->flags |= TASK_UID_KNOWN;
 	memcpy(task->comm, f->comm, sizeof(task->comm));
 	if (f->has_cgroup) {
 		task->cgroup = f->cgroup;
@@ -257,24 +251,6 @@ static int scope_union(const struct tracker *t, const struct task *task, uint64_
 
 /* ---- records ------------------------------------------------------------- */
 
-static int log_written(struct tracker *t, const struct task *task)
-{
-	if (t->nr_log == t->cap_log) {
-		size_t ncap = t->cap_log ? 2 * t->cap_log : 256;
-		struct tracker_task_log *n = realloc(t->log, ncap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		t->log = n;
-		t->cap_log = ncap;
-	}
-	t->log[t->nr_log++] = (struct tracker_task_log){
-		.pid = task->pid, .tid = task->tid, .uid = task->uid,
-		.uid_known = !!(task->flags & TASK_UID_KNOWN),
-	};
-	t->st.tasks_written++;
-	return 0;
-}
-
 static void count_written(struct tracker *t, uint64_t time)
 {
 	if (!t->st.first_time)
@@ -295,10 +271,10 @@ static void note_unattributed(struct tracker *t, int32_t tid)
 }
 
 static int judge_sample(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
-			struct tracker_need *need)
+			struct judgement *j)
 {
 	uint64_t cgroup = sample_layout__cgroup(t->cfg.layout, ev);
-	struct task *task, *leader;
+	struct task *task;
 	int32_t pid, tid;
 	int in;
 
@@ -315,60 +291,38 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 		count_written(t, time);
 		return TRACKER_WRITE;
 	}
-	if (!task_get(t, pid, pid) || !task_get(t, pid, tid))
+	/* the leader too: its threads take its facts */
+	if (!task_get(t, pid, pid) || !(task = task_get(t, pid, tid)))
 		return -ENOMEM;
-	/* no inserts below: pointers stay valid */
-	leader = task_table__find(t->tasks, pid);
-	task = task_table__find(t->tasks, tid);
 	if (cgroup) {
 		task->cgroup = cgroup;
 		task->flags |= TASK_CGROUP_KNOWN;
 	}
 	in = task_scope(t, task, cgroup);
-	if (in <= 0) {
-		if (in < 0) {
-			if (task->flags & TASK_UID_LOST)
-				t->st.unattributed_creds++;
-			else
-				t->st.unattributed_gone++;
-			note_unattributed(t, tid);
-		}
+	if (in < 0) {
+		if (task->flags & TASK_UID_LOST)
+			t->st.unattributed_creds++;
 		else
-			t->st.samples_out_of_scope++;
-		return in < 0 ? TRACKER_UNATTRIBUTED : TRACKER_DROP;
+			t->st.unattributed_gone++;
+		note_unattributed(t, tid);
+		return TRACKER_UNATTRIBUTED;
 	}
-	need->pid = pid;
-	need->tid = tid;
-	if (!(task->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
-		need->what |= SYNTH_COMM;
-	need->comm = task->comm[0] ? task->comm : NULL;
-	if (pid == t->workload && !t->workload_execd) {
-		/* /proc's comm and maps are those of after its exec */
-		need->pre_exec = true;
-		need->comm = t->workload_comm;
+	if (in == 0) {
+		t->st.samples_out_of_scope++;
+		return TRACKER_DROP;
 	}
-	else if (!(leader->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
-		need->what |= SYNTH_MAPS;
-	if (cgroup) {
-		need->cgroup_path = cgroups__mark_written(t->cfg.cgroups, cgroup);
-		if (need->cgroup_path)
-			need->cgroup = cgroup;
-	}
-	if (!(task->flags & TASK_WRITTEN)) {
-		task->flags |= TASK_WRITTEN;
-		if (log_written(t, task) < 0)
-			return -ENOMEM;
-	}
+	*j = (struct judgement){
+		.pid = pid, .tid = tid, .comm = task->comm[0] ? task->comm : NULL,
+		.uid = task->uid, .uid_known = task->flags & TASK_UID_KNOWN, .cgroup = cgroup,
+	};
 	count_written(t, time);
 	return TRACKER_WRITE;
 }
 
-static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struct tracker_need *need)
+static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struct judgement *j)
 {
 	struct task *parent, *child, pcopy;
 	bool have_parent = false;
-	uint32_t known = 0;
-	int in;
 
 	parent = task_get(t, (int32_t)f->ppid, (int32_t)f->ptid);
 	if (!parent)
@@ -376,13 +330,6 @@ static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struc
 	if (parent->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN)) {
 		pcopy = *parent;
 		have_parent = true;
-	}
-	known = parent->flags & TASK_COMM_KNOWN;
-	if (f->pid != f->ppid) {
-		/* a new process starts with a copy of its parent's maps */
-		struct task *pl = task_table__find(t->tasks, (int32_t)f->ppid);
-		if (pl && (pl->flags & TASK_MAPS_KNOWN))
-			known |= TASK_MAPS_KNOWN;
 	}
 	/* A FORK for a tid we know: the old task is gone, the tid reused. */
 	task_table__remove(t->tasks, (int32_t)f->tid);
@@ -401,42 +348,17 @@ static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struc
 		if (!child)
 			return -ENOMEM;
 	}
-	in = task_scope(t, child, 0);
-	if (in <= 0)
+	j->pid = (int32_t)f->pid;
+	j->tid = (int32_t)f->tid;
+	if (task_scope(t, child, 0) <= 0)
 		return TRACKER_DROP;
-	child->flags |= known;
-	/* perf gives a child its parent's comm and maps at FORK: an in-scope parent the
-	 * file does not describe yet is described first (the child may not live long
-	 * enough to be looked up itself). */
 	if (have_parent && task_scope(t, &pcopy, 0) > 0) {
-		struct task *p = task_table__find(t->tasks, (int32_t)f->ptid);
-		struct task *pl = task_table__find(t->tasks, (int32_t)f->ppid);
+		const struct task *p = task_table__find(t->tasks, (int32_t)f->ptid);
 
-		if (p && !(p->flags & (TASK_COMM_KNOWN | TASK_SYNTH_TRIED)))
-			need->what |= SYNTH_COMM;
-		if (pl && !(pl->flags & (TASK_MAPS_KNOWN | TASK_MAPS_TRIED)))
-			need->what |= SYNTH_MAPS;
-		if (need->what) {
-			need->pid = (int32_t)f->ppid;
-			need->tid = (int32_t)f->ptid;
-			need->comm = p && p->comm[0] ? p->comm : NULL;
-		}
+		j->parent_in_scope = true;
+		j->parent_comm = p && p->comm[0] ? p->comm : NULL;
 	}
 	return TRACKER_WRITE;
-}
-
-/* The file no longer describes this task correctly (a record about it was dropped). */
-static void forget_comm(struct task *task)
-{
-	task->flags &= ~(TASK_COMM_KNOWN | TASK_SYNTH_TRIED);
-}
-
-static void forget_maps(struct tracker *t, int32_t pid)
-{
-	struct task *l = task_table__find(t->tasks, pid);
-
-	if (l)
-		l->flags &= ~(TASK_MAPS_KNOWN | TASK_MAPS_TRIED);
 }
 
 static void reread_uid(struct tracker *t, struct task *task)
@@ -449,7 +371,8 @@ static void reread_uid(struct tracker *t, struct task *task)
 	}
 }
 
-static int judge_comm(struct tracker *t, const struct perf_record_comm *c, uint16_t misc)
+static int judge_comm(struct tracker *t, const struct perf_record_comm *c, uint16_t misc,
+		      struct judgement *j)
 {
 	bool exec = misc & PERF_RECORD_MISC_COMM_EXEC;
 	struct task *task = task_get(t, (int32_t)c->pid, (int32_t)c->tid);
@@ -465,40 +388,25 @@ static int judge_comm(struct tracker *t, const struct perf_record_comm *c, uint1
 	 */
 	memcpy(task->comm, c->comm, sizeof(task->comm));
 	task->comm[sizeof(task->comm) - 1] = '\0';
-	if (exec && (int32_t)c->pid == t->workload)
-		t->workload_execd = true;
-	if (task_scope(t, task, 0) <= 0) {
-		forget_comm(task);
-		if (exec)
-			forget_maps(t, (int32_t)c->pid);
-		return TRACKER_DROP;
-	}
-	task->flags |= TASK_COMM_KNOWN;
-	if (exec) {
-		/* the kernel reports every mapping of the new image from here on */
-		struct task *l = task_table__find(t->tasks, (int32_t)c->pid);
-		if (l)
-			l->flags |= TASK_MAPS_KNOWN;
-	}
-	return TRACKER_WRITE;
+	j->pid = (int32_t)c->pid;
+	j->tid = (int32_t)c->tid;
+	return task_scope(t, task, 0) > 0 ? TRACKER_WRITE : TRACKER_DROP;
 }
 
-static int judge_task_record(struct tracker *t, const struct perf_event_header *ev)
+static int judge_task_record(struct tracker *t, const struct perf_event_header *ev, struct judgement *j)
 {
 	uint32_t ids[2];
 	struct task *task;
 
 	memcpy(ids, ev + 1, sizeof(ids));
+	j->pid = (int32_t)ids[0];
+	j->tid = (int32_t)ids[1];
 	if ((int32_t)ids[0] <= 0)
 		return t->cfg.scope->all && !t->cfg.restrict_uid ? TRACKER_WRITE : TRACKER_DROP;
 	task = task_get(t, (int32_t)ids[0], (int32_t)ids[1]);
 	if (!task)
 		return -ENOMEM;
-	if (task_scope(t, task, 0) > 0)
-		return TRACKER_WRITE;
-	if (ev->type != PERF_RECORD_NAMESPACES)
-		forget_maps(t, (int32_t)ids[0]);
-	return TRACKER_DROP;
+	return task_scope(t, task, 0) > 0 ? TRACKER_WRITE : TRACKER_DROP;
 }
 
 /* Forget tasks whose exit is older than the grace period. */
@@ -515,11 +423,14 @@ static void reap_exited(struct tracker *t, uint64_t now)
 	}
 }
 
-static int judge_exit(struct tracker *t, const struct perf_record_fork *e, uint64_t time)
+static int judge_exit(struct tracker *t, const struct perf_record_fork *e, uint64_t time,
+		      struct judgement *j)
 {
 	struct task *task = task_table__find(t->tasks, (int32_t)e->tid);
 	int verdict = TRACKER_DROP;
 
+	j->pid = (int32_t)e->pid;
+	j->tid = (int32_t)e->tid;
 	if ((t->cfg.scope->all && !t->cfg.restrict_uid) || (task && task_scope(t, task, 0) > 0))
 		verdict = TRACKER_WRITE;
 	/* Kept a while: the kernel samples a task's exit teardown after its EXIT. */
@@ -594,9 +505,9 @@ static int judge_creds(struct tracker *t, const struct perf_event_header *ev, en
 }
 
 int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
-		   struct tracker_need *need)
+		   struct judgement *j)
 {
-	*need = (struct tracker_need){ 0 };
+	*j = (struct judgement){ 0 };
 	reap_exited(t, time);
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE: {
@@ -605,26 +516,26 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 			idmap__get(t->creds_ids, sample_layout__id(t->cfg.layout, ev), &call);
 		if (call)
 			return judge_creds(t, ev, (enum creds_call)call);
-		return judge_sample(t, ev, time, need);
+		return judge_sample(t, ev, time, j);
 	}
 	case PERF_RECORD_FORK:
 		if (ev->size < sizeof(struct perf_record_fork))
 			return TRACKER_DROP;
-		return judge_fork(t, (const void *)ev, need);
+		return judge_fork(t, (const void *)ev, j);
 	case PERF_RECORD_EXIT:
 		if (ev->size < sizeof(struct perf_record_fork))
 			return TRACKER_DROP;
-		return judge_exit(t, (const void *)ev, time);
+		return judge_exit(t, (const void *)ev, time, j);
 	case PERF_RECORD_COMM:
 		if (ev->size < sizeof(struct perf_event_header) + 16)
 			return TRACKER_DROP;
-		return judge_comm(t, (const void *)ev, ev->misc);
+		return judge_comm(t, (const void *)ev, ev->misc, j);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_NAMESPACES:
 		if (ev->size < sizeof(struct perf_event_header) + 8)
 			return TRACKER_DROP;
-		return judge_task_record(t, ev);
+		return judge_task_record(t, ev, j);
 	case PERF_RECORD_CGROUP:
 		if (ev->size < offsetof(struct perf_record_cgroup, path) + 1)
 			return TRACKER_DROP;
@@ -699,17 +610,6 @@ int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev)
 	return 0;
 }
 
-void tracker__described(struct tracker *t, const struct tracker_need *need, int err)
-{
-	struct task *task = task_table__find(t->tasks, need->tid);
-	struct task *leader = task_table__find(t->tasks, need->pid);
-
-	if (task && (need->what & SYNTH_COMM))
-		task->flags |= err ? TASK_SYNTH_TRIED : TASK_COMM_KNOWN | TASK_SYNTH_TRIED;
-	if (leader && (need->what & SYNTH_MAPS))
-		leader->flags |= err ? TASK_MAPS_TRIED : TASK_MAPS_KNOWN | TASK_MAPS_TRIED;
-}
-
 /* ---- life cycle ------------------------------------------------------------ */
 
 int tracker__add_creds_ids(struct tracker *t, enum creds_call call, const uint64_t *ids, size_t n)
@@ -737,12 +637,6 @@ int tracker__add_tree_root(struct tracker *t, int32_t pid)
 	return 0;
 }
 
-void tracker__add_workload(struct tracker *t, int32_t pid, const char *comm)
-{
-	t->workload = pid;
-	snprintf(t->workload_comm, sizeof(t->workload_comm), "%s", comm);
-}
-
 int tracker__new(const struct tracker_config *cfg, struct tracker **ret)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
@@ -768,7 +662,6 @@ struct tracker *tracker__free(struct tracker *t)
 {
 	if (!t)
 		return NULL;
-	free(t->log);
 	linger__release(&t->exits);
 	task_table__free(t->tasks);
 	idmap__free(t->creds_ids);
@@ -789,16 +682,4 @@ bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret)
 		return false;
 	*ret = task->uid;
 	return true;
-}
-
-const struct tracker_task_log *tracker__written_tasks(const struct tracker *t, size_t *ret_nr)
-{
-	*ret_nr = t->nr_log;
-	return t->log;
-}
-
-void tracker__for_each_written_cgroup(const struct tracker *t,
-				      void (*fn)(uint64_t id, const char *path, void *ctx), void *ctx)
-{
-	cgroups__for_each_written(t->cfg.cgroups, fn, ctx);
 }

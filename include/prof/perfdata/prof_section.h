@@ -36,14 +36,19 @@
 #include "prof/perfdata/perf_data.h"
 #include "prof/scope/scope.h"
 #include "prof/scope/tracker.h"
+#include "prof/synth/ledger.h"
 
 struct prof_section_stats {
 	uint64_t lost, lost_samples;
 	char kernel_build_id[84];       /* hex, "" when unknown */
 };
 
-/* Build the section into b (NUL-padded to 8 bytes).  b->err is set on ENOMEM. */
-void prof_section__build(struct feat_buf *b, const struct scope *scope, const struct tracker *t,
-			 const struct prof_section_stats *extra);
+/*
+ * Build the section into b (NUL-padded to 8 bytes): the scope, the tasks and cgroups
+ * the file describes (the ledger's), the accounting (the tracker's and extra's).
+ * b->err is set on ENOMEM.
+ */
+void prof_section__build(struct feat_buf *b, const struct scope *scope, const struct tracker_stats *st,
+			 const struct ledger *l, const struct prof_section_stats *extra);
 
 #endif

@@ -24,6 +24,7 @@
 #include "prof/cli/record_opts.h"
 #include "prof/sys/output_file.h"
 #include "prof/record/events.h"
+#include "prof/synth/ledger.h"
 #include "prof/synth/synth.h"
 #include "prof/scope/tracker.h"
 #include "prof/analyze/unwinder.h"
@@ -52,6 +53,7 @@ struct record {
 	struct build_id_table *build_ids;       /* record's: build ids of the mapped objects */
 	struct tracker *tracker;
 	struct cgroups *cgroups;
+	struct ledger *ledger;
 	struct map_dedup *dedup;
 	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
 	uint8_t *unwound;               /* ... one rewritten sample */

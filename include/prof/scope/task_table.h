@@ -11,19 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What the tracker knows of a task (what the file describes is the ledger's). */
 enum task_flags {
-	TASK_COMM_KNOWN = 1 << 0,       /* the file already gives this tid its comm */
-	TASK_MAPS_KNOWN = 1 << 1,       /* (leader only) the process's maps are in the file */
-	TASK_SYNTH_TRIED = 1 << 2,      /* its comm was looked up in /proc (found or not) */
-	TASK_IN_TREE = 1 << 3,          /* member of a scoped process tree (--pid, workload) */
-	TASK_WRITTEN = 1 << 4,          /* at least one sample of it was written */
-	TASK_MAPS_TRIED = 1 << 5,       /* (leader only) its maps were looked up in /proc */
-	TASK_UID_KNOWN = 1 << 6,        /* uid is valid */
-	TASK_CGROUP_KNOWN = 1 << 7,     /* cgroup is valid */
-	TASK_LOOKED_UP = 1 << 8,        /* /proc was read for its uid/cgroup/parent */
-	TASK_TREE_KNOWN = 1 << 10,      /* TASK_IN_TREE is decided */
-	TASK_EXITED = 1 << 11,          /* its EXIT was seen: kept a while for teardown samples */
-	TASK_UID_LOST = 1 << 12,        /* its uid changed and could not be re-read */
+	TASK_IN_TREE = 1 << 0,          /* member of a scoped process tree (--pid, workload) */
+	TASK_TREE_KNOWN = 1 << 1,       /* TASK_IN_TREE is decided */
+	TASK_UID_KNOWN = 1 << 2,        /* uid is valid */
+	TASK_UID_LOST = 1 << 3,         /* its uid changed and could not be re-read */
+	TASK_CGROUP_KNOWN = 1 << 4,     /* cgroup is valid */
+	TASK_EXITED = 1 << 5,           /* its EXIT was seen: kept a while for teardown samples */
 };
 
 struct task {
@@ -33,7 +28,7 @@ struct task {
 	uint32_t uid;           /* real uid */
 	uint64_t cgroup;        /* cgroup2 id, last known */
 	uint64_t exit_time;     /* with TASK_EXITED */
-	char comm[16];          /* from /proc when looked up ("" if never) */
+	char comm[16];          /* its latest name: /proc's when looked up, then its COMMs ("" if none) */
 };
 
 struct task_table;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The scope resolver.  Fed every record in time order, it keeps the task table
- * (who each task is: uid, cgroup, process tree), decides per record whether it goes
- * to the file, and says what the file must receive first (a task's comm and maps,
- * a cgroup's path) so that what is written is self-describing.
+ * (who each task is: uid, cgroup, process tree) and judges each record: in the
+ * scope (written), outside it, undecidable (an unattributed sample), or prof's own
+ * bookkeeping.  What the file must receive first so that it describes what is
+ * written is the ledger's business (synth/ledger.h), from the judgement.
  *
  * Task facts come from the kernel's sideband: FORK (inherit uid, cgroup, tree),
  * COMM (exec), EXIT, samples (their exact cgroup), and set*uid() syscall records.
@@ -41,7 +42,6 @@ struct tracker_stats {
 	uint64_t unattributed_gone;     /* task exited before its uid/ancestry could be read */
 	uint64_t unattributed_creds;    /* its uid changed and could not be re-read */
 	uint64_t tasks_seen;
-	uint64_t tasks_written;         /* tasks with at least one written sample */
 	uint64_t lookups;               /* /proc reads of task facts */
 	uint64_t lookups_failed;
 	uint64_t creds_changes;
@@ -51,29 +51,24 @@ struct tracker_stats {
 	unsigned int nr_unattributed_tids;
 };
 
-/* What the file must receive before the record being judged. */
-struct tracker_need {
-	int32_t pid, tid;
-	unsigned int what;              /* SYNTH_COMM | SYNTH_MAPS (synth.h), 0 for none */
-	const char *comm;               /* its comm as /proc said when first looked up, or NULL:
-					 * the fallback when the task is gone by now */
-	bool pre_exec;                  /* with SYNTH_COMM: write comm as it is, /proc already
-					 * names what the task exec'd since (maps: none asked) */
-	uint64_t cgroup;                /* write a CGROUP record for this id first (0: none) */
-	const char *cgroup_path;        /* its path, valid until the next judge() */
-};
-
 enum tracker_verdict {
-	TRACKER_WRITE,                  /* write the record (after what need asks for) */
+	TRACKER_WRITE,                  /* in the scope: write the record */
 	TRACKER_DROP,                   /* outside the scope */
 	TRACKER_UNATTRIBUTED,           /* a sample whose scope could not be decided */
 	TRACKER_CONSUMED,               /* prof's own bookkeeping record: never written */
 };
 
-struct tracker_task_log {
-	int32_t pid, tid;
-	uint32_t uid;
+/* What the tracker found about a record it judged, for the stages after it. */
+struct judgement {
+	int32_t pid, tid;               /* the task the record is about (FORK, EXIT: the child;
+					 * 0 or less: none, the idle task, the kernel's maps) */
+	const char *comm;               /* a written sample's: its latest name known (from /proc
+					 * or a COMM), NULL for none; valid until the next judge */
+	uint32_t uid;                   /* a written sample's real uid, with uid_known */
 	bool uid_known;
+	uint64_t cgroup;                /* a written sample's cgroup (0: none) */
+	bool parent_in_scope;           /* a written FORK's parent is in the scope too */
+	const char *parent_comm;        /* ... and its latest name known, or NULL */
 };
 
 struct tracker;
@@ -88,16 +83,9 @@ int tracker__add_creds_ids(struct tracker *t, enum creds_call call, const uint64
 /* Mark a task (the workload) as the root of a scoped process tree, with its facts. */
 int tracker__add_tree_root(struct tracker *t, int32_t pid);
 
-/*
- * The workload prof forked (corked, not yet exec'd): until its exec it is named comm
- * (prof's own name, cut to 15 characters), as perf names it; its samples before the exec must not take the
- * name /proc gives by the time they are judged (the program's).
- */
-void tracker__add_workload(struct tracker *t, int32_t pid, const char *comm);
-
-/* Judge one record, in time order.  Returns a verdict (>= 0) or -ENOMEM. */
+/* Judge one record, in time order: a verdict (>= 0) and *j, or -ENOMEM. */
 int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
-		   struct tracker_need *need);
+		   struct judgement *j);
 
 /*
  * Called as records are read from the ring buffers, before they are ordered: a
@@ -111,19 +99,9 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
  */
 int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev);
 
-/* Report how the need was met: err 0, or -ESRCH etc. when /proc had nothing. */
-void tracker__described(struct tracker *t, const struct tracker_need *need, int err);
-
 const struct tracker_stats *tracker__stats(const struct tracker *t);
 
 /* The real uid of tid as tracked now; false when not known. */
 bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret);
-
-/* Tasks with written samples, in the order they first had one. */
-const struct tracker_task_log *tracker__written_tasks(const struct tracker *t, size_t *ret_nr);
-
-/* Cgroups written to the file: call fn(id, path) for each. */
-void tracker__for_each_written_cgroup(const struct tracker *t,
-				      void (*fn)(uint64_t id, const char *path, void *ctx), void *ctx);
 
 #endif

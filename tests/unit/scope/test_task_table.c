@@ -43,7 +43,7 @@ Test(task_table, insert_and_find)
 	cr_assert_eq(a->cgroup, 0);
 	cr_assert_eq(task_table__size(t), 1);
 	a->pid = 99;
-	a->flags = TASK_COMM_KNOWN | TASK_WRITTEN;
+	a->flags = TASK_UID_KNOWN | TASK_EXITED;
 	a->uid = 1000;
 	a->cgroup = 0x1234;
 
@@ -55,7 +55,7 @@ Test(task_table, insert_and_find)
 
 	b = task_table__find(t, 100);
 	cr_assert_eq(b, a);
-	cr_assert_eq(b->flags, TASK_COMM_KNOWN | TASK_WRITTEN);
+	cr_assert_eq(b->flags, TASK_UID_KNOWN | TASK_EXITED);
 	cr_assert_eq(b->uid, 1000);
 	cr_assert_eq(b->cgroup, 0x1234);
 	cr_assert_null(task_table__find(t, 101));

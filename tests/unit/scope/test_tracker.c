@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The scope resolver, fed hand-built record streams in time order.  Task facts come
+ * The scope resolver, fed hand-built record streams in time order, and after it, as in
+ * the session, the ledger of what the file describes (what each written record needs
+ * first, synth/ledger.h), so that the needs are those of real judgements.  Task facts come
  * from a fake /proc tree (<tid>/status, <tid>/cgroup) in a temporary directory; a
  * task missing from it has exited.  Cgroup scopes use a fake hierarchy of plain
  * directories, whose ids are computed the way the tracker does (scope__cgroup_id).
@@ -21,6 +23,7 @@
 #include "prof/scope/scope.h"
 #include "prof/synth/synth.h"
 #include "prof/scope/tracker.h"
+#include "prof/synth/ledger.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CGROUP)
@@ -173,7 +176,9 @@ static struct {
 	struct tracker_config cfg;
 	struct cgroups *registry;
 	struct tracker *t;
-	struct tracker_need need;       /* of the last judged record */
+	struct ledger *l;
+	struct judgement j;             /* of the last judged record */
+	struct ledger_need need;        /* ... and what the file needs before it */
 	uint64_t now;
 	uint64_t nr_samples;            /* samples of the sampling event judged */
 } fx;
@@ -214,6 +219,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static void teardown(void)
 {
 	tracker__free(fx.t);
+	ledger__free(fx.l);
 	cgroups__free(fx.registry);
 	if (fx.proc_fd >= 0)
 		close(fx.proc_fd);
@@ -317,6 +323,8 @@ static void start(void)
 	fx.cfg.cgroups = fx.registry;
 	cr_assert_eq(tracker__new(&fx.cfg, &fx.t), 0);
 	cr_assert_not_null(fx.t);
+	fx.l = ledger__new(fx.registry);
+	cr_assert_not_null(fx.l);
 	if (!fx.cfg.creds_events)
 		return;
 	cr_assert_eq(tracker__add_creds_ids(fx.t, CREDS_SETUID, setuid_ids, 1), 0);
@@ -353,10 +361,17 @@ static const char *vname(int v)
 
 /* ---- judging, one record at a time, each one later than the last ---------- */
 
+/* The tracker's verdict; the ledger is shown every judged record, as the session does. */
 static int judge(const struct perf_event_header *ev, uint64_t time)
 {
-	memset(&fx.need, 0xa5, sizeof(fx.need));        /* judge() must reset it */
-	return tracker__judge(fx.t, ev, time, &fx.need);
+	int v;
+
+	memset(&fx.j, 0xa5, sizeof(fx.j));              /* judge() must reset it */
+	memset(&fx.need, 0xa5, sizeof(fx.need));        /* ... and note() this */
+	v = tracker__judge(fx.t, ev, time, &fx.j);
+	if (v >= 0)
+		cr_assert_eq(ledger__note(fx.l, ev, v, &fx.j, time, &fx.need), 0);
+	return v;
 }
 
 static int sample(int32_t pid, int32_t tid, uint64_t cgroup)
@@ -675,8 +690,8 @@ Test(tracker, pid_reuse)
 
 Test(tracker, pid_reuse_without_exit)
 {
-	const struct tracker_task_log *log;
-	struct tracker_need n;
+	const struct ledger_task *log;
+	struct ledger_need n;
 	size_t nr;
 
 	scope_uid(1001);
@@ -687,7 +702,7 @@ Test(tracker, pid_reuse_without_exit)
 
 	expect(sample(520, 520, 0), TRACKER_WRITE, "first task 520 (uid 1001)");
 	n = fx.need;
-	tracker__described(fx.t, &n, 0);
+	ledger__described(fx.l, &n, 0);
 	/* its EXIT was lost: the FORK alone says the tid is a new task */
 	expect(fork_(520, 700, 520, 700), TRACKER_DROP, "FORK of a new 520 by a root task");
 	expect(sample(520, 520, 0), TRACKER_DROP, "second task 520 (uid 0)");
@@ -696,7 +711,7 @@ Test(tracker, pid_reuse_without_exit)
 	expect(sample(520, 520, 0), TRACKER_WRITE, "third task 520 (uid 1001)");
 	cr_assert_eq(fx.need.what, SYNTH_COMM | SYNTH_MAPS,
 		     "nothing of the first 520 describes the third: need %#x", fx.need.what);
-	log = tracker__written_tasks(fx.t, &nr);
+	log = ledger__written_tasks(fx.l, &nr);
 	cr_assert_eq(nr, 2, "two distinct tasks 520 written: %zu logged", nr);
 	cr_assert_eq(log[0].tid, 520);
 	cr_assert_eq(log[1].tid, 520);
@@ -863,7 +878,7 @@ Test(tracker, prefetch_fork_placeholder)
 
 Test(tracker, need_comm_and_maps_once)
 {
-	struct tracker_need n;
+	struct ledger_need n;
 
 	scope_uid(1001);
 	put_task(100, 100, 1, 1001);
@@ -876,7 +891,7 @@ Test(tracker, need_comm_and_maps_once)
 	cr_assert_eq(fx.need.tid, 100);
 	cr_assert_eq(fx.need.cgroup, 0);
 	n = fx.need;
-	tracker__described(fx.t, &n, 0);
+	ledger__described(fx.l, &n, 0);
 	expect(sample(100, 100, 0), TRACKER_WRITE, "second sample");
 	cr_assert_eq(fx.need.what, 0, "described: need %#x", fx.need.what);
 	cr_assert_eq(fx.need.cgroup, 0);
@@ -896,7 +911,7 @@ Test(tracker, need_comm_and_maps_once)
 	expect(sample(200, 200, 0), TRACKER_WRITE, "first sample of 200");
 	cr_assert_eq(fx.need.what, SYNTH_COMM | SYNTH_MAPS);
 	n = fx.need;
-	tracker__described(fx.t, &n, -ESRCH);
+	ledger__described(fx.l, &n, -ESRCH);
 	expect(sample(200, 200, 0), TRACKER_WRITE, "second sample of 200");
 	cr_assert_eq(fx.need.what, 0);
 }
@@ -909,13 +924,13 @@ Test(tracker, workload_named_prof_before_exec)
 	put_task(100, 100, 50, 1001);   /* /proc: already the program ("task100") */
 	start();
 	cr_assert_eq(tracker__add_tree_root(fx.t, 100), 0);
-	tracker__add_workload(fx.t, 100, "prof");
+	ledger__set_workload(fx.l, 100, "prof");
 
 	expect(sample(100, 100, 0), TRACKER_WRITE, "sample before exec");
 	cr_assert(fx.need.pre_exec, "not marked as before the exec");
 	cr_assert_eq(fx.need.what, SYNTH_COMM, "need %#x", fx.need.what);
 	cr_assert_str_eq(fx.need.comm, "prof");
-	tracker__described(fx.t, &fx.need, 0);
+	ledger__described(fx.l, &fx.need, 0);
 	expect(sample(100, 100, 0), TRACKER_WRITE, "second sample before exec");
 	cr_assert_eq(fx.need.what, 0, "need %#x", fx.need.what);
 
@@ -945,7 +960,7 @@ Test(tracker, need_nothing_after_written_exec)
 
 Test(tracker, need_again_after_dropped_records)
 {
-	struct tracker_need n;
+	struct ledger_need n;
 
 	fx.cfg.creds_events = true;
 	scope_uid(1001);
@@ -954,7 +969,7 @@ Test(tracker, need_again_after_dropped_records)
 
 	expect(sample(100, 100, 0), TRACKER_WRITE, "first sample");
 	n = fx.need;
-	tracker__described(fx.t, &n, 0);
+	ledger__described(fx.l, &n, 0);
 	/* it leaves the scope, execs unseen by the file, and comes back */
 	put_task(100, 100, 1, 0);
 	creds(ID_SETUID, 100, 100, 0);
@@ -1015,7 +1030,7 @@ Test(tracker, need_cgroup_once)
 	expect(sample(100, 100, b), TRACKER_WRITE, "second written sample in /b");
 	cr_assert_eq(fx.need.cgroup, 0);
 
-	tracker__for_each_written_cgroup(fx.t, seen_cgroup, &seen);
+	ledger__for_each_written_cgroup(fx.l, seen_cgroup, &seen);
 	cr_assert_eq(seen.nr, 2);
 	cr_assert((seen.ids[0] == ax && seen.ids[1] == b) || (seen.ids[0] == b && seen.ids[1] == ax));
 	cr_assert_str_eq(seen.paths[seen.ids[0] == ax ? 0 : 1], "/a/x");
@@ -1191,7 +1206,7 @@ Test(tracker, all_idle_samples_in_sample_times)
 
 Test(tracker, written_tasks_once_each)
 {
-	const struct tracker_task_log *log;
+	const struct ledger_task *log;
 	size_t nr = 99;
 
 	scope_uid(1001);
@@ -1201,7 +1216,7 @@ Test(tracker, written_tasks_once_each)
 	put_task(300, 300, 1, 0);
 	start();
 
-	log = tracker__written_tasks(fx.t, &nr);
+	log = ledger__written_tasks(fx.l, &nr);
 	cr_assert_eq(nr, 0);
 	expect(sample(200, 200, 0), TRACKER_WRITE, "200");
 	expect(sample(100, 100, 0), TRACKER_WRITE, "100");
@@ -1211,7 +1226,7 @@ Test(tracker, written_tasks_once_each)
 	expect(sample(100, 100, 0), TRACKER_WRITE, "100 again");
 	expect(sample(100, 101, 0), TRACKER_WRITE, "101 again");
 
-	log = tracker__written_tasks(fx.t, &nr);
+	log = ledger__written_tasks(fx.l, &nr);
 	cr_assert_eq(nr, 3, "%zu tasks logged", nr);
 	cr_assert_not_null(log);
 	cr_assert_eq(log[0].pid, 200);
@@ -1226,7 +1241,8 @@ Test(tracker, written_tasks_once_each)
 	cr_assert_eq(log[2].tid, 101);
 	cr_assert_eq(log[2].uid, 1001);
 	cr_assert(log[2].uid_known);
-	cr_assert_eq(stats()->tasks_written, 3);
+	ledger__written_tasks(fx.l, &nr);
+	cr_assert_eq(nr, 3);
 }
 
 /* A COMM dropped while the task was out of scope still names it: when the task enters
