@@ -82,6 +82,7 @@ static int emit_described(const void *rec, size_t len, void *ctx)
  * a pre-existing task's comm and maps (read from /proc now). */
 static int provide(struct record *r, const struct ledger_need *need, uint64_t time)
 {
+	struct synth_task task;
 	int err;
 
 	if (need->cgroup) {
@@ -98,9 +99,13 @@ static int provide(struct record *r, const struct ledger_need *need, uint64_t ti
 			return err;
 		return ledger__described(r->ledger, need, 0);
 	}
-	/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
-	r->synth.read_done = &r->synth_until;
-	err = synth__task(&r->synth, need->pid, need->tid, need->what, time, emit_described, r);
+	err = synth__read_task(&r->synth, need->pid, need->tid, need->what, &task);
+	if (err == 0) {
+		/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
+		r->synth_until = task.read_done;
+		err = synth__task(&r->synth, &task, time, emit_described, r);
+	}
+	synth_task__release(&task);
 	if (r->write_err)
 		return r->write_err;
 	if (err == -ESRCH && (need->what & SYNTH_COMM) && need->comm) {

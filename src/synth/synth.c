@@ -154,22 +154,21 @@ static int gone(int r)
 	return (r == -ENOENT || r == -ESRCH) ? -ESRCH : r;
 }
 
-int synth__task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int what,
-		uint64_t time, synth_emit_fn emit, void *ctx)
+int synth__read_task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int what,
+		     struct synth_task *ret)
 {
 	_cleanup_free_ char *commbuf = NULL, *maps = NULL;
-	char path[64], comm[16];
+	char path[64];
 	ssize_t r;
 
+	*ret = (struct synth_task){ .pid = pid, .tid = tid };
 	if (pid <= 0 || tid <= 0)
 		return -ESRCH;
-	/* Read everything first so a vanished task emits nothing at all. */
 	if (what & SYNTH_COMM) {
 		snprintf(path, sizeof(path), "%d/task/%d/comm", pid, tid);
 		r = read_file_full(env->proc_fd, path, 4096, &commbuf);
 		if (r < 0)
 			return gone((int)r);
-		procfs__comm(commbuf, comm);
 	}
 	if (what & SYNTH_MAPS) {
 		snprintf(path, sizeof(path), "%d/maps", pid);
@@ -177,15 +176,32 @@ int synth__task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int 
 		if (r < 0)
 			return gone((int)r);
 	}
-	if (env->read_done)
-		*env->read_done = clock_mono_ns();
-	if (what & SYNTH_COMM) {
-		r = synth__comm(env, pid, tid, comm, time, emit, ctx);
+	ret->read_done = clock_mono_ns();
+	if (commbuf)
+		procfs__comm(commbuf, ret->comm);
+	ret->maps = steal_pointer(&maps);
+	ret->what = what;
+	return 0;
+}
+
+void synth_task__release(struct synth_task *t)
+{
+	free(t->maps);
+	t->maps = NULL;
+}
+
+int synth__task(const struct synth_env *env, const struct synth_task *task, uint64_t time,
+		synth_emit_fn emit, void *ctx)
+{
+	int r;
+
+	if (task->what & SYNTH_COMM) {
+		r = synth__comm(env, task->pid, task->tid, task->comm, time, emit, ctx);
 		if (r < 0)
-			return (int)r;
+			return r;
 	}
-	if (maps)
-		return synth_maps(env, maps, pid, time, emit, ctx);
+	if (task->maps)
+		return synth_maps(env, task->maps, task->pid, time, emit, ctx);
 	return 0;
 }
 

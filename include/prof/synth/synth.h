@@ -18,8 +18,6 @@ struct synth_env {
 	uint64_t id;            /* sample id stamped on synthesized records (0: first event) */
 	int proc_fd;            /* directory fd of /proc (tests pass a fixture tree) */
 	bool data_maps;         /* also non-executable maps */
-	uint64_t *read_done;    /* if set, synth__task stores the CLOCK_MONOTONIC time its
-				 * /proc reads ended, before emitting anything */
 };
 
 typedef int (*synth_emit_fn)(const void *rec, size_t len, void *ctx);
@@ -32,14 +30,33 @@ enum synth_what {
 	SYNTH_MAPS = 1 << 1,
 };
 
+/* A task as /proc showed it: what synth__task() describes it with. */
+struct synth_task {
+	pid_t pid, tid;
+	unsigned int what;      /* SYNTH_COMM | SYNTH_MAPS read */
+	char comm[16];          /* with SYNTH_COMM */
+	char *maps;             /* with SYNTH_MAPS: /proc/PID/maps (owned) */
+	uint64_t read_done;     /* CLOCK_MONOTONIC when its reads ended: kernel MMAP2s
+				 * stamped up to then repeat what the maps show */
+};
+
 /*
- * Describe task tid of process pid from /proc: a COMM record (pid, tid) and, with
- * SYNTH_MAPS, one MMAP2 per mapping of the process, all stamped `time`.
- * Returns 0; -ESRCH when the task is gone (normal, not an error to report);
- * another -errno otherwise.  With -ESRCH nothing was emitted.
+ * Read task tid of process pid from /proc: its comm (SYNTH_COMM) and its process's
+ * maps (SYNTH_MAPS), everything before anything is described, so that a task that
+ * vanishes meanwhile gives nothing half-read.  0; -ESRCH when the task is gone
+ * (normal, not an error to report), *ret then empty; another -errno otherwise.
+ * Release *ret with synth_task__release().
  */
-int synth__task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int what,
-		uint64_t time, synth_emit_fn emit, void *ctx);
+int synth__read_task(const struct synth_env *env, pid_t pid, pid_t tid, unsigned int what,
+		     struct synth_task *ret);
+void synth_task__release(struct synth_task *t);
+
+/*
+ * Describe a task read by synth__read_task(): a COMM record (pid, tid) and one MMAP2
+ * per mapping of the process, all stamped `time`.  0, or emit's error.
+ */
+int synth__task(const struct synth_env *env, const struct synth_task *task, uint64_t time,
+		synth_emit_fn emit, void *ctx);
 
 /* A COMM record. */
 int synth__comm(const struct synth_env *env, pid_t pid, pid_t tid, const char comm[16],

@@ -14,6 +14,7 @@
 #include <perf/event.h>
 #include <criterion/criterion.h>
 
+#include "prof/base/util.h"
 #include "prof/synth/synth.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
@@ -194,6 +195,18 @@ static void assert_mmap2(int i, uint32_t pid, uint64_t start, uint64_t end, uint
 	cr_assert_str_eq(m->filename, name);
 }
 
+/* Read the task from the fixture /proc, then describe it to the sink. */
+static int describe(pid_t pid, pid_t tid, unsigned int what)
+{
+	struct synth_task t;
+	int err = synth__read_task(&env, pid, tid, what, &t);
+
+	if (err == 0)
+		err = synth__task(&env, &t, TIME, emit, sink);
+	synth_task__release(&t);
+	return err;
+}
+
 Test(synth, trailer_size)
 {
 	struct synth_env e = { 0 };
@@ -207,7 +220,7 @@ Test(synth, trailer_size)
 
 Test(synth, task_comm_and_exec_maps)
 {
-	cr_assert_eq(synth__task(&env, 1000, 1000, SYNTH_COMM | SYNTH_MAPS, TIME, emit, sink), 0);
+	cr_assert_eq(describe(1000, 1000, SYNTH_COMM | SYNTH_MAPS), 0);
 	cr_assert_eq(sink->nr, 5, "one COMM and four exec maps, got %d records", sink->nr);
 	assert_comm(0, 1000, 1000, "dbus-daemon");
 	assert_mmap2(1, 1000, 0x400000, 0x452000, 0x1000, 8, 2, 173521, PROT_READ | PROT_EXEC,
@@ -223,7 +236,7 @@ Test(synth, task_comm_and_exec_maps)
 Test(synth, task_data_maps)
 {
 	env.data_maps = true;
-	cr_assert_eq(synth__task(&env, 1000, 1000, SYNTH_MAPS, TIME, emit, sink), 0);
+	cr_assert_eq(describe(1000, 1000, SYNTH_MAPS), 0);
 	cr_assert_eq(sink->nr, 6, "every mapping, got %d records", sink->nr);
 	assert_mmap2(0, 1000, 0x400000, 0x452000, 0x1000, 8, 2, 173521, PROT_READ | PROT_EXEC,
 		     MAP_PRIVATE, "/usr/bin/dbus-daemon");
@@ -239,14 +252,14 @@ Test(synth, task_data_maps)
 
 Test(synth, task_comm_only)
 {
-	cr_assert_eq(synth__task(&env, 1000, 1000, SYNTH_COMM, TIME, emit, sink), 0);
+	cr_assert_eq(describe(1000, 1000, SYNTH_COMM), 0);
 	cr_assert_eq(sink->nr, 1);
 	assert_comm(0, 1000, 1000, "dbus-daemon");
 }
 
 Test(synth, task_maps_only)
 {
-	cr_assert_eq(synth__task(&env, 1000, 1000, SYNTH_MAPS, TIME, emit, sink), 0);
+	cr_assert_eq(describe(1000, 1000, SYNTH_MAPS), 0);
 	cr_assert_eq(sink->nr, 4);
 	for (int i = 0; i < sink->nr; i++)
 		cr_assert_eq(hdr(i)->type, PERF_RECORD_MMAP2);
@@ -254,24 +267,24 @@ Test(synth, task_maps_only)
 
 Test(synth, thread_of_a_process)
 {
-	cr_assert_eq(synth__task(&env, 1000, 1003, SYNTH_COMM, TIME, emit, sink), 0);
+	cr_assert_eq(describe(1000, 1003, SYNTH_COMM), 0);
 	cr_assert_eq(sink->nr, 1);
 	assert_comm(0, 1000, 1003, "gdbus");
 }
 
 Test(synth, long_comm_truncated)
 {
-	cr_assert_eq(synth__task(&env, 2000, 2000, SYNTH_COMM | SYNTH_MAPS, TIME, emit, sink), 0);
+	cr_assert_eq(describe(2000, 2000, SYNTH_COMM | SYNTH_MAPS), 0);
 	cr_assert_eq(sink->nr, 1, "empty maps: COMM only");
 	assert_comm(0, 2000, 2000, "a-very-long-pro");
 }
 
 Test(synth, vanished_task)
 {
-	cr_assert_eq(synth__task(&env, 4242, 4242, SYNTH_COMM | SYNTH_MAPS, TIME, emit, sink), -ESRCH);
+	cr_assert_eq(describe(4242, 4242, SYNTH_COMM | SYNTH_MAPS), -ESRCH);
 	cr_assert_eq(sink->nr, 0);
-	cr_assert_eq(synth__task(&env, 4242, 4242, SYNTH_MAPS, TIME, emit, sink), -ESRCH);
-	cr_assert_eq(synth__task(&env, 1000, 4243, SYNTH_COMM, TIME, emit, sink), -ESRCH,
+	cr_assert_eq(describe(4242, 4242, SYNTH_MAPS), -ESRCH);
+	cr_assert_eq(describe(1000, 4243, SYNTH_COMM), -ESRCH,
 		     "a thread that is gone");
 	cr_assert_eq(sink->nr, 0);
 }
@@ -279,29 +292,52 @@ Test(synth, vanished_task)
 Test(synth, vanished_between_files)
 {
 	/* comm was read, maps was not there any more: still nothing emitted. */
-	cr_assert_eq(synth__task(&env, 3000, 3000, SYNTH_COMM | SYNTH_MAPS, TIME, emit, sink), -ESRCH);
+	cr_assert_eq(describe(3000, 3000, SYNTH_COMM | SYNTH_MAPS), -ESRCH);
 	cr_assert_eq(sink->nr, 0);
 	/* Its comm alone is fine. */
-	cr_assert_eq(synth__task(&env, 3000, 3000, SYNTH_COMM, TIME, emit, sink), 0);
+	cr_assert_eq(describe(3000, 3000, SYNTH_COMM), 0);
 	assert_comm(0, 3000, 3000, "dying");
 }
 
 Test(synth, bad_ids)
 {
-	cr_assert_eq(synth__task(&env, 0, 0, SYNTH_COMM, TIME, emit, sink), -ESRCH);
-	cr_assert_eq(synth__task(&env, -1, 1000, SYNTH_COMM, TIME, emit, sink), -ESRCH);
+	cr_assert_eq(describe(0, 0, SYNTH_COMM), -ESRCH);
+	cr_assert_eq(describe(-1, 1000, SYNTH_COMM), -ESRCH);
 	cr_assert_eq(sink->nr, 0);
+}
+
+/* The reads end before anything is described, and say when: a kernel MMAP2 stamped up
+ * to then repeats a map read (map_dedup.h). */
+Test(synth, read_first_then_describe)
+{
+	struct synth_task t;
+	uint64_t before = clock_mono_ns(), after;
+
+	cr_assert_eq(synth__read_task(&env, 1000, 1000, SYNTH_COMM | SYNTH_MAPS, &t), 0);
+	after = clock_mono_ns();
+	cr_assert_eq(sink->nr, 0, "nothing is emitted by the read");
+	cr_assert_geq(t.read_done, before);
+	cr_assert_leq(t.read_done, after);
+	cr_assert_str_eq(t.comm, "dbus-daemon");
+	cr_assert_not_null(t.maps);
+	cr_assert_eq(synth__task(&env, &t, TIME, emit, sink), 0);
+	cr_assert_eq(sink->nr, 5);
+	synth_task__release(&t);
+	cr_assert_null(t.maps);
+	/* gone: nothing to release, nothing to describe */
+	cr_assert_eq(synth__read_task(&env, 4242, 4242, SYNTH_COMM, &t), -ESRCH);
+	cr_assert_null(t.maps);
 }
 
 Test(synth, emit_error_propagates)
 {
 	sink->fail_at = 2;
-	cr_assert_eq(synth__task(&env, 1000, 1000, SYNTH_COMM | SYNTH_MAPS, TIME, emit, sink), -ENOSPC);
+	cr_assert_eq(describe(1000, 1000, SYNTH_COMM | SYNTH_MAPS), -ENOSPC);
 	cr_assert_eq(sink->nr, 2, "stops at the first failure");
 
 	sink->nr = 0;
 	sink->fail_at = 0;
-	cr_assert_eq(synth__task(&env, 1000, 1000, SYNTH_COMM | SYNTH_MAPS, TIME, emit, sink), -ENOSPC);
+	cr_assert_eq(describe(1000, 1000, SYNTH_COMM | SYNTH_MAPS), -ENOSPC);
 	cr_assert_eq(sink->nr, 0);
 }
 
