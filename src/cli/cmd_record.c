@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * prof record: arm the events, run the workload, merge every CPU's records in time
- * order, decide per record what goes to the file, describe tasks the first time they
- * matter, and leave a valid perf.data whatever stops the recording.
+ * prof record: a session (record/session.h) whose sink is a perf.data file.  It runs
+ * the workload, and leaves a valid perf.data whatever stops the recording.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -14,13 +13,32 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-#include "prof/perfdata/build_id_table.h"
-#include "prof/cli/commands.h"
-#include "prof/perfdata/features.h"
-#include "prof/sys/procfs.h"
-#include "prof/perfdata/prof_section.h"
 #include "prof/base/util.h"
+#include "prof/cli/commands.h"
+#include "prof/cli/preflight.h"
+#include "prof/cli/signals.h"
+#include "prof/perfdata/build_id_table.h"
+#include "prof/perfdata/features.h"
+#include "prof/perfdata/prof_section.h"
 #include "prof/record/session.h"
+#include "prof/sys/output_file.h"
+#include "prof/sys/procfs.h"
+#include "prof/sys/workload.h"
+
+/* What prof record adds to a session: the file it writes, and the workload. */
+struct recording {
+	struct record_opts opts;
+	struct preflight pf;
+	struct session *session;
+	struct output_file out;
+	struct perf_writer *writer;
+	struct build_id_table *build_ids;       /* of the mapped objects the file names */
+	int write_err;                          /* the file could not be written */
+	struct workload_identity ident;         /* who runs the workload */
+	char *exe;                              /* ... which program */
+	struct workload wl;
+	bool has_workload;
+};
 
 static void human_size(uint64_t bytes, char *buf, size_t len)
 {
@@ -32,80 +50,93 @@ static void human_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " bytes", bytes);
 }
 
-static void status_line(const struct record *r, uint64_t now)
+static void status_line(const struct recording *r, uint64_t now)
 {
-	const struct tracker_stats *t = tracker__stats(r->tracker);
+	struct session_stats st;
 
+	session__stats(r->session, &st);
 	fprintf(stderr, "\r[ prof: %.0fs, %" PRIu64 " samples, %" PRIu64 " tasks, %" PRIu64 " lost ]\033[K",
-		(double)(now - r->start_ns) / 1e9, t->samples_written, t->tasks_seen,
-		r->st.lost + r->st.lost_samples);
+		(double)(now - session__start_time(r->session)) / 1e9, st.scope->samples_written,
+		st.scope->tasks_seen, st.lost + st.lost_samples);
 	fflush(stderr);
 }
 
-static void summary(const struct record *r)
+static void summary_unwinding(const struct recording *r, const struct session_stats *s)
 {
-	const struct record_stats *s = &r->st;
-	const struct tracker_stats *t = tracker__stats(r->tracker);
-	uint64_t unattributed = t->unattributed_gone + t->unattributed_creds;
+	const struct unwinder_stats *u = s->unwind;
+
+	fprintf(stderr, "prof: %" PRIu64 " user stacks unwound, %.1f frames on average; %" PRIu64
+		" stopped before the outermost frame (no unwind information, or the stack copy too short: "
+		"see dwarf,SIZE), %" PRIu64 " of processes whose maps were unknown%s\n",
+		u->samples, u->samples ? (double)u->frames / (double)u->samples : 0.0, u->truncated,
+		u->no_maps, u->foreign_abi ? ", and 32-bit tasks are not unwound" : "");
+	if (r->opts.verbose)
+		fprintf(stderr, "prof: %" PRIu64 " unwinders built (%" PRIu64 " dropped to bound the open files), %"
+			PRIu64 " samples of 32-bit tasks, %" PRIu64 " malformed samples\n",
+			u->dwfl_builds, u->dwfl_evictions, u->foreign_abi, s->malformed);
+}
+
+static void summary_verbose(const struct session_stats *s)
+{
+	const struct tracker_stats *t = s->scope;
+
+	fprintf(stderr, "prof: %zu tasks written, %" PRIu64 " /proc lookups (%" PRIu64
+		" found the task gone), %" PRIu64 " described from /proc, %" PRIu64 " uid changes\n",
+		s->tasks_written, t->lookups, t->lookups_failed, s->described, t->creds_changes);
+	if (t->nr_unattributed_tids) {
+		fprintf(stderr, "prof: unattributed tasks:");
+		for (unsigned int i = 0; i < t->nr_unattributed_tids; i++)
+			fprintf(stderr, " %d", t->unattributed_tids[i]);
+		fputc('\n', stderr);
+	}
+}
+
+static void summary(const struct recording *r)
+{
+	struct session_stats s;
+	const struct tracker_stats *t;
+	uint64_t unattributed;
 	char size[32], scope[160] = "";
 
+	session__stats(r->session, &s);
+	t = s.scope;
+	unattributed = t->unattributed_gone + t->unattributed_creds;
 	human_size(perf_writer__file_size(r->writer), size, sizeof(size));
 	if (!r->opts.all)
 		snprintf(scope, sizeof(scope), ", %" PRIu64 " outside scope, %" PRIu64 " unattributed",
 			 t->samples_out_of_scope, unattributed);
 	fprintf(stderr, "[ prof record: %" PRIu64 " samples written%s, %" PRIu64 " lost, %" PRIu64
 		" tasks seen, %s to '%s' ]\n",
-		t->samples_written, scope, s->lost + s->lost_samples, t->tasks_seen, size, r->out.path);
-	if (s->lost + s->lost_samples)
+		t->samples_written, scope, s.lost + s.lost_samples, t->tasks_seen, size, r->out.path);
+	if (s.lost + s.lost_samples)
 		fprintf(stderr,
 			"prof: warning: %" PRIu64 " records lost (ring buffer overflow) and %" PRIu64
 			" samples dropped by the kernel; use a larger -m or a lower -F.\n",
-			s->lost, s->lost_samples);
-	if (r->unwinder) {
-		const struct unwinder_stats *u = unwinder__stats(r->unwinder);
-		fprintf(stderr, "prof: %" PRIu64 " user stacks unwound, %.1f frames on average; %" PRIu64
-			" stopped before the outermost frame (no unwind information, or the stack copy too short: "
-			"see dwarf,SIZE), %" PRIu64 " of processes whose maps were unknown%s\n",
-			u->samples, u->samples ? (double)u->frames / (double)u->samples : 0.0, u->truncated,
-			u->no_maps, u->foreign_abi ? ", and 32-bit tasks are not unwound" : "");
-		if (r->opts.verbose)
-			fprintf(stderr, "prof: %" PRIu64 " unwinders built (%" PRIu64 " dropped to bound the open files), %"
-				PRIu64 " samples of 32-bit tasks, %" PRIu64 " malformed samples\n",
-				u->dwfl_builds, u->dwfl_evictions, u->foreign_abi, s->malformed);
-	}
+			s.lost, s.lost_samples);
+	if (s.unwind)
+		summary_unwinding(r, &s);
 	if (unattributed)
 		fprintf(stderr,
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
 			"could be read (%" PRIu64 "), or changed uid and vanished (%" PRIu64 ").\n",
 			unattributed, t->unattributed_gone, t->unattributed_creds);
-	if (r->opts.verbose) {
-		size_t nr_written;
-
-		ledger__written_tasks(r->ledger, &nr_written);
-		fprintf(stderr, "prof: %zu tasks written, %" PRIu64 " /proc lookups (%" PRIu64
-			" found the task gone), %" PRIu64 " described from /proc, %" PRIu64 " uid changes\n",
-			nr_written, t->lookups, t->lookups_failed, s->synth_tasks, t->creds_changes);
-		if (t->nr_unattributed_tids) {
-			fprintf(stderr, "prof: unattributed tasks:");
-			for (unsigned int i = 0; i < t->nr_unattributed_tids; i++)
-				fprintf(stderr, " %d", t->unattributed_tids[i]);
-			fputc('\n', stderr);
-		}
-	}
+	if (r->opts.verbose)
+		summary_verbose(&s);
 }
 
 /* The main loop: until the workload ends, a signal, or --duration. */
-static int record_loop(struct record *r)
+static int record_loop(struct recording *r)
 {
 	bool tty = !r->opts.quiet && isatty(STDERR_FILENO);
-	uint64_t deadline = r->opts.duration > 0 ? r->start_ns + (uint64_t)(r->opts.duration * 1e9) : 0;
-	uint64_t next_status = r->start_ns + 1000000000ull;
+	uint64_t start = session__start_time(r->session);
+	uint64_t deadline = r->opts.duration > 0 ? start + (uint64_t)(r->opts.duration * 1e9) : 0;
+	uint64_t next_status = start + 1000000000ull;
 	int err;
 
-	while (!record__stop_signal()) {
+	while (!signals__stop()) {
 		uint64_t now;
 
-		err = record__step(r);
+		err = session__step(r->session);
 		if (err < 0)
 			return err;
 		now = clock_mono_ns();
@@ -123,35 +154,33 @@ static int record_loop(struct record *r)
 	return 0;
 }
 
-static int write_trailer(struct record *r, int argc, char **argv)
+/* The features, build ids and prof's section after the data, then the header. */
+static int write_trailer(struct recording *r, int argc, char **argv)
 {
-	const struct tracker_stats *t = tracker__stats(r->tracker);
-	struct features f = {
-		.argc = argc,
-		.argv = argv,
-		.first_sample_time = t->first_time,
-		.last_sample_time = t->last_time,
-		.clockid = CLOCK_MONOTONIC,
-	};
-	struct prof_section_stats extra = { .lost = r->st.lost, .lost_samples = r->st.lost_samples };
+	struct session_stats st;
+	struct features f = { .argc = argc, .argv = argv, .clockid = CLOCK_MONOTONIC };
+	struct prof_section_stats extra;
 	_cleanup_free_ char *notes = NULL;
 	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
-
+	struct feat_buf b = { 0 }, bids = { 0 };
 	struct build_id kbid;
+	int err, err2;
 
+	session__stats(r->session, &st);
+	f.first_sample_time = st.scope->first_time;
+	f.last_sample_time = st.scope->last_time;
+	extra = (struct prof_section_stats){ .lost = st.lost, .lost_samples = st.lost_samples };
 	if (n > 0 && build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &kbid) == 0) {
 		build_id__hex(&kbid, extra.kernel_build_id, sizeof(extra.kernel_build_id));
 		if (!r->opts.no_kernel)
 			build_id_table__set_kernel(r->build_ids, &kbid);
 	}
-	struct feat_buf b = { 0 }, bids = { 0 };
-	int err = features__add(r->writer, &f), err2;
-
+	err = features__add(r->writer, &f);
 	build_id_table__write(r->build_ids, &bids);
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);
-	prof_section__build(&b, &r->opts.scope, tracker__stats(r->tracker), r->ledger, &extra);
+	prof_section__build(&b, &r->opts.scope, st.scope, session__ledger(r->session), &extra);
 	if (!err)
 		err = b.err ? b.err : perf_writer__set_prof_section(r->writer, b.data, b.len);
 	feat_buf__release(&b);
@@ -159,13 +188,11 @@ static int write_trailer(struct record *r, int argc, char **argv)
 	return err2 < 0 ? err2 : err;
 }
 
-
-
 /*
  * Who runs the workload: --run-as, else the one --uid user when prof may switch to
  * it, else the invoker.  Returns 0, or an exit code after a message.
  */
-static int choose_identity(struct record *r, struct workload_identity *id)
+static int choose_identity(const struct recording *r, struct workload_identity *id)
 {
 	const struct scope *s = &r->opts.scope;
 	const char *as = r->opts.run_as;
@@ -187,14 +214,14 @@ static int choose_identity(struct record *r, struct workload_identity *id)
 	} else if (s->nr_uids > 1) {
 		fprintf(stderr, "prof record: several --uid users: say who runs the command with --run-as USER (or --run-as self)\n");
 		return EXIT_PROF_USAGE;
-	} else if (s->nr_uids == 1 && privs__can_setid(&r->privs)) {
+	} else if (s->nr_uids == 1 && privs__can_setid(&r->pf.privs)) {
 		uid = s->uids[0];
 	} else {
 		return 0;
 	}
 	if (uid == getuid() && !as)
 		return 0;
-	if (!privs__can_setid(&r->privs)) {
+	if (!privs__can_setid(&r->pf.privs)) {
 		fprintf(stderr, "prof: running the command as uid %u needs CAP_SETUID and CAP_SETGID, which prof does not hold; use --run-as self.\n", uid);
 		return EXIT_PROF_FAIL;
 	}
@@ -209,13 +236,13 @@ static int choose_identity(struct record *r, struct workload_identity *id)
  * A set-user-ID or set-group-ID program runs with someone else's rights: only root or
  * CAP_SYS_ADMIN may profile it, as with perf.  Returns 0, or an exit code after a message.
  */
-static int check_setid_program(const struct record *r, const char *exe)
+static int check_setid_program(const struct recording *r, const char *exe)
 {
 	struct statvfs vfs;
 	struct stat st;
 	bool suid, sgid;
 
-	if (getuid() == 0 || r->privs.sys_admin || stat(exe, &st) < 0)
+	if (getuid() == 0 || r->pf.privs.sys_admin || stat(exe, &st) < 0)
 		return 0;
 	suid = st.st_mode & S_ISUID;
 	sgid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP);       /* without g+x: locking */
@@ -241,67 +268,168 @@ static int report_exec_error(const char *cmd, int err)
 	return EXIT_PROF_NOEXEC;
 }
 
+/* The session's sink: the file, and the build id of each executable mapping's object,
+ * read now, while it is the mapped file. */
 static int write_sink(const void *rec, size_t len, void *ctx)
 {
-	struct record *r = ctx;
-	/* an executable mapping's object: its build id is read now, while it is the mapped file */
+	struct recording *r = ctx;
 	int err = build_id_table__note(r->build_ids, rec);
 
-	return err < 0 ? err : perf_writer__write(r->writer, rec, len);
+	if (err == 0)
+		err = perf_writer__write(r->writer, rec, len);
+	if (err < 0)
+		r->write_err = err;
+	return err;
 }
 
-/* The events, then the file (its attrs name the events' ids), then the rest. */
-static int start_recording(struct record *r)
+/* Who runs which program, and may it be profiled?  0, or an exit code after a message. */
+static int check_workload(struct recording *r)
 {
-	const struct perf_data_event *evs;
-	struct perf_data_event written[2];
-	size_t nr;
-	int err = record__open_events(r);
+	int err, ret = choose_identity(r, &r->ident);
 
+	if (ret || !r->opts.argv)
+		return ret;
+	err = workload__resolve(r->opts.argv[0], &r->exe);
 	if (err < 0)
-		return err;
-	evs = events__attrs(r->events, &nr);
-	r->build_ids = build_id_table__new();
-	if (!r->build_ids)
-		return -ENOMEM;
-	if (r->unwinder) {
-		/* The file's attr says what the written samples hold: a callchain, no stack. */
-		struct perf_event_attr *a = &written[0].attr;
+		return report_exec_error(r->opts.argv[0], err);
+	return check_setid_program(r, r->exe);
+}
 
-		if (nr > ARRAY_SIZE(written))
-			return -EINVAL;
-		memcpy(written, evs, nr * sizeof(*evs));
-		a->sample_type = unwinder__written_sample_type(a->sample_type);
-		a->sample_regs_user = 0;
-		a->sample_stack_user = 0;
-		a->exclude_callchain_user = 0;
-		evs = written;
+/* Fork it corked, before any event is open, so that it inherits none of their fds.
+ * 0, or an exit code after a message. */
+static int fork_workload(struct recording *r)
+{
+	int err;
+
+	if (!r->opts.argv)
+		return 0;
+	err = workload__prepare(&r->wl, r->exe, r->opts.argv, &r->ident);
+	if (err < 0) {
+		fprintf(stderr, "prof: cannot start '%s': %s\n", r->opts.argv[0], strerror(-err));
+		return EXIT_PROF_FAIL;
 	}
+	r->has_workload = true;
+	/* No other scope: the workload's process tree. */
+	if (!r->opts.all && !scope__narrowed(&r->opts.scope))
+		r->opts.scope.workload = r->wl.pid;
+	return 0;
+}
+
+/* Uncork the workload: 0, or an exit code after a message (then it is gone). */
+static int start_workload(struct recording *r)
+{
+	enum workload_stage stage = 0;
+	int err = workload__start(&r->wl, &stage);
+
+	if (err == 0)
+		return 0;
+	r->has_workload = false;
+	if (stage == WORKLOAD_STAGE_IDENTITY) {
+		fprintf(stderr, "prof: cannot run '%s' as %s: %s\n", r->opts.argv[0], r->ident.name, strerror(-err));
+		return EXIT_PROF_NOEXEC;
+	}
+	return report_exec_error(r->opts.argv[0], err);
+}
+
+/*
+ * The session, then the file (its attrs name the session's events), then the start:
+ * the kernel described, the events enabled, the workload run, the privileges dropped.
+ * 0, or an exit code after a message.
+ */
+static int start_recording(struct recording *r)
+{
+	struct session_config cfg = preflight__session(&r->pf, &r->opts, r->has_workload ? r->wl.pid : 0,
+						       write_sink, r);
+	struct session_error e = { 0 };
+	const struct perf_data_event *evs;
+	size_t nr;
+	int err, ret;
+
+	if (session__new(&cfg, &r->session, &e) < 0) {
+		preflight__explain(&r->pf, &r->opts, &e, r->out.path);
+		return EXIT_PROF_FAIL;
+	}
+	r->build_ids = build_id_table__new();
+	if (!r->build_ids) {
+		fprintf(stderr, "prof: out of memory\n");
+		return EXIT_PROF_FAIL;
+	}
+	evs = session__attrs(r->session, &nr);
 	err = perf_writer__new(r->out.fd, evs, nr, &r->writer);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot write '%s': %s\n", r->out.path, strerror(-err));
-		return err;
+		return EXIT_PROF_FAIL;
 	}
-	r->sink = write_sink;
-	r->sink_ctx = r;
-	return record__start(r);
+	if (session__start(r->session, &e) < 0) {
+		preflight__explain(&r->pf, &r->opts, &e, r->out.path);
+		return EXIT_PROF_FAIL;
+	}
+	preflight__warn(&r->opts, r->session);
+	ret = r->has_workload ? start_workload(r) : 0;
+	if (ret)
+		return ret;
+	/* Events open, workload running: keep only what the rest needs. */
+	err = session__drop_privileges(r->session);
+	if (err < 0 && !r->opts.quiet)
+		fprintf(stderr, "prof: warning: could not drop capabilities: %s\n", strerror(-err));
+	return 0;
+}
+
+/* Stop, pass on what is buffered, finish the file.  The exit code. */
+static int finish_recording(struct recording *r, int err, int argc, char **argv)
+{
+	bool failed;
+
+	if (err == 0)
+		err = session__stop(r->session);
+	failed = err < 0;
+	if (r->has_workload)
+		workload__stop(&r->wl, 2000);
+	if (err < 0 && !r->write_err)
+		fprintf(stderr, "prof: recording failed: %s\n", strerror(-err));
+	if (r->write_err)
+		fprintf(stderr, "prof: writing '%s' failed: %s; recording stopped, the file keeps what was written before.\n",
+			r->out.path, strerror(-r->write_err));
+	err = write_trailer(r, argc, argv);
+	if (err < 0 && !r->write_err)
+		fprintf(stderr, "prof: finishing '%s' failed: %s\n", r->out.path, strerror(-err));
+	failed = failed || err < 0;
+	if (output_file__close(&r->out) < 0 && !r->write_err)
+		fprintf(stderr, "prof: closing '%s' failed\n", r->out.path);
+	if (!r->opts.quiet)
+		summary(r);
+	if (r->write_err || failed)
+		return EXIT_PROF_FAIL;
+	return r->has_workload ? workload__exit_code(&r->wl) : EXIT_PROF_OK;
+}
+
+/* Nothing recorded: the workload goes without running, the file as it was. */
+static void abandon(struct recording *r)
+{
+	if (r->has_workload) {
+		/* EOF on the cork: the child exits without running anything. */
+		if (r->wl.cork_fd >= 0)
+			close(steal_fd(&r->wl.cork_fd));
+		if (r->wl.err_fd >= 0)
+			close(steal_fd(&r->wl.err_fd));
+		workload__stop(&r->wl, 2000);
+	}
+	output_file__abort(&r->out);
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record r = { .synth.proc_fd = -1, .cgroup_fd = -1 };
-	struct workload_identity ident = { 0 };
-	enum workload_stage stage = 0;
-	_cleanup_free_ char *exe = NULL;
-	bool failed;
+	struct recording r = { .out.fd = -1 };
 	char errbuf[1400];
-	int err, ret = EXIT_PROF_FAIL;
+	int err, ret;
 
 	record_opts__init(&r.opts);
+	preflight__init(&r.pf);
 	err = record_opts__parse(&r.opts, argc, argv, errbuf, sizeof(errbuf));
 	if (err == 1) {
 		fputs(record_opts__usage, stdout);
-		return EXIT_PROF_OK;
+		ret = EXIT_PROF_OK;
+		goto out;
 	}
 	if (err < 0) {
 		fprintf(stderr, "prof record: %s\n", errbuf);
@@ -309,116 +437,36 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	/* From here on a stop signal ends the recording cleanly, even during start-up. */
-	record__install_signals();
-	ret = record__prepare(&r);
+	signals__install();
+	ret = preflight__run(&r.pf, &r.opts);
+	if (!ret)
+		ret = check_workload(&r);
 	if (ret)
 		goto out;
-	ret = choose_identity(&r, &ident);
-	if (ret)
-		goto out;
-	ret = EXIT_PROF_FAIL;
-	if (r.opts.argv) {
-		err = workload__resolve(r.opts.argv[0], &exe);
-		if (err < 0) {
-			ret = report_exec_error(r.opts.argv[0], err);
-			goto out;
-		}
-		ret = check_setid_program(&r, exe);
-		if (ret)
-			goto out;
-		ret = EXIT_PROF_FAIL;
-	}
-	r.queue = ordered_queue__new();
-	r.dedup = map_dedup__new();
-	if (!r.queue || !r.dedup) {
-		fprintf(stderr, "prof: out of memory\n");
-		goto out;
-	}
 	err = output_file__create(&r.out, r.opts.output);
 	if (err < 0) {
 		fprintf(stderr, "prof: cannot create output file '%s': %s; choose another path with -o.\n",
 			r.opts.output, err == -EEXIST ? "it exists and is not a regular file (a symlink, FIFO or device?)" : strerror(-err));
+		ret = EXIT_PROF_FAIL;
 		goto out;
 	}
-	if (r.opts.argv) {
-		/* Forked before any event is open, so the child inherits none of their fds. */
-		err = workload__prepare(&r.wl, exe, r.opts.argv, &ident);
-		if (err < 0) {
-			fprintf(stderr, "prof: cannot start '%s': %s\n", r.opts.argv[0], strerror(-err));
-			output_file__abort(&r.out);
-			goto out;
-		}
-		r.has_workload = true;
-		/* No other scope: the workload's process tree. */
-		if (!r.opts.all && !scope__narrowed(&r.opts.scope))
-			r.opts.scope.workload = r.wl.pid;
+	ret = fork_workload(&r);
+	if (ret) {
+		output_file__abort(&r.out);
+		goto out;
 	}
-	err = start_recording(&r);
-	if (err < 0)
-		goto abort;
-
-	r.start_ns = clock_mono_ns();
-	events__enable(r.events);
-	if (r.has_workload) {
-		err = workload__start(&r.wl, &stage);
-		if (err < 0 && stage == WORKLOAD_STAGE_IDENTITY) {
-			fprintf(stderr, "prof: cannot run '%s' as %s: %s\n", r.opts.argv[0], ident.name, strerror(-err));
-			ret = EXIT_PROF_NOEXEC;
-			r.has_workload = false;
-			goto abort;
-		}
-		if (err < 0) {
-			ret = report_exec_error(r.opts.argv[0], err);
-			r.has_workload = false;
-			goto abort;
-		}
+	ret = start_recording(&r);
+	if (ret) {
+		abandon(&r);
+		goto out;
 	}
-
-	/* Events open, workload running: keep only what the rest needs. */
-	err = privs__drop_after_start(&r.privs);
-	if (err < 0 && !r.opts.quiet)
-		fprintf(stderr, "prof: warning: could not drop capabilities: %s\n", strerror(-err));
-
-	err = record_loop(&r);
-	if (err == 0)
-		err = record__drain_all(&r);
-	failed = err < 0;
-	if (r.has_workload)
-		workload__stop(&r.wl, 2000);
-	if (err < 0 && !r.write_err)
-		fprintf(stderr, "prof: recording failed: %s\n", strerror(-err));
-	if (r.write_err)
-		fprintf(stderr, "prof: writing '%s' failed: %s; recording stopped, the file keeps what was written before.\n",
-			r.out.path, strerror(-r.write_err));
-
-	err = write_trailer(&r, argc, argv);
-	if (err < 0 && !r.write_err)
-		fprintf(stderr, "prof: finishing '%s' failed: %s\n", r.out.path, strerror(-err));
-	failed = failed || err < 0;
-	if (output_file__close(&r.out) < 0 && !r.write_err)
-		fprintf(stderr, "prof: closing '%s' failed\n", r.out.path);
-	if (!r.opts.quiet)
-		summary(&r);
-
-	if (r.write_err || failed)
-		ret = EXIT_PROF_FAIL;
-	else if (r.has_workload)
-		ret = workload__exit_code(&r.wl);
-	else
-		ret = EXIT_PROF_OK;
-	goto out;
-
-abort:
-	if (r.has_workload) {
-		/* EOF on the cork: the child exits without running anything. */
-		if (r.wl.cork_fd >= 0)
-			close(steal_fd(&r.wl.cork_fd));
-		if (r.wl.err_fd >= 0)
-			close(steal_fd(&r.wl.err_fd));
-		workload__stop(&r.wl, 2000);
-	}
-	output_file__abort(&r.out);
+	ret = finish_recording(&r, record_loop(&r), argc, argv);
 out:
-	record__free(&r);
+	session__free(r.session);
+	perf_writer__free(r.writer);
+	build_id_table__free(r.build_ids);
+	free(r.exe);
+	preflight__release(&r.pf);
+	record_opts__release(&r.opts);
 	return ret;
 }

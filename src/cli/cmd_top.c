@@ -25,6 +25,8 @@
 #include "prof/perfdata/perf_reader.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
+#include "prof/cli/preflight.h"
+#include "prof/cli/signals.h"
 #include "prof/record/session.h"
 
 static const char usage[] =
@@ -71,7 +73,9 @@ struct top_opts {
 #define TOP_FORGET_AFTER_NS (3ull * 1000 * 1000 * 1000)
 
 struct top {
-	struct record r;
+	struct record_opts ro;          /* the session's options */
+	struct preflight pf;
+	struct session *session;
 	struct top_opts o;
 	struct model *model;
 	struct symbols *syms;
@@ -118,7 +122,7 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 		{ 0 }
 	};
 	struct top_opts *o = &t->o;
-	struct record_opts *ro = &t->r.opts;
+	struct record_opts *ro = &t->ro;
 	uint64_t v;
 	int c, r;
 
@@ -190,7 +194,7 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 
 static int on_sample(struct top *t, const struct perf_event_header *ev)
 {
-	const struct sample_layout *l = t->r.layout;
+	const struct sample_layout *l = session__layout(t->session);
 	struct profile_task task = { 0 };
 	const uint64_t *chain;
 	uint64_t ip, period, nr;
@@ -204,14 +208,14 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 		return 0;
 	}
 	task.cgroup = sample_layout__cgroup(l, ev);
-	task.uid_known = tracker__uid(t->r.tracker, tid, &task.uid);
+	task.uid_known = session__uid(t->session, tid, &task.uid);
 	comm = model__comm(t->model, tid);
 	if (!comm[0] && tid == 0)
 		comm = "swapper";       /* the idle task, as perf names it */
 	task.comm = strset__intern(&t->names, comm[0] ? comm : RESOLVE_UNKNOWN);
 	if (!task.comm)
 		return -ENOMEM;
-	n = resolver__stack(&t->res, task.pid, ev->misc, ip, chain, nr, t->r.opts.callchain, t->frames,
+	n = resolver__stack(&t->res, task.pid, ev->misc, ip, chain, nr, t->ro.callchain, t->frames,
 			    ARRAY_SIZE(t->frames));
 	/* The view shows only its --sort keys: facts it does not show are not kept
 	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
@@ -350,14 +354,16 @@ static void put_line(struct top *t, size_t cols, const char *line)
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
-	const struct events_info *info = events__info(t->r.events);
+	const struct events_info *info = session__info(t->session);
+	struct session_stats ss;
 	struct profile_row *rows = NULL;
 	size_t nr = 0, srows, cols, max;
 	double secs = (double)(now - t->interval_start) / 1e9;
 	char line[4096], buf[4 * 1024 + 1];
 	int err, off;
 
-	err = profile__rows(t->prof, t->key_on, t->r.opts.callchain, &rows, &nr);
+	session__stats(t->session, &ss);
+	err = profile__rows(t->prof, t->key_on, t->ro.callchain, &rows, &nr);
 	if (err < 0)
 		return err;
 	screen_size(&srows, &cols);
@@ -368,11 +374,11 @@ static int render(struct top *t, uint64_t now)
 	escape__text(buf, sizeof(buf), t->scope);
 	snprintf(line, sizeof(line), "prof top: %.2048s  |  %s, %s%" PRIu64 " Hz  |  %.1f s",
 		 buf, info->event.name, info->freq ? "" : "period ",
-		 info->freq ? info->freq : t->r.opts.period, secs);
+		 info->freq ? info->freq : t->ro.period, secs);
 	put_line(t, cols, line);
 	snprintf(line, sizeof(line), "samples %" PRIu64 " (%.0f/s), lost %" PRIu64 ", cut %" PRIu64
 		 " (--max-stacks %zu: %zu keys in use, %zu kB)",
-		 st->samples, secs > 0 ? (double)st->samples / secs : 0.0, t->r.st.lost + t->r.st.lost_samples,
+		 st->samples, secs > 0 ? (double)st->samples / secs : 0.0, ss.lost + ss.lost_samples,
 		 st->cut_samples, t->o.max_stacks ? t->o.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
@@ -461,10 +467,10 @@ static int top_loop(struct top *t)
 	t->interval_start = clock_mono_ns();
 	if (t->tty)
 		render(t, t->interval_start);
-	while (!record__stop_signal()) {
+	while (!signals__stop()) {
 		uint64_t now;
 
-		err = record__step(&t->r);
+		err = session__step(t->session);
 		if (err < 0)
 			return err;
 		if (read_keys(t))
@@ -487,12 +493,13 @@ static int top_loop(struct top *t)
 	return 0;
 }
 
+/* The view, then the session feeding it.  0, or -errno after a message. */
 static int top_start(struct top *t)
 {
-	int err = record__open_events(&t->r);
+	struct session_config cfg = preflight__session(&t->pf, &t->ro, 0, sink, t);
+	struct session_error e = { 0 };
+	int err;
 
-	if (err < 0)
-		return err;
 	t->model = model__new();
 	t->syms = symbols__new();
 	t->jit = jitmap__new("/tmp");
@@ -505,29 +512,36 @@ static int top_start(struct top *t)
 	}
 	t->res = (struct resolver){ .model = t->model, .syms = t->syms, .jit = t->jit, .names = &t->names,
 				    .kernel_here = true };
-	t->r.sink = sink;
-	t->r.sink_ctx = t;
-	err = record__start(&t->r);
-	if (err < 0)
+	err = session__new(&cfg, &t->session, &e);
+	if (err == 0)
+		err = session__start(t->session, &e);
+	if (err < 0) {
+		preflight__explain(&t->pf, &t->ro, &e, NULL);
 		return err;
+	}
+	preflight__warn(&t->ro, t->session);
 	/* the kernel's maps are in the model now; kallsyms shows addresses only while
 	 * prof holds its privileges */
-	if (!t->r.opts.no_kernel)
+	if (!t->ro.no_kernel)
 		resolver__load_kernel(&t->res);
+	err = session__drop_privileges(t->session);
+	if (err < 0)
+		fprintf(stderr, "prof: warning: could not drop capabilities: %s\n", strerror(-err));
 	return 0;
 }
 
 int cmd_top(int argc, char **argv)
 {
-	struct top t = { .r = { .synth.proc_fd = -1, .cgroup_fd = -1 } };
+	struct top t = { 0 };
 	char errbuf[1400];
 	int err, ret = EXIT_PROF_FAIL;
 
-	record_opts__init(&t.r.opts);
+	record_opts__init(&t.ro);
+	preflight__init(&t.pf);
 	err = parse_opts(&t, argc, argv, errbuf, sizeof(errbuf));
 	if (err == 1) {
 		fputs(usage, stdout);
-		record_opts__release(&t.r.opts);
+		record_opts__release(&t.ro);
 		return EXIT_PROF_OK;
 	}
 	if (err < 0) {
@@ -535,28 +549,17 @@ int cmd_top(int argc, char **argv)
 		ret = EXIT_PROF_USAGE;
 		goto out;
 	}
-	record__install_signals();
+	signals__install();
 	/* prof top writes no file: record's output settings are not used */
-	ret = record__prepare(&t.r);
+	ret = preflight__run(&t.pf, &t.ro);
 	if (ret)
 		goto out;
 	if (!t.o.max_stacks)
-		t.o.max_stacks = t.r.cfg.max_stacks;    /* prof.conf's [aggregate], else the default */
+		t.o.max_stacks = t.pf.cfg.max_stacks;   /* prof.conf's [aggregate], else the default */
 	ret = EXIT_PROF_FAIL;
-	scope__describe(&t.r.opts.scope, t.scope, sizeof(t.scope));
-	t.r.queue = ordered_queue__new();
-	t.r.dedup = map_dedup__new();
-	if (!t.r.queue || !t.r.dedup) {
-		fprintf(stderr, "prof top: out of memory\n");
-		goto out;
-	}
+	scope__describe(&t.ro.scope, t.scope, sizeof(t.scope));
 	if (top_start(&t) < 0)
 		goto out;
-	t.r.start_ns = clock_mono_ns();
-	events__enable(t.r.events);
-	err = privs__drop_after_start(&t.r.privs);
-	if (err < 0)
-		fprintf(stderr, "prof: warning: could not drop capabilities: %s\n", strerror(-err));
 	term_setup(&t);
 	err = top_loop(&t);
 	term_restore(&t);
@@ -567,7 +570,9 @@ int cmd_top(int argc, char **argv)
 	ret = EXIT_PROF_OK;
 out:
 	term_restore(&t);
-	record__free(&t.r);
+	session__free(t.session);
+	preflight__release(&t.pf);
+	record_opts__release(&t.ro);
 	profile__free(t.prof);
 	symbols__free(t.syms);
 	jitmap__free(t.jit);

@@ -17,6 +17,7 @@
 #include "prof/scope/creds.h"
 #include "prof/analyze/unwinder.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 
 /* Everything a record needs to be judged and written; same for both events so any
  * record's trailer parses alike (perf requires IDENTIFIER when types differ). */
@@ -430,7 +431,7 @@ int events__poll(struct events *r, int timeout_ms)
 	return n < 0 ? -errno : n;
 }
 
-int events__drain(struct events *r, struct ordered_queue *q, events_peek_fn peek, void *ctx)
+int events__drain(struct events *r, struct ordered_queue *q, struct drained *read)
 {
 	struct perf_mmap *map;
 	int n = 0;
@@ -441,7 +442,7 @@ int events__drain(struct events *r, struct ordered_queue *q, events_peek_fn peek
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
-			int err = peek ? peek(&ev->header, ctx) : 0;
+			int err = VEC_RESERVE(read->recs, read->cap, read->nr + 1);
 
 			if (!err)
 				err = ordered_queue__push(q, &ev->header,
@@ -449,6 +450,7 @@ int events__drain(struct events *r, struct ordered_queue *q, events_peek_fn peek
 			perf_mmap__consume(map);
 			if (err < 0)
 				return err;
+			read->recs[read->nr++] = ordered_queue__last(q);
 			n++;
 		}
 		perf_mmap__read_done(map);

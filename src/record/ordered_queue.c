@@ -50,6 +50,7 @@ struct ordered_queue {
 	struct chunk *cur_chunk; /* chunk being filled */
 	struct chunk *spare;    /* empty chunks kept for reuse */
 	struct chunk *all;      /* every normal chunk allocated */
+	const struct perf_event_header *last;   /* the copy pushed last */
 };
 
 struct ordered_queue *ordered_queue__new(void)
@@ -342,6 +343,7 @@ int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header 
 		c->used += need;
 	c->live++;
 	memcpy(dst, ev, sz);
+	q->last = dst;
 	q->seq++;
 	q->total++;
 	return 0;
@@ -362,6 +364,11 @@ int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_deliver
 			break;
 	}
 	return r;
+}
+
+const struct perf_event_header *ordered_queue__last(const struct ordered_queue *q)
+{
+	return q->last;
 }
 
 size_t ordered_queue__size(const struct ordered_queue *q)

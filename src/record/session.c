@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <perf/event.h>
 
-#include "prof/cli/commands.h"
-#include "prof/sys/procfs.h"
 #include "prof/base/util.h"
-#include "prof/cli/record_config.h"
+#include "prof/record/ordered_queue.h"
 #include "prof/record/session.h"
+#include "prof/scope/cgroups.h"
+#include "prof/synth/map_dedup.h"
+#include "prof/synth/synth.h"
+#include "prof/sys/procfs.h"
 
 /*
  * A record stamped t may still be invisible in its ring buffer shortly after t (the
@@ -29,64 +30,109 @@
  * this long and the ring buffers are read before it goes on, so they do not overflow. */
 #define UNWIND_SLICE_NS (20ull * 1000 * 1000)
 
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t child_exited;
+struct session {
+	const struct record_opts *opts;
+	struct privs privs;
+	session_sink_fn sink;
+	void *sink_ctx;
+	int sink_err;                   /* the sink failed: nothing more goes to it */
+	struct events *events;
+	const struct sample_layout *layout;
+	struct perf_data_event attrs[2]; /* as the file states them */
+	size_t nr_attrs;
+	struct ordered_queue *queue;
+	struct drained read;            /* what the last drain read, in the order read */
+	uint64_t judge_before;          /* this round judges nothing from here on (look_up) */
+	uint64_t round_deadline;        /* with an unwinder: pause the round past this time */
+	bool round_paused;              /* ... it did: go on at once after reading the buffers */
+	struct tracker *tracker;
+	struct cgroups *cgroups;
+	struct ledger *ledger;
+	struct map_dedup *dedup;
+	struct synth_env synth;
+	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
+	uint8_t *unwound;               /* ... one rewritten sample */
+	size_t unwound_len;
+	uint64_t start_ns;
+	struct session_stats st;
+};
 
-static void on_stop_signal(int sig)
-{
-	stop_signal = sig;
-}
+/* ---- the stages, last first ----------------------------------------------- */
 
-static void on_sigchld(int sig)
+/* The last stage: the caller's sink (the unwinder knows each process's maps as the
+ * sink is told them). */
+static int sink(const void *rec, size_t len, void *ctx)
 {
-	child_exited = 1;
-}
-
-int record__stop_signal(void)
-{
-	return stop_signal;
-}
-
-static int emit(const void *rec, size_t len, void *ctx)
-{
-	struct record *r = ctx;
+	struct session *s = ctx;
 	int err;
 
-	if (r->write_err)
-		return r->write_err;
-	/* the unwinder knows each process's maps as the sink is told them */
-	err = r->unwinder ? unwinder__note(r->unwinder, rec) : 0;
+	if (s->sink_err)
+		return s->sink_err;
+	err = s->unwinder ? unwinder__note(s->unwinder, rec) : 0;
 	if (err == 0)
-		err = r->sink(rec, len, r->sink_ctx);
+		err = s->sink(rec, len, s->sink_ctx);
 	if (err < 0) {
-		r->write_err = err;
+		s->sink_err = err;
 		return err;
 	}
-	r->st.records++;
+	s->st.records++;
 	return 0;
 }
 
-/* What synth__task emits while describing a task: written, and its maps remembered. */
-static int emit_described(const void *rec, size_t len, void *ctx)
+/* A task's description read from /proc at `read_done`: its maps are remembered, so
+ * that the kernel's MMAP2s stamped before then, which repeat them, are dropped. */
+struct description {
+	struct session *s;
+	uint64_t read_done;
+};
+
+static int sink_description(const void *rec, size_t len, void *ctx)
 {
-	struct record *r = ctx;
+	const struct description *d = ctx;
 	const struct perf_record_mmap2 *m = rec;
 
 	if (m->header.type == PERF_RECORD_MMAP2 &&
-	    map_dedup__add(r->dedup, (int32_t)m->pid, r->synth_until, m->start, m->len, m->pgoff) < 0)
+	    map_dedup__add(d->s->dedup, (int32_t)m->pid, d->read_done, m->start, m->len, m->pgoff) < 0)
 		return -ENOMEM;
-	return emit(rec, len, ctx);
+	return sink(rec, len, d->s);
 }
 
-/* Give the file what the tracker says it needs before the record: a cgroup's path,
- * a pre-existing task's comm and maps (read from /proc now). */
-static int provide(struct record *r, const struct ledger_need *need, uint64_t time)
+/* A pre-existing task's comm and maps, read from /proc now.  0 or -errno. */
+static int describe_task(struct session *s, const struct ledger_need *need, uint64_t time)
 {
 	struct synth_task task;
 	int err;
 
+	err = synth__read_task(&s->synth, need->pid, need->tid, need->what, &task);
+	if (err == 0)
+		err = synth__task(&s->synth, &task, time, sink_description,
+				  &(struct description){ .s = s, .read_done = task.read_done });
+	synth_task__release(&task);
+	if (s->sink_err)
+		return s->sink_err;
+	if (err == -ESRCH && (need->what & SYNTH_COMM) && need->comm) {
+		/* Gone since it was first looked up: the comm read then still names it. */
+		err = synth__comm(&s->synth, need->pid, need->tid, need->comm, time, sink, s);
+		if (err < 0)
+			return err;
+		err = -ESRCH;   /* the maps are still unknown */
+	}
+	/* Gone, or unreadable: the sample is kept, perf shows it by pid. */
+	if (err < 0)
+		s->st.described_gone++;
+	else
+		s->st.described++;
+	return ledger__described(s->ledger, need, err);
+}
+
+/* Give the file what the ledger says it lacks before a record: a cgroup's path, a
+ * task's comm and maps. */
+static int describe(struct session *s, const struct ledger_need *need, uint64_t time)
+{
+	int err;
+
 	if (need->cgroup) {
-		err = synth__cgroup(&r->synth, need->cgroup, need->cgroup_path, time, emit, r);
+		err = synth__cgroup(&s->synth, need->cgroup, need->cgroup_path, time, sink, s);
 		if (err < 0)
 			return err;
 	}
@@ -94,446 +140,375 @@ static int provide(struct record *r, const struct ledger_need *need, uint64_t ti
 		return 0;
 	if (need->pre_exec && (need->what & SYNTH_COMM)) {
 		/* The name it had then; /proc names what it exec'd since. */
-		err = synth__comm(&r->synth, need->pid, need->tid, need->comm ? need->comm : "prof", time, emit, r);
+		err = synth__comm(&s->synth, need->pid, need->tid, need->comm ? need->comm : "prof", time, sink, s);
 		if (err < 0)
 			return err;
-		return ledger__described(r->ledger, need, 0);
+		return ledger__described(s->ledger, need, 0);
 	}
-	err = synth__read_task(&r->synth, need->pid, need->tid, need->what, &task);
-	if (err == 0) {
-		/* Kernel MMAP2s stamped up to the end of the /proc read repeat what it found. */
-		r->synth_until = task.read_done;
-		err = synth__task(&r->synth, &task, time, emit_described, r);
-	}
-	synth_task__release(&task);
-	if (r->write_err)
-		return r->write_err;
-	if (err == -ESRCH && (need->what & SYNTH_COMM) && need->comm) {
-		/* Gone since it was first looked up: the comm read then still names it. */
-		err = synth__comm(&r->synth, need->pid, need->tid, need->comm, time, emit, r);
-		if (err < 0)
-			return err;
-		err = -ESRCH;   /* the maps are still unknown */
-	}
-	/* Gone, or unreadable: the sample is kept, perf shows it by pid. */
-	if (err < 0)
-		r->st.synth_gone++;
-	else
-		r->st.synth_tasks++;
-	return ledger__described(r->ledger, need, err);
+	return describe_task(s, need, time);
 }
 
-static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
+/* A kernel MMAP2 that repeats a map just described from /proc: dropped. */
+static bool repeats_description(struct session *s, const struct perf_event_header *ev, uint64_t time)
 {
-	struct record *r = ctx;
+	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC))
+		map_dedup__forget(s->dedup, (int32_t)((const struct perf_record_comm *)(const void *)ev)->pid);
+	if (ev->type == PERF_RECORD_MMAP2 && ev->size >= offsetof(struct perf_record_mmap2, filename)) {
+		const struct perf_record_mmap2 *m = (const void *)ev;
+
+		return map_dedup__repeats(s->dedup, (int32_t)m->pid, time, m->start, m->len, m->pgoff);
+	}
+	return false;
+}
+
+static void count_lost(struct session *s, const struct perf_event_header *ev)
+{
+	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
+		s->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
+	else if (ev->type == PERF_RECORD_LOST_SAMPLES && ev->size >= sizeof(struct perf_record_lost_samples))
+		s->st.lost_samples += ((const struct perf_record_lost_samples *)(const void *)ev)->lost;
+}
+
+/* A sample passed on with its user stack unwound into the callchain, not the registers
+ * and the stack copy.  1 pauses the round (flush_round): it took its slice. */
+static int unwind(struct session *s, const struct perf_event_header *ev)
+{
+	int len = unwinder__rewrite(s->unwinder, ev, s->unwound, s->unwound_len);
+	int err;
+
+	if (len < 0) {
+		s->st.malformed++;
+		return 0;
+	}
+	err = sink(s->unwound, (size_t)len, s);
+	if (err == 0 && clock_mono_ns() > s->round_deadline)
+		return 1;
+	return err;
+}
+
+/* Each record the queue hands out, in time order: judge, describe, sink. */
+static int judge(const struct perf_event_header *ev, uint64_t time, void *ctx)
+{
+	struct session *s = ctx;
 	struct judgement j;
 	struct ledger_need need;
 	int v, err;
 
-	v = tracker__judge(r->tracker, ev, time, &j);
+	v = tracker__judge(s->tracker, ev, time, &j);
 	if (v < 0)
 		return v;
-	err = ledger__note(r->ledger, ev, v, &j, time, &need);
+	/* written or not: a record dropped leaves the file's description stale */
+	err = ledger__note(s->ledger, ev, v, &j, time, &need);
+	if (err < 0 || v != TRACKER_WRITE)
+		return err;
+	err = describe(s, &need, time);
 	if (err < 0)
 		return err;
-	if (v != TRACKER_WRITE)
+	if (repeats_description(s, ev, time))
 		return 0;
-	err = provide(r, &need, time);
-	if (err < 0)
-		return err;
-	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC))
-		map_dedup__forget(r->dedup, (int32_t)((const struct perf_record_comm *)(const void *)ev)->pid);
-	if (ev->type == PERF_RECORD_MMAP2 && ev->size >= offsetof(struct perf_record_mmap2, filename)) {
-		const struct perf_record_mmap2 *m = (const void *)ev;
-		if (map_dedup__repeats(r->dedup, (int32_t)m->pid, time, m->start, m->len, m->pgoff))
-			return 0;
-	}
-	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
-		r->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
-	else if (ev->type == PERF_RECORD_LOST_SAMPLES && ev->size >= sizeof(struct perf_record_lost_samples))
-		r->st.lost_samples += ((const struct perf_record_lost_samples *)(const void *)ev)->lost;
-	if (r->unwinder && ev->type == PERF_RECORD_SAMPLE) {
-		/* the stack unwound now: a callchain is passed on, not the registers and stack */
-		int len = unwinder__rewrite(r->unwinder, ev, r->unwound, r->unwound_len);
-		if (len < 0) {
-			r->st.malformed++;
-			return 0;
-		}
-		err = emit(r->unwound, (size_t)len, r);
-		if (err == 0 && clock_mono_ns() > r->round_deadline)
-			return 1;       /* pause the round (flush_round) */
-		return err;
-	}
-	return emit(ev, ev->size, r);
-}
-
-static int peek(const struct perf_event_header *ev, void *ctx)
-{
-	struct record *r = ctx;
-	int ret = tracker__prefetch(r->tracker, ev);
-
-	/* The sample's task was gone and its EXIT may lie past where this pass read
-	 * some ring buffer: it must not be judged before the next pass. */
-	if (ret > 0) {
-		r->hold = MIN(r->hold, sample_layout__time(r->layout, ev));
-		ret = 0;
-	}
-	return ret;
+	count_lost(s, ev);
+	if (s->unwinder && ev->type == PERF_RECORD_SAMPLE)
+		return unwind(s, ev);
+	return sink(ev, ev->size, s);
 }
 
 /*
- * Judge and write everything older than upto, then mark the round for perf.  With
- * an unwinder and a slice, the round may stop early (r->round_paused): what is left
+ * Judge and pass on everything older than upto, then mark the round for perf.  With
+ * an unwinder and a slice, the round may stop early (s->round_paused): what is left
  * goes in the next one.
  */
-static int flush_round(struct record *r, uint64_t upto, uint64_t slice)
+static int flush_round(struct session *s, uint64_t upto, uint64_t slice)
 {
-	uint64_t before = r->st.records;
+	uint64_t before = s->st.records;
 	int err;
 
-	r->round_deadline = slice ? clock_mono_ns() + slice : UINT64_MAX;
-	err = ordered_queue__flush(r->queue, upto, deliver, r);
-	r->round_paused = err > 0;
+	s->round_deadline = slice ? clock_mono_ns() + slice : UINT64_MAX;
+	err = ordered_queue__flush(s->queue, upto, judge, s);
+	s->round_paused = err > 0;
 	if (err > 0)
 		err = 0;
 	if (err < 0)
 		return err;
-	if (r->st.records != before) {
+	if (s->st.records != before) {
 		struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND,
 						   .size = sizeof(round) };
-		err = emit(&round, sizeof(round), r);
+		err = sink(&round, sizeof(round), s);
 	}
 	return err;
 }
 
-void record__explain_no_privilege(const char *why, int paranoid)
+/*
+ * The first-time look-up of the tasks in what the drain read, in the order read.  A
+ * task found gone may have its EXIT (which names its parent) in a buffer past where
+ * the drain read: nothing from its sample on is judged before the next drain.
+ */
+static int look_up(struct session *s)
 {
-	char hint[4200];
+	for (size_t i = 0; i < s->read.nr; i++) {
+		const struct perf_event_header *ev = s->read.recs[i];
+		int ret = tracker__look_up(s->tracker, ev);
 
-	privs__setcap_hint(hint, sizeof(hint));
-	fprintf(stderr,
-		"prof: not allowed to open system-wide perf events (%s).\n"
-		"  They need CAP_PERFMON (or CAP_SYS_ADMIN), or kernel.perf_event_paranoid <= 0; it is %d here.\n"
-		"  Run prof as root, or give the binary the capabilities:\n"
-		"    %s\n"
-		"  or lower the sysctl: sudo sysctl kernel.perf_event_paranoid=0\n",
-		why, paranoid, hint);
+		if (ret < 0)
+			return ret;
+		if (ret == TRACKER_WAIT_FOR_EXIT)
+			s->judge_before = MIN(s->judge_before, sample_layout__time(s->layout, ev));
+	}
+	return 0;
 }
 
-static void explain_open_error(const struct record *r, int err, enum events_stage stage)
+/* Read every ring buffer into the queue, then look up the tasks met for the first time. */
+static int drain(struct session *s)
 {
-	const char *what = stage == EVENTS_STAGE_SIDEBAND ? "the sideband (task tracking) event"
-			   : stage == EVENTS_STAGE_MMAP   ? "the ring buffers"
-			   : stage == EVENTS_STAGE_IDS    ? "the event ids"
-							    : "the sampling event";
+	int err;
 
-	if (err == -EACCES || err == -EPERM) {
-		if (stage == EVENTS_STAGE_MMAP) {
-			fprintf(stderr,
-				"prof: cannot map %u pages per CPU of ring buffer: %s\n"
-				"  Use a smaller -m, or raise kernel.perf_event_mlock_kb (sysctl -w kernel.perf_event_mlock_kb=...).\n",
-				r->opts.mmap_pages, strerror(-err));
-			return;
-		}
-		record__explain_no_privilege(strerror(-err), r->privs.paranoid);
-		return;
-	}
-	if (err == -EMFILE || err == -ENFILE) {
-		fprintf(stderr,
-			"prof: out of file descriptors opening %s: prof needs 2 per CPU, %d in all here.\n"
-			"  Raise the limit (ulimit -n) and retry.\n",
-			what, 2 * (int)sysconf(_SC_NPROCESSORS_ONLN));
-		return;
-	}
-	if (stage == EVENTS_STAGE_SAMPLING &&
-	    (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -ENXIO)) {
-		fprintf(stderr,
-			"prof: event '%s' is not supported on this machine (%s); try -e cpu-clock.\n",
-			r->opts.event.name, strerror(-err));
-		return;
-	}
-	if (stage == EVENTS_STAGE_SAMPLING && err == -EINVAL) {
-		fprintf(stderr,
-			"prof: the kernel rejected event '%s' with these settings (%s): check -F/-c and the event's modifiers.\n",
-			r->opts.event.name, strerror(-err));
-		return;
-	}
-	if (stage == EVENTS_STAGE_MMAP && err == -ENOMEM) {
-		fprintf(stderr, "prof: cannot map %u pages per CPU of ring buffer: out of memory; use a smaller -m.\n",
-			r->opts.mmap_pages);
-		return;
-	}
-	fprintf(stderr, "prof: cannot open %s: %s\n", what, strerror(-err));
+	s->read.nr = 0;
+	err = events__drain(s->events, s->queue, &s->read);
+	return err < 0 ? err : look_up(s);
 }
 
-void record__install_signals(void)
+int session__step(struct session *s)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	uint64_t now;
+	int err;
 
-	/* No SA_RESTART: poll() returns EINTR and the loop looks at the flags. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_sigchld;
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	err = events__poll(s->events, s->round_paused ? 0
+			     : clock_mono_ns() - s->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
+	if (err < 0 && err != -EINTR)
+		return err;
+	now = clock_mono_ns();
+	s->judge_before = UINT64_MAX;
+	err = drain(s);
+	if (err < 0)
+		return err;
+	return flush_round(s, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0,
+				  s->judge_before ? s->judge_before - 1 : 0),
+			   UNWIND_SLICE_NS);
+}
+
+int session__stop(struct session *s)
+{
+	int err;
+
+	events__disable(s->events);
+	s->judge_before = UINT64_MAX;
+	err = drain(s);
+	/* a task found gone: its EXIT may wait past where a buffer was read */
+	if (err >= 0 && s->judge_before != UINT64_MAX)
+		err = drain(s);
+	if (err < 0)
+		return err;
+	return flush_round(s, UINT64_MAX, 0);
+}
+
+/* ---- life cycle ------------------------------------------------------------- */
+
+static int fail(struct session_error *e, enum session_stage stage, int err)
+{
+	e->stage = stage;
+	e->err = err;
+	return err;
+}
+
+/* The events, and what the file says of them; with dwarf, the unwinder. */
+static int open_events(struct session *s, struct session_error *e)
+{
+	const struct perf_data_event *evs;
+	struct perf_event_attr *a = &s->attrs[0].attr;
+	int err;
+
+	err = events__new(s->opts, &s->events, &e->events);
+	if (err < 0)
+		return fail(e, SESSION_STAGE_EVENTS, err);
+	s->layout = events__layout(s->events);
+	evs = events__attrs(s->events, &s->nr_attrs);
+	if (s->nr_attrs > ARRAY_SIZE(s->attrs))
+		return fail(e, SESSION_STAGE_EVENTS, -EINVAL);
+	memcpy(s->attrs, evs, s->nr_attrs * sizeof(*evs));
+	if (!s->opts->dwarf)
+		return 0;
+	s->unwinder = unwinder__new(a->sample_type);
+	s->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
+	s->unwound = malloc(s->unwound_len);
+	if (!s->unwinder || !s->unwound)
+		return fail(e, SESSION_STAGE_NONE, -ENOMEM);
+	/* The file's attr says what the written samples hold: a callchain, no stack. */
+	a->sample_type = unwinder__written_sample_type(a->sample_type);
+	a->sample_regs_user = 0;
+	a->sample_stack_user = 0;
+	a->exclude_callchain_user = 0;
+	return 0;
+}
+
+/* prof's corked workload is prof until its exec: its name, as /proc gives it now. */
+static void name_workload(struct session *s, pid_t pid)
+{
+	_cleanup_free_ char *self = NULL;
+	char comm[16] = "";
+
+	if (read_file_full(AT_FDCWD, "/proc/self/comm", 64, &self) > 0)
+		procfs__comm(self, comm);
+	ledger__set_workload(s->ledger, pid, comm[0] ? comm : "prof");
 }
 
 /*
  * --uid of someone who is not an admin needs the set*uid() tracepoints: without them a
  * process of theirs that becomes root (su, sudo, a set-user-ID program calling
  * setuid(0)) would stay theirs until its next exec, and root's samples would land in
- * their file.  Admins may record any uid anyway: they are warned.  0, or -EPERM after
- * a message.
+ * their file.  Admins may record any uid anyway (the command warns them).
  */
-static int check_creds(const struct record *r, const struct events_info *info)
+static bool creds_missing(const struct session *s, const struct policy_verdict *v)
 {
-	int e = -info->creds_err;
-
-	if (!r->opts.scope.nr_uids || info->creds)
-		return 0;
-	if (r->verdict.admin) {
-		if (!r->opts.quiet)
-			fprintf(stderr,
-				"prof: warning: cannot trace set*uid() calls (%s: needs tracefs and the syscalls tracepoints);\n"
-				"  a process that changes uid without exec is judged by its uid at its next exec.\n",
-				strerror(e));
-		return 0;
-	}
-	fprintf(stderr,
-		"prof: --uid cannot be recorded here: prof cannot follow set*uid() calls, because %s (%s).\n"
-		"  Without them a process that becomes another user (su, sudo, a set-user-ID program) would\n"
-		"  stay yours, and that user's samples would land in your file; prof refuses instead.\n"
-		"  An admin can make tracefs readable to a group of yours:\n"
-		"    sudo mount -o remount,gid=GROUP,mode=0750 /sys/kernel/tracing   (or the same in /etc/fstab)\n"
-		"  or run prof as root.  Or record your command (prof record -- CMD) or a cgroup of yours.\n",
-		e == EACCES || e == EPERM ? "tracefs (/sys/kernel/tracing) is not readable by you"
-		: e == ENOENT ? "tracefs is not mounted or the kernel has no syscalls tracepoints"
-			      : "the syscalls tracepoints cannot be opened",
-		strerror(e));
-	return -EPERM;
+	return s->opts->scope.nr_uids && !events__info(s->events)->creds && !v->admin;
 }
 
-static int start_tracker(struct record *r)
+/* The tracker and what it works with: the cgroup registry, the ledger. */
+static int open_scope(struct session *s, const struct session_config *cfg, struct session_error *e)
 {
-	const struct events_info *info = events__info(r->events);
+	const struct events_info *info = events__info(s->events);
 	const struct events_creds *creds;
-	struct tracker_config cfg = {
-		.scope = &r->opts.scope,
-		.layout = r->layout,
-		.proc_fd = r->synth.proc_fd,
-		.cgroup_fd = r->cgroup_fd,
-		.cgroups = r->cgroups,
-		.creds_events = info->creds,
-		.restrict_uid = r->verdict.restrict_uid,
-		.only_uid = r->verdict.uid,
+	struct tracker_config tc = {
+		.scope = &s->opts->scope, .layout = s->layout, .proc_fd = s->synth.proc_fd,
+		.cgroup_fd = cfg->cgroup_fd, .creds_events = info->creds,
+		.restrict_uid = cfg->verdict->restrict_uid, .only_uid = cfg->verdict->uid,
 		.raw_uid_off = info->raw_uid_off,
 	};
 	size_t n;
 	int err;
 
-	err = check_creds(r, info);
+	if (creds_missing(s, cfg->verdict))
+		return fail(e, SESSION_STAGE_CREDS, info->creds_err);
+	err = cgroups__new(&s->opts->scope, cfg->cgroup_fd, &s->cgroups);
 	if (err < 0)
-		return err;
-	err = cgroups__new(&r->opts.scope, r->cgroup_fd, &r->cgroups);
-	if (err == 0) {
-		cfg.cgroups = r->cgroups;
-		r->ledger = ledger__new(r->cgroups);
-		err = r->ledger ? tracker__new(&cfg, &r->tracker) : -ENOMEM;
-	}
-	if (err < 0) {
-		fprintf(stderr, "prof: cannot set up the scope: %s\n", strerror(-err));
-		return err;
-	}
-	n = events__creds(r->events, &creds);
-	for (size_t i = 0; i < n; i++) {
-		err = tracker__add_creds_ids(r->tracker, (enum creds_call)creds[i].call, creds[i].ids, creds[i].nr_ids);
-		if (err < 0)
-			return err;
-	}
-	if (r->opts.scope.workload) {
-		err = tracker__add_tree_root(r->tracker, r->opts.scope.workload);
-		if (err < 0)
-			return err;
-	}
-	if (r->has_workload) {
-		/* Forked from prof and corked: prof's name until it execs. */
-		char comm[16] = "";
-		_cleanup_free_ char *self = NULL;
-
-		if (read_file_full(AT_FDCWD, "/proc/self/comm", 64, &self) > 0)
-			procfs__comm(self, comm);
-		ledger__set_workload(r->ledger, r->wl.pid, comm[0] ? comm : "prof");
-	}
+		return fail(e, SESSION_STAGE_SCOPE, err);
+	tc.cgroups = s->cgroups;
+	s->ledger = ledger__new(s->cgroups);
+	if (!s->ledger || tracker__new(&tc, &s->tracker) < 0)
+		return fail(e, SESSION_STAGE_SCOPE, -ENOMEM);
+	n = events__creds(s->events, &creds);
+	for (size_t i = 0; i < n; i++)
+		if (tracker__add_creds_ids(s->tracker, (enum creds_call)creds[i].call, creds[i].ids,
+					   creds[i].nr_ids) < 0)
+			return fail(e, SESSION_STAGE_NONE, -ENOMEM);
+	if (s->opts->scope.workload && tracker__add_tree_root(s->tracker, s->opts->scope.workload) < 0)
+		return fail(e, SESSION_STAGE_NONE, -ENOMEM);
+	if (cfg->workload)
+		name_workload(s, cfg->workload);
 	return 0;
 }
 
-int record__open_events(struct record *r)
+int session__new(const struct session_config *cfg, struct session **ret, struct session_error *ret_err)
 {
-	enum events_stage stage = EVENTS_STAGE_NONE;
+	struct session *s = calloc(1, sizeof(*s));
+	struct session_error e = { 0 };
 	int err;
 
-	err = events__new(&r->opts, &r->events, &stage);
-	if (err < 0) {
-		explain_open_error(r, err, stage);
-		return err;
+	if (!s)
+		return fail(ret_err, SESSION_STAGE_NONE, -ENOMEM);
+	s->opts = cfg->opts;
+	s->privs = *cfg->privs;
+	s->sink = cfg->sink;
+	s->sink_ctx = cfg->sink_ctx;
+	s->synth.proc_fd = -1;
+	err = open_events(s, &e);
+	if (err < 0)
+		goto err;
+	s->queue = ordered_queue__new();
+	s->dedup = map_dedup__new();
+	if (!s->queue || !s->dedup) {
+		err = fail(&e, SESSION_STAGE_NONE, -ENOMEM);
+		goto err;
 	}
-	r->layout = events__layout(r->events);
-	if (events__info(r->events)->fell_back && r->opts.event_given && !r->opts.quiet)
-		fprintf(stderr, "prof: %s is not supported here (no PMU); sampling cpu-clock instead.\n",
-			r->opts.event.name);
-	if (events__info(r->events)->freq_lowered)
-		fprintf(stderr, "prof: -F %" PRIu64 " is above kernel.perf_event_max_sample_rate; using %" PRIu64 ".\n",
-			r->opts.freq, events__info(r->events)->freq);
-	if (r->opts.dwarf) {
-		size_t nr;
-
-		r->unwinder = unwinder__new(events__attrs(r->events, &nr)[0].attr.sample_type);
-		r->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
-		r->unwound = malloc(r->unwound_len);
-		if (!r->unwinder || !r->unwound) {
-			fprintf(stderr, "prof: out of memory\n");
-			return -ENOMEM;
-		}
+	s->synth.sample_type = s->attrs[0].attr.sample_type;
+	s->synth.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->synth.proc_fd < 0) {
+		err = fail(&e, SESSION_STAGE_PROC, -errno);
+		goto err;
 	}
+	err = open_scope(s, cfg, &e);
+	if (err < 0)
+		goto err;
+	*ret = s;
 	return 0;
+err:
+	*ret_err = e;
+	session__free(s);
+	return err;
 }
 
-int record__start(struct record *r)
+struct session *session__free(struct session *s)
 {
-	const struct perf_data_event *evs;
-	size_t nr;
-	int err;
+	if (!s)
+		return NULL;
+	events__free(s->events);
+	ordered_queue__free(s->queue);
+	free(s->read.recs);
+	tracker__free(s->tracker);
+	ledger__free(s->ledger);
+	cgroups__free(s->cgroups);
+	map_dedup__free(s->dedup);
+	unwinder__free(s->unwinder);
+	free(s->unwound);
+	if (s->synth.proc_fd >= 0)
+		close(s->synth.proc_fd);
+	free(s);
+	return NULL;
+}
 
-	evs = events__attrs(r->events, &nr);
-	r->synth = (struct synth_env){ .sample_type = evs[0].attr.sample_type, .id = 0 };
-	r->synth.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (r->synth.proc_fd < 0) {
-		err = -errno;
-		fprintf(stderr, "prof: cannot open /proc: %s\n", strerror(-err));
-		return err;
-	}
+int session__start(struct session *s, struct session_error *ret_err)
+{
 	/* No kernel map for those the policy keeps away from kernel addresses. */
-	err = r->opts.no_kernel ? 0 : synth__kernel_maps(&r->synth, emit, r);
-	if (r->write_err) {
-		if (r->out.path)
-			fprintf(stderr, "prof: cannot write '%s': %s\n", r->out.path, strerror(-r->write_err));
-		else
-			fprintf(stderr, "prof: %s\n", strerror(-r->write_err));
-		return r->write_err;
-	}
-	if (err == -EPERM && !r->opts.quiet)
-		fprintf(stderr, "prof: warning: kernel addresses are hidden (kernel.kptr_restrict); kernel symbols will not resolve.\n");
-	return start_tracker(r);
-}
+	int err = s->opts->no_kernel ? 0 : synth__kernel_maps(&s->synth, sink, s);
 
-void record__free(struct record *r)
-{
-	events__free(r->events);
-	perf_writer__free(r->writer);
-	build_id_table__free(r->build_ids);
-	ordered_queue__free(r->queue);
-	tracker__free(r->tracker);
-	ledger__free(r->ledger);
-	cgroups__free(r->cgroups);
-	map_dedup__free(r->dedup);
-	unwinder__free(r->unwinder);
-	free(r->unwound);
-	if (r->synth.proc_fd >= 0)
-		close(r->synth.proc_fd);
-	if (r->cgroup_fd >= 0)
-		close(r->cgroup_fd);
-	record_opts__release(&r->opts);
-}
-
-/*
- * Find cgroup2 (also at hybrid locations such as /sys/fs/cgroup/unified), resolve
- * --cgroup arguments, check --pid ones.  Returns 0, or an exit code after a message.
- */
-static int resolve_scope(struct record *r)
-{
-	_cleanup_free_ char *mi = NULL;
-	char err[2048];
-
-	if (read_file_full(AT_FDCWD, "/proc/self/mountinfo", 16u << 20, &mi) >= 0 &&
-	    scope__cgroup2_mount(mi, r->cgroup_mount, sizeof(r->cgroup_mount)) == 0)
-		r->cgroup_fd = open(r->cgroup_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (r->opts.scope.nr_cgroups) {
-		if (r->cgroup_fd < 0) {
-			fprintf(stderr, "prof record: --cgroup needs a cgroup v2 hierarchy, and none is mounted "
-				"(mount -t cgroup2 none /sys/fs/cgroup/unified).\n");
-			return EXIT_PROF_USAGE;
-		}
-		if (scope__resolve_cgroups(&r->opts.scope, r->cgroup_fd, r->cgroup_mount, err, sizeof(err)) < 0) {
-			fprintf(stderr, "prof record: %s\n", err);
-			return EXIT_PROF_USAGE;
-		}
-	}
-	for (size_t i = 0; i < r->opts.scope.nr_pids; i++) {
-		char path[32];
-		snprintf(path, sizeof(path), "/proc/%d", r->opts.scope.pids[i]);
-		if (access(path, F_OK) < 0) {
-			fprintf(stderr, "prof record: no process with pid %d\n", r->opts.scope.pids[i]);
-			return EXIT_PROF_USAGE;
-		}
-	}
+	if (s->sink_err)
+		return fail(ret_err, SESSION_STAGE_SINK, s->sink_err);
+	s->st.kernel_hidden = err == -EPERM;
+	s->start_ns = clock_mono_ns();
+	events__enable(s->events);
 	return 0;
 }
 
-int record__prepare(struct record *r)
+int session__drop_privileges(struct session *s)
 {
-	int ret;
-
-	if (privs__probe(&r->privs) < 0 || !privs__can_record_system_wide(&r->privs)) {
-		/* Said before anything is opened or created. */
-		record__explain_no_privilege("this process holds neither CAP_PERFMON nor CAP_SYS_ADMIN",
-					     r->privs.paranoid);
-		return EXIT_PROF_FAIL;
-	}
-	ret = record_config__apply(&r->opts, &r->privs, &r->cfg, r->output_buf, sizeof(r->output_buf));
-	if (ret)
-		return ret;
-	ret = resolve_scope(r);
-	if (ret)
-		return ret;
-	ret = record_config__policy(&r->opts, &r->cfg, &r->privs, r->cgroup_fd, &r->verdict);
-	if (ret)
-		return ret;
-	if (r->verdict.admin && !r->opts.all && !r->privs.sys_ptrace && !r->privs.perfmon && !r->opts.quiet)
-		fprintf(stderr, "prof: warning: without CAP_SYS_PTRACE the maps of other users' tasks cannot be read: their user-space symbols may not resolve.\n");
-	return 0;
+	return privs__drop_after_start(&s->privs);
 }
 
-int record__step(struct record *r)
-{
-	uint64_t now;
-	int err;
+/* ---- what the commands read ---------------------------------------------------- */
 
-	err = events__poll(r->events, r->round_paused ? 0
-			     : clock_mono_ns() - r->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
-	if (err < 0 && err != -EINTR)
-		return err;
-	now = clock_mono_ns();
-	r->hold = UINT64_MAX;
-	err = events__drain(r->events, r->queue, peek, r);
-	if (err < 0)
-		return err;
-	return flush_round(r, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0, r->hold ? r->hold - 1 : 0),
-			   UNWIND_SLICE_NS);
+const struct perf_data_event *session__attrs(const struct session *s, size_t *ret_nr)
+{
+	*ret_nr = s->nr_attrs;
+	return s->attrs;
 }
 
-int record__drain_all(struct record *r)
+const struct events_info *session__info(const struct session *s)
 {
-	int err;
+	return events__info(s->events);
+}
 
-	events__disable(r->events);
-	r->hold = UINT64_MAX;
-	err = events__drain(r->events, r->queue, peek, r);
-	/* a task found gone: its EXIT may wait past where a buffer was read */
-	if (err >= 0 && r->hold != UINT64_MAX)
-		err = events__drain(r->events, r->queue, peek, r);
-	if (err < 0)
-		return err;
-	return flush_round(r, UINT64_MAX, 0);
+const struct sample_layout *session__layout(const struct session *s)
+{
+	return s->layout;
+}
+
+uint64_t session__start_time(const struct session *s)
+{
+	return s->start_ns;
+}
+
+void session__stats(const struct session *s, struct session_stats *ret)
+{
+	*ret = s->st;
+	ledger__written_tasks(s->ledger, &ret->tasks_written);
+	ret->scope = tracker__stats(s->tracker);
+	ret->unwind = s->unwinder ? unwinder__stats(s->unwinder) : NULL;
+}
+
+bool session__uid(const struct session *s, int32_t tid, uint32_t *ret)
+{
+	return tracker__uid(s->tracker, tid, ret);
+}
+
+const struct ledger *session__ledger(const struct session *s)
+{
+	return s->ledger;
 }

@@ -546,68 +546,81 @@ int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64
 	}
 }
 
-int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev)
+/* A task we never heard of existed before the recording: read it now, while it is
+ * most likely still there. */
+static int look_up_sample(struct tracker *t, const struct perf_event_header *ev)
 {
+	const struct task *task;
 	int32_t pid, tid;
 
-	if (ev->type == PERF_RECORD_SAMPLE) {
-		if (!sample_layout__tid(t->cfg.layout, ev, &pid, &tid) || tid <= 0 || pid <= 0)
-			return 0;
-		if (task_table__find(t->tasks, tid))
-			return 0;
-		/* A task we never heard of existed before the recording: read it now,
-		 * while it is most likely still there. */
-		if (pid != tid && !task_get(t, pid, pid))
-			return -ENOMEM;
-		const struct task *task = task_get(t, pid, tid);
-		if (!task)
-			return -ENOMEM;
-		return (t->uid_scope || t->tree_scope) &&
-		       !(task->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN));
-	}
-	if (ev->type == PERF_RECORD_FORK && ev->size >= sizeof(struct perf_record_fork)) {
-		const struct perf_record_fork *f = (const void *)ev;
-		bool created;
-		struct task *c;
+	if (!sample_layout__tid(t->cfg.layout, ev, &pid, &tid) || tid <= 0 || pid <= 0 ||
+	    task_table__find(t->tasks, tid))
+		return TRACKER_LOOKED_UP;
+	if (pid != tid && !task_get(t, pid, pid))
+		return -ENOMEM;
+	task = task_get(t, pid, tid);
+	if (!task)
+		return -ENOMEM;
+	if ((t->uid_scope || t->tree_scope) && !(task->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN)))
+		return TRACKER_WAIT_FOR_EXIT;
+	return TRACKER_LOOKED_UP;
+}
 
-		/* Its FORK is on the way: no /proc read for its samples.  judge_fork()
-		 * replaces this placeholder in time order. */
-		if (task_table__find(t->tasks, (int32_t)f->tid))
-			return 0;
-		c = task_table__get(t->tasks, (int32_t)f->tid, &created);
-		if (!c)
-			return -ENOMEM;
-		c->pid = (int32_t)f->pid;
-		return 0;
-	}
-	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_record_fork)) {
-		const struct perf_record_fork *e = (const void *)ev;
-		struct task *task = task_table__find(t->tasks, (int32_t)e->tid), *parent, copy;
+/* Its FORK is on the way: no /proc read for its samples.  judge_fork() replaces this
+ * placeholder in time order. */
+static int look_up_fork(struct tracker *t, const struct perf_record_fork *f)
+{
+	bool created;
+	struct task *c;
 
-		/* A pre-existing task that was gone before /proc could tell about it: its
-		 * exit names its parent, whose facts it had (its samples, including the
-		 * exit teardown's, are judged later). */
-		if ((task && (task->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN))) || (int32_t)e->ptid <= 0)
-			return 0;
-		parent = task_get(t, (int32_t)e->ppid, (int32_t)e->ptid);
-		if (!parent)
-			return -ENOMEM;
-		if (!(parent->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN)))
-			return 0;
-		copy = *parent;
-		if (!task) {
-			bool created;
-			task = task_table__get(t->tasks, (int32_t)e->tid, &created);
-			if (!task)
-				return -ENOMEM;
-			task->pid = (int32_t)e->pid;
-			t->st.tasks_seen++;
-		} else {
-			task = task_table__find(t->tasks, (int32_t)e->tid);
-		}
-		inherit(task, &copy);
+	if (task_table__find(t->tasks, (int32_t)f->tid))
+		return TRACKER_LOOKED_UP;
+	c = task_table__get(t->tasks, (int32_t)f->tid, &created);
+	if (!c)
+		return -ENOMEM;
+	c->pid = (int32_t)f->pid;
+	return TRACKER_LOOKED_UP;
+}
+
+/* A pre-existing task that was gone before /proc could tell about it: its exit names
+ * its parent, whose facts it had (its samples, including the exit teardown's, are
+ * judged later). */
+static int look_up_exit(struct tracker *t, const struct perf_record_fork *e)
+{
+	struct task *task = task_table__find(t->tasks, (int32_t)e->tid), *parent, copy;
+	bool created;
+
+	if ((task && (task->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN))) || (int32_t)e->ptid <= 0)
+		return TRACKER_LOOKED_UP;
+	parent = task_get(t, (int32_t)e->ppid, (int32_t)e->ptid);
+	if (!parent)
+		return -ENOMEM;
+	if (!(parent->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN)))
+		return TRACKER_LOOKED_UP;
+	copy = *parent;
+	/* found again: the insert of the parent may have moved it */
+	task = task_table__get(t->tasks, (int32_t)e->tid, &created);
+	if (!task)
+		return -ENOMEM;
+	if (created) {
+		task->pid = (int32_t)e->pid;
+		t->st.tasks_seen++;
 	}
-	return 0;
+	inherit(task, &copy);
+	return TRACKER_LOOKED_UP;
+}
+
+int tracker__look_up(struct tracker *t, const struct perf_event_header *ev)
+{
+	if (ev->type == PERF_RECORD_SAMPLE)
+		return look_up_sample(t, ev);
+	if (ev->size < sizeof(struct perf_record_fork))
+		return TRACKER_LOOKED_UP;
+	if (ev->type == PERF_RECORD_FORK)
+		return look_up_fork(t, (const void *)ev);
+	if (ev->type == PERF_RECORD_EXIT)
+		return look_up_exit(t, (const void *)ev);
+	return TRACKER_LOOKED_UP;
 }
 
 /* ---- life cycle ------------------------------------------------------------ */

@@ -65,11 +65,16 @@ int events__enable(struct events *r);
 int events__disable(struct events *r);
 /* Wait up to timeout_ms for data; >= 0, or -EINTR. */
 int events__poll(struct events *r, int timeout_ms);
+/* The records one drain read, in the order read: their copies in the queue. */
+struct drained {
+	const struct perf_event_header **recs;  /* valid until the queue hands them out */
+	size_t nr, cap;
+};
+
 /*
- * Copy every record available in every ring buffer into q, showing each to peek()
- * first (NULL: none).  Returns records read or -errno.
+ * Copy every record available in every ring buffer into q, appending each copy to
+ * *read.  Returns records read or -errno.
  */
-typedef int (*events_peek_fn)(const struct perf_event_header *ev, void *ctx);
-int events__drain(struct events *r, struct ordered_queue *q, events_peek_fn peek, void *ctx);
+int events__drain(struct events *r, struct ordered_queue *q, struct drained *read);
 
 #endif

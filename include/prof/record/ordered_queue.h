@@ -27,6 +27,13 @@ struct ordered_queue *ordered_queue__free(struct ordered_queue *q);
 int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header *ev, uint64_t time);
 
 /*
+ * The copy of the record pushed last (NULL before the first push): it stays where
+ * it is until it is flushed, so a caller may look at what it pushed before the
+ * records are handed out in time order.
+ */
+const struct perf_event_header *ordered_queue__last(const struct ordered_queue *q);
+
+/*
  * Deliver every queued record with time <= upto, oldest first, to deliver(); the
  * record is only valid during the call.  A non-zero return from deliver() stops the
  * flush and is returned (the record it was given is consumed).

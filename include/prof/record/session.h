@@ -1,110 +1,129 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A live recording session, shared by prof record and prof top: privileges, the
- * configuration and the policy, the scope, the events, and the pipeline that
- * merges every CPU's records in time order, judges them against the scope and
- * describes tasks the first time they matter.  What passes goes to a sink: the
- * perf.data writer for record, the live aggregation for top.  Part of the
- * commands: it prints its errors.
+ * A live recording session, shared by prof record and prof top.  It owns the events
+ * and their ring buffers, and every record goes through its stages in one direction:
+ *
+ *   drain     every CPU's ring buffer into the time-ordered queue (events.h)
+ *   look up   in /proc, the tasks met for the first time in what the drain read,
+ *             while they most likely still run (tracker__look_up)
+ *   order     the queue hands records out oldest first, once nothing older can
+ *             still arrive (ordered_queue.h)
+ *   judge     against the scope (tracker.h)
+ *   describe  what the file lacks to name a written record's task: a cgroup's
+ *             path, a pre-existing task's comm and maps (ledger.h, synth.h)
+ *   sink      the caller's: the perf.data writer for record, the live view for top;
+ *             with --call-graph dwarf, samples reach it unwound (unwinder.h)
+ *
+ * The caller prepares the inputs (privileges probed, configuration and policy applied,
+ * cgroups resolved) and chooses the sink.  The session prints nothing: a failure is
+ * -errno and a struct session_error saying which stage failed.
  */
 #ifndef PROF_RECORD_SESSION_H
 #define PROF_RECORD_SESSION_H
 
-#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
-#include "prof/perfdata/build_id_table.h"
-#include "prof/cli/config.h"
-#include "prof/synth/map_dedup.h"
-#include "prof/record/ordered_queue.h"
-#include "prof/perfdata/perf_data.h"
-#include "prof/scope/policy.h"
-#include "prof/sys/privs.h"
-#include "prof/cli/record_opts.h"
-#include "prof/sys/output_file.h"
-#include "prof/record/events.h"
-#include "prof/synth/ledger.h"
-#include "prof/synth/synth.h"
-#include "prof/scope/tracker.h"
 #include "prof/analyze/unwinder.h"
-#include "prof/sys/workload.h"
+#include "prof/cli/record_opts.h"
+#include "prof/perfdata/perf_data.h"
+#include "prof/perfdata/sample.h"
+#include "prof/record/events.h"
+#include "prof/scope/policy.h"
+#include "prof/scope/tracker.h"
+#include "prof/synth/ledger.h"
+#include "prof/sys/privs.h"
 
-struct record_stats {
-	uint64_t lost;                  /* PERF_RECORD_LOST: records the ring buffer dropped */
-	uint64_t lost_samples;          /* PERF_RECORD_LOST_SAMPLES */
-	uint64_t synth_tasks;           /* tasks described from /proc */
-	uint64_t synth_gone;            /* ... that were gone by then */
-	uint64_t records;               /* everything written to the data section */
-	uint64_t malformed;             /* samples too short for what they should carry */
-};
+struct session;
 
 /* Where what passes the scope goes: 0 or -errno (which stops the session). */
-typedef int (*record_sink_fn)(const void *rec, size_t len, void *ctx);
+typedef int (*session_sink_fn)(const void *rec, size_t len, void *ctx);
 
-struct record {
-	struct record_opts opts;
-	record_sink_fn sink;
+struct session_config {
+	const struct record_opts *opts;         /* configuration and policy applied; outlives
+						 * the session */
+	const struct policy_verdict *verdict;
+	const struct privs *privs;              /* what to keep when dropping (copied) */
+	int cgroup_fd;                          /* the cgroup2 root (borrowed), or -1 */
+	pid_t workload;                         /* the corked child prof runs, 0 for none */
+	session_sink_fn sink;                   /* called from session__start() on */
 	void *sink_ctx;
-	struct events *events;
-	const struct sample_layout *layout;
-	struct ordered_queue *queue;
-	struct perf_writer *writer;
-	struct build_id_table *build_ids;       /* record's: build ids of the mapped objects */
-	struct tracker *tracker;
-	struct cgroups *cgroups;
-	struct ledger *ledger;
-	struct map_dedup *dedup;
-	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
-	uint8_t *unwound;               /* ... one rewritten sample */
-	size_t unwound_len;
-	uint64_t synth_until;           /* while describing a task: when its /proc read ended */
-	uint64_t hold;                  /* this round judges nothing from here on (see peek) */
-	uint64_t round_deadline;        /* with an unwinder: pause the round past this time */
-	bool round_paused;              /* ... it did: go on at once after reading the buffers */
-	struct synth_env synth;
-	int cgroup_fd;
-	char cgroup_mount[4096];
-	struct output_file out;
-	struct privs privs;
-	struct prof_config cfg;
-	struct policy_verdict verdict;
-	char output_buf[4096];
-	struct workload wl;
-	bool has_workload;
-	int write_err;
-	uint64_t start_ns;
-	struct record_stats st;
 };
 
-/* The signal that asked to stop (SIGINT, SIGTERM, SIGHUP), 0 while none did. */
-int record__stop_signal(void);
-/* Stop signals set a flag (poll() returns EINTR); SIGPIPE is ignored. */
-void record__install_signals(void);
+enum session_stage {
+	SESSION_STAGE_NONE,             /* memory, mostly */
+	SESSION_STAGE_EVENTS,           /* opening the events: events says at which step */
+	SESSION_STAGE_PROC,             /* opening /proc */
+	SESSION_STAGE_CREDS,            /* --uid of someone who is not an admin needs the set*uid()
+					 * tracepoints, which could not be opened (err says why) */
+	SESSION_STAGE_SCOPE,            /* setting up the scope (the scoped cgroups' walk) */
+	SESSION_STAGE_SINK,             /* the sink failed (describing the kernel at the start) */
+};
 
-void record__explain_no_privilege(const char *why, int paranoid);
+struct session_error {
+	enum session_stage stage;
+	enum events_stage events;       /* with SESSION_STAGE_EVENTS */
+	int err;                        /* -errno */
+};
+
+struct session_stats {
+	uint64_t lost;                  /* PERF_RECORD_LOST: records the ring buffer dropped */
+	uint64_t lost_samples;          /* PERF_RECORD_LOST_SAMPLES */
+	uint64_t described;             /* tasks described from /proc */
+	uint64_t described_gone;        /* ... that were gone by then */
+	uint64_t records;               /* everything passed to the sink */
+	uint64_t malformed;             /* samples too short for what they should carry */
+	bool kernel_hidden;             /* kallsyms shows no addresses: no kernel maps */
+	size_t tasks_written;           /* tasks with written samples */
+	const struct tracker_stats *scope;      /* the judging's accounting */
+	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
+};
 
 /*
- * Privileges, configuration, scope and policy, in that order, before anything is
- * opened.  Returns 0, or an exit code after a message.
+ * Open the events (disabled), /proc, the scope's bookkeeping, and with --call-graph
+ * dwarf the unwinder.  0, or -errno with *ret_err filled (nothing is left open).
  */
-int record__prepare(struct record *r);
+int session__new(const struct session_config *cfg, struct session **ret, struct session_error *ret_err);
 
 /*
- * Open the events (disabled), and with --call-graph dwarf the unwinder: samples
- * then reach the sink with their user stacks unwound into the callchain, without
- * the registers and the stack copy (unwind.h).  0 or -errno after a message.
+ * Close everything.  The set*uid() tracepoints' last close waits for RCU grace
+ * periods (tens of ms each): their last references go to a short-lived child that
+ * closes them after this process let go (events__free).  NULL-safe; returns NULL.
  */
-int record__open_events(struct record *r);
-/* With the sink set: /proc, the kernel's maps, the tracker.  0 or -errno after a message. */
-int record__start(struct record *r);
+struct session *session__free(struct session *s);
+
+/* The events as the file must state them (with dwarf: a callchain, no stack). */
+const struct perf_data_event *session__attrs(const struct session *s, size_t *ret_nr);
+const struct events_info *session__info(const struct session *s);
+/* The layout of the samples the sink receives (the kernel's). */
+const struct sample_layout *session__layout(const struct session *s);
+
+/* Describe the kernel to the sink, start the clock, enable the events.  0, or -errno
+ * with *ret_err filled. */
+int session__start(struct session *s, struct session_error *ret_err);
+/* When the session started (CLOCK_MONOTONIC ns). */
+uint64_t session__start_time(const struct session *s);
+
+/*
+ * Once the rest needs no more of them (record: the workload runs; top: the kernel's
+ * symbols are read), keep only what the recording uses (privs.h).  0 or -errno.
+ */
+int session__drop_privileges(struct session *s);
 
 /* One turn: wait for data (up to the poll interval), drain, pass on what is old
- * enough.  0 or -errno. */
-int record__step(struct record *r);
-/* Stop the events and pass on everything still buffered.  0 or -errno. */
-int record__drain_all(struct record *r);
+ * enough.  0 or -errno (the sink's error, or the drain's). */
+int session__step(struct session *s);
+/* Disable the events and pass on everything still buffered.  0 or -errno. */
+int session__stop(struct session *s);
 
-void record__free(struct record *r);
+void session__stats(const struct session *s, struct session_stats *ret);
+
+/* The real uid of tid as tracked now; false when not known. */
+bool session__uid(const struct session *s, int32_t tid, uint32_t *ret);
+
+/* What the file describes (its tasks and cgroups), for prof's section. */
+const struct ledger *session__ledger(const struct session *s);
 
 #endif

@@ -9,7 +9,8 @@
  * Task facts come from the kernel's sideband: FORK (inherit uid, cgroup, tree),
  * COMM (exec), EXIT, samples (their exact cgroup), and set*uid() syscall records.
  * A task seen for the first time without a FORK existed before the recording; it
- * is looked up in /proc once, then.  Every per-record operation is a hash lookup.
+ * is looked up in /proc once, then (tracker__look_up).  Every per-record operation
+ * is a hash lookup.
  */
 #ifndef PROF_SCOPE_TRACKER_H
 #define PROF_SCOPE_TRACKER_H
@@ -87,17 +88,25 @@ int tracker__add_tree_root(struct tracker *t, int32_t pid);
 int tracker__judge(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
 		   struct judgement *j);
 
+enum tracker_lookup {
+	TRACKER_LOOKED_UP,              /* the task is known now (or needs no /proc read) */
+	TRACKER_WAIT_FOR_EXIT,          /* gone before /proc could tell: read the buffers again */
+};
+
 /*
- * Called as records are read from the ring buffers, before they are ordered: a
- * sample of a task never heard of gets its /proc facts read now, while the task is
- * most likely alive (by the time it is judged it may have exited).
+ * The first-time look-up of a task, for each record a drain read, in the order read,
+ * right after the drain and before anything is judged: a sample of a task never heard
+ * of gets its /proc facts read now, while the task is most likely alive (by the time
+ * it is judged it may have exited); a FORK marks its child as new (no /proc read for
+ * it); the EXIT of a task gone too soon gives it its parent's facts.
  *
- * 1 when that read found the task already gone and the scope needs its facts: its
- * EXIT (which names its parent) was written before /proc lost it, but possibly into
- * a ring buffer past the point this pass read, so the caller must read every buffer
- * once more before it judges the sample.  Else 0, or -ENOMEM.
+ * TRACKER_WAIT_FOR_EXIT when that read found the task already gone and the scope
+ * needs its facts: its EXIT (which names its parent) was written before /proc lost
+ * it, but possibly into a ring buffer past the point the drain read, so the caller
+ * must read every buffer once more before it judges the sample.  Else
+ * TRACKER_LOOKED_UP, or -ENOMEM.
  */
-int tracker__prefetch(struct tracker *t, const struct perf_event_header *ev);
+int tracker__look_up(struct tracker *t, const struct perf_event_header *ev);
 
 const struct tracker_stats *tracker__stats(const struct tracker *t);
 

@@ -786,9 +786,9 @@ Test(tracker, cgroup_scope_sideband)
 	assert_accounted();
 }
 
-/* ---- 7. prefetch ---------------------------------------------------------------- */
+/* ---- 7. the first-time look-up ---------------------------------------------------------------- */
 
-Test(tracker, prefetch_reads_proc_while_task_lives)
+Test(tracker, look_up_reads_proc_while_task_lives)
 {
 	struct rec r1, r2, r3;
 	const struct perf_event_header *s1, *s2, *s3;
@@ -802,16 +802,16 @@ Test(tracker, prefetch_reads_proc_while_task_lives)
 	s1 = mk_sample(&r1, 800, 800, 2000000, 0);
 	s2 = mk_sample(&r2, 810, 811, 2000100, 0);
 	s3 = mk_sample(&r3, 800, 800, 2000200, 0);
-	cr_assert_eq(tracker__prefetch(fx.t, s1), 0);
-	cr_assert_eq(stats()->lookups, 1, "the unknown task is read at prefetch");
-	cr_assert_eq(tracker__prefetch(fx.t, s2), 0);
-	cr_assert_eq(tracker__prefetch(fx.t, s3), 0);
+	cr_assert_eq(tracker__look_up(fx.t, s1), TRACKER_LOOKED_UP);
+	cr_assert_eq(stats()->lookups, 1, "the unknown task is read at its look-up");
+	cr_assert_eq(tracker__look_up(fx.t, s2), TRACKER_LOOKED_UP);
+	cr_assert_eq(tracker__look_up(fx.t, s3), TRACKER_LOOKED_UP);
 	cr_assert_eq(stats()->lookups, 2, "a thread takes its process's facts; a known task is not read again");
 	/* they exit before the round is judged */
 	del_task(800);
 	del_task(810);
-	expect(judge(s1, 2000000), TRACKER_WRITE, "sample of 800, gone since prefetch");
-	expect(judge(s2, 2000100), TRACKER_WRITE, "sample of 810/811, gone since prefetch");
+	expect(judge(s1, 2000000), TRACKER_WRITE, "sample of 800, gone since its look-up");
+	expect(judge(s2, 2000100), TRACKER_WRITE, "sample of 810/811, gone since its look-up");
 	expect(judge(s3, 2000200), TRACKER_WRITE, "sample of 800 again");
 	cr_assert_eq(stats()->unattributed_gone, 0);
 	cr_assert_eq(stats()->samples_written, 3);
@@ -820,10 +820,10 @@ Test(tracker, prefetch_reads_proc_while_task_lives)
 
 /*
  * A pre-existing task gone before its sample was read: its EXIT, written before /proc
- * lost it, may lie past where this pass read another ring buffer.  prefetch asks for
+ * lost it, may lie past where this pass read another ring buffer.  the look-up asks for
  * one more pass before judging; the EXIT, read then, gives it its parent's facts.
  */
-Test(tracker, prefetch_gone_task_waits_for_its_exit)
+Test(tracker, look_up_gone_task_waits_for_its_exit)
 {
 	struct rec rs, re;
 	const struct perf_event_header *s, *e;
@@ -832,15 +832,15 @@ Test(tracker, prefetch_gone_task_waits_for_its_exit)
 	put_task(700, 700, 1, 1001);
 	start();
 	s = mk_sample(&rs, 710, 710, 2000000, 0);
-	cr_assert_eq(tracker__prefetch(fx.t, s), 1, "gone with no facts: read the buffers again first");
+	cr_assert_eq(tracker__look_up(fx.t, s), TRACKER_WAIT_FOR_EXIT, "gone with no facts: read the buffers again first");
 	e = mk_fork(&re, PERF_RECORD_EXIT, 710, 700, 710, 700, 2000100);
-	cr_assert_eq(tracker__prefetch(fx.t, e), 0);
+	cr_assert_eq(tracker__look_up(fx.t, e), TRACKER_LOOKED_UP);
 	expect(judge(s, 2000000), TRACKER_WRITE, "sample of 710, the tenant's child");
 	expect(judge(e, 2000100), TRACKER_WRITE, "its EXIT");
 	cr_assert_eq(stats()->unattributed_gone, 0);
 }
 
-Test(tracker, prefetch_fork_placeholder)
+Test(tracker, look_up_fork_placeholder)
 {
 	struct rec rf, rs, rs2, rf2;
 	const struct perf_event_header *f, *s, *s2, *f2;
@@ -857,14 +857,14 @@ Test(tracker, prefetch_fork_placeholder)
 	/* a new child's FORK is read, then its sample: no /proc read for it */
 	f = mk_fork(&rf, PERF_RECORD_FORK, 200, 100, 200, 100, 2000000);
 	s = mk_sample(&rs, 200, 200, 2000100, 0);
-	cr_assert_eq(tracker__prefetch(fx.t, f), 0);
-	cr_assert_eq(tracker__prefetch(fx.t, s), 0);
+	cr_assert_eq(tracker__look_up(fx.t, f), TRACKER_LOOKED_UP);
+	cr_assert_eq(tracker__look_up(fx.t, s), TRACKER_LOOKED_UP);
 	cr_assert_eq(stats()->lookups, lookups, "no /proc read for a task whose FORK is queued");
 	/* the sample of another new child is read before its FORK (another CPU) */
 	s2 = mk_sample(&rs2, 310, 310, 2000300, 0);
 	f2 = mk_fork(&rf2, PERF_RECORD_FORK, 310, 300, 310, 300, 2000200);
-	cr_assert_eq(tracker__prefetch(fx.t, s2), 1, "its FORK is in a buffer not read yet: another pass first");
-	cr_assert_eq(tracker__prefetch(fx.t, f2), 0);
+	cr_assert_eq(tracker__look_up(fx.t, s2), TRACKER_WAIT_FOR_EXIT, "its FORK is in a buffer not read yet: another pass first");
+	cr_assert_eq(tracker__look_up(fx.t, f2), TRACKER_LOOKED_UP);
 
 	/* judged in time order: the FORKs decide, by inheritance */
 	expect(judge(f, 2000000), TRACKER_WRITE, "FORK of 200");
