@@ -4,19 +4,16 @@
  * and their ring buffers, and every record goes through its stages in one direction:
  *
  *   drain     every CPU's ring buffer into the time-ordered queue (events.h)
- *   look up   in /proc, the tasks met for the first time in what the drain read,
- *             while they most likely still run (tracker__look_up)
- *   order     the queue hands records out oldest first, once nothing older can
- *             still arrive (ordered_queue.h)
- *   judge     against the scope (tracker.h)
- *   describe  what the file lacks to name a written record's task: a cgroup's
- *             path, a pre-existing task's comm and maps (ledger.h, synth.h)
- *   sink      the caller's: the perf.data writer for record, the live view for top;
- *             with --call-graph dwarf, samples reach it unwound (unwinder.h)
+ *   look up   in /proc, the tasks met for the first time in what the drain read
+ *   order     oldest first, once nothing older can still arrive
+ *   judge     against the scope
+ *   describe  what the file lacks to name a written record's task
+ *   sink      the caller's: the perf.data writer for record, the live view for top
  *
- * The caller prepares the inputs (privileges probed, configuration and policy applied,
- * cgroups resolved) and chooses the sink.  The session prints nothing: a failure is
- * -errno and a struct session_error saying which stage failed.
+ * (the stages after the drain: pipeline.h).  The caller prepares the inputs
+ * (privileges probed, configuration and policy applied, cgroups resolved) and chooses
+ * the sink.  The session prints nothing: a failure is -errno and a struct
+ * session_error saying which stage failed.
  */
 #ifndef PROF_RECORD_SESSION_H
 #define PROF_RECORD_SESSION_H
@@ -31,6 +28,7 @@
 #include "prof/perfdata/perf_data.h"
 #include "prof/perfdata/sample.h"
 #include "prof/record/events.h"
+#include "prof/record/pipeline.h"
 #include "prof/scope/policy.h"
 #include "prof/scope/tracker.h"
 #include "prof/synth/ledger.h"
@@ -39,7 +37,7 @@
 struct session;
 
 /* Where what passes the scope goes: 0 or -errno (which stops the session). */
-typedef int (*session_sink_fn)(const void *rec, size_t len, void *ctx);
+typedef pipeline_sink_fn session_sink_fn;
 
 struct session_config {
 	const struct record_opts *opts;         /* configuration and policy applied; outlives
@@ -58,7 +56,7 @@ enum session_stage {
 	SESSION_STAGE_PROC,             /* opening /proc */
 	SESSION_STAGE_CREDS,            /* --uid of someone who is not an admin needs the set*uid()
 					 * tracepoints, which could not be opened (err says why) */
-	SESSION_STAGE_SCOPE,            /* setting up the scope (the scoped cgroups' walk) */
+	SESSION_STAGE_SCOPE,            /* setting up the stages (the scoped cgroups' walk) */
 	SESSION_STAGE_SINK,             /* the sink failed (describing the kernel at the start) */
 };
 

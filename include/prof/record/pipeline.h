@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The way of a record from the time-ordered queue to the sink, in one direction:
+ *
+ *   look up   in /proc, the tasks met for the first time in what a drain read, while
+ *             they most likely still run (tracker__look_up)
+ *   order     the queue hands records out oldest first (ordered_queue__flush)
+ *   judge     against the scope (tracker__judge)
+ *   describe  what the file lacks to name a written record's task: a cgroup's path,
+ *             a pre-existing task's comm and maps (ledger.h, synth.h)
+ *   sink      the caller's; with --call-graph dwarf, samples reach it unwound
+ *
+ * The session (session.h) drains the ring buffers and drives it; tests feed it
+ * records by hand, with a fixture /proc.  It prints nothing.
+ */
+#ifndef PROF_RECORD_PIPELINE_H
+#define PROF_RECORD_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "prof/analyze/unwinder.h"
+#include "prof/perfdata/sample.h"
+#include "prof/record/events.h"
+#include "prof/record/ordered_queue.h"
+#include "prof/scope/creds.h"
+#include "prof/scope/policy.h"
+#include "prof/scope/scope.h"
+#include "prof/scope/tracker.h"
+#include "prof/synth/ledger.h"
+
+/* Where what passes the scope goes: 0 or -errno (which stops the pipeline). */
+typedef int (*pipeline_sink_fn)(const void *rec, size_t len, void *ctx);
+
+struct pipeline_config {
+	const struct scope *scope;              /* outlives the pipeline */
+	const struct policy_verdict *verdict;
+	const struct sample_layout *layout;     /* of the kernel's records (outlives it) */
+	uint64_t sample_type;                   /* of the events as the file states them */
+	int proc_fd;                            /* /proc (borrowed), a fixture tree in tests */
+	int cgroup_fd;                          /* the cgroup2 root (borrowed), or -1 */
+	bool creds_events;                      /* set*uid() tracepoint samples arrive */
+	int raw_uid_off;                        /* ... their uid argument in PERF_SAMPLE_RAW */
+	uint64_t unwind;                        /* --call-graph dwarf: the sampling event's
+						 * sample_type; 0 for no unwinding */
+	pid_t workload;                         /* prof's corked child, 0 for none ... */
+	const char *workload_comm;              /* ... and its name until its exec */
+	pipeline_sink_fn sink;
+	void *sink_ctx;
+};
+
+struct pipeline_stats {
+	uint64_t lost;                  /* PERF_RECORD_LOST: records the ring buffer dropped */
+	uint64_t lost_samples;          /* PERF_RECORD_LOST_SAMPLES */
+	uint64_t described;             /* tasks described from /proc */
+	uint64_t described_gone;        /* ... that were gone by then */
+	uint64_t records;               /* everything passed to the sink */
+	uint64_t malformed;             /* samples too short for what they should carry */
+};
+
+struct pipeline;
+
+/* 0 or -errno (-ENOMEM; the scoped cgroups' walk). */
+int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret);
+struct pipeline *pipeline__free(struct pipeline *p);
+
+/* The sample ids of a set*uid() tracepoint.  0 or -ENOMEM. */
+int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n);
+
+/*
+ * The first-time look-up of the tasks in what a drain read, in the order read, before
+ * anything of it is judged.  A task found gone may have its EXIT (which names its
+ * parent) in a buffer past where the drain read: *judge_before is lowered to its
+ * sample's time, and nothing from there on may be judged before the next drain.
+ * 0 or -ENOMEM.
+ */
+int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *judge_before);
+
+/*
+ * Judge, describe and pass to the sink every record of q up to time upto, oldest
+ * first, then a FINISHED_ROUND if any record was passed.  With an unwinder and a slice
+ * (ns), the round may stop early after its slice: 1 (what is left goes in the next
+ * one).  0, 1, or -errno (the sink's error, which stops everything after it).
+ */
+int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, uint64_t slice);
+
+/* The kernel's maps, to the sink (synth__kernel_maps).  0, -EPERM (hidden), or -errno. */
+int pipeline__describe_kernel(struct pipeline *p);
+
+/* The sink's error once it failed, else 0. */
+int pipeline__sink_error(const struct pipeline *p);
+
+const struct pipeline_stats *pipeline__stats(const struct pipeline *p);
+const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p);
+/* NULL without unwinding. */
+const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
+bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);
+const struct ledger *pipeline__ledger(const struct pipeline *p);
+
+#endif

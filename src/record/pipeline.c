@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perf/event.h>
+
+#include "prof/base/util.h"
+#include "prof/record/pipeline.h"
+#include "prof/scope/cgroups.h"
+#include "prof/synth/map_dedup.h"
+#include "prof/synth/synth.h"
+
+struct pipeline {
+	const struct sample_layout *layout;
+	pipeline_sink_fn sink;
+	void *sink_ctx;
+	int sink_err;                   /* the sink failed: nothing more goes to it */
+	uint64_t round_deadline;        /* with an unwinder: pause the round past this time */
+	struct tracker *tracker;
+	struct cgroups *cgroups;
+	struct ledger *ledger;
+	struct map_dedup *dedup;
+	struct synth_env synth;
+	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
+	uint8_t *unwound;               /* ... one rewritten sample */
+	size_t unwound_len;
+	struct pipeline_stats st;
+};
+
+/* The stages, last first. */
+
+/* The last stage: the caller's sink (the unwinder knows each process's maps as the
+ * sink is told them). */
+static int sink(const void *rec, size_t len, void *ctx)
+{
+	struct pipeline *p = ctx;
+	int err;
+
+	if (p->sink_err)
+		return p->sink_err;
+	err = p->unwinder ? unwinder__note(p->unwinder, rec) : 0;
+	if (err == 0)
+		err = p->sink(rec, len, p->sink_ctx);
+	if (err < 0) {
+		p->sink_err = err;
+		return err;
+	}
+	p->st.records++;
+	return 0;
+}
+
+/* A task's description read from /proc at `read_done`: its maps are remembered, so
+ * that the kernel's MMAP2s stamped before then, which repeat them, are dropped. */
+struct description {
+	struct pipeline *p;
+	uint64_t read_done;
+};
+
+static int sink_description(const void *rec, size_t len, void *ctx)
+{
+	const struct description *d = ctx;
+	const struct perf_record_mmap2 *m = rec;
+
+	if (m->header.type == PERF_RECORD_MMAP2 &&
+	    map_dedup__add(d->p->dedup, (int32_t)m->pid, d->read_done, m->start, m->len, m->pgoff) < 0)
+		return -ENOMEM;
+	return sink(rec, len, d->p);
+}
+
+/* A pre-existing task's comm and maps, read from /proc now.  0 or -errno. */
+static int describe_task(struct pipeline *p, const struct ledger_need *need, uint64_t time)
+{
+	struct synth_task task;
+	int err;
+
+	err = synth__read_task(&p->synth, need->pid, need->tid, need->what, &task);
+	if (err == 0)
+		err = synth__task(&p->synth, &task, time, sink_description,
+				  &(struct description){ .p = p, .read_done = task.read_done });
+	synth_task__release(&task);
+	if (p->sink_err)
+		return p->sink_err;
+	if (err == -ESRCH && (need->what & SYNTH_COMM) && need->comm) {
+		/* Gone since it was first looked up: the comm read then still names it. */
+		err = synth__comm(&p->synth, need->pid, need->tid, need->comm, time, sink, p);
+		if (err < 0)
+			return err;
+		err = -ESRCH;   /* the maps are still unknown */
+	}
+	/* Gone, or unreadable: the sample is kept, perf shows it by pid. */
+	if (err < 0)
+		p->st.described_gone++;
+	else
+		p->st.described++;
+	return ledger__described(p->ledger, need, err);
+}
+
+/* Give the file what the ledger says it lacks before a record: a cgroup's path, a
+ * task's comm and maps. */
+static int describe(struct pipeline *p, const struct ledger_need *need, uint64_t time)
+{
+	int err;
+
+	if (need->cgroup) {
+		err = synth__cgroup(&p->synth, need->cgroup, need->cgroup_path, time, sink, p);
+		if (err < 0)
+			return err;
+	}
+	if (!need->what)
+		return 0;
+	if (need->pre_exec && (need->what & SYNTH_COMM)) {
+		/* The name it had then; /proc names what it exec'd since. */
+		err = synth__comm(&p->synth, need->pid, need->tid, need->comm ? need->comm : "prof", time, sink, p);
+		if (err < 0)
+			return err;
+		return ledger__described(p->ledger, need, 0);
+	}
+	return describe_task(p, need, time);
+}
+
+/* A kernel MMAP2 that repeats a map just described from /proc: dropped. */
+static bool repeats_description(struct pipeline *p, const struct perf_event_header *ev, uint64_t time)
+{
+	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC))
+		map_dedup__forget(p->dedup, (int32_t)((const struct perf_record_comm *)(const void *)ev)->pid);
+	if (ev->type == PERF_RECORD_MMAP2 && ev->size >= offsetof(struct perf_record_mmap2, filename)) {
+		const struct perf_record_mmap2 *m = (const void *)ev;
+
+		return map_dedup__repeats(p->dedup, (int32_t)m->pid, time, m->start, m->len, m->pgoff);
+	}
+	return false;
+}
+
+static void count_lost(struct pipeline *p, const struct perf_event_header *ev)
+{
+	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
+		p->st.lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
+	else if (ev->type == PERF_RECORD_LOST_SAMPLES && ev->size >= sizeof(struct perf_record_lost_samples))
+		p->st.lost_samples += ((const struct perf_record_lost_samples *)(const void *)ev)->lost;
+}
+
+/* A sample passed on with its user stack unwound into the callchain, not the registers
+ * and the stack copy.  1 pauses the round (flush_round): it took its slice. */
+static int unwind(struct pipeline *p, const struct perf_event_header *ev)
+{
+	int len = unwinder__rewrite(p->unwinder, ev, p->unwound, p->unwound_len);
+	int err;
+
+	if (len < 0) {
+		p->st.malformed++;
+		return 0;
+	}
+	err = sink(p->unwound, (size_t)len, p);
+	if (err == 0 && clock_mono_ns() > p->round_deadline)
+		return 1;
+	return err;
+}
+
+/* Each record the queue hands out, in time order: judge, describe, sink. */
+static int judge(const struct perf_event_header *ev, uint64_t time, void *ctx)
+{
+	struct pipeline *p = ctx;
+	struct judgement j;
+	struct ledger_need need;
+	int v, err;
+
+	v = tracker__judge(p->tracker, ev, time, &j);
+	if (v < 0)
+		return v;
+	/* written or not: a record dropped leaves the file's description stale */
+	err = ledger__note(p->ledger, ev, v, &j, time, &need);
+	if (err < 0 || v != TRACKER_WRITE)
+		return err;
+	err = describe(p, &need, time);
+	if (err < 0)
+		return err;
+	if (repeats_description(p, ev, time))
+		return 0;
+	count_lost(p, ev);
+	if (p->unwinder && ev->type == PERF_RECORD_SAMPLE)
+		return unwind(p, ev);
+	return sink(ev, ev->size, p);
+}
+
+int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, uint64_t slice)
+{
+	uint64_t before = p->st.records;
+	int err, paused;
+
+	p->round_deadline = slice ? clock_mono_ns() + slice : UINT64_MAX;
+	err = ordered_queue__flush(q, upto, judge, p);
+	if (err < 0)
+		return err;
+	paused = err > 0;
+	if (p->st.records != before) {
+		struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND,
+						   .size = sizeof(round) };
+		err = sink(&round, sizeof(round), p);
+		if (err < 0)
+			return err;
+	}
+	return paused;
+}
+
+int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *judge_before)
+{
+	for (size_t i = 0; i < read->nr; i++) {
+		const struct perf_event_header *ev = read->recs[i];
+		int ret = tracker__look_up(p->tracker, ev);
+
+		if (ret < 0)
+			return ret;
+		if (ret == TRACKER_WAIT_FOR_EXIT)
+			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
+	}
+	return 0;
+}
+
+int pipeline__describe_kernel(struct pipeline *p)
+{
+	int err = synth__kernel_maps(&p->synth, sink, p);
+
+	return p->sink_err ? p->sink_err : err;
+}
+
+/* ---- life cycle ------------------------------------------------------------- */
+
+/* The tracker and what it works with: the cgroup registry, the ledger. */
+static int open_scope(struct pipeline *p, const struct pipeline_config *cfg)
+{
+	struct tracker_config tc = {
+		.scope = cfg->scope, .layout = cfg->layout, .proc_fd = cfg->proc_fd,
+		.cgroup_fd = cfg->cgroup_fd, .creds_events = cfg->creds_events,
+		.restrict_uid = cfg->verdict->restrict_uid, .only_uid = cfg->verdict->uid,
+		.raw_uid_off = cfg->raw_uid_off,
+	};
+	int err = cgroups__new(cfg->scope, cfg->cgroup_fd, &p->cgroups);
+
+	if (err < 0)
+		return err;
+	tc.cgroups = p->cgroups;
+	p->ledger = ledger__new(p->cgroups);
+	if (!p->ledger || tracker__new(&tc, &p->tracker) < 0)
+		return -ENOMEM;
+	if (cfg->scope->workload && tracker__add_tree_root(p->tracker, cfg->scope->workload) < 0)
+		return -ENOMEM;
+	if (cfg->workload)
+		ledger__set_workload(p->ledger, cfg->workload, cfg->workload_comm ? cfg->workload_comm : "prof");
+	return 0;
+}
+
+int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
+{
+	struct pipeline *p = calloc(1, sizeof(*p));
+	int err = -ENOMEM;
+
+	if (!p)
+		return -ENOMEM;
+	p->layout = cfg->layout;
+	p->sink = cfg->sink;
+	p->sink_ctx = cfg->sink_ctx;
+	p->synth = (struct synth_env){ .sample_type = cfg->sample_type, .proc_fd = cfg->proc_fd };
+	p->dedup = map_dedup__new();
+	if (!p->dedup)
+		goto err;
+	if (cfg->unwind) {
+		p->unwinder = unwinder__new(cfg->unwind);
+		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
+		p->unwound = malloc(p->unwound_len);
+		if (!p->unwinder || !p->unwound)
+			goto err;
+	}
+	err = open_scope(p, cfg);
+	if (err < 0)
+		goto err;
+	*ret = p;
+	return 0;
+err:
+	pipeline__free(p);
+	return err;
+}
+
+struct pipeline *pipeline__free(struct pipeline *p)
+{
+	if (!p)
+		return NULL;
+	tracker__free(p->tracker);
+	ledger__free(p->ledger);
+	cgroups__free(p->cgroups);
+	map_dedup__free(p->dedup);
+	unwinder__free(p->unwinder);
+	free(p->unwound);
+	free(p);
+	return NULL;
+}
+
+int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n)
+{
+	return tracker__add_creds_ids(p->tracker, call, ids, n);
+}
+
+int pipeline__sink_error(const struct pipeline *p)
+{
+	return p->sink_err;
+}
+
+const struct pipeline_stats *pipeline__stats(const struct pipeline *p)
+{
+	return &p->st;
+}
+
+const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p)
+{
+	return tracker__stats(p->tracker);
+}
+
+const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
+{
+	return p->unwinder ? unwinder__stats(p->unwinder) : NULL;
+}
+
+bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret)
+{
+	return tracker__uid(p->tracker, tid, ret);
+}
+
+const struct ledger *pipeline__ledger(const struct pipeline *p)
+{
+	return p->ledger;
+}
