@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <fcntl.h>
 #include <time.h>
@@ -37,6 +42,7 @@ struct events {
 	struct events_creds creds[3];
 	size_t nr_creds;
 	uint64_t *creds_ids[3];
+	int release_fd;                 /* the closing child waits for its EOF (events__free) */
 };
 
 static int max_sample_rate(uint64_t *ret)
@@ -371,6 +377,86 @@ err:
 	return err;
 }
 
+/* Is fd one of the set*uid() tracepoint events?  Told by the id the kernel gave it. */
+static bool is_creds_fd(const struct events *r, int fd)
+{
+	char path[40], link[64];
+	uint64_t id;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	if (strcmp(link, "anon_inode:[perf_event]") || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return false;
+	for (size_t i = 0; i < r->nr_creds; i++)
+		for (size_t c = 0; c < r->creds[i].nr_ids; c++)
+			if (r->creds[i].ids[c] == id)
+				return true;
+	return false;
+}
+
+/* The closing child, right after the fork: keep only the tracepoints' fds and `keep`. */
+static void keep_only_creds(const struct events *r, int keep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.' || fd == dirfd(d) || fd == keep || is_creds_fd(r, fd))
+			continue;
+		close(fd);
+	}
+	closedir(d);
+}
+
+/*
+ * The last close of each set*uid() tracepoint event waits for an RCU grace period
+ * (tracepoint_synchronize_unregister(), ~35-45 ms here, one after the other: closing
+ * them from several threads takes as long).  Nobody should wait for that: a child
+ * takes the last references.  Forked at the end (the file complete and closed, the
+ * ring buffers unmapped), it keeps only those fds, leaves the session and the
+ * terminal's process group, waits until this process has closed its own copies (EOF
+ * on the pipe), then closes them and exits; init reaps it.  Without it (fork fails),
+ * they are closed here, the slow way.
+ */
+static void close_creds_later(struct events *r)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	r->release_fd = -1;
+	if (!r->nr_creds || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid > 0) {
+		close(p[0]);
+		r->release_fd = p[1];
+		return;
+	}
+	/* named so that one can tell it (tests/integration/record/fds.sh looks for it) */
+	prctl(PR_SET_NAME, "prof-closing");
+	setsid();
+	close(p[1]);
+	keep_only_creds(r, p[0]);
+	while (read(p[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close_range(0, ~0u, 0);         /* the last references: the waits are here */
+	_exit(0);
+}
+
 struct events *events__free(struct events *r)
 {
 	if (!r)
@@ -378,8 +464,11 @@ struct events *events__free(struct events *r)
 	if (r->evlist) {
 		/* The evlist owns every evsel added to it; closing unopened ones is a no-op. */
 		perf_evlist__munmap(r->evlist);
+		close_creds_later(r);
 		perf_evlist__close(r->evlist);
 		perf_evlist__delete(r->evlist);
+		if (r->release_fd >= 0)
+			close(r->release_fd);   /* the child may close the tracepoints now */
 	}
 	perf_cpu_map__put(r->cpus);
 	perf_thread_map__put(r->threads);
