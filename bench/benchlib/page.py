@@ -478,6 +478,11 @@ def goals(t, cfg, ns, best):
             rows.append([f"99 % of the mid-run process captured, 0 unknown comms ({scope})",
                          f"{pct(min(share))} (lowest of {len(share)}), {num(max(unk))} unknown",
                          mark(min(share) >= 0.99 and max(unk) == 0)])
+    # issue 15, defect 1: the set*uid() tracepoints' teardown kept prof --uid from exiting
+    p, q = t.pair("startup", "wall", n=n20, scope="uid") if n20 else (None, None)
+    if p is not None and q is not None:
+        rows.append([f"`prof record --uid T -- true` at most 15 ms wall, 50x below `perf record -u T` "
+                     f"at N = {n20}", f"{ms(p)} vs {ms(q)}: {ratio(q, p)}", mark(p <= 0.015 and q >= 50 * p)])
     for f in t.labels("overhead", "freq"):
         p = t.med("overhead", "cpu_per_1k", "prof", freq=f)
         q = t.med("overhead", "cpu_per_1k", "perf", freq=f)
@@ -519,8 +524,9 @@ READING = """## Reading the results
 - prof opens one sampling and one side-band event per CPU (plus three `set*uid`
   tracepoints per CPU with `--uid`), whatever the scope or N, and describes a task only
   when its first sample in scope is written. Its start-up is the fixed cost of opening
-  and mapping those events; with `--uid`, its exit includes the kernel's teardown of
-  the tracepoints (an RCU grace period per event).
+  and mapping those events. With `--uid`, the kernel's teardown of the tracepoints (an
+  RCU grace period per event, one after the other) is left to a short-lived child
+  that holds only them: prof's wall time does not include it.
 - prof parses, orders and judges every record before it writes it; perf record copies
   its ring buffers to the file as they are. At common rates perf's fixed costs (the
   /proc scan and synthesis at start, the build-id pass at the end) dominate and prof
