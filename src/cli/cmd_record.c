@@ -57,7 +57,7 @@ static void status_line(const struct recording *r, uint64_t now)
 	session__stats(r->session, &st);
 	fprintf(stderr, "\r[ prof: %.0fs, %" PRIu64 " samples, %" PRIu64 " tasks, %" PRIu64 " lost ]\033[K",
 		(double)(now - session__start_time(r->session)) / 1e9, st.scope->samples_written,
-		st.scope->tasks_seen, st.lost + st.lost_samples);
+		st.scope->tasks_seen, st.records->lost + st.records->lost_samples);
 	fflush(stderr);
 }
 
@@ -73,7 +73,7 @@ static void summary_unwinding(const struct recording *r, const struct session_st
 	if (r->opts.verbose)
 		fprintf(stderr, "prof: %" PRIu64 " unwinders built (%" PRIu64 " dropped to bound the open files), %"
 			PRIu64 " samples of 32-bit tasks, %" PRIu64 " malformed samples\n",
-			u->dwfl_builds, u->dwfl_evictions, u->foreign_abi, s->malformed);
+			u->dwfl_builds, u->dwfl_evictions, u->foreign_abi, s->records->malformed);
 }
 
 static void summary_verbose(const struct session_stats *s)
@@ -82,7 +82,7 @@ static void summary_verbose(const struct session_stats *s)
 
 	fprintf(stderr, "prof: %zu tasks written, %" PRIu64 " /proc lookups (%" PRIu64
 		" found the task gone), %" PRIu64 " described from /proc, %" PRIu64 " uid changes\n",
-		s->tasks_written, t->lookups, t->lookups_failed, s->described, t->creds_changes);
+		s->tasks_written, t->lookups, t->lookups_failed, s->records->described, t->creds_changes);
 	if (t->nr_unattributed_tids) {
 		fprintf(stderr, "prof: unattributed tasks:");
 		for (unsigned int i = 0; i < t->nr_unattributed_tids; i++)
@@ -95,11 +95,13 @@ static void summary(const struct recording *r)
 {
 	struct session_stats s;
 	const struct tracker_stats *t;
+	const struct pipeline_stats *lost;
 	uint64_t unattributed;
 	char size[32], scope[160] = "";
 
 	session__stats(r->session, &s);
 	t = s.scope;
+	lost = s.records;
 	unattributed = t->unattributed_gone + t->unattributed_creds;
 	human_size(perf_writer__file_size(r->writer), size, sizeof(size));
 	if (!r->opts.all)
@@ -107,12 +109,12 @@ static void summary(const struct recording *r)
 			 t->samples_out_of_scope, unattributed);
 	fprintf(stderr, "[ prof record: %" PRIu64 " samples written%s, %" PRIu64 " lost, %" PRIu64
 		" tasks seen, %s to '%s' ]\n",
-		t->samples_written, scope, s.lost + s.lost_samples, t->tasks_seen, size, r->out.path);
-	if (s.lost + s.lost_samples)
+		t->samples_written, scope, lost->lost + lost->lost_samples, t->tasks_seen, size, r->out.path);
+	if (lost->lost + lost->lost_samples)
 		fprintf(stderr,
 			"prof: warning: %" PRIu64 " records lost (ring buffer overflow) and %" PRIu64
 			" samples dropped by the kernel; use a larger -m or a lower -F.\n",
-			s.lost, s.lost_samples);
+			lost->lost, lost->lost_samples);
 	if (s.unwind)
 		summary_unwinding(r, &s);
 	if (unattributed)
@@ -169,7 +171,7 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	session__stats(r->session, &st);
 	f.first_sample_time = st.scope->first_time;
 	f.last_sample_time = st.scope->last_time;
-	extra = (struct prof_section_stats){ .lost = st.lost, .lost_samples = st.lost_samples };
+	extra = (struct prof_section_stats){ .lost = st.records->lost, .lost_samples = st.records->lost_samples };
 	if (n > 0 && build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &kbid) == 0) {
 		build_id__hex(&kbid, extra.kernel_build_id, sizeof(extra.kernel_build_id));
 		if (!r->opts.no_kernel)

@@ -378,7 +378,7 @@ static int render(struct top *t, uint64_t now)
 	put_line(t, cols, line);
 	snprintf(line, sizeof(line), "samples %" PRIu64 " (%.0f/s), lost %" PRIu64 ", cut %" PRIu64
 		 " (--max-stacks %zu: %zu keys in use, %zu kB)",
-		 st->samples, secs > 0 ? (double)st->samples / secs : 0.0, ss.lost + ss.lost_samples,
+		 st->samples, secs > 0 ? (double)st->samples / secs : 0.0, ss.records->lost + ss.records->lost_samples,
 		 st->cut_samples, t->o.max_stacks ? t->o.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);

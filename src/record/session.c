@@ -273,14 +273,11 @@ uint64_t session__start_time(const struct session *s)
 
 void session__stats(const struct session *s, struct session_stats *ret)
 {
-	const struct pipeline_stats *p = pipeline__stats(s->pipeline);
-
 	*ret = (struct session_stats){
-		.lost = p->lost, .lost_samples = p->lost_samples, .described = p->described,
-		.described_gone = p->described_gone, .records = p->records, .malformed = p->malformed,
-		.kernel_hidden = s->kernel_hidden,
+		.records = pipeline__stats(s->pipeline),
 		.scope = pipeline__scope_stats(s->pipeline),
 		.unwind = pipeline__unwind_stats(s->pipeline),
+		.kernel_hidden = s->kernel_hidden,
 	};
 	ledger__written_tasks(pipeline__ledger(s->pipeline), &ret->tasks_written);
 }

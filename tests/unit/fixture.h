@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -171,6 +172,23 @@ static inline void put_file(int dirfd, const char *path, const char *text)
 	cr_assert_geq(fd, 0, "create %s: %s", path, strerror(errno));
 	cr_assert_eq(write(fd, text, len), (ssize_t)len);
 	close(fd);
+}
+
+/* What a for-each-cgroup walk called back with (cgroups.h). */
+struct seen_cgroups {
+	int nr;
+	uint64_t ids[8];
+	char paths[8][64];
+};
+
+static inline void seen_cgroup(uint64_t id, const char *path, void *ctx)
+{
+	struct seen_cgroups *s = ctx;
+
+	cr_assert_lt(s->nr, 8);
+	s->ids[s->nr] = id;
+	snprintf(s->paths[s->nr], sizeof(s->paths[0]), "%s", path);
+	s->nr++;
 }
 
 #endif

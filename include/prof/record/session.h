@@ -67,16 +67,11 @@ struct session_error {
 };
 
 struct session_stats {
-	uint64_t lost;                  /* PERF_RECORD_LOST: records the ring buffer dropped */
-	uint64_t lost_samples;          /* PERF_RECORD_LOST_SAMPLES */
-	uint64_t described;             /* tasks described from /proc */
-	uint64_t described_gone;        /* ... that were gone by then */
-	uint64_t records;               /* everything passed to the sink */
-	uint64_t malformed;             /* samples too short for what they should carry */
-	bool kernel_hidden;             /* kallsyms shows no addresses: no kernel maps */
-	size_t tasks_written;           /* tasks with written samples */
+	const struct pipeline_stats *records;   /* lost, described, passed to the sink */
 	const struct tracker_stats *scope;      /* the judging's accounting */
 	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
+	size_t tasks_written;                   /* tasks with written samples */
+	bool kernel_hidden;                     /* kallsyms shows no addresses: no kernel maps */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "prof/scope/cgroups.h"
+#include "../fixture.h"
 
 static struct {
 	char root[64];
@@ -63,21 +64,6 @@ static void scope_cgroup(const char *path)
 	fx.scope.cgroups = fx.scoped;
 }
 
-struct seen {
-	int nr;
-	uint64_t ids[8];
-	char paths[8][32];
-};
-
-static void seen_fn(uint64_t id, const char *path, void *ctx)
-{
-	struct seen *s = ctx;
-
-	cr_assert_lt(s->nr, 8);
-	s->ids[s->nr] = id;
-	snprintf(s->paths[s->nr++], sizeof(s->paths[0]), "%s", path);
-}
-
 /* The scoped subtrees are known from the start; a prefix is not a parent. */
 Test(cgroups, scoped_subtrees_walked_at_start)
 {
@@ -113,7 +99,7 @@ Test(cgroups, records_add_cgroups)
 /* Named once by the file; one walk of the hierarchy finds older cgroups elsewhere. */
 Test(cgroups, mark_written_once_and_walk_once)
 {
-	struct seen seen = { 0 };
+	struct seen_cgroups seen = { 0 };
 	uint64_t a, other;
 	const char *p;
 
@@ -137,7 +123,7 @@ Test(cgroups, mark_written_once_and_walk_once)
 	cr_assert_null(cgroups__mark_written(fx.c, 12345));
 	cr_assert_str_eq(cgroups__mark_written(fx.c, a), "/a");
 
-	cgroups__for_each_written(fx.c, seen_fn, &seen);
+	cgroups__for_each_written(fx.c, seen_cgroup, &seen);
 	cr_assert_eq(seen.nr, 3);
 	/* in the order learnt: the scoped walk, the record, the hierarchy's walk */
 	cr_assert_eq(seen.ids[0], a);

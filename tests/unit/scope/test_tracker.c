@@ -844,22 +844,6 @@ Test(tracker, need_again_after_dropped_records)
 		     fx.need.what);
 }
 
-struct seen_cgroups {
-	int nr;
-	uint64_t ids[8];
-	char paths[8][64];
-};
-
-static void seen_cgroup(uint64_t id, const char *path, void *ctx)
-{
-	struct seen_cgroups *s = ctx;
-
-	cr_assert_lt(s->nr, 8);
-	s->ids[s->nr] = id;
-	snprintf(s->paths[s->nr], sizeof(s->paths[0]), "%s", path);
-	s->nr++;
-}
-
 Test(tracker, need_cgroup_once)
 {
 	struct seen_cgroups seen = { 0 };
