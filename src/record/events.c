@@ -135,12 +135,12 @@ static bool is_no_pmu(int err)
 }
 
 /* Add to the evlist (which gives it the evlist's maps) and open on every CPU. */
-static int open_evsel(struct events *r, struct perf_evsel *evsel)
+static int open_evsel(struct events *e, struct perf_evsel *evsel)
 {
 	int err;
 
-	perf_evlist__add(r->evlist, evsel);
-	err = perf_evsel__open(evsel, r->cpus, r->threads);
+	perf_evlist__add(e->evlist, evsel);
+	err = perf_evsel__open(evsel, e->cpus, e->threads);
 
 	if (err == -EMFILE) {
 		/* perf's remedy: lift the soft fd limit to the hard one and retry. */
@@ -148,52 +148,52 @@ static int open_evsel(struct events *r, struct perf_evsel *evsel)
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 			rl.rlim_cur = rl.rlim_max;
 			if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-				err = perf_evsel__open(evsel, r->cpus, r->threads);
+				err = perf_evsel__open(evsel, e->cpus, e->threads);
 		}
 	}
 	return err;
 }
 
-static int open_sampling(struct events *r, const struct record_opts *o)
+static int open_sampling(struct events *e, const struct record_opts *o)
 {
 	struct perf_event_attr attr;
 	uint64_t freq = o->freq, max;
 	int err;
 
-	r->info.event = o->event;
+	e->info.event = o->event;
 	if (o->freq && max_sample_rate(&max) == 0) {
 		if (o->freq_max) {
 			freq = max;
 		} else if (freq > max) {
 			freq = max;
-			r->info.freq_lowered = true;
+			e->info.freq_lowered = true;
 		}
 	}
-	r->info.freq = freq;
-	sampling_attr(o, &r->info.event, freq, &attr);
-	r->sampling = perf_evsel__new(&attr);
-	if (!r->sampling)
+	e->info.freq = freq;
+	sampling_attr(o, &e->info.event, freq, &attr);
+	e->sampling = perf_evsel__new(&attr);
+	if (!e->sampling)
 		return -ENOMEM;
-	err = open_evsel(r, r->sampling);
-	if (err < 0 && event_spec__is_hardware(&r->info.event) && is_no_pmu(err)) {
+	err = open_evsel(e, e->sampling);
+	if (err < 0 && event_spec__is_hardware(&e->info.event) && is_no_pmu(err)) {
 		/* No PMU (VMs, containers): sample on the CPU clock, as perf does. */
-		perf_evlist__remove(r->evlist, r->sampling);
-		perf_evsel__delete(r->sampling);
-		event_spec__cpu_clock(&r->info.event);
-		r->info.fell_back = true;
-		sampling_attr(o, &r->info.event, freq, &attr);
-		r->sampling = perf_evsel__new(&attr);
-		if (!r->sampling)
+		perf_evlist__remove(e->evlist, e->sampling);
+		perf_evsel__delete(e->sampling);
+		event_spec__cpu_clock(&e->info.event);
+		e->info.fell_back = true;
+		sampling_attr(o, &e->info.event, freq, &attr);
+		e->sampling = perf_evsel__new(&attr);
+		if (!e->sampling)
 			return -ENOMEM;
-		err = open_evsel(r, r->sampling);
+		err = open_evsel(e, e->sampling);
 	}
 	return err;
 }
 
 /* The sample id the kernel gave the event on each CPU (read_format has PERF_FORMAT_ID). */
-static int evsel_ids(struct events *r, struct perf_evsel *evsel, uint64_t **ret)
+static int evsel_ids(struct events *e, struct perf_evsel *evsel, uint64_t **ret)
 {
-	int n = perf_cpu_map__nr(r->cpus);
+	int n = perf_cpu_map__nr(e->cpus);
 	uint64_t *ids = calloc((size_t)n, sizeof(uint64_t));
 
 	if (!ids)
@@ -211,17 +211,17 @@ static int evsel_ids(struct events *r, struct perf_evsel *evsel, uint64_t **ret)
 	return 0;
 }
 
-static int read_ids(struct events *r, struct perf_evsel *evsel, int i, const char *name)
+static int read_ids(struct events *e, struct perf_evsel *evsel, int i, const char *name)
 {
-	int n = perf_cpu_map__nr(r->cpus);
-	int err = evsel_ids(r, evsel, &r->ids[i]);
+	int n = perf_cpu_map__nr(e->cpus);
+	int err = evsel_ids(e, evsel, &e->ids[i]);
 
 	if (err < 0)
 		return err;
-	r->events[i] = (struct perf_data_event){
+	e->events[i] = (struct perf_data_event){
 		.attr = *perf_evsel__attr(evsel),
 		.name = name,
-		.ids = r->ids[i],
+		.ids = e->ids[i],
 		.nr_ids = (uint32_t)n,
 	};
 	return 0;
@@ -231,7 +231,7 @@ static int read_ids(struct events *r, struct perf_evsel *evsel, int i, const cha
  * The set*uid() syscall tracepoints: how a uid scope sees a process change its real
  * uid without exec.  Optional: without them prof re-reads the uid at exec.
  */
-static int open_creds(struct events *r)
+static int open_creds(struct events *e)
 {
 	/*
 	 * The entries only: their records are judged a round after the call returned,
@@ -248,7 +248,7 @@ static int open_creds(struct events *r)
 	};
 	struct perf_evsel *evsels[ARRAY_SIZE(tp)] = { 0 };
 	char dir[4096];
-	int err, off, n = perf_cpu_map__nr(r->cpus);
+	int err, off, n = perf_cpu_map__nr(e->cpus);
 
 	err = tracefs__dir(dir, sizeof(dir));
 	if (err < 0)
@@ -260,9 +260,9 @@ static int open_creds(struct events *r)
 		err = tracefs__event(dir, "syscalls", tp[i].event, tp[i].field, &id, &off);
 		if (err < 0)
 			return err;
-		if (i && off != r->info.raw_uid_off)
+		if (i && off != e->info.raw_uid_off)
 			return -EINVAL;         /* the tracker reads one offset for all three */
-		r->info.raw_uid_off = off;
+		e->info.raw_uid_off = off;
 		a = (struct perf_event_attr){
 			.size = sizeof(a),
 			.type = PERF_TYPE_TRACEPOINT,
@@ -279,19 +279,19 @@ static int open_creds(struct events *r)
 		evsels[i] = perf_evsel__new(&a);
 		if (!evsels[i])
 			return -ENOMEM;
-		err = open_evsel(r, evsels[i]);
+		err = open_evsel(e, evsels[i]);
 		if (err < 0)
 			return err;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
-		err = evsel_ids(r, evsels[i], &r->creds_ids[i]);
+		err = evsel_ids(e, evsels[i], &e->creds_ids[i]);
 		if (err < 0)
 			return err;
-		r->creds[i] = (struct events_creds){ .call = tp[i].call, .ids = r->creds_ids[i],
+		e->creds[i] = (struct events_creds){ .call = tp[i].call, .ids = e->creds_ids[i],
 						       .nr_ids = (size_t)n };
 	}
-	r->nr_creds = ARRAY_SIZE(tp);
-	r->info.creds = true;
+	e->nr_creds = ARRAY_SIZE(tp);
+	e->info.creds = true;
 	return 0;
 }
 
@@ -303,82 +303,82 @@ static int libperf_print(enum libperf_print_level level, const char *fmt, va_lis
 
 int events__new(const struct record_opts *o, struct events **ret, enum events_stage *ret_stage)
 {
-	struct events *r;
+	struct events *e;
 	struct perf_event_attr sb;
 	enum events_stage stage = EVENTS_STAGE_SAMPLING;
 	int err;
 
 	libperf_init(libperf_print);
-	r = calloc(1, sizeof(*r));
-	if (!r)
+	e = calloc(1, sizeof(*e));
+	if (!e)
 		return -ENOMEM;
-	r->cpus = perf_cpu_map__new_online_cpus();
-	r->threads = perf_thread_map__new_dummy();
-	r->evlist = perf_evlist__new();
-	if (!r->cpus || !r->threads || !r->evlist) {
+	e->cpus = perf_cpu_map__new_online_cpus();
+	e->threads = perf_thread_map__new_dummy();
+	e->evlist = perf_evlist__new();
+	if (!e->cpus || !e->threads || !e->evlist) {
 		err = -ENOMEM;
 		goto err;
 	}
-	r->info.nr_cpus = perf_cpu_map__nr(r->cpus);
-	perf_evlist__set_maps(r->evlist, r->cpus, r->threads);
+	e->info.nr_cpus = perf_cpu_map__nr(e->cpus);
+	perf_evlist__set_maps(e->evlist, e->cpus, e->threads);
 
-	err = open_sampling(r, o);
+	err = open_sampling(e, o);
 	if (err < 0)
 		goto err;
 	stage = EVENTS_STAGE_SIDEBAND;
-	sideband_attr(perf_evsel__attr(r->sampling), &sb);
-	r->sideband = perf_evsel__new(&sb);
-	if (!r->sideband) {
+	sideband_attr(perf_evsel__attr(e->sampling), &sb);
+	e->sideband = perf_evsel__new(&sb);
+	if (!e->sideband) {
 		err = -ENOMEM;
 		goto err;
 	}
-	err = open_evsel(r, r->sideband);
+	err = open_evsel(e, e->sideband);
 	if (err < 0)
 		goto err;
 	if (o->scope.nr_uids) {
 		/* Best effort: on failure remove whatever of them was added. */
-		r->info.creds_err = open_creds(r);
-		if (r->info.creds_err < 0) {
-			struct perf_evsel *e, *tmp;
+		e->info.creds_err = open_creds(e);
+		if (e->info.creds_err < 0) {
+			struct perf_evsel *sel, *tmp;
 			bool past = false;
-			for (e = perf_evlist__next(r->evlist, NULL); e; e = tmp) {
-				tmp = perf_evlist__next(r->evlist, e);
+			for (sel = perf_evlist__next(e->evlist, NULL); sel; sel = tmp) {
+				tmp = perf_evlist__next(e->evlist, sel);
 				if (past) {
-					perf_evsel__close(e);
-					perf_evlist__remove(r->evlist, e);
-					perf_evsel__delete(e);
+					perf_evsel__close(sel);
+					perf_evlist__remove(e->evlist, sel);
+					perf_evsel__delete(sel);
 				}
-				if (e == r->sideband)
+				if (sel == e->sideband)
 					past = true;
 			}
 		}
 	}
 
 	stage = EVENTS_STAGE_MMAP;
-	err = perf_evlist__mmap(r->evlist, (int)o->mmap_pages);
+	err = perf_evlist__mmap(e->evlist, (int)o->mmap_pages);
 	if (err < 0) {
 		err = errno ? -errno : err;
 		goto err;
 	}
 	stage = EVENTS_STAGE_IDS;
-	err = read_ids(r, r->sampling, 0, r->info.event.name);
+	err = read_ids(e, e->sampling, 0, e->info.event.name);
 	if (err < 0)
 		goto err;
-	err = read_ids(r, r->sideband, 1, "dummy:HG");
+	err = read_ids(e, e->sideband, 1, "dummy:HG");
 	if (err < 0)
 		goto err;
-	sample_layout__init(&r->layout, perf_evsel__attr(r->sampling)->sample_type);
-	r->info.nr_fds = (2 + (r->info.creds ? 3 : 0)) * (size_t)r->info.nr_cpus;
-	*ret = r;
+	sample_layout__init(&e->layout, perf_evsel__attr(e->sampling)->sample_type);
+	e->info.nr_fds = (2 + (e->info.creds ? 3 : 0)) * (size_t)e->info.nr_cpus;
+	*ret = e;
 	return 0;
 err:
 	*ret_stage = stage;
-	events__free(r);
+	events__free(e);
 	return err;
 }
 
 /* Is fd one of the set*uid() tracepoint events?  Told by the id the kernel gave it. */
-static bool is_creds_fd(const struct events *r, int fd)
+static bool is_creds_fd(const struct events *e, int fd)
 {
 	char path[40], link[64];
 	uint64_t id;
@@ -391,15 +391,15 @@ static bool is_creds_fd(const struct events *r, int fd)
 	link[n] = '\0';
 	if (strcmp(link, "anon_inode:[perf_event]") || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return false;
-	for (size_t i = 0; i < r->nr_creds; i++)
-		for (size_t c = 0; c < r->creds[i].nr_ids; c++)
-			if (r->creds[i].ids[c] == id)
+	for (size_t i = 0; i < e->nr_creds; i++)
+		for (size_t c = 0; c < e->creds[i].nr_ids; c++)
+			if (e->creds[i].ids[c] == id)
 				return true;
 	return false;
 }
 
 /* The closing child, right after the fork: keep only the tracepoints' fds and `keep`. */
-static void keep_only_creds(const struct events *r, int keep)
+static void keep_only_creds(const struct events *e, int keep)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
@@ -409,7 +409,7 @@ static void keep_only_creds(const struct events *r, int keep)
 	while ((de = readdir(d))) {
 		int fd = atoi(de->d_name);
 
-		if (de->d_name[0] == '.' || fd == dirfd(d) || fd == keep || is_creds_fd(r, fd))
+		if (de->d_name[0] == '.' || fd == dirfd(d) || fd == keep || is_creds_fd(e, fd))
 			continue;
 		close(fd);
 	}
@@ -426,14 +426,14 @@ static void keep_only_creds(const struct events *r, int keep)
  * on the pipe), then closes them and exits; init reaps it.  Without it (fork fails),
  * they are closed here, the slow way.
  */
-static void close_creds_later(struct events *r)
+static void close_creds_later(struct events *e)
 {
 	int p[2];
 	pid_t pid;
 	char c;
 
-	r->release_fd = -1;
-	if (!r->nr_creds || pipe2(p, O_CLOEXEC) < 0)
+	e->release_fd = -1;
+	if (!e->nr_creds || pipe2(p, O_CLOEXEC) < 0)
 		return;
 	pid = fork();
 	if (pid < 0) {
@@ -443,89 +443,89 @@ static void close_creds_later(struct events *r)
 	}
 	if (pid > 0) {
 		close(p[0]);
-		r->release_fd = p[1];
+		e->release_fd = p[1];
 		return;
 	}
 	/* named so that one can tell it (tests/integration/record/fds.sh looks for it) */
 	prctl(PR_SET_NAME, "prof-closing");
 	setsid();
 	close(p[1]);
-	keep_only_creds(r, p[0]);
+	keep_only_creds(e, p[0]);
 	while (read(p[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close_range(0, ~0u, 0);         /* the last references: the waits are here */
 	_exit(0);
 }
 
-struct events *events__free(struct events *r)
+struct events *events__free(struct events *e)
 {
-	if (!r)
+	if (!e)
 		return NULL;
-	if (r->evlist) {
+	if (e->evlist) {
 		/* The evlist owns every evsel added to it; closing unopened ones is a no-op. */
-		perf_evlist__munmap(r->evlist);
-		close_creds_later(r);
-		perf_evlist__close(r->evlist);
-		perf_evlist__delete(r->evlist);
-		if (r->release_fd >= 0)
-			close(r->release_fd);   /* the child may close the tracepoints now */
+		perf_evlist__munmap(e->evlist);
+		close_creds_later(e);
+		perf_evlist__close(e->evlist);
+		perf_evlist__delete(e->evlist);
+		if (e->release_fd >= 0)
+			close(e->release_fd);   /* the child may close the tracepoints now */
 	}
-	perf_cpu_map__put(r->cpus);
-	perf_thread_map__put(r->threads);
-	free(r->ids[0]);
-	free(r->ids[1]);
-	for (size_t i = 0; i < ARRAY_SIZE(r->creds_ids); i++)
-		free(r->creds_ids[i]);
-	free(r);
+	perf_cpu_map__put(e->cpus);
+	perf_thread_map__put(e->threads);
+	free(e->ids[0]);
+	free(e->ids[1]);
+	for (size_t i = 0; i < ARRAY_SIZE(e->creds_ids); i++)
+		free(e->creds_ids[i]);
+	free(e);
 	return NULL;
 }
 
-const struct events_info *events__info(const struct events *r)
+const struct events_info *events__info(const struct events *e)
 {
-	return &r->info;
+	return &e->info;
 }
 
-const struct sample_layout *events__layout(const struct events *r)
+const struct sample_layout *events__layout(const struct events *e)
 {
-	return &r->layout;
+	return &e->layout;
 }
 
-const struct perf_data_event *events__attrs(const struct events *r, size_t *ret_nr)
+const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_nr)
 {
 	*ret_nr = 2;
-	return r->events;
+	return e->events;
 }
 
-size_t events__creds(const struct events *r, const struct events_creds **ret)
+size_t events__creds(const struct events *e, const struct events_creds **ret)
 {
-	*ret = r->creds;
-	return r->nr_creds;
+	*ret = e->creds;
+	return e->nr_creds;
 }
 
-int events__enable(struct events *r)
+int events__enable(struct events *e)
 {
-	perf_evlist__enable(r->evlist);
+	perf_evlist__enable(e->evlist);
 	return 0;
 }
 
-int events__disable(struct events *r)
+int events__disable(struct events *e)
 {
-	perf_evlist__disable(r->evlist);
+	perf_evlist__disable(e->evlist);
 	return 0;
 }
 
-int events__poll(struct events *r, int timeout_ms)
+int events__poll(struct events *e, int timeout_ms)
 {
-	int n = perf_evlist__poll(r->evlist, timeout_ms);
+	int n = perf_evlist__poll(e->evlist, timeout_ms);
 	return n < 0 ? -errno : n;
 }
 
-int events__drain(struct events *r, struct ordered_queue *q, struct drained *read)
+int events__drain(struct events *e, struct ordered_queue *q, struct drained *read)
 {
 	struct perf_mmap *map;
 	int n = 0;
 
-	perf_evlist__for_each_mmap(r->evlist, map, false) {
+	perf_evlist__for_each_mmap(e->evlist, map, false) {
 		union perf_event *ev;
 
 		if (perf_mmap__read_init(map) < 0)
@@ -535,7 +535,7 @@ int events__drain(struct events *r, struct ordered_queue *q, struct drained *rea
 
 			if (!err)
 				err = ordered_queue__push(q, &ev->header,
-							  sample_layout__time(&r->layout, &ev->header));
+							  sample_layout__time(&e->layout, &ev->header));
 			perf_mmap__consume(map);
 			if (err < 0)
 				return err;

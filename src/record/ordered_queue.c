@@ -349,7 +349,7 @@ int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header 
 	return 0;
 }
 
-int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_deliver_fn deliver, void *ctx)
+int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_take_fn take, void *ctx)
 {
 	size_t h[MAX_RUNS], n = heap_build(q, h);
 	int r = 0;
@@ -358,7 +358,7 @@ int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_deliver
 		struct entry e = heap_pop(q, h, &n);
 
 		q->total--;
-		r = deliver(e.ev, e.time, ctx);
+		r = take(e.ev, e.time, ctx);
 		release(q, e.chunk);
 		if (r)
 			break;

@@ -46,7 +46,7 @@ static void put_trailer(const struct synth_env *env, uint8_t *p, pid_t pid, pid_
 }
 
 int synth__comm(const struct synth_env *env, pid_t pid, pid_t tid, const char comm[16],
-		uint64_t time, synth_emit_fn emit, void *ctx)
+		uint64_t time, synth_sink_fn sink, void *ctx)
 {
 	uint8_t buf[sizeof(struct perf_event_header) + 8 + 16 + 64] = { 0 };
 	struct perf_event_header *h = (void *)buf;
@@ -59,11 +59,11 @@ int synth__comm(const struct synth_env *env, pid_t pid, pid_t tid, const char co
 	put_trailer(env, buf + size, pid, tid, time);
 	size += synth__id_trailer_size(env);
 	*h = (struct perf_event_header){ .type = PERF_RECORD_COMM, .misc = 0, .size = (uint16_t)size };
-	return emit(buf, size, ctx);
+	return sink(buf, size, ctx);
 }
 
 int synth__cgroup(const struct synth_env *env, uint64_t id, const char *path, uint64_t time,
-		  synth_emit_fn emit, void *ctx)
+		  synth_sink_fn sink, void *ctx)
 {
 	uint8_t buf[sizeof(struct perf_event_header) + 8 + 4096 + 64] = { 0 };
 	struct perf_event_header *h = (void *)buf;
@@ -76,13 +76,13 @@ int synth__cgroup(const struct synth_env *env, uint64_t id, const char *path, ui
 	put_trailer(env, buf + size, -1, -1, time);
 	size += synth__id_trailer_size(env);
 	*h = (struct perf_event_header){ .type = PERF_RECORD_CGROUP, .size = (uint16_t)size };
-	return emit(buf, size, ctx);
+	return sink(buf, size, ctx);
 }
 
 /* An MMAP2 (user maps) or MMAP (kernel maps, as perf writes them) record. */
-static int emit_mmap(const struct synth_env *env, uint32_t type, uint16_t misc, pid_t pid, pid_t tid,
+static int mmap_record(const struct synth_env *env, uint32_t type, uint16_t misc, pid_t pid, pid_t tid,
 		     uint64_t start, uint64_t len, uint64_t pgoff, const struct proc_map *m,
-		     const char *name, size_t name_len, uint64_t time, synth_emit_fn emit, void *ctx)
+		     const char *name, size_t name_len, uint64_t time, synth_sink_fn sink, void *ctx)
 {
 	uint8_t buf[sizeof(struct perf_event_header) + 80 + 4096 + 64] = { 0 };
 	struct perf_event_header *h = (void *)buf;
@@ -112,11 +112,11 @@ static int emit_mmap(const struct synth_env *env, uint32_t type, uint16_t misc, 
 	put_trailer(env, p, pid, tid, time);
 	size += synth__id_trailer_size(env);
 	*h = (struct perf_event_header){ .type = type, .misc = misc, .size = (uint16_t)size };
-	return emit(buf, size, ctx);
+	return sink(buf, size, ctx);
 }
 
 static int synth_maps(const struct synth_env *env, const char *maps, pid_t pid, uint64_t time,
-		      synth_emit_fn emit, void *ctx)
+		      synth_sink_fn sink, void *ctx)
 {
 	for (const char *line = maps; *line;) {
 		const char *nl = strchr(line, '\n');
@@ -136,8 +136,8 @@ static int synth_maps(const struct synth_env *env, const char *maps, pid_t pid, 
 				nlen = m.path_len;
 				/* "(deleted)" files keep their name for perf's lookup */
 			}
-			r = emit_mmap(env, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, pid, pid,
-				      m.start, m.end - m.start, m.pgoff, &m, name, nlen, time, emit, ctx);
+			r = mmap_record(env, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, pid, pid,
+				      m.start, m.end - m.start, m.pgoff, &m, name, nlen, time, sink, ctx);
 			if (r < 0)
 				return r;
 		}
@@ -191,17 +191,17 @@ void synth_task__release(struct synth_task *t)
 }
 
 int synth__task(const struct synth_env *env, const struct synth_task *task, uint64_t time,
-		synth_emit_fn emit, void *ctx)
+		synth_sink_fn sink, void *ctx)
 {
 	int r;
 
 	if (task->what & SYNTH_COMM) {
-		r = synth__comm(env, task->pid, task->tid, task->comm, time, emit, ctx);
+		r = synth__comm(env, task->pid, task->tid, task->comm, time, sink, ctx);
 		if (r < 0)
 			return r;
 	}
 	if (task->maps)
-		return synth_maps(env, task->maps, task->pid, time, emit, ctx);
+		return synth_maps(env, task->maps, task->pid, time, sink, ctx);
 	return 0;
 }
 
@@ -262,7 +262,7 @@ static int kernel_ref(int proc_fd, const char **ret_ref, uint64_t *ret_addr)
 	return 0;
 }
 
-int synth__kernel_maps(const struct synth_env *env, synth_emit_fn emit, void *ctx)
+int synth__kernel_maps(const struct synth_env *env, synth_sink_fn sink, void *ctx)
 {
 	_cleanup_free_ char *modules = NULL;
 	const char *ref = NULL;
@@ -276,8 +276,8 @@ int synth__kernel_maps(const struct synth_env *env, synth_emit_fn emit, void *ct
 	/* perf's convention: the map starts at the reference symbol, spans the rest of
 	 * the address space, and pgoff carries the symbol's address for relocation. */
 	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", ref);
-	r = emit_mmap(env, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, -1, 0, text, ~0ull - text,
-		      text, NULL, name, strlen(name), 0, emit, ctx);
+	r = mmap_record(env, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, -1, 0, text, ~0ull - text,
+		      text, NULL, name, strlen(name), 0, sink, ctx);
 	if (r < 0)
 		return (int)r;
 
@@ -292,8 +292,8 @@ int synth__kernel_maps(const struct synth_env *env, synth_emit_fn emit, void *ct
 
 		if (procfs__parse_module_line(line, len, mod, sizeof(mod), &addr, &size) == 0 && addr) {
 			snprintf(name, sizeof(name), "[%s]", mod);
-			r = emit_mmap(env, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, -1, 0, addr, size,
-				      0, NULL, name, strlen(name), 0, emit, ctx);
+			r = mmap_record(env, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, -1, 0, addr, size,
+				      0, NULL, name, strlen(name), 0, sink, ctx);
 			if (r < 0)
 				return (int)r;
 		}

@@ -51,20 +51,20 @@ struct events_creds {
  * which step failed and *ret is untouched.
  */
 int events__new(const struct record_opts *opts, struct events **ret, enum events_stage *ret_stage);
-struct events *events__free(struct events *r);
+struct events *events__free(struct events *e);
 
-const struct events_info *events__info(const struct events *r);
-const struct sample_layout *events__layout(const struct events *r);
+const struct events_info *events__info(const struct events *e);
+const struct sample_layout *events__layout(const struct events *e);
 /* The two events (sampling first) with their ids, for the file's attrs. */
-const struct perf_data_event *events__attrs(const struct events *r, size_t *ret_nr);
+const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_nr);
 
 /* The creds events opened (0 when none). */
-size_t events__creds(const struct events *r, const struct events_creds **ret);
+size_t events__creds(const struct events *e, const struct events_creds **ret);
 
-int events__enable(struct events *r);
-int events__disable(struct events *r);
+int events__enable(struct events *e);
+int events__disable(struct events *e);
 /* Wait up to timeout_ms for data; >= 0, or -EINTR. */
-int events__poll(struct events *r, int timeout_ms);
+int events__poll(struct events *e, int timeout_ms);
 /* The records one drain read, in the order read: their copies in the queue. */
 struct drained {
 	const struct perf_event_header **recs;  /* valid until the queue hands them out */
@@ -75,6 +75,6 @@ struct drained {
  * Copy every record available in every ring buffer into q, appending each copy to
  * *read.  Returns records read or -errno.
  */
-int events__drain(struct events *r, struct ordered_queue *q, struct drained *read);
+int events__drain(struct events *e, struct ordered_queue *q, struct drained *read);
 
 #endif

@@ -34,12 +34,12 @@ int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header 
 const struct perf_event_header *ordered_queue__last(const struct ordered_queue *q);
 
 /*
- * Deliver every queued record with time <= upto, oldest first, to deliver(); the
- * record is only valid during the call.  A non-zero return from deliver() stops the
+ * Hand every queued record with time <= upto, oldest first, to take(); the
+ * record is only valid during the call.  A non-zero return from take() stops the
  * flush and is returned (the record it was given is consumed).
  */
-typedef int (*ordered_deliver_fn)(const struct perf_event_header *ev, uint64_t time, void *ctx);
-int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_deliver_fn deliver, void *ctx);
+typedef int (*ordered_take_fn)(const struct perf_event_header *ev, uint64_t time, void *ctx);
+int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_take_fn take, void *ctx);
 
 /* Number of records queued, and the oldest queued time (UINT64_MAX when empty). */
 size_t ordered_queue__size(const struct ordered_queue *q);

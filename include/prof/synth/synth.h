@@ -2,7 +2,7 @@
 /*
  * Synthesized records: the COMM/MMAP2 records describing a task that existed before
  * the recording (read from /proc when it first matters), and the kernel's own maps.
- * Records are handed to an emit callback; nothing here writes files or prints.
+ * Records are handed to a sink callback; nothing here writes files or prints.
  */
 #ifndef PROF_SYNTH_SYNTH_H
 #define PROF_SYNTH_SYNTH_H
@@ -20,7 +20,7 @@ struct synth_env {
 	bool data_maps;         /* also non-executable maps */
 };
 
-typedef int (*synth_emit_fn)(const void *rec, size_t len, void *ctx);
+typedef int (*synth_sink_fn)(const void *rec, size_t len, void *ctx);
 
 /* Bytes of sample_id_all trailer for env->sample_type. */
 size_t synth__id_trailer_size(const struct synth_env *env);
@@ -53,24 +53,24 @@ void synth_task__release(struct synth_task *t);
 
 /*
  * Describe a task read by synth__read_task(): a COMM record (pid, tid) and one MMAP2
- * per mapping of the process, all stamped `time`.  0, or emit's error.
+ * per mapping of the process, all stamped `time`.  0, or the sink's error.
  */
 int synth__task(const struct synth_env *env, const struct synth_task *task, uint64_t time,
-		synth_emit_fn emit, void *ctx);
+		synth_sink_fn sink, void *ctx);
 
 /* A COMM record. */
 int synth__comm(const struct synth_env *env, pid_t pid, pid_t tid, const char comm[16],
-		uint64_t time, synth_emit_fn emit, void *ctx);
+		uint64_t time, synth_sink_fn sink, void *ctx);
 
 /* A CGROUP record naming cgroup id by its path (relative to the cgroup2 root). */
 int synth__cgroup(const struct synth_env *env, uint64_t id, const char *path, uint64_t time,
-		  synth_emit_fn emit, void *ctx);
+		  synth_sink_fn sink, void *ctx);
 
 /*
  * The kernel map ("[kernel.kallsyms]_text", as perf writes it) and one map per
  * module, from /proc/kallsyms and /proc/modules.  -EPERM when kallsyms addresses
  * are hidden (kptr_restrict): then nothing is emitted.
  */
-int synth__kernel_maps(const struct synth_env *env, synth_emit_fn emit, void *ctx);
+int synth__kernel_maps(const struct synth_env *env, synth_sink_fn sink, void *ctx);
 
 #endif
