@@ -531,7 +531,7 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
-			int err = VEC_RESERVE(read->recs, read->cap, read->nr + 1);
+			int err = read->nr < read->cap ? 0 : VEC_RESERVE(read->recs, read->cap, read->nr + 1);
 
 			if (!err)
 				err = ordered_queue__push(q, &ev->header,
