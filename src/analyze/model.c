@@ -2,38 +2,96 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <perf/event.h>
 
-#include "prof/base/idmap.h"
 #include "prof/analyze/model.h"
-#include "prof/scope/task_table.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/strset.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 
-struct map {
-	uint64_t start, end, pgoff;
-	uint32_t dso;
+struct thread {
+	int32_t tid, pid;
+	const char *comm;               /* interned, "" when unknown */
 };
 
-struct mapset {
-	struct map *m;
-	size_t nr, cap;
+/* pid -> its address map, an index in sets: a pid's slot is reused by its next process. */
+struct process {
+	int32_t pid;
+	uint32_t set;
+};
+
+/* An object's identity: its path and, when known, the mapped file's device and inode. */
+struct dso_key {
+	const char *name;               /* interned */
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+struct uid_entry {
+	int32_t tid;
+	uint32_t uid;
+};
+
+struct cgroup_entry {
+	uint64_t id;
+	char *path;
 };
 
 struct model {
-	struct task_table *threads;     /* tid -> pid, comm */
-	struct idmap *proc;             /* pid -> index in sets (+1: 0 is the kernel) */
-	struct mapset *sets;
+	struct hashtable threads;       /* of struct thread, by tid */
+	struct hashtable processes;     /* of struct process, by pid */
+	struct maps *sets;              /* sets[0]: the kernel's */
 	size_t nr_sets, cap_sets;
 	struct model_dso *dsos;
 	size_t nr_dsos, cap_dsos;
-	struct idmap *dso_by_hash;      /* name hash -> dso index (collisions checked) */
-	struct idmap *uids;             /* tid -> uid */
-	struct idmap *cgroup_idx;       /* cgroup id -> index in cgroups */
-	char **cgroups;
-	size_t nr_cgroups, cap_cgroups;
+	struct hashtable dso_index;     /* of uint32_t (index in dsos), by struct dso_key */
+	struct hashtable uids;          /* of struct uid_entry, by tid */
+	struct hashtable cgroups;       /* of struct cgroup_entry, by id */
+	struct strset names;            /* object paths and comms */
 	char kref_name[32];
 	uint64_t kref_addr;
 };
+
+static bool thread_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct thread *)e)->tid == *(const int32_t *)key;
+}
+
+static bool process_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct process *)e)->pid == *(const int32_t *)key;
+}
+
+static bool uid_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct uid_entry *)e)->tid == *(const int32_t *)key;
+}
+
+static bool cgroup_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct cgroup_entry *)e)->id == *(const uint64_t *)key;
+}
+
+static bool dso_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct model_dso *d = &((const struct model *)ctx)->dsos[*(const uint32_t *)e];
+	const struct dso_key *k = key;
+
+	return d->name == k->name && d->maj == k->maj && d->min == k->min && d->ino == k->ino;
+}
+
+static uint64_t tid_hash(int32_t tid)
+{
+	return hash__u64((uint32_t)tid);
+}
+
+static uint64_t dso_hash(const struct dso_key *k)
+{
+	return hash__mix(hash__mix(hash__u64((uintptr_t)k->name), (uint64_t)k->maj << 32 | k->min), k->ino);
+}
 
 struct model *model__new(void)
 {
@@ -41,180 +99,141 @@ struct model *model__new(void)
 
 	if (!m)
 		return NULL;
-	m->threads = task_table__new();
-	m->proc = idmap__new();
-	m->dso_by_hash = idmap__new();
-	m->uids = idmap__new();
-	m->cgroup_idx = idmap__new();
-	m->sets = calloc(1, sizeof(*m->sets));          /* set 0: the kernel */
-	if (!m->threads || !m->proc || !m->dso_by_hash || !m->uids || !m->cgroup_idx || !m->sets)
+	hashtable__init(&m->threads, sizeof(struct thread), thread_eq, NULL);
+	hashtable__init(&m->processes, sizeof(struct process), process_eq, NULL);
+	hashtable__init(&m->dso_index, sizeof(uint32_t), dso_eq, m);
+	hashtable__init(&m->uids, sizeof(struct uid_entry), uid_eq, NULL);
+	hashtable__init(&m->cgroups, sizeof(struct cgroup_entry), cgroup_eq, NULL);
+	if (VEC_RESERVE(m->sets, m->cap_sets, 1) < 0)
 		return model__free(m);
-	m->nr_sets = m->cap_sets = 1;
+	m->sets[0] = (struct maps){ 0 };        /* the kernel's */
+	m->nr_sets = 1;
 	return m;
+}
+
+/* Parse prof's header section's task uids (until prof_section parses it). */
+void model__load_prof_section(struct model *m, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char line[256];
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		int pid, tid;
+		unsigned int uid;
+
+		snprintf(line, sizeof(line), "%.*s", (int)MIN(l, sizeof(line) - 1), p);
+		if (sscanf(line, "task %d %d %u", &pid, &tid, &uid) == 3)
+			model__set_uid(m, tid, uid);
+		p = nl ? nl + 1 : end;
+	}
 }
 
 struct model *model__free(struct model *m)
 {
+	struct cgroup_entry *c;
+
 	if (!m)
 		return NULL;
 	for (size_t i = 0; i < m->nr_sets; i++)
-		free(m->sets[i].m);
+		maps__release(&m->sets[i]);
 	free(m->sets);
-	for (size_t i = 0; i < m->nr_dsos; i++)
-		free(m->dsos[i].name);
 	free(m->dsos);
-	for (size_t i = 0; i < m->nr_cgroups; i++)
-		free(m->cgroups[i]);
-	free(m->cgroups);
-	task_table__free(m->threads);
-	idmap__free(m->proc);
-	idmap__free(m->dso_by_hash);
-	idmap__free(m->uids);
-	idmap__free(m->cgroup_idx);
+	for (size_t i = 0; (c = hashtable__next(&m->cgroups, &i));)
+		free(c->path);
+	hashtable__release(&m->threads);
+	hashtable__release(&m->processes);
+	hashtable__release(&m->dso_index);
+	hashtable__release(&m->uids);
+	hashtable__release(&m->cgroups);
+	strset__release(&m->names);
 	free(m);
 	return NULL;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+/* The index of object k, made the first time; a build id fills in one not known yet. */
+static int dso_of(struct model *m, const struct dso_key *k, bool kernel, bool has_inode, const uint8_t *bid,
+		  size_t bid_len, uint32_t *ret)
 {
-	if (need <= *cap)
-		return 0;
-	size_t ncap = MAX(*cap * 2, MAX(need, 16));
-	void *n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
+	uint64_t h = dso_hash(k);
+	uint32_t *slot = hashtable__find(&m->dso_index, h, k);
+	struct model_dso *d;
+	bool created;
+
+	if (!slot) {
+		if (VEC_RESERVE(m->dsos, m->cap_dsos, m->nr_dsos + 1) < 0)
+			return -ENOMEM;
+		m->dsos[m->nr_dsos] = (struct model_dso){ .name = k->name, .kernel = kernel, .has_inode = has_inode,
+							  .maj = k->maj, .min = k->min, .ino = k->ino };
+		slot = hashtable__insert(&m->dso_index, h, k, &created);
+		if (!slot)
+			return -ENOMEM;
+		*slot = (uint32_t)m->nr_dsos++;
+	}
+	d = &m->dsos[*slot];
+	if (bid_len && !d->build_id_len) {
+		d->build_id_len = (uint8_t)MIN(bid_len, sizeof(d->build_id));
+		memcpy(d->build_id, bid, d->build_id_len);
+	}
+	*ret = *slot;
 	return 0;
 }
 
-static int dso_index(struct model *m, const char *name, bool kernel, const uint8_t *bid, size_t bid_len,
-		     uint32_t *ret)
+/* The index in sets of pid's address map (0, the kernel's, for pid < 0), SIZE_MAX when none. */
+static size_t set_index(const struct model *m, int32_t pid)
 {
-	uint64_t h = hash_bytes(name, strlen(name));
-	uint32_t idx;
-
-	/* open addressing on the hash: probe h, h+1, ... until the name matches */
-	for (uint64_t k = h;; k++) {
-		if (!idmap__get(m->dso_by_hash, k, &idx))
-			break;
-		if (!strcmp(m->dsos[idx].name, name)) {
-			if (bid_len && !m->dsos[idx].build_id_len) {
-				memcpy(m->dsos[idx].build_id, bid, MIN(bid_len, 20));
-				m->dsos[idx].build_id_len = (uint8_t)MIN(bid_len, 20);
-			}
-			*ret = idx;
-			return 0;
-		}
-		h = k + 1;
-	}
-	if (grow((void **)&m->dsos, &m->cap_dsos, m->nr_dsos + 1, sizeof(*m->dsos)) < 0)
-		return -ENOMEM;
-	struct model_dso *d = &m->dsos[m->nr_dsos];
-	memset(d, 0, sizeof(*d));
-	d->name = strdup(name);
-	if (!d->name)
-		return -ENOMEM;
-	d->kernel = kernel;
-	if (bid_len) {
-		memcpy(d->build_id, bid, MIN(bid_len, 20));
-		d->build_id_len = (uint8_t)MIN(bid_len, 20);
-	}
-	if (idmap__set(m->dso_by_hash, h, (uint32_t)m->nr_dsos) < 0)
-		return -ENOMEM;
-	*ret = (uint32_t)m->nr_dsos++;
-	return 0;
-}
-
-/* The map set of pid, created when missing (empty). */
-static struct mapset *set_of(struct model *m, int32_t pid, bool create)
-{
-	uint32_t idx;
+	const struct process *p;
 
 	if (pid < 0)
-		return &m->sets[0];
-	if (idmap__get(m->proc, (uint64_t)(uint32_t)pid, &idx))
-		return &m->sets[idx];
-	if (!create)
+		return 0;
+	p = hashtable__find(&m->processes, tid_hash(pid), &pid);
+	return p ? p->set : SIZE_MAX;
+}
+
+/* The address map of pid, made empty when missing.  NULL on ENOMEM. */
+static struct maps *maps_get(struct model *m, int32_t pid)
+{
+	size_t i = set_index(m, pid);
+	struct process *p;
+	bool created;
+
+	if (i != SIZE_MAX)
+		return &m->sets[i];
+	if (VEC_RESERVE(m->sets, m->cap_sets, m->nr_sets + 1) < 0)
 		return NULL;
-	if (grow((void **)&m->sets, &m->cap_sets, m->nr_sets + 1, sizeof(*m->sets)) < 0)
+	p = hashtable__insert(&m->processes, tid_hash(pid), &pid, &created);
+	if (!p)
 		return NULL;
-	memset(&m->sets[m->nr_sets], 0, sizeof(m->sets[0]));
-	if (idmap__set(m->proc, (uint64_t)(uint32_t)pid, (uint32_t)m->nr_sets) < 0)
-		return NULL;
+	*p = (struct process){ .pid = pid, .set = (uint32_t)m->nr_sets };
+	m->sets[m->nr_sets] = (struct maps){ 0 };
 	return &m->sets[m->nr_sets++];
 }
 
-/* Insert a map, cutting away what it overlaps (a new mapping replaces the old). */
-static int map_insert(struct mapset *s, struct map nm)
-{
-	size_t w = 0, i;
-
-	if (nm.end <= nm.start)
-		return 0;
-	if (grow((void **)&s->m, &s->cap, s->nr + 2, sizeof(*s->m)) < 0)
-		return -ENOMEM;
-	/* keep non-overlapping parts; at most one map is split in two */
-	struct map split = { 0 };
-	bool has_split = false;
-	for (i = 0; i < s->nr; i++) {
-		struct map o = s->m[i];
-		if (o.end <= nm.start || o.start >= nm.end) {
-			s->m[w++] = o;
-			continue;
-		}
-		if (o.start < nm.start && o.end > nm.end) {
-			split = o;
-			split.pgoff += nm.end - o.start;
-			split.start = nm.end;
-			has_split = true;
-		}
-		if (o.start < nm.start) {
-			o.end = nm.start;
-			s->m[w++] = o;
-		} else if (o.end > nm.end) {
-			o.pgoff += nm.end - o.start;
-			o.start = nm.end;
-			s->m[w++] = o;
-		}
-	}
-	s->nr = w;
-	s->m[s->nr++] = nm;
-	if (has_split)
-		s->m[s->nr++] = split;
-	/* keep sorted by start: insertion of the (at most two) new entries */
-	for (size_t k = s->nr - (has_split ? 2 : 1); k < s->nr; k++) {
-		struct map x = s->m[k];
-		size_t j = k;
-		while (j > 0 && s->m[j - 1].start > x.start) {
-			s->m[j] = s->m[j - 1];
-			j--;
-		}
-		s->m[j] = x;
-	}
-	return 0;
-}
-
-static struct task *thread_get(struct model *m, int32_t tid, int32_t pid)
+static struct thread *thread_get(struct model *m, int32_t tid, int32_t pid)
 {
 	bool created;
-	struct task *t = task_table__get(m->threads, tid, &created);
+	struct thread *t = hashtable__insert(&m->threads, tid_hash(tid), &tid, &created);
 
 	if (t && created)
-		t->pid = pid;
+		*t = (struct thread){ .tid = tid, .pid = pid, .comm = "" };
 	return t;
 }
 
 static int on_comm(struct model *m, const struct perf_record_comm *c, const struct perf_event_header *ev)
 {
 	size_t max = ev->size - offsetof(struct perf_record_comm, comm);
-	struct task *t = thread_get(m, (int32_t)c->tid, (int32_t)c->pid);
+	/* a comm is at most 15 bytes (TASK_COMM_LEN) */
+	const char *comm = strset__intern_n(&m->names, c->comm, strnlen(c->comm, MIN(max, (size_t)15)));
+	struct thread *t;
 
+	if (!comm)
+		return -ENOMEM;
+	t = thread_get(m, (int32_t)c->tid, (int32_t)c->pid);
 	if (!t)
 		return -ENOMEM;
 	t->pid = (int32_t)c->pid;
-	memset(t->comm, 0, sizeof(t->comm));
-	memcpy(t->comm, c->comm, strnlen(c->comm, MIN(max, sizeof(t->comm) - 1)));
+	t->comm = comm;
 	/* exec keeps the maps: the new image's own maps replace what they overlap, as in
 	 * perf, and maps read from /proc may have been stamped before the exec */
 	return 0;
@@ -222,102 +241,116 @@ static int on_comm(struct model *m, const struct perf_record_comm *c, const stru
 
 static int on_fork(struct model *m, const struct perf_record_fork *f)
 {
-	struct task *p = task_table__find(m->threads, (int32_t)f->ptid), *c;
-	char comm[16] = "";
+	int32_t ptid = (int32_t)f->ptid, tid = (int32_t)f->tid;
+	const struct thread *p = hashtable__find(&m->threads, tid_hash(ptid), &ptid);
+	const char *comm = p ? p->comm : "";
+	struct thread *c;
+	struct maps *cs;
+	const struct maps *ps;
 
-	if (p)
-		memcpy(comm, p->comm, sizeof(comm));
-	task_table__remove(m->threads, (int32_t)f->tid);
-	c = thread_get(m, (int32_t)f->tid, (int32_t)f->pid);
+	hashtable__remove(&m->threads, tid_hash(tid), &tid);
+	c = thread_get(m, tid, (int32_t)f->pid);
 	if (!c)
 		return -ENOMEM;
-	memcpy(c->comm, comm, sizeof(comm));
-	if (f->pid != f->ppid) {
-		/* a new process starts with a copy of its parent's maps */
-		struct mapset *ps = set_of(m, (int32_t)f->ppid, false), *cs;
-		size_t nr = ps ? ps->nr : 0;
-		struct map *copy = nr ? malloc(nr * sizeof(*copy)) : NULL;
-
-		if (nr && !copy)
-			return -ENOMEM;
-		if (nr)
-			memcpy(copy, ps->m, nr * sizeof(*copy));
-		cs = set_of(m, (int32_t)f->pid, true);  /* may move ps */
-		if (!cs) {
-			free(copy);
-			return -ENOMEM;
-		}
-		free(cs->m);
-		cs->m = copy;
-		cs->nr = cs->cap = nr;
-	}
-	return 0;
+	c->comm = comm;
+	if (f->pid == f->ppid)
+		return 0;               /* a thread: its process's maps */
+	/* a new process starts with a copy of its parent's maps */
+	cs = maps_get(m, (int32_t)f->pid);
+	if (!cs)
+		return -ENOMEM;
+	ps = model__maps(m, (int32_t)f->ppid);          /* after: making cs may move the sets */
+	return maps__copy(cs, ps ? ps : &(struct maps){ 0 });
 }
 
-static int on_mmap(struct model *m, const struct perf_event_header *ev)
+/*
+ * The mapping an MMAP or MMAP2 record describes, and its object: its name (into
+ * name), its key (without the interned name) and build id.  Returns whether the
+ * record gave the file's device and inode.
+ */
+static bool mmap_fields(const struct perf_event_header *ev, struct map *ret, int32_t *ret_pid, char *name,
+			size_t len, struct dso_key *key, const uint8_t **ret_bid, size_t *ret_bid_len)
 {
 	const struct perf_record_mmap2 *m2 = (const void *)ev;
 	const struct perf_record_mmap *m1 = (const void *)ev;
-	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 	const char *fn;
-	size_t max;
-	char name[4096];
-	const uint8_t *bid = NULL;
-	size_t bid_len = 0;
-	struct map nm;
-	struct mapset *s;
-	uint32_t dso;
-	int32_t pid;
+	size_t max, n;
+	bool has_inode = false;
 
+	*key = (struct dso_key){ 0 };
+	*ret_bid = NULL;
+	*ret_bid_len = 0;
 	if (ev->type == PERF_RECORD_MMAP2) {
 		fn = m2->filename;
 		max = ev->size - offsetof(struct perf_record_mmap2, filename);
-		nm = (struct map){ m2->start, m2->start + m2->len, m2->pgoff, 0 };
-		pid = (int32_t)m2->pid;
-		if ((ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && m2->build_id_size <= 20) {
-			bid = m2->build_id;
-			bid_len = m2->build_id_size;
+		*ret = (struct map){ m2->start, m2->start + m2->len, m2->pgoff, 0, m2->prot };
+		*ret_pid = (int32_t)m2->pid;
+		if (!(ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+			*key = (struct dso_key){ .maj = m2->maj, .min = m2->min, .ino = m2->ino };
+			has_inode = true;
+		} else if (m2->build_id_size <= 20) {
+			*ret_bid = m2->build_id;
+			*ret_bid_len = m2->build_id_size;
 		}
 	} else {
 		fn = m1->filename;
 		max = ev->size - offsetof(struct perf_record_mmap, filename);
-		nm = (struct map){ m1->start, m1->start + m1->len, m1->pgoff, 0 };
-		pid = (int32_t)m1->pid;
+		/* MMAP records carry no protection: data mappings say so in misc */
+		*ret = (struct map){ m1->start, m1->start + m1->len, m1->pgoff, 0,
+				     (ev->misc & PERF_RECORD_MISC_MMAP_DATA) ? PROT_READ : PROT_READ | PROT_EXEC };
+		*ret_pid = (int32_t)m1->pid;
 	}
-	if (nm.end < nm.start)
-		nm.end = UINT64_MAX;    /* the kernel map: up to the top */
-	max = MIN(max, sizeof(name) - 1);
-	memcpy(name, fn, strnlen(fn, max));
-	name[strnlen(fn, max)] = '\0';
+	if (ret->end < ret->start)
+		ret->end = UINT64_MAX;  /* the kernel map: up to the top */
+	n = strnlen(fn, MIN(max, len - 1));
+	memcpy(name, fn, n);
+	name[n] = '\0';
+	return has_inode;
+}
+
+static int on_mmap(struct model *m, const struct perf_event_header *ev)
+{
+	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	char name[4096];
+	const uint8_t *bid;
+	size_t bid_len;
+	struct dso_key key;
+	struct map nm;
+	struct maps *s;
+	int32_t pid;
+	bool has_inode = mmap_fields(ev, &nm, &pid, name, sizeof(name), &key, &bid, &bid_len);
+
 	if (kernel && !strncmp(name, "[kernel.kallsyms]", 17)) {
 		/* "[kernel.kallsyms]_text": the suffix names the reference symbol at pgoff */
 		snprintf(m->kref_name, sizeof(m->kref_name), "%.*s", (int)sizeof(m->kref_name) - 1, name + 17);
 		m->kref_addr = nm.pgoff;
 		name[17] = '\0';
 	}
-	if (dso_index(m, name, kernel, bid, bid_len, &dso) < 0)
+	key.name = strset__intern(&m->names, name);
+	if (!key.name || dso_of(m, &key, kernel, has_inode, bid, bid_len, &nm.dso) < 0)
 		return -ENOMEM;
-	nm.dso = dso;
-	s = set_of(m, kernel ? -1 : pid, true);
-	if (!s)
-		return -ENOMEM;
-	return map_insert(s, nm);
+	s = maps_get(m, kernel ? -1 : pid);
+	return s ? maps__insert(s, &nm) : -ENOMEM;
 }
 
 static int on_cgroup(struct model *m, const struct perf_record_cgroup *c, const struct perf_event_header *ev)
 {
 	size_t max = ev->size - offsetof(struct perf_record_cgroup, path);
-	char *path;
+	uint64_t id = c->id;
+	char *path = strndup(c->path, max);
+	struct cgroup_entry *e;
+	bool created;
 
-	if (grow((void **)&m->cgroups, &m->cap_cgroups, m->nr_cgroups + 1, sizeof(*m->cgroups)) < 0)
-		return -ENOMEM;
-	path = strndup(c->path, max);
 	if (!path)
 		return -ENOMEM;
-	m->cgroups[m->nr_cgroups] = path;
-	if (idmap__set(m->cgroup_idx, c->id, (uint32_t)m->nr_cgroups) < 0)
+	e = hashtable__insert(&m->cgroups, hash__u64(id), &id, &created);
+	if (!e) {
+		free(path);
 		return -ENOMEM;
-	m->nr_cgroups++;
+	}
+	if (!created)
+		free(e->path);  /* the id's latest record names it */
+	*e = (struct cgroup_entry){ .id = id, .path = path };
 	return 0;
 }
 
@@ -339,46 +372,53 @@ int model__process(struct model *m, const struct perf_event_header *ev)
 	}
 }
 
-void model__load_prof_section(struct model *m, const char *text, size_t len)
+int model__set_uid(struct model *m, int32_t tid, uint32_t uid)
 {
-	const char *p = text, *end = text + len;
+	bool created;
+	struct uid_entry *e = hashtable__insert(&m->uids, tid_hash(tid), &tid, &created);
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		char line[256];
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		int pid, tid;
-		unsigned int uid;
-
-		snprintf(line, sizeof(line), "%.*s", (int)MIN(l, sizeof(line) - 1), p);
-		if (sscanf(line, "task %d %d %u", &pid, &tid, &uid) == 3)
-			idmap__set(m->uids, (uint64_t)(uint32_t)tid, uid);
-		p = nl ? nl + 1 : end;
-	}
+	if (!e)
+		return -ENOMEM;
+	*e = (struct uid_entry){ .tid = tid, .uid = uid };
+	return 0;
 }
 
-bool model__resolve(struct model *m, int32_t pid, bool kernel, uint64_t ip, struct model_location *ret)
+const struct maps *model__maps(const struct model *m, int32_t pid)
 {
-	const struct mapset *s = kernel ? &m->sets[0] : set_of(m, pid, false);
-	size_t lo;
+	size_t i = set_index(m, pid);
 
-	if (!s || (lo = sorted_find_le(s->m, s->nr, start, ip)) == SIZE_MAX || ip >= s->m[lo].end)
+	return i != SIZE_MAX ? &m->sets[i] : NULL;
+}
+
+bool model__resolve(const struct model *m, int32_t pid, bool kernel, uint64_t ip, struct model_location *ret)
+{
+	const struct maps *s = model__maps(m, kernel ? -1 : pid);
+	const struct map *map = s ? maps__find(s, ip) : NULL;
+
+	if (!map)
 		return false;
-	ret->dso = s->m[lo].dso;
-	ret->off = m->dsos[s->m[lo].dso].kernel ? ip : ip - s->m[lo].start + s->m[lo].pgoff;
+	ret->dso = map->dso;
+	ret->off = m->dsos[map->dso].kernel ? ip : ip - map->start + map->pgoff;
 	return true;
+}
+
+void model__clear_maps(struct model *m, int32_t pid)
+{
+	size_t i = pid > 0 ? set_index(m, pid) : SIZE_MAX;
+
+	if (i != SIZE_MAX)
+		maps__clear(&m->sets[i]);
 }
 
 void model__forget(struct model *m, int32_t pid, int32_t tid)
 {
-	uint32_t idx;
+	size_t i;
 
-	task_table__remove(m->threads, tid);
-	if (pid != tid || pid <= 0 || !idmap__get(m->proc, (uint64_t)(uint32_t)pid, &idx))
+	hashtable__remove(&m->threads, tid_hash(tid), &tid);
+	if (pid != tid || pid <= 0 || (i = set_index(m, pid)) == SIZE_MAX)
 		return;
 	/* the slot stays, empty, for the pid's next process: slots are bounded by pid_max */
-	free(m->sets[idx].m);
-	m->sets[idx] = (struct mapset){ 0 };
+	maps__release(&m->sets[i]);
 }
 
 const struct model_dso *model__dso(const struct model *m, uint32_t idx)
@@ -386,21 +426,27 @@ const struct model_dso *model__dso(const struct model *m, uint32_t idx)
 	return idx < m->nr_dsos ? &m->dsos[idx] : NULL;
 }
 
-const char *model__comm(struct model *m, int32_t tid)
+const char *model__comm(const struct model *m, int32_t tid)
 {
-	struct task *t = task_table__find(m->threads, tid);
+	const struct thread *t = hashtable__find(&m->threads, tid_hash(tid), &tid);
+
 	return t ? t->comm : "";
 }
 
 bool model__uid(const struct model *m, int32_t tid, uint32_t *ret)
 {
-	return idmap__get(m->uids, (uint64_t)(uint32_t)tid, ret);
+	const struct uid_entry *e = hashtable__find(&m->uids, tid_hash(tid), &tid);
+
+	if (e)
+		*ret = e->uid;
+	return e != NULL;
 }
 
 const char *model__cgroup(const struct model *m, uint64_t id)
 {
-	uint32_t idx;
-	return idmap__get(m->cgroup_idx, id, &idx) ? m->cgroups[idx] : NULL;
+	const struct cgroup_entry *e = hashtable__find(&m->cgroups, hash__u64(id), &id);
+
+	return e ? e->path : NULL;
 }
 
 bool model__kernel_ref(const struct model *m, const char **ret_name, uint64_t *ret_addr)

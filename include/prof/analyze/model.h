@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The report's picture of the recorded host: threads (comm, process), each
- * process's memory maps, the kernel's maps, cgroup paths and the uid of each task
- * (from prof's header section), built from the records in time order.
+ * The picture of the recorded host that a stream of records gives, in time order:
+ * threads (process, comm), each process's address map (maps.h), the kernel's maps,
+ * the objects mapped (path, build id, device and inode), cgroup paths, and the uid
+ * of each task when the caller knows it (prof's section of a file).  Fed by prof
+ * report from a file, by prof top from the live session, and by the unwinder from
+ * the records the session writes.
  */
 #ifndef PROF_ANALYZE_MODEL_H
 #define PROF_ANALYZE_MODEL_H
@@ -12,13 +15,20 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "prof/analyze/maps.h"
+
 struct model;
 
+/* An object as the records name it: a path (or [kernel.kallsyms], [vdso], //anon...)
+ * and, where the record says, the file's device and inode or its build id. */
 struct model_dso {
-	char *name;                     /* path, [kernel.kallsyms], [vdso], //anon... */
+	const char *name;               /* interned: objects of one path share the pointer */
 	bool kernel;
-	uint8_t build_id[20];
+	bool has_inode;                 /* maj, min, ino are the mapped file's (an MMAP2 without build id) */
 	uint8_t build_id_len;
+	uint8_t build_id[20];
+	uint32_t maj, min;
+	uint64_t ino;
 };
 
 struct model_location {
@@ -30,15 +40,22 @@ struct model_location {
 struct model *model__new(void);
 struct model *model__free(struct model *m);
 
-/* Feed a sideband record (COMM, FORK, EXIT, MMAP, MMAP2, CGROUP); others are ignored.
+/* Feed a sideband record (COMM, FORK, MMAP, MMAP2, CGROUP); others are ignored.
  * Records must be whole (checked by the reader); 0 or -ENOMEM. */
 int model__process(struct model *m, const struct perf_event_header *ev);
 
-/* Parse prof's header section (task uids).  Unknown lines are ignored. */
 void model__load_prof_section(struct model *m, const char *text, size_t len);
+/* The uid tid ran as (prof's section of a file says).  0 or -ENOMEM. */
+int model__set_uid(struct model *m, int32_t tid, uint32_t uid);
 
 /* Where ip of (pid, tid) is, in kernel or user space.  false when unmapped. */
-bool model__resolve(struct model *m, int32_t pid, bool kernel, uint64_t ip, struct model_location *ret);
+bool model__resolve(const struct model *m, int32_t pid, bool kernel, uint64_t ip, struct model_location *ret);
+
+/* pid's address map, or NULL when the model knows none.  Valid until the model changes. */
+const struct maps *model__maps(const struct model *m, int32_t pid);
+
+/* Forget pid's mappings (an exec, for a reader that does not keep the old image's). */
+void model__clear_maps(struct model *m, int32_t pid);
 
 /*
  * Forget an exited thread (and, for a process leader, its maps), for a live model
@@ -47,10 +64,11 @@ bool model__resolve(struct model *m, int32_t pid, bool kernel, uint64_t ip, stru
  */
 void model__forget(struct model *m, int32_t pid, int32_t tid);
 
+/* Object idx (model_location.dso, map.dso), NULL past the last. */
 const struct model_dso *model__dso(const struct model *m, uint32_t idx);
-/* The comm of tid ("" when unknown). */
-const char *model__comm(struct model *m, int32_t tid);
-/* uid of tid from prof's section; false when unknown. */
+/* The comm of tid, interned ("" when unknown). */
+const char *model__comm(const struct model *m, int32_t tid);
+/* uid of tid (model__set_uid); false when unknown. */
 bool model__uid(const struct model *m, int32_t tid, uint32_t *ret);
 /* Path of cgroup id, or NULL. */
 const char *model__cgroup(const struct model *m, uint64_t id);
