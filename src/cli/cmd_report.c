@@ -81,15 +81,16 @@ static bool cgroup_matches(const char *path, const char *want)
 
 static int on_sample(struct report *r, const struct perf_event_header *ev, uint64_t off)
 {
-	struct reader_sample s;
+	const struct reader_attr *a;
+	struct sample s;
 	struct profile_task task = { 0 };
 	const char *comm;
 	size_t n;
-	int err = perf_reader__parse_sample(r->reader, ev, off, &s, &r->err);
+	int err = perf_reader__parse_sample(r->reader, ev, off, &s, &a, &r->err);
 
 	if (err < 0)
 		return err;
-	if (!s.attr->attr.sample_period && !s.attr->attr.freq)
+	if (!a->attr.sample_period && !a->attr.freq)
 		return 0;       /* a counting-only event */
 	comm = model__comm(r->model, (int32_t)s.tid);
 	if (!comm[0] && s.tid == 0)

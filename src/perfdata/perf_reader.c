@@ -484,8 +484,8 @@ uint64_t perf_reader__time(const struct perf_reader *r, const struct perf_event_
 	int back = 0;
 
 	if (ev->type == PERF_RECORD_SAMPLE) {
-		struct reader_sample s;
-		return perf_reader__parse_sample(r, ev, 0, &s, NULL) == 0 ? s.time : 0;
+		struct sample s;
+		return perf_reader__parse_sample(r, ev, 0, &s, NULL, NULL) == 0 ? s.time : 0;
 	}
 	if (ev->type >= PERF_RECORD_USER_TYPE_START)
 		return 0;
@@ -506,138 +506,29 @@ uint64_t perf_reader__time(const struct perf_reader *r, const struct perf_event_
 	return v;
 }
 
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-static bool take(struct cursor *c, void *out, size_t n)
-{
-	if ((size_t)(c->end - c->p) < n)
-		return false;
-	if (out)
-		memcpy(out, c->p, n);
-	c->p += n;
-	return true;
-}
-
-static bool skip_u64s(struct cursor *c, uint64_t n)
-{
-	if (n > (uint64_t)(c->end - c->p) / 8)
-		return false;
-	c->p += n * 8;
-	return true;
-}
-
 int perf_reader__parse_sample(const struct perf_reader *r, const struct perf_event_header *ev,
-			      uint64_t off, struct reader_sample *s, struct reader_error *err)
+			      uint64_t off, struct sample *s, const struct reader_attr **ret_attr,
+			      struct reader_error *err)
 {
-	struct cursor c = { (const uint8_t *)(ev + 1), (const uint8_t *)ev + ev->size };
-	const struct reader_attr *a;
-	uint64_t st, v;
-	uint32_t u[2];
+	const struct reader_attr *a = &r->attrs[0];
+	uint64_t id;
+	int e;
 
-	memset(s, 0, sizeof(*s));
-	s->misc = ev->misc;
 	if (r->id_mode == ID_IDENTIFIER) {
-		if (!take(&c, &s->id, 8))
+		if (ev->size < sizeof(*ev) + 8)
 			return bad(err, off, ev->type, "sample too short for its id");
-		a = attr_of_id(r, s->id);
+		memcpy(&id, ev + 1, 8);
+		a = attr_of_id(r, id);
 		if (!a)
-			return bad(err, off, ev->type, "sample id %llu names no event", (unsigned long long)s->id);
-	} else {
-		a = &r->attrs[0];
+			return bad(err, off, ev->type, "sample id %llu names no event", (unsigned long long)id);
 	}
-	s->attr = a;
-	st = a->attr.sample_type;
-#define FIELD(bit, dst) do { if ((st & (bit)) && !take(&c, dst, 8)) goto short_; } while (0)
-	if (r->id_mode != ID_IDENTIFIER)
-		FIELD(PERF_SAMPLE_IDENTIFIER, &s->id);
-	FIELD(PERF_SAMPLE_IP, &s->ip);
-	if (st & PERF_SAMPLE_TID) {
-		if (!take(&c, u, 8))
-			goto short_;
-		s->pid = u[0];
-		s->tid = u[1];
-	}
-	FIELD(PERF_SAMPLE_TIME, &s->time);
-	FIELD(PERF_SAMPLE_ADDR, &s->addr);
-	FIELD(PERF_SAMPLE_ID, &s->id);
-	FIELD(PERF_SAMPLE_STREAM_ID, NULL);
-	if (st & PERF_SAMPLE_CPU) {
-		if (!take(&c, u, 8))
-			goto short_;
-		s->cpu = u[0];
-	}
-	FIELD(PERF_SAMPLE_PERIOD, &s->period);
-	if (st & PERF_SAMPLE_READ) {
-		uint64_t rf = a->attr.read_format, n = 1, per;
-		if (rf & PERF_FORMAT_GROUP) {
-			if (!take(&c, &n, 8))
-				goto short_;
-			if (!skip_u64s(&c, !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING)))
-				goto short_;
-			per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-		} else {
-			per = 1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING) +
-			      !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-		}
-		if (n > 65536 || !skip_u64s(&c, n * per))
-			goto short_;
-	}
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (!take(&c, &s->nr_callchain, 8))
-			goto short_;
-		if (s->nr_callchain > 0xffff)
-			return bad(err, off, ev->type, "call chain of %llu entries", (unsigned long long)s->nr_callchain);
-		s->callchain = (const uint64_t *)c.p;
-		if (!skip_u64s(&c, s->nr_callchain))
-			goto short_;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		uint32_t sz;
-		if (!take(&c, &sz, 4) || sz > (size_t)(c.end - c.p))
-			goto short_;
-		c.p += sz;      /* u32 size + data are padded together to 8 bytes by the kernel */
-	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		if (!take(&c, &v, 8))
-			goto short_;
-		if ((a->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && !skip_u64s(&c, 1))
-			goto short_;
-		if (v > 65536 || !skip_u64s(&c, v * 3))
-			goto short_;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		if (!take(&c, &v, 8))
-			goto short_;
-		if (v && !skip_u64s(&c, (uint64_t)__builtin_popcountll(a->attr.sample_regs_user)))
-			goto short_;
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		if (!take(&c, &v, 8))
-			goto short_;
-		if (v) {
-			if (v > (size_t)(c.end - c.p))
-				goto short_;
-			c.p += v;
-			if (!skip_u64s(&c, 1))
-				goto short_;
-		}
-	}
-	FIELD(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, NULL);
-	FIELD(PERF_SAMPLE_DATA_SRC, NULL);
-	FIELD(PERF_SAMPLE_TRANSACTION, NULL);
-	if (st & PERF_SAMPLE_REGS_INTR) {
-		if (!take(&c, &v, 8))
-			goto short_;
-		if (v && !skip_u64s(&c, (uint64_t)__builtin_popcountll(a->attr.sample_regs_intr)))
-			goto short_;
-	}
-	FIELD(PERF_SAMPLE_PHYS_ADDR, NULL);
-	FIELD(PERF_SAMPLE_CGROUP, &s->cgroup);
-#undef FIELD
+	e = sample__decode(s, &a->attr, ev);
+	if (e == -E2BIG)
+		return bad(err, off, ev->type, "call chain of %llu entries", (unsigned long long)s->nr_callchain);
+	if (e < 0)
+		return bad(err, off, ev->type, "sample of %u bytes is shorter than its fields (sample_type %#llx)",
+			   ev->size, (unsigned long long)a->attr.sample_type);
+	if (ret_attr)
+		*ret_attr = a;
 	return 0;
-short_:
-	return bad(err, off, ev->type, "sample of %u bytes is shorter than its fields (sample_type %#llx)",
-		   ev->size, (unsigned long long)st);
 }

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sec && m)
 			model__load_prof_section(m, sec, len);
 		while (m && a && p && perf_reader__next(r, &ev, &off, &err) > 0) {
-			struct reader_sample s;
+			struct sample s;
 			struct model_location loc;
 
 			(void)perf_reader__time(r, ev);
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				model__process(m, ev);
 				continue;
 			}
-			if (perf_reader__parse_sample(r, ev, off, &s, &err) < 0)
+			if (perf_reader__parse_sample(r, ev, off, &s, NULL, &err) < 0)
 				break;
 			struct profile_task task = { .pid = (int32_t)s.pid, .comm = "c", .cgroup = s.cgroup };
 			struct profile_frame frame = { .dso = "d", .sym = "s" };

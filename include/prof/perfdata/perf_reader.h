@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 
 #include "prof/perfdata/perf_data.h"
+#include "prof/perfdata/sample.h"
 
 #define READER_MAX_ATTRS 256
 #define READER_MAX_STACK 512
@@ -23,16 +24,6 @@ struct reader_attr {
 	struct perf_event_attr attr;    /* zero-extended to this build's size */
 	char name[64];                  /* from EVENT_DESC, else "" */
 	uint64_t nr_ids;
-};
-
-/* One sample, parsed.  Pointers point into the file's mapping. */
-struct reader_sample {
-	const struct reader_attr *attr;
-	uint64_t id, ip, time, period, addr, cgroup;
-	uint32_t pid, tid, cpu;
-	uint16_t misc;
-	uint64_t nr_callchain;
-	const uint64_t *callchain;      /* may be unaligned-safe: the file is mapped 8-aligned */
 };
 
 struct reader_error {
@@ -71,9 +62,13 @@ const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_l
 int perf_reader__next(struct perf_reader *r, const struct perf_event_header **ret_ev,
 		      uint64_t *ret_offset, struct reader_error *err);
 
-/* Parse a PERF_RECORD_SAMPLE.  0, or -EINVAL (err filled in). */
+/*
+ * Decode a PERF_RECORD_SAMPLE with the attr of the event it names (*ret_attr, when
+ * not NULL).  Pointers in s point into ev.  0, or -EINVAL (err filled in).
+ */
 int perf_reader__parse_sample(const struct perf_reader *r, const struct perf_event_header *ev,
-			      uint64_t offset, struct reader_sample *s, struct reader_error *err);
+			      uint64_t offset, struct sample *s, const struct reader_attr **ret_attr,
+			      struct reader_error *err);
 
 /* The time of any record (sample or sideband, via sample_id_all), 0 when none. */
 uint64_t perf_reader__time(const struct perf_reader *r, const struct perf_event_header *ev);
