@@ -14,12 +14,14 @@
 #include <unistd.h>
 #include <perf/event.h>
 
+#include "prof/analyze/model.h"
+#include "prof/analyze/unwinder.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/util.h"
 #include "prof/perfdata/build_id_table.h"
 #include "prof/perfdata/sample.h"
-#include "prof/analyze/unwinder.h"
-#include "prof/base/util.h"
 
-#define NR_BUCKETS 1024
 /*
  * libdwfl keeps each reported file open (and mapped) for the life of its Dwfl: the
  * Dwfls of all processes together keep at most this many (and at most half the
@@ -27,14 +29,6 @@
  * rebuilt if it has samples again) beyond.
  */
 #define MAX_OPEN_FILES 1024
-
-/* An executable file mapping of a process. */
-struct umap {
-	uint64_t start, end, pgoff;
-	uint32_t maj, min;
-	uint64_t ino;
-	char *path;
-};
 
 /* The current sample, while it is unwound. */
 struct usample {
@@ -58,30 +52,25 @@ struct udwfl {
 	struct usample *cur;            /* the sample being unwound */
 };
 
+/* What the unwinder keeps for a process beside its maps (the model's). */
 struct uproc {
-	struct uproc *next;             /* hash chain */
 	int32_t pid;
-	struct umap *maps;
-	size_t nr_maps, cap_maps;
 	struct udwfl *d;                /* NULL until needed, or after the maps changed */
-	size_t nr_reported;             /* maps[0 .. nr_reported) are in d */
-	uint64_t last_used;             /* the unwinder's clock when it last unwound */
+	bool unreported;                /* file mappings added since d was told */
 	bool attach_failed;             /* with these maps: nothing to unwind with */
+	uint64_t last_used;             /* the unwinder's clock when it last unwound */
 };
 
 struct unwinder {
-	uint64_t sample_type;
-	struct sample_layout layout;
-	unsigned int nr_regs;
-	size_t tail_size;               /* bytes of the fields after STACK_USER */
-	struct uproc *procs[NR_BUCKETS];
+	struct perf_event_attr attr;    /* what the kernel's samples hold */
+	size_t head_size;               /* bytes of the header and fixed fields, kept as they are */
+	struct model *model;            /* the processes' maps, as the file describes them */
+	struct hashtable procs;         /* of struct uproc, by pid */
 	unsigned int open_files;        /* by all Dwfls */
 	unsigned int max_open_files;
 	uint64_t clock;
 	struct unwinder_stats st;
 };
-
-
 
 bool unwinder__supported(void)
 {
@@ -115,20 +104,34 @@ uint64_t unwinder__written_sample_type(uint64_t st)
 	return (st | PERF_SAMPLE_CALLCHAIN) & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 }
 
+static bool uproc_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct uproc *)e)->pid == *(const int32_t *)key;
+}
+
+static uint64_t pid_hash(int32_t pid)
+{
+	return hash__u64((uint32_t)pid);
+}
+
 struct unwinder *unwinder__new(uint64_t kernel_sample_type)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	struct sample_layout l;
 	struct rlimit rl;
 
 	if (!u)
 		return NULL;
-	u->sample_type = kernel_sample_type;
-	sample_layout__init(&u->layout, kernel_sample_type);
-	u->nr_regs = (unsigned int)__builtin_popcountll(REGS_MASK);
-	u->tail_size = 8u * (unsigned int)__builtin_popcountll(kernel_sample_type &
-		(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
-		 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
-		 PERF_SAMPLE_CODE_PAGE_SIZE));
+	u->attr = (struct perf_event_attr){ .size = sizeof(u->attr), .sample_type = kernel_sample_type,
+					    .sample_regs_user = REGS_MASK };
+	sample_layout__init(&l, kernel_sample_type);
+	u->head_size = l.fixed_size;
+	u->model = model__new();
+	if (!u->model) {
+		free(u);
+		return NULL;
+	}
+	hashtable__init(&u->procs, sizeof(struct uproc), uproc_eq, NULL);
 	u->max_open_files = MAX_OPEN_FILES;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		/* room for the Dwfls' files, as perf lifts its own limit for its fds */
@@ -153,34 +156,25 @@ static void udwfl_put(struct unwinder *u, struct udwfl *d)
 	free(d);
 }
 
+/* The maps changed: the Dwfl is rebuilt at the next sample. */
 static void uproc_reset(struct unwinder *u, struct uproc *p)
 {
 	udwfl_put(u, p->d);
 	p->d = NULL;
-	p->nr_reported = 0;
+	p->unreported = false;
 	p->attach_failed = false;
-}
-
-static void uproc_free(struct unwinder *u, struct uproc *p)
-{
-	uproc_reset(u, p);
-	for (size_t i = 0; i < p->nr_maps; i++)
-		free(p->maps[i].path);
-	free(p->maps);
-	free(p);
 }
 
 struct unwinder *unwinder__free(struct unwinder *u)
 {
+	struct uproc *p;
+
 	if (!u)
 		return NULL;
-	for (size_t b = 0; b < NR_BUCKETS; b++) {
-		struct uproc *p = u->procs[b], *next;
-		for (; p; p = next) {
-			next = p->next;
-			uproc_free(u, p);
-		}
-	}
+	for (size_t i = 0; (p = hashtable__next(&u->procs, &i));)
+		udwfl_put(u, p->d);
+	hashtable__release(&u->procs);
+	model__free(u->model);
 	free(u);
 	return NULL;
 }
@@ -190,192 +184,127 @@ const struct unwinder_stats *unwinder__stats(const struct unwinder *u)
 	return &u->st;
 }
 
-static struct uproc **uproc_slot(struct unwinder *u, int32_t pid)
+static struct uproc *uproc_find(struct unwinder *u, int32_t pid)
 {
-	struct uproc **pp = &u->procs[(uint32_t)pid % NR_BUCKETS];
-
-	while (*pp && (*pp)->pid != pid)
-		pp = &(*pp)->next;
-	return pp;
+	return hashtable__find(&u->procs, pid_hash(pid), &pid);
 }
 
-static struct uproc *uproc_get(struct unwinder *u, int32_t pid, bool create)
+static struct uproc *uproc_get(struct unwinder *u, int32_t pid)
 {
-	struct uproc **pp = uproc_slot(u, pid);
+	bool created;
+	struct uproc *p = hashtable__insert(&u->procs, pid_hash(pid), &pid, &created);
 
-	if (*pp || !create)
-		return *pp;
-	*pp = calloc(1, sizeof(**pp));
-	if (*pp)
-		(*pp)->pid = pid;
-	return *pp;
+	if (p && created)
+		p->pid = pid;
+	return p;
 }
 
 static void uproc_forget(struct unwinder *u, int32_t pid)
 {
-	struct uproc **pp = uproc_slot(u, pid), *p = *pp;
+	struct uproc *p = uproc_find(u, pid);
 
-	if (!p)
-		return;
-	*pp = p->next;
-	uproc_free(u, p);
-}
-
-static void maps_changed(struct unwinder *u, struct uproc *p)
-{
-	uproc_reset(u, p);
-}
-
-static void umap_remove(struct uproc *p, size_t i)
-{
-	free(p->maps[i].path);
-	memmove(&p->maps[i], &p->maps[i + 1], (p->nr_maps - i - 1) * sizeof(*p->maps));
-	p->nr_maps--;
-}
-
-static int umap_push(struct uproc *p, const struct umap *m)
-{
-	if (p->nr_maps == p->cap_maps) {
-		size_t ncap = MAX(p->cap_maps * 2, 16);
-		struct umap *n = realloc(p->maps, ncap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		p->maps = n;
-		p->cap_maps = ncap;
+	if (p) {
+		udwfl_put(u, p->d);
+		hashtable__remove(&u->procs, pid_hash(pid), &pid);
 	}
-	p->maps[p->nr_maps++] = *m;
-	return 0;
 }
 
-/* A new mapping [start, end) hides whatever it overlaps; only executable files are kept. */
-static int uproc_mmap(struct unwinder *u, struct uproc *p, const struct perf_record_mmap2 *m)
+/* A mapping the unwinder uses: an executable file it can open as the one mapped. */
+static bool unwindable(const struct unwinder *u, const struct map *m)
 {
-	uint64_t start = m->start, end = m->start + m->len;
+	const struct model_dso *d = model__dso(u->model, m->dso);
+
+	return (m->prot & PROT_EXEC) && d->has_inode && d->name[0] == '/';
+}
+
+/* A new mapping hides whatever it overlaps: a Dwfl with such a file is rebuilt. */
+static int note_mmap(struct unwinder *u, const struct perf_record_mmap2 *m)
+{
+	const struct maps *ms = model__maps(u->model, (int32_t)m->pid);
+	uint64_t end = m->start + m->len < m->start ? UINT64_MAX : m->start + m->len;
+	size_t nr = 0;
+	const struct map *o = ms ? maps__overlapping(ms, m->start, end, &nr) : NULL, *added;
 	bool changed = false;
-	struct umap n;
+	struct uproc *p;
+	int err;
 
-	for (size_t i = 0; i < p->nr_maps;) {
-		struct umap *o = &p->maps[i];
-
-		if (o->end <= start || o->start >= end) {
-			i++;
-			continue;
-		}
-		changed = true;
-		if (o->start >= start && o->end <= end) {
-			umap_remove(p, i);
-			continue;
-		}
-		if (o->start < start && o->end > end) {
-			/* split: the part above the new mapping becomes its own */
-			struct umap hi = *o;
-			hi.path = strdup(o->path);
-			if (!hi.path)
-				return -ENOMEM;
-			hi.pgoff += end - o->start;
-			hi.start = end;
-			o->end = start;
-			if (umap_push(p, &hi) < 0) {
-				free(hi.path);
-				return -ENOMEM;
-			}
-		} else if (o->start < start) {
-			o->end = start;
-		} else {
-			o->pgoff += end - o->start;
-			o->start = end;
-		}
-		i++;
-	}
-	if ((m->prot & PROT_EXEC) && m->filename[0] == '/' && m->len &&
-	    !(m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-		size_t room = m->header.size - offsetof(struct perf_record_mmap2, filename);
-
-		n = (struct umap){ .start = start, .end = end, .pgoff = m->pgoff,
-				   .maj = m->maj, .min = m->min, .ino = m->ino,
-				   .path = strndup(m->filename, MIN(room, (size_t)PATH_MAX)) };
-		if (!n.path || umap_push(p, &n) < 0) {
-			free(n.path);
-			return -ENOMEM;
-		}
+	for (size_t i = 0; i < nr && !changed; i++)
+		changed = unwindable(u, &o[i]);
+	err = model__process(u->model, &m->header);
+	if (err < 0)
+		return err;
+	ms = model__maps(u->model, (int32_t)m->pid);
+	added = ms ? maps__find(ms, m->start) : NULL;
+	if (!changed && !(added && m->len && unwindable(u, added)))
+		return 0;
+	p = uproc_get(u, (int32_t)m->pid);
+	if (!p)
+		return -ENOMEM;
+	if (changed)
+		uproc_reset(u, p);
+	if (added && m->len && unwindable(u, added)) {
 		/* a mapping added (a library loaded): the Dwfl is told at its next use */
+		p->unreported = true;
 		p->attach_failed = false;
 	}
-	if (changed)
-		maps_changed(u, p);
 	return 0;
 }
 
-static int uproc_fork(struct unwinder *u, int32_t pid, int32_t ppid)
+/* A new process: the parent's maps (the model copies them) and, until one of them
+ * maps something new, its Dwfl. */
+static int note_fork(struct unwinder *u, const struct perf_event_header *ev)
 {
-	struct uproc *parent = uproc_get(u, ppid, false), *child;
+	const struct perf_record_fork *f = (const void *)ev;
+	const struct uproc *parent;
+	struct uproc copy, *child;
+	int err;
 
-	uproc_forget(u, pid);           /* a reused pid */
+	uproc_forget(u, (int32_t)f->pid);       /* a reused pid */
+	err = model__process(u->model, ev);
+	if (err < 0)
+		return err;
+	parent = uproc_find(u, (int32_t)f->ppid);
 	if (!parent)
 		return 0;
-	child = uproc_get(u, pid, true);
+	copy = *parent;                 /* inserting the child may move the parent */
+	child = uproc_get(u, (int32_t)f->pid);
 	if (!child)
 		return -ENOMEM;
-	for (size_t i = 0; i < parent->nr_maps; i++) {
-		struct umap m = parent->maps[i];
-		m.path = strdup(m.path);
-		if (!m.path || umap_push(child, &m) < 0) {
-			free(m.path);
-			return -ENOMEM;
-		}
-	}
-	/* the same maps: the same Dwfl, until one of them maps something new */
-	if (parent->d) {
-		child->d = parent->d;
+	*child = (struct uproc){ .pid = (int32_t)f->pid, .d = copy.d, .unreported = copy.unreported,
+				 .attach_failed = copy.attach_failed, .last_used = copy.last_used };
+	if (child->d)
 		child->d->refs++;
-		child->nr_reported = parent->nr_reported;
-		child->last_used = parent->last_used;
-	}
-	child->attach_failed = parent->attach_failed;
 	return 0;
 }
 
 int unwinder__note(struct unwinder *u, const struct perf_event_header *ev)
 {
+	const struct perf_record_fork *f = (const void *)ev;
+	const struct perf_record_comm *c = (const void *)ev;
+
 	switch (ev->type) {
-	case PERF_RECORD_MMAP2: {
-		const struct perf_record_mmap2 *m = (const void *)ev;
-		struct uproc *p;
-
-		if (ev->size < offsetof(struct perf_record_mmap2, filename) + 1 || (int32_t)m->pid <= 0)
+	case PERF_RECORD_MMAP2:
+		if (ev->size < offsetof(struct perf_record_mmap2, filename) + 1 ||
+		    (int32_t)((const struct perf_record_mmap2 *)(const void *)ev)->pid <= 0)
 			return 0;
-		p = uproc_get(u, (int32_t)m->pid, true);
-		return p ? uproc_mmap(u, p, m) : -ENOMEM;
-	}
-	case PERF_RECORD_FORK: {
-		const struct perf_record_fork *f = (const void *)ev;
-
+		return note_mmap(u, (const void *)ev);
+	case PERF_RECORD_FORK:
 		if (ev->size < sizeof(*f) || f->pid == f->ppid)
 			return 0;       /* a thread: same maps */
-		return uproc_fork(u, (int32_t)f->pid, (int32_t)f->ppid);
-	}
-	case PERF_RECORD_COMM: {
-		const struct perf_record_comm *c = (const void *)ev;
-		struct uproc *p;
-
+		return note_fork(u, ev);
+	case PERF_RECORD_COMM:
 		/* exec: the new program's mappings follow */
 		if (!(ev->misc & PERF_RECORD_MISC_COMM_EXEC) || ev->size < sizeof(*c))
 			return 0;
-		p = uproc_get(u, (int32_t)c->pid, false);
-		if (p) {
-			for (size_t i = p->nr_maps; i > 0; i--)
-				umap_remove(p, i - 1);
-			maps_changed(u, p);
+		model__clear_maps(u->model, (int32_t)c->pid);
+		uproc_forget(u, (int32_t)c->pid);
+		return 0;
+	case PERF_RECORD_EXIT:
+		if (ev->size >= sizeof(*f) && f->pid == f->tid) {
+			model__forget(u->model, (int32_t)f->pid, (int32_t)f->tid);
+			uproc_forget(u, (int32_t)f->pid);
 		}
 		return 0;
-	}
-	case PERF_RECORD_EXIT: {
-		const struct perf_record_fork *f = (const void *)ev;
-
-		if (ev->size >= sizeof(*f) && f->pid == f->tid)
-			uproc_forget(u, (int32_t)f->pid);
-		return 0;
-	}
 	default:
 		return 0;
 	}
@@ -486,7 +415,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
  * is at m->start.  The base dwfl_report_elf() wants is where its first PT_LOAD
  * (page-aligned) then lies.  False when the file is not such an ELF.
  */
-static bool elf_base(int fd, const struct umap *m, uint64_t *ret_base)
+static bool elf_base(int fd, const struct map *m, uint64_t *ret_base)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	bool found = false, first_seen = false;
@@ -520,12 +449,11 @@ static bool elf_base(int fd, const struct umap *m, uint64_t *ret_base)
 static void make_room(struct unwinder *u, const struct uproc *keep, unsigned int n)
 {
 	while (u->open_files + n > u->max_open_files) {
-		struct uproc *lru = NULL;
+		struct uproc *lru = NULL, *p;
 
-		for (size_t b = 0; b < NR_BUCKETS; b++)
-			for (struct uproc *p = u->procs[b]; p; p = p->next)
-				if (p->d && p->d != keep->d && (!lru || p->last_used < lru->last_used))
-					lru = p;
+		for (size_t i = 0; (p = hashtable__next(&u->procs, &i));)
+			if (p->d && p->d != keep->d && (!lru || p->last_used < lru->last_used))
+				lru = p;
 		if (!lru)
 			return;
 		uproc_reset(u, lru);
@@ -533,76 +461,121 @@ static void make_room(struct unwinder *u, const struct uproc *keep, unsigned int
 	}
 }
 
-/* Report maps[nr_reported ..) to the Dwfl (in a reporting session). */
-static bool report_new_maps(struct unwinder *u, struct uproc *p)
+/* The process's file mappings the unwinder uses, and how many files they are at most. */
+static size_t unwindable_maps(const struct unwinder *u, int32_t pid, const struct maps **ret)
 {
+	const struct maps *ms = model__maps(u->model, pid);
+	size_t n = 0;
+
+	for (size_t i = 0; ms && i < ms->nr; i++)
+		n += unwindable(u, &ms->v[i]);
+	*ret = ms;
+	return n;
+}
+
+/* The file mappings not in d yet. */
+static size_t unreported_maps(const struct unwinder *u, const struct udwfl *d, const struct maps *ms)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ms->nr; i++)
+		n += unwindable(u, &ms->v[i]) && !dwfl_addrmodule(d->dwfl, ms->v[i].start);
+	return n;
+}
+
+/* Report the file mappings not in the Dwfl yet (in a reporting session). */
+static bool report_new_maps(struct unwinder *u, struct uproc *p, const struct maps *ms)
+{
+	const struct model_dso *d;
 	bool any = false;
 
-	for (size_t i = p->nr_reported; i < p->nr_maps; i++) {
-		const struct umap *m = &p->maps[i];
+	for (size_t i = 0; i < ms->nr; i++) {
+		const struct map *m = &ms->v[i];
 		char proc[64];
 		uint64_t base;
 		int fd;
 
-		if (dwfl_addrmodule(p->d->dwfl, m->start))
+		if (!unwindable(u, m) || dwfl_addrmodule(p->d->dwfl, m->start))
 			continue;       /* another segment of a file already reported */
-		fd = mapped_file__open(m->path, m->maj, m->min, m->ino);
+		d = model__dso(u->model, m->dso);
+		fd = mapped_file__open(d->name, d->maj, d->min, d->ino);
 		if (fd < 0)
 			continue;
 		/* libdwfl opens its own descriptor of the very file checked here */
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (elf_base(fd, m, &base) && dwfl_report_elf(p->d->dwfl, m->path, proc, -1, base, false)) {
+		if (elf_base(fd, m, &base) && dwfl_report_elf(p->d->dwfl, d->name, proc, -1, base, false)) {
 			any = true;
 			p->d->nr_files++;
 			u->open_files++;
 		}
 		close(fd);
 	}
-	p->nr_reported = p->nr_maps;
+	p->unreported = false;
 	return any;
 }
 
-/*
- * The process's Dwfl: every executable file mapping reported, state attached.
- * Mappings added since it was built (libraries loaded) are reported to it now;
- * one replaced or an exec dropped it (maps_changed).
- */
-static struct udwfl *uproc_dwfl(struct unwinder *u, struct uproc *p)
+/* A new Dwfl for p: every file mapping reported, state attached.  NULL when none. */
+static struct udwfl *udwfl_build(struct unwinder *u, struct uproc *p, const struct maps *ms, size_t nr)
 {
 	struct udwfl *d;
 
-	p->last_used = ++u->clock;
-	if (p->attach_failed)
-		return NULL;
-	if (p->d && p->nr_reported < p->nr_maps && p->d->refs > 1)
-		uproc_reset(u, p);      /* shared, and this process mapped more: its own */
-	if (p->d) {
-		if (p->nr_reported < p->nr_maps) {
-			make_room(u, p, (unsigned int)MIN(p->nr_maps - p->nr_reported, (size_t)MAX_OPEN_FILES));
-			dwfl_report_begin_add(p->d->dwfl);
-			report_new_maps(u, p);
-			dwfl_report_end(p->d->dwfl, NULL, NULL);
-		}
-		return p->d;
-	}
-	make_room(u, p, (unsigned int)MIN(p->nr_maps, (size_t)MAX_OPEN_FILES));
+	make_room(u, p, (unsigned int)MIN(nr, (size_t)MAX_OPEN_FILES));
 	u->st.dwfl_builds++;
 	d = p->d = calloc(1, sizeof(*d));
 	if (!d)
-		goto fail;
+		return NULL;
 	d->refs = 1;
 	d->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!d->dwfl)
-		goto fail;
+		return NULL;
 	dwfl_report_begin(d->dwfl);
-	if (report_new_maps(u, p)) {
+	if (!report_new_maps(u, p, ms)) {
 		dwfl_report_end(d->dwfl, NULL, NULL);
-		if (dwfl_attach_state(d->dwfl, NULL, p->pid, &thread_callbacks, d))
-			return d;
-	} else {
-		dwfl_report_end(d->dwfl, NULL, NULL);
+		return NULL;
 	}
-fail:
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	return dwfl_attach_state(d->dwfl, NULL, p->pid, &thread_callbacks, d) ? d : NULL;
+}
+
+/*
+ * The process's Dwfl.  Mappings added since it was built (libraries loaded) are
+ * reported to it now; one replaced or an exec dropped it (uproc_reset).  NULL when
+ * the process has no file mapping to unwind with.
+ */
+static struct udwfl *uproc_dwfl(struct unwinder *u, int32_t pid)
+{
+	struct uproc *p = uproc_find(u, pid);
+	const struct maps *ms;
+	struct udwfl *d;
+	size_t nr;
+
+	if (p && p->d && !p->unreported) {
+		p->last_used = ++u->clock;
+		return p->d;    /* the steady state: nothing changed since it was built */
+	}
+	nr = unwindable_maps(u, pid, &ms);
+	if (!nr) {
+		u->st.no_maps++;
+		return NULL;
+	}
+	p = uproc_get(u, pid);
+	if (!p)
+		return NULL;
+	p->last_used = ++u->clock;
+	if (p->attach_failed)
+		return NULL;
+	if (p->d && p->d->refs > 1)
+		uproc_reset(u, p);      /* shared, and this process mapped more: its own */
+	if (p->d) {
+		make_room(u, p, (unsigned int)MIN(unreported_maps(u, p->d, ms), (size_t)MAX_OPEN_FILES));
+		dwfl_report_begin_add(p->d->dwfl);
+		report_new_maps(u, p, ms);
+		dwfl_report_end(p->d->dwfl, NULL, NULL);
+		return p->d;
+	}
+	d = udwfl_build(u, p, ms, nr);
+	if (d)
+		return d;
 	uproc_reset(u, p);
 	p->attach_failed = true;
 	return NULL;
@@ -624,16 +597,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 /* Unwind into s->ips.  Returns true when the walk reached an outermost frame. */
 static bool unwind(struct unwinder *u, int32_t pid, struct usample *s)
 {
-	struct uproc *p = uproc_get(u, pid, false);
-	struct udwfl *d;
+	struct udwfl *d = uproc_dwfl(u, pid);
 	int r;
 
-	if (!p || !p->nr_maps) {
-		u->st.no_maps++;
-		s->ips[s->nr_ips++] = s->regs[SAMPLE_IP];
-		return false;
-	}
-	d = uproc_dwfl(u, p);
 	if (!d) {
 		s->ips[s->nr_ips++] = s->regs[SAMPLE_IP];
 		return false;
@@ -653,106 +619,75 @@ static bool unwind(struct unwinder *u, int32_t pid, struct usample *s)
 }
 #endif
 
+/* Unwind the user stack of sample s into us (the sampled ip at least), counted. */
+static void unwind_sample(struct unwinder *u, const struct sample *s, struct usample *us)
+{
+	us->tid = (pid_t)s->tid;
+	us->regs = s->regs_user.regs;
+	us->stack = s->stack_user.data;
+	us->stack_len = MIN(s->stack_user.dyn_size, s->stack_user.size);
+	u->st.samples++;
+#if defined(__x86_64__)
+	us->sp = us->regs[SAMPLE_SP];
+	if (s->regs_user.abi != PERF_SAMPLE_REGS_ABI_64) {
+		u->st.foreign_abi++;
+		us->ips[us->nr_ips++] = us->regs[SAMPLE_IP];
+	} else if (!unwind(u, (int32_t)s->pid, us)) {
+		u->st.truncated++;
+	}
+#else
+	unwind(u, (int32_t)s->pid, us);
+#endif
+	u->st.frames += us->nr_ips;
+}
+
+/* The kernel's part of a call chain: up to its PERF_CONTEXT_USER, if any. */
+static uint64_t kernel_part(const struct sample *s)
+{
+	for (uint64_t i = 0; i < s->nr_callchain; i++) {
+		uint64_t a;
+
+		memcpy(&a, &s->callchain[i], 8);
+		if (a == PERF_CONTEXT_USER)
+			return i;
+	}
+	return s->nr_callchain;
+}
+
 int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, void *out, size_t outlen)
 {
-	const uint8_t *in = (const void *)ev, *end = in + ev->size, *pos;
-	uint64_t ips[UNWIND_MAX_FRAMES];
-	struct usample s = { .ips = ips };
-	const uint64_t *kchain = NULL;
-	uint64_t nr_k = 0, abi = 0, size;
+	uint64_t ips[UNWIND_MAX_FRAMES], nr_k, nr, ctx = PERF_CONTEXT_USER;
+	struct usample us = { .ips = ips };
+	const uint8_t *in = (const void *)ev;
+	size_t tail, len;
+	struct sample s;
 	uint8_t *o = out;
-	int32_t pid = 0, tid = 0;
-	size_t fixed = u->layout.fixed_size, len;
 
-	if (ev->size < fixed)
+	/* what follows the stack is copied as it is (prof asks for CGROUP there) */
+	if (ev->size < u->head_size || sample__decode(&s, &u->attr, ev) < 0 || s.size != ev->size)
 		return -EINVAL;
-	sample_layout__tid(&u->layout, ev, &pid, &tid);
-	pos = in + fixed;
-	if (u->sample_type & PERF_SAMPLE_CALLCHAIN) {
-		if (end - pos < 8)
-			return -EINVAL;
-		memcpy(&nr_k, pos, 8);
-		if (nr_k > (uint64_t)(end - pos - 8) / 8)
-			return -EINVAL;
-		kchain = (const uint64_t *)(const void *)(pos + 8);
-		pos += 8 + 8 * nr_k;
-		/* the kernel part only (user callchains are excluded, but be sure) */
-		for (uint64_t i = 0; i < nr_k; i++)
-			if (kchain[i] == PERF_CONTEXT_USER) {
-				nr_k = i;
-				break;
-			}
-	}
-	if (u->sample_type & PERF_SAMPLE_REGS_USER) {
-		if (end - pos < 8)
-			return -EINVAL;
-		memcpy(&abi, pos, 8);
-		pos += 8;
-		if (abi) {
-			if ((size_t)(end - pos) < 8u * u->nr_regs)
-				return -EINVAL;
-			s.regs = (const uint64_t *)(const void *)pos;
-			pos += 8u * u->nr_regs;
-		}
-	}
-	if (u->sample_type & PERF_SAMPLE_STACK_USER) {
-		if (end - pos < 8)
-			return -EINVAL;
-		memcpy(&size, pos, 8);
-		pos += 8;
-		if (size) {
-			uint64_t dyn;
-			if (size > (uint64_t)(end - pos) || (uint64_t)(end - pos) - size < 8)
-				return -EINVAL;
-			s.stack = pos;
-			memcpy(&dyn, pos + size, 8);
-			s.stack_len = MIN(dyn, size);
-			pos += size + 8;
-		}
-	}
-	/* what follows the stack: fixed-size fields only (prof asks for CGROUP) */
-	if ((size_t)(end - pos) != u->tail_size)
-		return -EINVAL;
-	len = fixed + 8 + 8 * (size_t)nr_k + (size_t)(end - pos);
-	if (s.regs)
-		len += 8 * (1 + UNWIND_MAX_FRAMES);
+	nr_k = kernel_part(&s);         /* user callchains are excluded, but be sure */
+	tail = ev->size - s.after_stack_user;
+	len = u->head_size + 8 + 8 * (size_t)nr_k + tail + (s.regs_user.regs ? 8 * (1 + UNWIND_MAX_FRAMES) : 0);
 	if (outlen < len)
 		return -EINVAL;
-
-	if (s.regs) {
-		s.tid = tid;
-		u->st.samples++;
-#if defined(__x86_64__)
-		s.sp = s.regs[SAMPLE_SP];
-		if (abi != PERF_SAMPLE_REGS_ABI_64) {
-			u->st.foreign_abi++;
-			s.ips[s.nr_ips++] = s.regs[SAMPLE_IP];
-		} else if (!unwind(u, pid, &s)) {
-			u->st.truncated++;
-		}
-#else
-		unwind(u, pid, &s);
-#endif
-		u->st.frames += s.nr_ips;
+	if (s.regs_user.regs)
+		unwind_sample(u, &s, &us);
+	nr = nr_k + (us.nr_ips ? 1 + us.nr_ips : 0);
+	memcpy(o, in, u->head_size);
+	o += u->head_size;
+	memcpy(o, &nr, 8);
+	o += 8;
+	if (nr_k)
+		memcpy(o, s.callchain, 8 * nr_k);
+	o += 8 * nr_k;
+	if (us.nr_ips) {
+		memcpy(o, &ctx, 8);
+		memcpy(o + 8, us.ips, 8 * us.nr_ips);
+		o += 8 * (1 + us.nr_ips);
 	}
-
-	memcpy(o, in, fixed);
-	o += fixed;
-	{
-		uint64_t nr = nr_k + (s.nr_ips ? 1 + s.nr_ips : 0), ctx = PERF_CONTEXT_USER;
-		memcpy(o, &nr, 8);
-		o += 8;
-		if (nr_k)
-			memcpy(o, kchain, 8 * nr_k);
-		o += 8 * nr_k;
-		if (s.nr_ips) {
-			memcpy(o, &ctx, 8);
-			memcpy(o + 8, s.ips, 8 * s.nr_ips);
-			o += 8 * (1 + s.nr_ips);
-		}
-	}
-	memcpy(o, pos, (size_t)(end - pos));       /* what follows (CGROUP) */
-	o += end - pos;
+	memcpy(o, in + s.after_stack_user, tail);
+	o += tail;
 	len = (size_t)(o - (uint8_t *)out);
 	if (len > UINT16_MAX)
 		return -EINVAL;
