@@ -111,25 +111,6 @@ struct model *model__new(void)
 	return m;
 }
 
-/* Parse prof's header section's task uids (until prof_section parses it). */
-void model__load_prof_section(struct model *m, const char *text, size_t len)
-{
-	const char *p = text, *end = text + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		char line[256];
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		int pid, tid;
-		unsigned int uid;
-
-		snprintf(line, sizeof(line), "%.*s", (int)MIN(l, sizeof(line) - 1), p);
-		if (sscanf(line, "task %d %d %u", &pid, &tid, &uid) == 3)
-			model__set_uid(m, tid, uid);
-		p = nl ? nl + 1 : end;
-	}
-}
-
 struct model *model__free(struct model *m)
 {
 	struct cgroup_entry *c;

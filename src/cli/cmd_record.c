@@ -21,6 +21,7 @@
 #include "prof/perfdata/features.h"
 #include "prof/perfdata/prof_section.h"
 #include "prof/record/session.h"
+#include "prof/synth/ledger.h"
 #include "prof/sys/output_file.h"
 #include "prof/sys/procfs.h"
 #include "prof/sys/workload.h"
@@ -156,12 +157,35 @@ static int record_loop(struct recording *r)
 	return 0;
 }
 
+/* prof's section of this recording: its scope, the tasks the file describes with
+ * their uids, the accounting.  The arrays are the caller's to free. */
+static void section_of(struct recording *r, const struct session_stats *st, struct prof_section *sec)
+{
+	const struct scope *scope = &r->opts.scope;
+	size_t nr;
+	const struct ledger_task *log = ledger__written_tasks(session__ledger(r->session), &nr);
+
+	*sec = (struct prof_section){
+		.scope_all = scope->all, .scope_uids = scope->uids, .nr_scope_uids = scope->nr_uids,
+		.scope_cgroups = calloc(scope->nr_cgroups + 1, sizeof(char *)), .nr_scope_cgroups = scope->nr_cgroups,
+		.scope_pids = scope->pids, .nr_scope_pids = scope->nr_pids, .scope_workload = scope->workload,
+		.tasks = calloc(nr + 1, sizeof(*sec->tasks)), .nr_tasks = nr,
+		.stats = { st->scope->samples_written, st->scope->samples_out_of_scope, st->scope->unattributed_gone,
+			   st->scope->unattributed_creds, st->records->lost, st->records->lost_samples,
+			   st->scope->tasks_seen },
+	};
+	for (size_t i = 0; sec->tasks && i < nr; i++)
+		sec->tasks[i] = (struct prof_section_task){ log[i].pid, log[i].tid, log[i].uid, log[i].uid_known };
+	for (size_t i = 0; sec->scope_cgroups && i < scope->nr_cgroups; i++)
+		sec->scope_cgroups[i] = scope->cgroups[i].path ? scope->cgroups[i].path : scope->cgroups[i].arg;
+}
+
 /* The features, build ids and prof's section after the data, then the header. */
 static int write_trailer(struct recording *r, int argc, char **argv)
 {
 	struct session_stats st;
 	struct features f = { .argc = argc, .argv = argv, .clockid = CLOCK_MONOTONIC };
-	struct prof_section_stats extra;
+	struct prof_section sec;
 	_cleanup_free_ char *notes = NULL;
 	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
 	struct feat_buf b = { 0 }, bids = { 0 };
@@ -171,9 +195,9 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	session__stats(r->session, &st);
 	f.first_sample_time = st.scope->first_time;
 	f.last_sample_time = st.scope->last_time;
-	extra = (struct prof_section_stats){ .lost = st.records->lost, .lost_samples = st.records->lost_samples };
+	section_of(r, &st, &sec);
 	if (n > 0 && build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &kbid) == 0) {
-		build_id__hex(&kbid, extra.kernel_build_id, sizeof(extra.kernel_build_id));
+		build_id__hex(&kbid, sec.kernel_build_id, sizeof(sec.kernel_build_id));
 		if (!r->opts.no_kernel)
 			build_id_table__set_kernel(r->build_ids, &kbid);
 	}
@@ -182,7 +206,12 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);
-	prof_section__build(&b, &r->opts.scope, st.scope, session__ledger(r->session), &extra);
+	if (sec.tasks && sec.scope_cgroups)
+		prof_section__build(&b, &sec);
+	else
+		b.err = -ENOMEM;
+	free(sec.tasks);
+	free(sec.scope_cgroups);
 	if (!err)
 		err = b.err ? b.err : perf_writer__set_prof_section(r->writer, b.data, b.len);
 	feat_buf__release(&b);

@@ -27,6 +27,7 @@
 #include "prof/analyze/profile.h"
 #include "prof/sys/procfs.h"
 #include "prof/perfdata/perf_reader.h"
+#include "prof/perfdata/prof_section.h"
 #include "prof/cli/report_opts.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/strset.h"
@@ -47,7 +48,7 @@ struct report {
 	struct resolver res;
 	struct profile_frame frames[READER_MAX_STACK + 1];
 	struct strset comms;
-	char kernel_build_id[84];       /* from prof's section, "" if none */
+	struct prof_section section;    /* prof's section, empty in perf's files */
 	uint64_t samples, filtered, lost, first_time, last_time;
 	char scope[512];
 	struct reader_error err;
@@ -63,7 +64,7 @@ static bool kernel_here(struct report *r)
 
 	if (uname(&u) < 0 || !host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
 		return false;
-	return resolver__kernel_is(r->kernel_build_id);
+	return resolver__kernel_is(r->section.kernel_build_id);
 }
 
 static bool cgroup_matches(const char *path, const char *want)
@@ -225,25 +226,22 @@ static const char *const key_titles[KEY__MAX] = {
 	[KEY_COMM] = "Command", [KEY_DSO] = "Shared Object", [KEY_SYM] = "Symbol",
 };
 
-static void describe_scope(struct report *r)
+/* What prof's section says (perf's files have none): the tasks' uids, the scope. */
+static int read_prof_section(struct report *r, bool *ret_found)
 {
 	size_t len;
-	const char *sec = perf_reader__prof_section(r->reader, &len);
-	size_t off = 0;
+	const char *text = perf_reader__prof_section(r->reader, &len);
+	int err;
 
-	r->scope[0] = '\0';
-	if (!sec)
-		return;
-	for (const char *p = sec, *end = sec + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (l > 16 && !memcmp(p, "kernel-build-id ", 16))
-			snprintf(r->kernel_build_id, sizeof(r->kernel_build_id), "%.*s", (int)(l - 16), p + 16);
-		if (l > 6 && !memcmp(p, "scope ", 6) && off < sizeof(r->scope))
-			off += (size_t)snprintf(r->scope + off, sizeof(r->scope) - off, "%s%.*s",
-						off ? ", " : "", (int)(l - 6), p + 6);
-		p = nl ? nl + 1 : end;
-	}
+	*ret_found = text != NULL;
+	if (!text)
+		return 0;
+	err = prof_section__parse(text, len, &r->section);
+	for (size_t i = 0; !err && i < r->section.nr_tasks; i++)
+		if (r->section.tasks[i].uid_known)
+			err = model__set_uid(r->model, r->section.tasks[i].tid, r->section.tasks[i].uid);
+	prof_section__describe_scope(&r->section, r->scope, sizeof(r->scope));
+	return err;
 }
 
 static size_t term_width(void)
@@ -279,6 +277,13 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 	if (r->scope[0]) {
 		escape__text(buf, sizeof(buf), r->scope);
 		printf("# scope: %s\n", buf);
+	}
+	if (r->section.has_stats) {
+		const struct prof_section_stats *st = &r->section.stats;
+
+		printf("# recorded: %" PRIu64 " samples written, %" PRIu64 " out of scope, %" PRIu64
+		       " unattributed, %" PRIu64 " lost\n", st->samples_written, st->samples_out_of_scope,
+		       st->unattributed_gone + st->unattributed_creds, st->lost + st->lost_samples);
 	}
 	if (r->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
@@ -538,8 +543,9 @@ int cmd_report(int argc, char **argv)
 	struct report r = { 0 };
 	_cleanup_close_ int in_fd = -1;
 	char errbuf[512], in_path[64];
-	const char *sec, *why;
-	size_t len, nr;
+	const char *why;
+	bool sorted;
+	size_t nr;
 	uint64_t total_p, total_s;
 	_cleanup_free_ struct report_row *rows = NULL;
 	int err, ret = EXIT_PROF_FAIL;
@@ -570,17 +576,14 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: out of memory\n");
 		goto out;
 	}
-	sec = perf_reader__prof_section(r.reader, &len);
-	if (sec)
-		model__load_prof_section(r.model, sec, len);
-	if (perf_reader__for_each_build_id(r.reader, expect_build_id, r.syms) < 0) {
+	/* files from prof are in time order: only they have prof's section */
+	if (read_prof_section(&r, &sorted) < 0 || perf_reader__for_each_build_id(r.reader, expect_build_id, r.syms) < 0) {
 		fprintf(stderr, "prof report: out of memory\n");
 		goto out;
 	}
-	describe_scope(&r);
 	r.res = (struct resolver){ .model = r.model, .syms = r.syms, .jit = r.jit, .names = &r.comms,
 				   .kernel_here = kernel_here(&r), .inlines = !r.o.no_inline };
-	err = read_all(&r, sec != NULL);
+	err = read_all(&r, sorted);
 	if (err < 0) {
 		if (err == -ENOMEM)
 			fprintf(stderr, "prof report: %s: out of memory\n", r.o.input);
@@ -638,5 +641,6 @@ out:
 	model__free(r.model);
 	perf_reader__free(r.reader);
 	strset__release(&r.comms);
+	prof_section__release(&r.section);
 	return ret;
 }

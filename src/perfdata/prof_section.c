@@ -4,13 +4,31 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prof/perfdata/prof_section.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
+#include "prof/perfdata/prof_section.h"
+
+/* The stat lines, in the order they are written. */
+static const struct {
+	const char *name;
+	size_t off;
+} stat_lines[] = {
+	{ "samples_written", offsetof(struct prof_section_stats, samples_written) },
+	{ "samples_out_of_scope", offsetof(struct prof_section_stats, samples_out_of_scope) },
+	{ "unattributed_gone", offsetof(struct prof_section_stats, unattributed_gone) },
+	{ "unattributed_creds", offsetof(struct prof_section_stats, unattributed_creds) },
+	{ "lost", offsetof(struct prof_section_stats, lost) },
+	{ "lost_samples", offsetof(struct prof_section_stats, lost_samples) },
+	{ "tasks_seen", offsetof(struct prof_section_stats, tasks_seen) },
+};
+
+/* The longest line read back: a cgroup path (PATH_MAX) and its keyword. */
+#define MAX_LINE 4200
 
 __attribute__((format(printf, 2, 3)))
 static void line(struct feat_buf *b, const char *fmt, ...)
 {
-	char buf[4200];
+	char buf[MAX_LINE];
 	va_list ap;
 	int n;
 
@@ -22,45 +40,193 @@ static void line(struct feat_buf *b, const char *fmt, ...)
 	feat_buf__put(b, buf, MIN((size_t)n, sizeof(buf) - 1));
 }
 
-static void cgroup_line(uint64_t id, const char *path, void *ctx)
+static uint64_t stat_value(const struct prof_section_stats *st, size_t i)
 {
-	/* paths never hold a newline that matters: cut at one */
-	line(ctx, "cgroup %" PRIu64 " %.*s\n", id, (int)strcspn(path, "\n"), path);
+	uint64_t v;
+
+	memcpy(&v, (const char *)st + stat_lines[i].off, sizeof(v));
+	return v;
 }
 
-void prof_section__build(struct feat_buf *b, const struct scope *s, const struct tracker_stats *st,
-			 const struct ledger *l, const struct prof_section_stats *extra)
+void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 {
-	const struct ledger_task *log;
-	size_t nr;
-
 	line(b, "prof-scope 1\n");
-	if (extra->kernel_build_id[0])
-		line(b, "kernel-build-id %s\n", extra->kernel_build_id);
-	if (s->all)
+	if (s->kernel_build_id[0])
+		line(b, "kernel-build-id %s\n", s->kernel_build_id);
+	if (s->scope_all)
 		line(b, "scope all\n");
-	for (size_t i = 0; i < s->nr_uids; i++)
-		line(b, "scope uid %u\n", s->uids[i]);
-	for (size_t i = 0; i < s->nr_cgroups; i++)
-		line(b, "scope cgroup %s\n", s->cgroups[i].path ? s->cgroups[i].path : s->cgroups[i].arg);
-	for (size_t i = 0; i < s->nr_pids; i++)
-		line(b, "scope pid %d\n", s->pids[i]);
-	if (s->workload)
-		line(b, "scope workload %d\n", s->workload);
-	log = ledger__written_tasks(l, &nr);
-	for (size_t i = 0; i < nr; i++) {
-		if (log[i].uid_known)
-			line(b, "task %d %d %u\n", log[i].pid, log[i].tid, log[i].uid);
+	for (size_t i = 0; i < s->nr_scope_uids; i++)
+		line(b, "scope uid %u\n", s->scope_uids[i]);
+	/* paths never hold a newline that matters: cut at one */
+	for (size_t i = 0; i < s->nr_scope_cgroups; i++)
+		line(b, "scope cgroup %.*s\n", (int)strcspn(s->scope_cgroups[i], "\n"), s->scope_cgroups[i]);
+	for (size_t i = 0; i < s->nr_scope_pids; i++)
+		line(b, "scope pid %d\n", s->scope_pids[i]);
+	if (s->scope_workload)
+		line(b, "scope workload %d\n", s->scope_workload);
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		const struct prof_section_task *t = &s->tasks[i];
+
+		if (t->uid_known)
+			line(b, "task %d %d %u\n", t->pid, t->tid, t->uid);
 		else
-			line(b, "task %d %d -\n", log[i].pid, log[i].tid);
+			line(b, "task %d %d -\n", t->pid, t->tid);
 	}
-	ledger__for_each_written_cgroup(l, cgroup_line, b);
-	line(b, "stat samples_written %" PRIu64 "\n", st->samples_written);
-	line(b, "stat samples_out_of_scope %" PRIu64 "\n", st->samples_out_of_scope);
-	line(b, "stat unattributed_gone %" PRIu64 "\n", st->unattributed_gone);
-	line(b, "stat unattributed_creds %" PRIu64 "\n", st->unattributed_creds);
-	line(b, "stat lost %" PRIu64 "\n", extra->lost);
-	line(b, "stat lost_samples %" PRIu64 "\n", extra->lost_samples);
-	line(b, "stat tasks_seen %" PRIu64 "\n", st->tasks_seen);
+	for (size_t i = 0; i < ARRAY_SIZE(stat_lines); i++)
+		line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
 	feat_buf__put(b, NULL, ALIGN_UP(b->len + 1, 8) - b->len);
+}
+
+/* Arrays being filled, and their capacities. */
+struct parser {
+	struct prof_section *s;
+	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks;
+};
+
+/* A whole number in [0, max], nothing else. */
+static bool number(const char *s, uint64_t max, uint64_t *ret)
+{
+	uint64_t v;
+
+	if (parse_u64(s, 10, &v) < 0 || v > max)
+		return false;
+	*ret = v;
+	return true;
+}
+
+/* "task <pid> <tid> <uid|->" */
+static int parse_task(struct parser *p, char *args)
+{
+	char *save, *pid = strtok_r(args, " ", &save), *tid = strtok_r(NULL, " ", &save);
+	char *uid = strtok_r(NULL, " ", &save);
+	uint64_t vp, vt, vu = 0;
+	struct prof_section *s = p->s;
+
+	if (!uid || strtok_r(NULL, " ", &save) || !number(pid, INT32_MAX, &vp) || !number(tid, INT32_MAX, &vt) ||
+	    (strcmp(uid, "-") && !number(uid, UINT32_MAX, &vu)))
+		return 0;
+	if (VEC_RESERVE(s->tasks, p->cap_tasks, s->nr_tasks + 1) < 0)
+		return -ENOMEM;
+	s->tasks[s->nr_tasks++] = (struct prof_section_task){ .pid = (int32_t)vp, .tid = (int32_t)vt,
+							       .uid = (uint32_t)vu, .uid_known = strcmp(uid, "-") != 0 };
+	return 0;
+}
+
+/* "scope all|uid N|cgroup PATH|pid N|workload N" */
+static int parse_scope(struct parser *p, char *args)
+{
+	struct prof_section *s = p->s;
+	uint64_t v;
+
+	if (!strcmp(args, "all")) {
+		s->scope_all = true;
+	} else if (!strncmp(args, "uid ", 4) && number(args + 4, UINT32_MAX, &v)) {
+		if (VEC_RESERVE(s->scope_uids, p->cap_uids, s->nr_scope_uids + 1) < 0)
+			return -ENOMEM;
+		s->scope_uids[s->nr_scope_uids++] = (uint32_t)v;
+	} else if (!strncmp(args, "pid ", 4) && number(args + 4, INT32_MAX, &v)) {
+		if (VEC_RESERVE(s->scope_pids, p->cap_pids, s->nr_scope_pids + 1) < 0)
+			return -ENOMEM;
+		s->scope_pids[s->nr_scope_pids++] = (int32_t)v;
+	} else if (!strncmp(args, "workload ", 9) && number(args + 9, INT32_MAX, &v)) {
+		s->scope_workload = (int32_t)v;
+	} else if (!strncmp(args, "cgroup ", 7) && args[7]) {
+		char *path = strdup(args + 7);
+
+		if (!path || VEC_RESERVE(s->scope_cgroups, p->cap_cgroups, s->nr_scope_cgroups + 1) < 0) {
+			free(path);
+			return -ENOMEM;
+		}
+		s->scope_cgroups[s->nr_scope_cgroups++] = path;
+	}
+	return 0;
+}
+
+/* "stat <name> <value>" */
+static void parse_stat(struct parser *p, char *args)
+{
+	char *save, *name = strtok_r(args, " ", &save), *value = strtok_r(NULL, " ", &save);
+	uint64_t v;
+
+	if (!value || strtok_r(NULL, " ", &save) || !number(value, UINT64_MAX, &v))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(stat_lines); i++)
+		if (!strcmp(name, stat_lines[i].name)) {
+			memcpy((char *)&p->s->stats + stat_lines[i].off, &v, sizeof(v));
+			p->s->has_stats = true;
+		}
+}
+
+/* One line, NUL-terminated. */
+static int parse_line(struct parser *p, char *l)
+{
+	if (!strncmp(l, "kernel-build-id ", 16)) {
+		snprintf(p->s->kernel_build_id, sizeof(p->s->kernel_build_id), "%.*s",
+			 (int)sizeof(p->s->kernel_build_id) - 1, l + 16);
+		return 0;
+	}
+	if (!strncmp(l, "scope ", 6))
+		return parse_scope(p, l + 6);
+	if (!strncmp(l, "task ", 5))
+		return parse_task(p, l + 5);
+	if (!strncmp(l, "stat ", 5))
+		parse_stat(p, l + 5);
+	return 0;
+}
+
+int prof_section__parse(const char *text, size_t len, struct prof_section *ret)
+{
+	struct parser p = { .s = ret };
+	const char *end = text + len;
+	char buf[MAX_LINE + 1];
+
+	*ret = (struct prof_section){ 0 };
+	for (const char *l = text; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = (size_t)((nl ? nl : end) - l);
+
+		/* skipped: a line cut short (no newline: the file was truncated), too long
+		 * for any line prof writes, or holding a NUL (the padding) */
+		if (nl && n <= MAX_LINE && !memchr(l, '\0', n)) {
+			memcpy(buf, l, n);
+			buf[n] = '\0';
+			if (parse_line(&p, buf) < 0) {
+				prof_section__release(ret);
+				return -ENOMEM;
+			}
+		}
+		l = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+void prof_section__release(struct prof_section *s)
+{
+	for (size_t i = 0; i < s->nr_scope_cgroups; i++)
+		free(s->scope_cgroups[i]);
+	free(s->scope_cgroups);
+	free(s->scope_uids);
+	free(s->scope_pids);
+	free(s->tasks);
+	*s = (struct prof_section){ 0 };
+}
+
+void prof_section__describe_scope(const struct prof_section *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+#define ADD(...) do { if (off < len) off += (size_t)snprintf(buf + off, len - off, __VA_ARGS__); } while (0)
+	if (len)
+		buf[0] = '\0';
+	if (s->scope_all)
+		ADD("all");
+	for (size_t i = 0; i < s->nr_scope_uids; i++)
+		ADD("%suid %u", off ? ", " : "", s->scope_uids[i]);
+	for (size_t i = 0; i < s->nr_scope_cgroups; i++)
+		ADD("%scgroup %s", off ? ", " : "", s->scope_cgroups[i]);
+	for (size_t i = 0; i < s->nr_scope_pids; i++)
+		ADD("%spid %d", off ? ", " : "", s->scope_pids[i]);
+	if (s->scope_workload)
+		ADD("%sworkload %d", off ? ", " : "", s->scope_workload);
+#undef ADD
 }

@@ -13,6 +13,7 @@
 
 #include "prof/analyze/model.h"
 #include "prof/perfdata/perf_reader.h"
+#include "prof/perfdata/prof_section.h"
 #include "prof/analyze/profile.h"
 #include "prof/cli/report_opts.h"
 
@@ -41,8 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t len;
 		const char *sec = perf_reader__prof_section(r, &len);
 
-		if (sec && m)
-			model__load_prof_section(m, sec, len);
+		struct prof_section ps;
+
+		if (sec && prof_section__parse(sec, len, &ps) == 0) {
+			for (size_t i = 0; m && i < ps.nr_tasks; i++)
+				model__set_uid(m, ps.tasks[i].tid, ps.tasks[i].uid);
+			prof_section__release(&ps);
+		}
 		while (m && a && p && perf_reader__next(r, &ev, &off, &err) > 0) {
 			struct sample s;
 			struct model_location loc;

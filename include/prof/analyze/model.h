@@ -44,7 +44,6 @@ struct model *model__free(struct model *m);
  * Records must be whole (checked by the reader); 0 or -ENOMEM. */
 int model__process(struct model *m, const struct perf_event_header *ev);
 
-void model__load_prof_section(struct model *m, const char *text, size_t len);
 /* The uid tid ran as (prof's section of a file says).  0 or -ENOMEM. */
 int model__set_uid(struct model *m, int32_t tid, uint32_t uid);
 

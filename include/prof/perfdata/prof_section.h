@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prof's own perf.data section: the scope asked for, the uid of every task with
- * written samples, the cgroups written, and the accounting.
+ * written samples, and the accounting.  Written and parsed here, nowhere else.
  *
  * Where: after the feature sections, not as a feature bit (perf inject copies
  * every set bit and calls the writer of each, out of bounds for bits it does not
@@ -19,36 +19,72 @@
  *
  *   prof-scope 1
  *   kernel-build-id <hex>          (of the recording kernel, for report's kallsyms)
+ *   scope all
  *   scope uid 1001
  *   scope cgroup /system.slice/nginx.service
  *   scope pid 1234
  *   scope workload 5678
- *   scope all
  *   task <pid> <tid> <uid|->
- *   cgroup <id> <path>
- *   stat <name> <value>
+ *   stat <name> <value>            (the names of struct prof_section_stats)
+ *
+ * Older files also have "cgroup <id> <path>" lines: the CGROUP records of the
+ * file name the same cgroups, so they are no longer written, and skipped.  A line
+ * this parser does not know is skipped too.
  */
 #ifndef PROF_PERFDATA_PROF_SECTION_H
 #define PROF_PERFDATA_PROF_SECTION_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "prof/perfdata/perf_data.h"
-#include "prof/scope/scope.h"
-#include "prof/scope/tracker.h"
-#include "prof/synth/ledger.h"
 
-struct prof_section_stats {
-	uint64_t lost, lost_samples;
-	char kernel_build_id[84];       /* hex, "" when unknown */
+struct prof_section_task {
+	int32_t pid, tid;
+	uint32_t uid;
+	bool uid_known;
 };
 
+/* What happened to the samples while recording (the summary line's numbers). */
+struct prof_section_stats {
+	uint64_t samples_written, samples_out_of_scope;
+	uint64_t unattributed_gone, unattributed_creds;
+	uint64_t lost, lost_samples;    /* records and samples the kernel lost */
+	uint64_t tasks_seen;
+};
+
+/* The section's facts: filled by the recorder to build it, by the parser from a file. */
+struct prof_section {
+	char kernel_build_id[84];       /* hex, "" when unknown */
+	bool scope_all;
+	uint32_t *scope_uids;
+	size_t nr_scope_uids;
+	char **scope_cgroups;           /* paths */
+	size_t nr_scope_cgroups;
+	int32_t *scope_pids;
+	size_t nr_scope_pids;
+	int32_t scope_workload;         /* 0: none */
+	struct prof_section_task *tasks;
+	size_t nr_tasks;
+	bool has_stats;                 /* parsed: the file had stat lines */
+	struct prof_section_stats stats;
+};
+
+/* Build the section of s into b (NUL-padded to 8 bytes).  b->err is set on ENOMEM. */
+void prof_section__build(struct feat_buf *b, const struct prof_section *s);
+
 /*
- * Build the section into b (NUL-padded to 8 bytes): the scope, the tasks and cgroups
- * the file describes (the ledger's), the accounting (the tracker's and extra's).
- * b->err is set on ENOMEM.
+ * Parse a section's text (from a file: anything) into *ret, which owns what it
+ * holds (prof_section__release).  Lines that are not well formed are skipped.
+ * 0, or -ENOMEM with *ret empty.
  */
-void prof_section__build(struct feat_buf *b, const struct scope *scope, const struct tracker_stats *st,
-			 const struct ledger *l, const struct prof_section_stats *extra);
+int prof_section__parse(const char *text, size_t len, struct prof_section *ret);
+
+/* Free what prof_section__parse() allocated; s is empty again. */
+void prof_section__release(struct prof_section *s);
+
+/* The scope in words, "uid 1001, cgroup /a, pid 5" ("" for none), cut to len. */
+void prof_section__describe_scope(const struct prof_section *s, char *buf, size_t len);
 
 #endif

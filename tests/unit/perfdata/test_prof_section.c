@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* prof's section: built, parsed back the same; hostile and truncated text. */
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "prof/perfdata/prof_section.h"
+
+static struct feat_buf built(const struct prof_section *s)
+{
+	struct feat_buf b = { 0 };
+
+	prof_section__build(&b, s);
+	cr_assert_eq(b.err, 0);
+	cr_assert_eq(b.len % 8, 0, "NUL-padded to 8 bytes");
+	return b;
+}
+
+Test(prof_section, parses_back_what_was_built)
+{
+	uint32_t uids[] = { 1001, 0 };
+	char cg0[] = "/system.slice/nginx.service", cg1[] = "/user.slice/a\nstat lost 99";
+	char *cgroups[] = { cg0, cg1 };
+	int32_t pids[] = { 1234 };
+	struct prof_section_task tasks[] = { { 10, 10, 1001, true }, { 10, 11, 0, false }, { 1, 1, 0, true } };
+	struct prof_section in = {
+		.kernel_build_id = "0123456789abcdef0123456789abcdef01234567",
+		.scope_all = true, .scope_uids = uids, .nr_scope_uids = 2, .scope_cgroups = cgroups,
+		.nr_scope_cgroups = 2, .scope_pids = pids, .nr_scope_pids = 1, .scope_workload = 5678,
+		.tasks = tasks, .nr_tasks = 3,
+		.stats = { .samples_written = 6655, .samples_out_of_scope = 2007, .unattributed_gone = 3,
+			   .unattributed_creds = 4, .lost = 5, .lost_samples = 6, .tasks_seen = 27 },
+	};
+	struct feat_buf b = built(&in);
+	struct prof_section out;
+	char scope[256];
+
+	cr_assert_eq(prof_section__parse((const char *)b.data, b.len, &out), 0);
+	cr_assert_str_eq(out.kernel_build_id, in.kernel_build_id);
+	cr_assert(out.scope_all);
+	cr_assert_eq(out.nr_scope_uids, 2);
+	cr_assert_eq(out.scope_uids[0], 1001);
+	cr_assert_eq(out.scope_uids[1], 0);
+	cr_assert_eq(out.nr_scope_cgroups, 2);
+	cr_assert_str_eq(out.scope_cgroups[0], "/system.slice/nginx.service");
+	cr_assert_str_eq(out.scope_cgroups[1], "/user.slice/a", "a path is cut at a newline: no line of its own");
+	cr_assert_eq(out.nr_scope_pids, 1);
+	cr_assert_eq(out.scope_pids[0], 1234);
+	cr_assert_eq(out.scope_workload, 5678);
+	cr_assert_eq(out.nr_tasks, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(out.tasks[i].pid, tasks[i].pid);
+		cr_assert_eq(out.tasks[i].tid, tasks[i].tid);
+		cr_assert_eq(out.tasks[i].uid_known, tasks[i].uid_known, "task %zu", i);
+		if (tasks[i].uid_known)
+			cr_assert_eq(out.tasks[i].uid, tasks[i].uid);
+	}
+	cr_assert(out.has_stats);
+	cr_assert_eq(memcmp(&out.stats, &in.stats, sizeof(in.stats)), 0, "every stat back (lost stays 5)");
+	prof_section__describe_scope(&out, scope, sizeof(scope));
+	cr_assert_str_eq(scope, "all, uid 1001, uid 0, cgroup /system.slice/nginx.service, cgroup /user.slice/a, "
+				"pid 1234, workload 5678");
+	prof_section__describe_scope(&out, scope, 12);
+	cr_assert_str_eq(scope, "all, uid 10", "cut to its buffer");
+	prof_section__release(&out);
+	cr_assert_eq(out.nr_tasks, 0);
+	feat_buf__release(&b);
+}
+
+Test(prof_section, empty_section_and_no_stats)
+{
+	struct prof_section in = { 0 }, out;
+	struct feat_buf b = built(&in);
+	char scope[64];
+
+	cr_assert_eq(prof_section__parse((const char *)b.data, b.len, &out), 0);
+	cr_assert_eq(out.kernel_build_id[0], '\0');
+	cr_assert_eq(out.nr_tasks + out.nr_scope_uids + out.nr_scope_cgroups + out.nr_scope_pids, 0);
+	prof_section__describe_scope(&out, scope, sizeof(scope));
+	cr_assert_str_eq(scope, "");
+	prof_section__release(&out);
+	feat_buf__release(&b);
+	cr_assert_eq(prof_section__parse("", 0, &out), 0);
+	cr_assert_not(out.has_stats);
+	prof_section__release(&out);
+}
+
+/* Text from a file is anything: what is not a well-formed line is skipped, never
+ * half read. */
+Test(prof_section, hostile_lines_are_skipped)
+{
+	static const char text[] =
+		"prof-scope 1\n"
+		"task 1 2\n"                            /* too few fields */
+		"task 1 2 3 4\n"                        /* too many */
+		"task -1 2 3\n"                         /* a sign */
+		"task 1 2 -5\n"
+		"task 1 2 4294967296\n"                 /* past u32 */
+		"task 1 99999999999 3\n"                /* past i32 */
+		"task 0x10 2 3\n"
+		"task 7 8 1001\n"                       /* the one good line */
+		"task 7 9 -\n"                          /* and one without a uid */
+		"scope uid alice\n"
+		"scope uid\n"
+		"scope pid -3\n"
+		"scope cgroup \n"
+		"scope workload 12x\n"
+		"scope frobnicate 1\n"
+		"stat lost\n"
+		"stat lost 1 2\n"
+		"stat lost -1\n"
+		"stat no_such_stat 5\n"
+		"stat tasks_seen 18446744073709551615\n"
+		"cgroup 42 /old/files/had/these\n"
+		"kernel-build-id 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
+		"\n\n"
+		"task 7 10 5\0 trailing after a NUL\n"
+		"task 7 12 5";                          /* no newline: cut short */
+	struct prof_section out;
+
+	cr_assert_eq(prof_section__parse(text, sizeof(text) - 1, &out), 0);
+	cr_assert_eq(out.nr_tasks, 2, "%zu tasks", out.nr_tasks);
+	cr_assert_eq(out.tasks[0].tid, 8);
+	cr_assert_eq(out.tasks[0].uid, 1001);
+	cr_assert(out.tasks[0].uid_known);
+	cr_assert_eq(out.tasks[1].tid, 9);
+	cr_assert_not(out.tasks[1].uid_known);
+	cr_assert_eq(out.nr_scope_uids + out.nr_scope_pids + out.nr_scope_cgroups, 0);
+	cr_assert_eq(out.scope_workload, 0);
+	cr_assert(out.has_stats);
+	cr_assert_eq(out.stats.lost, 0);
+	cr_assert_eq(out.stats.tasks_seen, UINT64_MAX);
+	cr_assert_eq(strlen(out.kernel_build_id), sizeof(out.kernel_build_id) - 1, "cut to its buffer");
+	prof_section__release(&out);
+}
+
+/* A section cut anywhere (a file truncated in its last bytes) parses what is whole,
+ * and never reads past its length. */
+Test(prof_section, truncated_anywhere)
+{
+	uint32_t uids[] = { 1001 };
+	struct prof_section_task tasks[] = { { 10, 10, 1001, true }, { 10, 11, 1001, true } };
+	struct prof_section in = { .scope_uids = uids, .nr_scope_uids = 1, .tasks = tasks, .nr_tasks = 2,
+				   .stats = { .samples_written = 123456 } };
+	struct feat_buf b = built(&in);
+
+	for (size_t cut = 0; cut <= b.len; cut++) {
+		char *copy = malloc(cut ? cut : 1);     /* exactly cut bytes: the sanitizers see any overread */
+		struct prof_section out;
+
+		memcpy(copy, b.data, cut);
+		cr_assert_eq(prof_section__parse(copy, cut, &out), 0);
+		cr_assert_leq(out.nr_tasks, 2);
+		for (size_t i = 0; i < out.nr_tasks; i++)
+			cr_assert_eq(out.tasks[i].uid, 1001, "cut %zu: task %zu", cut, i);
+		if (out.has_stats)
+			cr_assert_eq(out.stats.samples_written, 123456, "cut %zu", cut);
+		prof_section__release(&out);
+		free(copy);
+	}
+	feat_buf__release(&b);
+}
