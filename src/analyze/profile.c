@@ -3,122 +3,88 @@
 #include <string.h>
 
 #include "prof/analyze/profile.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 
 /*
- * Three interned tables (frames, stacks, entries), each a dense array plus an open
- * addressing index of array positions + 1 (0: empty slot).  Dense arrays keep the
- * output order stable and make reset and iteration cheap.
+ * Three interned tables (frames, stacks, entries), each a dense array indexed by a
+ * base hash table of array positions.  Dense arrays keep the output order stable
+ * (insertion order) and make reset and iteration cheap.
  */
-struct index {
-	uint32_t *slot;
-	size_t mask;                    /* capacity - 1, a power of two minus one */
-};
-
 struct stack {
-	uint64_t hash;
-	uint32_t off, nr;               /* in frame_pool */
+	uint32_t off, nr;               /* in pool */
 };
 
 struct profile {
 	size_t max_entries, max_slots;
 	struct profile_frame *frames;
-	uint64_t *frame_hash;
 	size_t nr_frames, cap_frames;
-	struct index frame_ix;
+	struct hashtable frame_ix;      /* of uint32_t (frame id), by struct profile_frame */
 	struct stack *stacks;
 	size_t nr_stacks, cap_stacks;
-	struct index stack_ix;
+	struct hashtable stack_ix;      /* of uint32_t (stack id), by struct stack_key */
 	uint32_t *pool;
 	size_t nr_pool, cap_pool;
 	struct profile_entry *entries;
-	uint64_t *entry_hash;
 	size_t nr_entries, cap_entries;
-	struct index entry_ix;
+	struct hashtable entry_ix;      /* of uint32_t (entry index), by struct entry_key */
 	struct profile_stats st;
 	uint32_t cut_entry;             /* UINT32_MAX until the first cut */
 };
 
-static inline uint64_t mix(uint64_t h, uint64_t v)
+struct stack_key {
+	const uint32_t *ids;
+	size_t nr;
+};
+
+struct entry_key {
+	const struct profile_task *t;
+	uint32_t stack;
+};
+
+static bool frame_eq(const void *e, const void *key, const void *ctx)
 {
-	/* one round of a 64-bit finalizer per word: good enough spread for pointers */
-	h ^= v;
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 33);
+	const struct profile_frame *a = &((const struct profile *)ctx)->frames[*(const uint32_t *)e], *b = key;
+
+	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel && a->inlined == b->inlined;
 }
 
-static int index_init(struct index *ix, size_t cap)
+static bool stack_eq(const void *e, const void *key, const void *ctx)
 {
-	ix->slot = calloc(cap, sizeof(*ix->slot));
-	ix->mask = cap - 1;
-	return ix->slot ? 0 : -ENOMEM;
+	const struct profile *p = ctx;
+	const struct stack *s = &p->stacks[*(const uint32_t *)e];
+	const struct stack_key *k = key;
+
+	return s->nr == k->nr && !memcmp(p->pool + s->off, k->ids, k->nr * sizeof(*k->ids));
 }
 
-typedef bool (*eq_fn)(const struct profile *p, uint32_t idx, const void *key);
-
-/* The slot of key: holding it (*ret_found) or the empty one where it goes. */
-static size_t index_find(const struct profile *p, const struct index *ix, uint64_t h, eq_fn eq,
-			 const void *key, const uint64_t *hashes, bool *ret_found)
+static bool task_eq(const struct profile_task *a, const struct profile_task *b)
 {
-	size_t i;
-
-	for (i = h & ix->mask; ix->slot[i]; i = (i + 1) & ix->mask) {
-		uint32_t idx = ix->slot[i] - 1;
-		if (hashes[idx] == h && eq(p, idx, key)) {
-			*ret_found = true;
-			return i;
-		}
-	}
-	*ret_found = false;
-	return i;
+	return a->pid == b->pid && a->comm == b->comm && a->uid == b->uid && a->uid_known == b->uid_known &&
+	       a->cgroup == b->cgroup;
 }
 
-/* Make room for one more key (load <= 1/2); positions are rehashed from hashes. */
-static int index_reserve(struct index *ix, size_t nr, const uint64_t *hashes)
+static bool entry_eq(const void *e, const void *key, const void *ctx)
 {
-	struct index n;
+	const struct profile_entry *x = &((const struct profile *)ctx)->entries[*(const uint32_t *)e];
+	const struct entry_key *k = key;
 
-	if ((nr + 1) * 2 <= ix->mask + 1)
-		return 0;
-	if (index_init(&n, (ix->mask + 1) * 2) < 0)
-		return -ENOMEM;
-	for (size_t k = 0; k < nr; k++) {
-		size_t i = hashes[k] & n.mask;
-		while (n.slot[i])
-			i = (i + 1) & n.mask;
-		n.slot[i] = (uint32_t)k + 1;
-	}
-	free(ix->slot);
-	*ix = n;
-	return 0;
+	return x->stack == k->stack && task_eq(&x->task, k->t);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+static uint64_t frame_hash(const struct profile_frame *f)
 {
-	size_t ncap = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
+	return hash__mix(hash__mix(hash__u64((uintptr_t)f->dso), (uintptr_t)f->sym),
+			 (uint64_t)f->kernel | (uint64_t)f->inlined << 1);
 }
 
-/* A hash array resized to cap entries; untouched on failure. */
-static int hashes_fit(uint64_t **h, size_t cap)
+static uint64_t task_hash(uint64_t h, const struct profile_task *t)
 {
-	uint64_t *n = realloc(*h, cap * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	*h = n;
-	return 0;
+	h = hash__mix(h, (uint64_t)(uint32_t)t->pid | (uint64_t)t->uid << 32);
+	h = hash__mix(h, t->cgroup ^ t->uid_known);
+	return hash__mix(h, (uintptr_t)t->comm);
 }
 
 struct profile *profile__new(size_t max_entries)
@@ -132,9 +98,9 @@ struct profile *profile__new(size_t max_entries)
 		p->max_entries = UINT32_MAX / PROFILE_FRAMES_PER_ENTRY;
 	p->max_slots = p->max_entries * PROFILE_FRAMES_PER_ENTRY;
 	p->cut_entry = UINT32_MAX;
-	if (index_init(&p->frame_ix, 256) < 0 || index_init(&p->stack_ix, 256) < 0 ||
-	    index_init(&p->entry_ix, 256) < 0)
-		return profile__free(p);
+	hashtable__init(&p->frame_ix, sizeof(uint32_t), frame_eq, p);
+	hashtable__init(&p->stack_ix, sizeof(uint32_t), stack_eq, p);
+	hashtable__init(&p->entry_ix, sizeof(uint32_t), entry_eq, p);
 	return p;
 }
 
@@ -143,148 +109,72 @@ struct profile *profile__free(struct profile *p)
 	if (!p)
 		return NULL;
 	free(p->frames);
-	free(p->frame_hash);
-	free(p->frame_ix.slot);
 	free(p->stacks);
-	free(p->stack_ix.slot);
 	free(p->pool);
 	free(p->entries);
-	free(p->entry_hash);
-	free(p->entry_ix.slot);
+	hashtable__release(&p->frame_ix);
+	hashtable__release(&p->stack_ix);
+	hashtable__release(&p->entry_ix);
 	free(p);
 	return NULL;
 }
 
 void profile__reset(struct profile *p)
 {
-	memset(p->frame_ix.slot, 0, (p->frame_ix.mask + 1) * sizeof(uint32_t));
-	memset(p->stack_ix.slot, 0, (p->stack_ix.mask + 1) * sizeof(uint32_t));
-	memset(p->entry_ix.slot, 0, (p->entry_ix.mask + 1) * sizeof(uint32_t));
+	hashtable__clear(&p->frame_ix);
+	hashtable__clear(&p->stack_ix);
+	hashtable__clear(&p->entry_ix);
 	p->nr_frames = p->nr_stacks = p->nr_pool = p->nr_entries = 0;
 	p->cut_entry = UINT32_MAX;
 	p->max_slots = p->max_entries * PROFILE_FRAMES_PER_ENTRY;
 	memset(&p->st, 0, sizeof(p->st));
 }
 
-static bool frame_eq(const struct profile *p, uint32_t idx, const void *key)
-{
-	const struct profile_frame *a = &p->frames[idx], *b = key;
-
-	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel && a->inlined == b->inlined;
-}
-
 /* The id of frame f, interned; -ENOSPC when the table is full; -ENOMEM. */
 static int64_t frame_id(struct profile *p, const struct profile_frame *f)
 {
-	uint64_t h = mix(mix(mix(0, (uintptr_t)f->dso), (uintptr_t)f->sym), f->kernel);
-	bool found;
-	size_t i = index_find(p, &p->frame_ix, h, frame_eq, f, p->frame_hash, &found);
+	uint64_t h = frame_hash(f);
+	uint32_t *slot = hashtable__find(&p->frame_ix, h, f);
+	bool created;
 
-	if (found)
-		return p->frame_ix.slot[i] - 1;
+	if (slot)
+		return *slot;
 	if (p->nr_frames >= p->max_entries)
 		return -ENOSPC;
-	if (grow((void **)&p->frames, &p->cap_frames, p->nr_frames + 1, sizeof(*p->frames)) < 0)
+	if (VEC_RESERVE(p->frames, p->cap_frames, p->nr_frames + 1) < 0)
 		return -ENOMEM;
-	/* the hashes follow the frames' capacity */
-	if (hashes_fit(&p->frame_hash, p->cap_frames) < 0)
+	slot = hashtable__insert(&p->frame_ix, h, f, &created);
+	if (!slot)
 		return -ENOMEM;
-	if (index_reserve(&p->frame_ix, p->nr_frames, p->frame_hash) < 0)
-		return -ENOMEM;
-	i = index_find(p, &p->frame_ix, h, frame_eq, f, p->frame_hash, &found);
 	p->frames[p->nr_frames] = *f;
-	p->frame_hash[p->nr_frames] = h;
-	p->frame_ix.slot[i] = (uint32_t)++p->nr_frames;
-	return (int64_t)p->nr_frames - 1;
-}
-
-struct stack_key {
-	const uint32_t *ids;
-	size_t nr;
-};
-
-static bool stack_eq(const struct profile *p, uint32_t idx, const void *key)
-{
-	const struct stack_key *k = key;
-	const struct stack *s = &p->stacks[idx];
-
-	return s->nr == k->nr && !memcmp(p->pool + s->off, k->ids, k->nr * sizeof(*k->ids));
-}
-
-/* Lookup in the stack index by hash through the stacks array (strided hashes). */
-static size_t stack_find(const struct profile *p, uint64_t h, const struct stack_key *k, bool *ret_found)
-{
-	size_t i;
-
-	for (i = h & p->stack_ix.mask; p->stack_ix.slot[i]; i = (i + 1) & p->stack_ix.mask) {
-		uint32_t idx = p->stack_ix.slot[i] - 1;
-		if (p->stacks[idx].hash == h && stack_eq(p, idx, k)) {
-			*ret_found = true;
-			return i;
-		}
-	}
-	*ret_found = false;
-	return i;
+	*slot = (uint32_t)p->nr_frames++;
+	return *slot;
 }
 
 /* The id of the stack ids[0..nr), interned; -ENOSPC over the frame budget; -ENOMEM. */
 static int64_t stack_id(struct profile *p, const uint32_t *ids, size_t nr)
 {
 	struct stack_key k = { ids, nr };
-	uint64_t h = hash_bytes(ids, nr * sizeof(*ids));
-	bool found;
-	size_t i = stack_find(p, h, &k, &found);
+	uint64_t h = hash__bytes(ids, nr * sizeof(*ids));
+	uint32_t *slot = hashtable__find(&p->stack_ix, h, &k);
+	bool created;
 
-	if (found)
-		return p->stack_ix.slot[i] - 1;
+	if (slot)
+		return *slot;
 	if (p->nr_pool + nr > p->max_slots)
 		return -ENOSPC;
-	if (grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks)) < 0 ||
-	    grow((void **)&p->pool, &p->cap_pool, p->nr_pool + nr, sizeof(*p->pool)) < 0)
+	if (VEC_RESERVE(p->stacks, p->cap_stacks, p->nr_stacks + 1) < 0 ||
+	    VEC_RESERVE(p->pool, p->cap_pool, p->nr_pool + nr) < 0)
 		return -ENOMEM;
-	if ((p->nr_stacks + 1) * 2 > p->stack_ix.mask + 1) {
-		struct index n;
-		if (index_init(&n, (p->stack_ix.mask + 1) * 2) < 0)
-			return -ENOMEM;
-		for (size_t s = 0; s < p->nr_stacks; s++) {
-			size_t j = p->stacks[s].hash & n.mask;
-			while (n.slot[j])
-				j = (j + 1) & n.mask;
-			n.slot[j] = (uint32_t)s + 1;
-		}
-		free(p->stack_ix.slot);
-		p->stack_ix = n;
-		i = stack_find(p, h, &k, &found);
-	}
-	memcpy(p->pool + p->nr_pool, ids, nr * sizeof(*ids));
-	p->stacks[p->nr_stacks] = (struct stack){ .hash = h, .off = (uint32_t)p->nr_pool, .nr = (uint32_t)nr };
+	slot = hashtable__insert(&p->stack_ix, h, &k, &created);
+	if (!slot)
+		return -ENOMEM;
+	if (nr)
+		memcpy(p->pool + p->nr_pool, ids, nr * sizeof(*ids));
+	p->stacks[p->nr_stacks] = (struct stack){ .off = (uint32_t)p->nr_pool, .nr = (uint32_t)nr };
 	p->nr_pool += nr;
-	p->stack_ix.slot[i] = (uint32_t)++p->nr_stacks;
-	return (int64_t)p->nr_stacks - 1;
-}
-
-struct entry_key {
-	const struct profile_task *t;
-	uint32_t stack;
-};
-
-static bool entry_eq(const struct profile *p, uint32_t idx, const void *key)
-{
-	const struct entry_key *k = key;
-	const struct profile_entry *e = &p->entries[idx];
-
-	return e->stack == k->stack && e->task.pid == k->t->pid && e->task.comm == k->t->comm &&
-	       e->task.uid == k->t->uid && e->task.uid_known == k->t->uid_known &&
-	       e->task.cgroup == k->t->cgroup;
-}
-
-static uint64_t entry_hash(const struct profile_task *t, uint32_t stack)
-{
-	uint64_t h = mix(0x9e3779b97f4a7c15ull, stack);
-
-	h = mix(h, (uint64_t)(uint32_t)t->pid | (uint64_t)t->uid << 32);
-	h = mix(h, t->cgroup ^ t->uid_known);
-	return mix(h, (uintptr_t)t->comm);
+	*slot = (uint32_t)p->nr_stacks++;
+	return *slot;
 }
 
 /* Count into the entry of (t, stack); -ENOSPC when it is new and the table is full. */
@@ -292,26 +182,23 @@ static int entry_add(struct profile *p, const struct profile_task *t, uint32_t s
 		     bool may_exceed)
 {
 	struct entry_key k = { t, stack };
-	uint64_t h = entry_hash(t, stack);
-	bool found;
-	size_t i = index_find(p, &p->entry_ix, h, entry_eq, &k, p->entry_hash, &found);
+	uint64_t h = task_hash(hash__u64(stack), t);
+	uint32_t *slot = hashtable__find(&p->entry_ix, h, &k);
 	struct profile_entry *e;
+	bool created;
 
-	if (!found) {
+	if (!slot) {
 		if (p->nr_entries >= p->max_entries && !may_exceed)
 			return -ENOSPC;
-		if (grow((void **)&p->entries, &p->cap_entries, p->nr_entries + 1, sizeof(*p->entries)) < 0)
+		if (VEC_RESERVE(p->entries, p->cap_entries, p->nr_entries + 1) < 0)
 			return -ENOMEM;
-		if (hashes_fit(&p->entry_hash, p->cap_entries) < 0)
+		slot = hashtable__insert(&p->entry_ix, h, &k, &created);
+		if (!slot)
 			return -ENOMEM;
-		if (index_reserve(&p->entry_ix, p->nr_entries, p->entry_hash) < 0)
-			return -ENOMEM;
-		i = index_find(p, &p->entry_ix, h, entry_eq, &k, p->entry_hash, &found);
 		p->entries[p->nr_entries] = (struct profile_entry){ .task = *t, .stack = stack };
-		p->entry_hash[p->nr_entries] = h;
-		p->entry_ix.slot[i] = (uint32_t)++p->nr_entries;
+		*slot = (uint32_t)p->nr_entries++;
 	}
-	e = &p->entries[p->entry_ix.slot[i] - 1];
+	e = &p->entries[*slot];
 	e->samples++;
 	e->period += period;
 	return 0;
@@ -386,11 +273,9 @@ const struct profile_stats *profile__stats(const struct profile *p)
 	s->stacks = p->nr_stacks;
 	s->frames = p->nr_frames;
 	s->frame_slots = p->nr_pool;
-	s->bytes = sizeof(*p) +
-		   p->cap_frames * (sizeof(*p->frames) + sizeof(uint64_t)) +
-		   (p->frame_ix.mask + 1 + p->stack_ix.mask + 1 + p->entry_ix.mask + 1) * sizeof(uint32_t) +
-		   p->cap_stacks * sizeof(*p->stacks) + p->cap_pool * sizeof(*p->pool) +
-		   p->cap_entries * (sizeof(*p->entries) + sizeof(uint64_t));
+	s->bytes = sizeof(*p) + p->cap_frames * sizeof(*p->frames) + p->cap_stacks * sizeof(*p->stacks) +
+		   p->cap_pool * sizeof(*p->pool) + p->cap_entries * sizeof(*p->entries) +
+		   hashtable__bytes(&p->frame_ix) + hashtable__bytes(&p->stack_ix) + hashtable__bytes(&p->entry_ix);
 	return s;
 }
 
@@ -416,119 +301,98 @@ const struct profile_frame *profile__frames(const struct profile *p, size_t *ret
 	return p->frames;
 }
 
-/* Rows are built with a temporary index over the row array, as entries are. */
-struct rows_ctx {
-	struct profile_row *v;
-	uint64_t *hash;
-	size_t nr;
-	struct index ix;
-};
-
-static void project(const struct profile *p, const struct profile_entry *e, const bool key_on[KEY__MAX],
+static void project(const struct profile *p, const struct profile_entry *e, const bool key_on[PROFILE_KEY__MAX],
 		    bool by_stack, struct profile_row *r)
 {
 	size_t nr;
 	const uint32_t *ids = profile__stack(p, e->stack, &nr);
 	const struct profile_frame *leaf = nr ? &p->frames[ids[0]] : NULL;
-	struct report_sample *k = &r->row.key;
 
 	/* a row's symbol is the function the time is in, as perf's: not one inlined into it */
 	for (size_t i = 1; i < nr && leaf->inlined; i++)
 		leaf = &p->frames[ids[i]];
-	memset(r, 0, sizeof(*r));
-	r->stack = by_stack ? e->stack : UINT32_MAX;
-	if (key_on[KEY_UID]) {
-		k->uid = e->task.uid;
-		k->uid_known = e->task.uid_known;
+	*r = (struct profile_row){ .stack = by_stack ? e->stack : UINT32_MAX };
+	if (key_on[PROFILE_KEY_UID]) {
+		r->task.uid = e->task.uid;
+		r->task.uid_known = e->task.uid_known;
 	}
-	if (key_on[KEY_CGROUP])
-		k->cgroup = e->task.cgroup;
-	if (key_on[KEY_PID])
-		k->pid = e->task.pid;
-	if (key_on[KEY_COMM])
-		k->comm = e->task.comm;
+	if (key_on[PROFILE_KEY_CGROUP])
+		r->task.cgroup = e->task.cgroup;
+	if (key_on[PROFILE_KEY_PID])
+		r->task.pid = e->task.pid;
+	if (key_on[PROFILE_KEY_COMM])
+		r->task.comm = e->task.comm;
 	/* as perf's --sort sym: a symbol is its name wherever it lives, unless the
 	 * object is a key too */
-	if (key_on[KEY_DSO])
-		k->dso = leaf ? leaf->dso : NULL;
-	if (key_on[KEY_SYM] && leaf) {
-		k->sym = leaf->sym;
-		k->kernel = leaf->kernel;
+	if (key_on[PROFILE_KEY_DSO])
+		r->dso = leaf ? leaf->dso : NULL;
+	if (key_on[PROFILE_KEY_SYM] && leaf) {
+		r->sym = leaf->sym;
+		r->kernel = leaf->kernel;
 	}
 }
 
-static bool row_eq(const struct profile_row *a, const struct profile_row *b)
+/* Rows are grouped through a table of their indexes in the row array. */
+static bool row_eq(const void *e, const void *key, const void *ctx)
 {
-	const struct report_sample *x = &a->row.key, *y = &b->row.key;
+	const struct profile_row *a = &((const struct profile_row *)ctx)[*(const uint32_t *)e], *b = key;
 
-	return a->stack == b->stack && x->uid == y->uid && x->uid_known == y->uid_known &&
-	       x->cgroup == y->cgroup && x->pid == y->pid && x->comm == y->comm && x->dso == y->dso &&
-	       x->sym == y->sym && x->kernel == y->kernel;
+	return a->stack == b->stack && task_eq(&a->task, &b->task) && a->dso == b->dso && a->sym == b->sym &&
+	       a->kernel == b->kernel;
 }
 
 static uint64_t row_hash(const struct profile_row *r)
 {
-	const struct report_sample *k = &r->row.key;
-	uint64_t h = mix(0, r->stack);
+	uint64_t h = task_hash(hash__u64(r->stack), &r->task);
 
-	h = mix(h, (uint64_t)(uint32_t)k->pid | (uint64_t)k->uid << 32);
-	h = mix(h, k->cgroup ^ k->uid_known ^ (uint64_t)k->kernel << 1);
-	h = mix(h, (uintptr_t)k->comm);
-	h = mix(h, (uintptr_t)k->dso);
-	return mix(h, (uintptr_t)k->sym);
+	return hash__mix(hash__mix(h, (uintptr_t)r->dso), (uintptr_t)r->sym ^ r->kernel);
 }
 
 static int cmp_row(const void *x, const void *y)
 {
-	const struct report_row *a = &((const struct profile_row *)x)->row;
-	const struct report_row *b = &((const struct profile_row *)y)->row;
+	const struct profile_row *a = x, *b = y;
 
 	if (a->period != b->period)
 		return a->period < b->period ? 1 : -1;
 	if (a->samples != b->samples)
 		return a->samples < b->samples ? 1 : -1;
-	return ((const struct profile_row *)x)->order < ((const struct profile_row *)y)->order ? -1 : 1;
+	return a->order < b->order ? -1 : 1;
 }
 
-int profile__rows(const struct profile *p, const bool key_on[KEY__MAX], bool by_stack,
+int profile__rows(const struct profile *p, const bool key_on[PROFILE_KEY__MAX], bool by_stack,
 		  struct profile_row **ret, size_t *ret_nr)
 {
-	size_t cap = 16;
-	struct rows_ctx c = { 0 };
+	struct profile_row *v = calloc(p->nr_entries + 1, sizeof(*v));
+	struct hashtable ix;
+	size_t nr = 0;
 
-	while (cap < 2 * (p->nr_entries + 1))
-		cap *= 2;
-	c.v = malloc((p->nr_entries + 1) * sizeof(*c.v));
-	c.hash = malloc((p->nr_entries + 1) * sizeof(*c.hash));
-	if (!c.v || !c.hash || index_init(&c.ix, cap) < 0) {
-		free(c.v);
-		free(c.hash);
+	if (!v)
 		return -ENOMEM;
-	}
+	hashtable__init(&ix, sizeof(uint32_t), row_eq, v);    /* v is not moved: room for every entry */
 	for (size_t e = 0; e < p->nr_entries; e++) {
 		struct profile_row r;
-		uint64_t h;
-		size_t i;
+		uint32_t *slot;
+		bool created;
 
 		project(p, &p->entries[e], key_on, by_stack, &r);
-		h = row_hash(&r);
-		for (i = h & c.ix.mask; c.ix.slot[i]; i = (i + 1) & c.ix.mask)
-			if (c.hash[c.ix.slot[i] - 1] == h && row_eq(&c.v[c.ix.slot[i] - 1], &r))
-				break;
-		if (!c.ix.slot[i]) {
-			r.order = (uint32_t)c.nr;
-			c.v[c.nr] = r;
-			c.hash[c.nr] = h;
-			c.ix.slot[i] = (uint32_t)++c.nr;
+		slot = hashtable__insert(&ix, row_hash(&r), &r, &created);
+		if (!slot) {
+			hashtable__release(&ix);
+			free(v);
+			return -ENOMEM;
 		}
-		c.v[c.ix.slot[i] - 1].row.samples += p->entries[e].samples;
-		c.v[c.ix.slot[i] - 1].row.period += p->entries[e].period;
+		if (created) {
+			r.order = (uint32_t)nr;
+			v[nr] = r;
+			*slot = (uint32_t)nr++;
+		}
+		v[*slot].samples += p->entries[e].samples;
+		v[*slot].period += p->entries[e].period;
 	}
-	free(c.ix.slot);
-	free(c.hash);
-	qsort(c.v, c.nr, sizeof(*c.v), cmp_row);
-	*ret = c.v;
-	*ret_nr = c.nr;
+	hashtable__release(&ix);
+	qsort(v, nr, sizeof(*v), cmp_row);
+	*ret = v;
+	*ret_nr = nr;
 	return 0;
 }
 

@@ -6,7 +6,6 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -15,27 +14,25 @@
 #include <sys/utsname.h>
 #include <perf/event.h>
 
-#include "prof/perfdata/build_id.h"
-#include "prof/cli/commands.h"
-#include "prof/base/escape.h"
-#include "prof/base/idmap.h"
+#include "prof/analyze/attribution.h"
 #include "prof/analyze/jitmap.h"
 #include "prof/analyze/model.h"
-#include "prof/record/ordered_queue.h"
-#include "prof/sys/privs.h"
-#include "prof/output/pprof.h"
 #include "prof/analyze/profile.h"
-#include "prof/sys/procfs.h"
+#include "prof/analyze/resolver.h"
+#include "prof/analyze/symbols.h"
+#include "prof/base/escape.h"
+#include "prof/base/strset.h"
+#include "prof/base/util.h"
+#include "prof/cli/commands.h"
+#include "prof/cli/report_opts.h"
+#include "prof/output/folded.h"
+#include "prof/output/keys.h"
+#include "prof/output/pprof.h"
+#include "prof/perfdata/build_id.h"
 #include "prof/perfdata/perf_reader.h"
 #include "prof/perfdata/prof_section.h"
-#include "prof/cli/report_opts.h"
-#include "prof/analyze/resolver.h"
-#include "prof/base/strset.h"
-#include "prof/analyze/symbols.h"
-#include "prof/base/util.h"
-
-#define UNKNOWN RESOLVE_UNKNOWN
-
+#include "prof/record/ordered_queue.h"
+#include "prof/sys/privs.h"
 
 struct report {
 	struct report_opts o;
@@ -43,10 +40,9 @@ struct report {
 	struct model *model;
 	struct symbols *syms;
 	struct jitmap *jit;
-	struct report_agg *agg;         /* folded stacks and SVG, from prof at the end */
 	struct profile *prof;           /* every sample, by (task, stack) */
 	struct resolver res;
-	struct profile_frame frames[READER_MAX_STACK + 1];
+	struct attribution attr;        /* samples to the engine's entries */
 	struct strset comms;
 	struct prof_section section;    /* prof's section, empty in perf's files */
 	uint64_t samples, filtered, lost, first_time, last_time;
@@ -80,44 +76,37 @@ static bool cgroup_matches(const char *path, const char *want)
 	return !strncmp(path, want, l) && (path[l] == '\0' || path[l] == '/');
 }
 
+/* The filters (--pid, --comm, --uid, --cgroup). */
+static bool admits(void *ctx, const struct profile_task *t)
+{
+	const struct report *r = ctx;
+
+	return !(r->o.has_pid && t->pid != r->o.pid) && !(r->o.comm && strcmp(t->comm, r->o.comm)) &&
+	       !(r->o.has_uid && (!t->uid_known || t->uid != r->o.uid)) &&
+	       !(r->o.cgroup && !cgroup_matches(model__cgroup(r->model, t->cgroup), r->o.cgroup));
+}
+
 static int on_sample(struct report *r, const struct perf_event_header *ev, uint64_t off)
 {
 	const struct reader_attr *a;
 	struct sample s;
-	struct profile_task task = { 0 };
-	const char *comm;
-	size_t n;
 	int err = perf_reader__parse_sample(r->reader, ev, off, &s, &a, &r->err);
 
 	if (err < 0)
 		return err;
 	if (!a->attr.sample_period && !a->attr.freq)
 		return 0;       /* a counting-only event */
-	comm = model__comm(r->model, (int32_t)s.tid);
-	if (!comm[0] && s.tid == 0)
-		comm = "swapper";       /* the idle task, as perf names it */
-	task.pid = (int32_t)s.pid;
-	task.uid_known = model__uid(r->model, (int32_t)s.tid, &task.uid);
-	task.cgroup = s.cgroup;
-	if ((r->o.has_pid && task.pid != r->o.pid) ||
-	    (r->o.comm && strcmp(comm, r->o.comm)) ||
-	    (r->o.has_uid && (!task.uid_known || task.uid != r->o.uid)) ||
-	    (r->o.cgroup && !cgroup_matches(model__cgroup(r->model, s.cgroup), r->o.cgroup))) {
-		r->filtered++;
-		return 0;
+	err = attribution__add(&r->attr, &s);
+	if (err <= 0) {
+		r->filtered += err == 0;
+		return err;
 	}
-	task.comm = strset__intern(&r->comms, comm[0] ? comm : UNKNOWN);
-	if (!task.comm)
-		return -ENOMEM;
-	n = resolver__stack(&r->res, task.pid, s.misc, s.ip, s.callchain, s.nr_callchain, r->o.callchain,
-			    r->frames, ARRAY_SIZE(r->frames));
 	r->samples++;
 	if (!r->first_time || s.time < r->first_time)
 		r->first_time = s.time;
 	if (s.time > r->last_time)
 		r->last_time = s.time;
-	err = profile__add(r->prof, &task, r->frames, n, s.period ? s.period : 1);
-	return err < 0 ? err : 0;
+	return 0;
 }
 
 static int on_record(const struct perf_event_header *ev, uint64_t off, struct report *r)
@@ -129,11 +118,7 @@ static int on_record(const struct perf_event_header *ev, uint64_t off, struct re
 	return model__process(r->model, ev);
 }
 
-struct queued_ctx {
-	struct report *r;
-};
-
-static int deliver(const struct perf_event_header *ev, uint64_t time, void *ctx)
+static int on_queued_record(const struct perf_event_header *ev, uint64_t time, void *ctx)
 {
 	/* the record's offset is lost once queued: report errors at offset 0 of a copy */
 	return on_record(ev, 0, ctx);
@@ -157,7 +142,7 @@ static int read_all(struct report *r, bool sorted)
 		if (sorted) {
 			err = on_record(ev, off, r);
 		} else if (ev->type == PERF_RECORD_FINISHED_ROUND) {
-			err = ordered_queue__flush(q, prev_max, deliver, r);
+			err = ordered_queue__flush(q, prev_max, on_queued_record, r);
 			prev_max = max;
 		} else {
 			uint64_t t = perf_reader__time(r->reader, ev);
@@ -171,60 +156,10 @@ static int read_all(struct report *r, bool sorted)
 	if (n < 0)
 		err = n;
 	if (!err && q)
-		err = ordered_queue__flush(q, UINT64_MAX, deliver, r);
+		err = ordered_queue__flush(q, UINT64_MAX, on_queued_record, r);
 	ordered_queue__free(q);
 	return err;
 }
-
-static const char *user_name(uint32_t uid, char *buf, size_t len)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	if (pw)
-		snprintf(buf, len, "%s", pw->pw_name);
-	else
-		snprintf(buf, len, "%u", uid);
-	return buf;
-}
-
-static void key_text(struct report *r, const struct report_row *row, enum report_key k, char *buf, size_t len)
-{
-	const char *cg;
-
-	switch (k) {
-	case KEY_UID:
-		if (row->key.uid_known)
-			user_name(row->key.uid, buf, len);
-		else
-			snprintf(buf, len, "%s", UNKNOWN);
-		break;
-	case KEY_CGROUP:
-		cg = model__cgroup(r->model, row->key.cgroup);
-		snprintf(buf, len, "%s", cg ? cg : row->key.cgroup ? UNKNOWN : "-");
-		break;
-	case KEY_PID:
-		snprintf(buf, len, "%d", row->key.pid);
-		break;
-	case KEY_COMM:
-		snprintf(buf, len, "%s", row->key.comm);
-		break;
-	case KEY_DSO: {
-		const char *slash = strrchr(row->key.dso, '/');
-		snprintf(buf, len, "%s", slash ? slash + 1 : row->key.dso);
-		break;
-	}
-	case KEY_SYM:
-		snprintf(buf, len, "[%c] %s", row->key.kernel ? 'k' : '.', row->key.sym);
-		break;
-	default:
-		buf[0] = '\0';
-	}
-}
-
-static const char *const key_titles[KEY__MAX] = {
-	[KEY_UID] = "User", [KEY_CGROUP] = "Cgroup", [KEY_PID] = "Pid",
-	[KEY_COMM] = "Command", [KEY_DSO] = "Shared Object", [KEY_SYM] = "Symbol",
-};
 
 /* What prof's section says (perf's files have none): the tasks' uids, the scope. */
 static int read_prof_section(struct report *r, bool *ret_found)
@@ -253,22 +188,19 @@ static size_t term_width(void)
 	return 0;       /* not a terminal: no limit */
 }
 
-static void print_text(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,
-		       uint64_t total_s)
+static void print_header(const struct report *r)
 {
 	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
 	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
-	size_t width = term_width(), w[KEY__MAX] = { 0 };
-	bool tty = width > 0;
-	char raw[1024], buf[4 * sizeof(raw)];
-	size_t shown = 0;
+	const struct profile_stats *st = profile__stats(r->prof);
+	char buf[4096];
 
 	/* everything from the file is shown through escape__text(): no raw control bytes */
 	escape__text(buf, sizeof(buf), r->o.input);
 	printf("# prof report: %s\n", buf);
 	escape__text(buf, sizeof(buf), a && a->name[0] ? a->name : "?");
-	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", buf,
-	       total_s, r->lost, r->last_time > r->first_time ? (double)(r->last_time - r->first_time) / 1e9 : 0.0);
+	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", buf, st->samples, r->lost,
+	       r->last_time > r->first_time ? (double)(r->last_time - r->first_time) / 1e9 : 0.0);
 	if (host) {
 		escape__text(buf, sizeof(buf), host);
 		printf(", host %s", buf);
@@ -279,50 +211,62 @@ static void print_text(struct report *r, const struct report_row *rows, size_t n
 		printf("# scope: %s\n", buf);
 	}
 	if (r->section.has_stats) {
-		const struct prof_section_stats *st = &r->section.stats;
+		const struct prof_section_stats *rec = &r->section.stats;
 
 		printf("# recorded: %" PRIu64 " samples written, %" PRIu64 " out of scope, %" PRIu64
-		       " unattributed, %" PRIu64 " lost\n", st->samples_written, st->samples_out_of_scope,
-		       st->unattributed_gone + st->unattributed_creds, st->lost + st->lost_samples);
+		       " unattributed, %" PRIu64 " lost\n", rec->samples_written, rec->samples_out_of_scope,
+		       rec->unattributed_gone + rec->unattributed_creds, rec->lost + rec->lost_samples);
 	}
 	if (r->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
-	if (profile__stats(r->prof)->cut_samples)
-		printf("# cut: %" PRIu64 " samples beyond --max-stacks, shown as [cut]\n",
-		       profile__stats(r->prof)->cut_samples);
+	if (st->cut_samples)
+		printf("# cut: %" PRIu64 " samples beyond --max-stacks, shown as [cut]\n", st->cut_samples);
 	printf("#\n");
-	for (size_t k = 0; k < r->o.nr_keys; k++)
-		w[k] = strlen(key_titles[r->o.keys[k]]);
-	for (size_t i = 0; i < nr; i++)
-		for (size_t k = 0; k < r->o.nr_keys; k++) {
-			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
-			w[k] = MAX(w[k], MIN(escape__text(buf, sizeof(buf), raw), (size_t)48));
-		}
-	printf("# %8s  %8s", "Overhead", "Samples");
-	for (size_t k = 0; k < r->o.nr_keys; k++)
-		printf("  %-*s", k + 1 < r->o.nr_keys ? (int)w[k] : 0, key_titles[r->o.keys[k]]);
-	printf("\n#\n");
-	for (size_t i = 0; i < nr; i++) {
-		double pct = total_p ? 100.0 * (double)rows[i].period / (double)total_p : 0;
-		char line[4096];
-		size_t off;
+}
 
-		if (pct < r->o.percent_limit || (r->o.top && shown >= r->o.top))
-			break;
-		off = (size_t)snprintf(line, sizeof(line), "%s%9.2f%%%s  %8" PRIu64,
-				       tty && pct >= 5 ? "\033[31m" : "", pct, tty && pct >= 5 ? "\033[m" : "",
-				       rows[i].samples);
-		for (size_t k = 0; k < r->o.nr_keys && off < sizeof(line); k++) {
-			key_text(r, &rows[i], r->o.keys[k], raw, sizeof(raw));
-			escape__text(buf, sizeof(buf), raw);
+/* Is row i past what --percent-limit and --top show? */
+static bool row_hidden(const struct report *r, const struct profile_row *row, size_t shown)
+{
+	uint64_t total = profile__stats(r->prof)->period;
+	double pct = total ? 100.0 * (double)row->period / (double)total : 0;
+
+	return pct < r->o.percent_limit || (r->o.top && shown >= r->o.top);
+}
+
+static void print_text(const struct report *r, const struct profile_row *rows, size_t nr)
+{
+	const struct view_opts *v = &r->o.view;
+	uint64_t total = profile__stats(r->prof)->period;
+	size_t width = term_width(), w[PROFILE_KEY__MAX] = { 0 };
+	bool tty = width > 0;
+	char buf[4096], line[4096];
+
+	print_header(r);
+	for (size_t k = 0; k < v->nr_keys; k++)
+		w[k] = strlen(keys__title(v->keys[k]));
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < v->nr_keys; k++)
+			w[k] = MAX(w[k], MIN(keys__text(&rows[i], v->keys[k], r->model, r->prof, buf, sizeof(buf)),
+					     (size_t)48));
+	printf("# %8s  %8s", "Overhead", "Samples");
+	for (size_t k = 0; k < v->nr_keys; k++)
+		printf("  %-*s", k + 1 < v->nr_keys ? (int)w[k] : 0, keys__title(v->keys[k]));
+	printf("\n#\n");
+	for (size_t i = 0; i < nr && !row_hidden(r, &rows[i], i); i++) {
+		double pct = total ? 100.0 * (double)rows[i].period / (double)total : 0;
+		bool red = tty && pct >= 5;
+		size_t off = (size_t)snprintf(line, sizeof(line), "%s%9.2f%%%s  %8" PRIu64, red ? "\033[31m" : "", pct,
+					      red ? "\033[m" : "", rows[i].samples);
+
+		for (size_t k = 0; k < v->nr_keys && off < sizeof(line); k++) {
+			keys__text(&rows[i], v->keys[k], r->model, r->prof, buf, sizeof(buf));
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
-						k + 1 < r->o.nr_keys ? (int)w[k] : 0, buf);
+						k + 1 < v->nr_keys ? (int)w[k] : 0, buf);
 		}
 		/* fit the terminal (escape sequences take no columns) */
-		if (width && off > width + (tty && pct >= 5 ? 6 : 0))
-			line[width + (tty && pct >= 5 ? 6 : 0)] = '\0';
+		if (width && off > width + (red ? 6 : 0))
+			line[width + (red ? 6 : 0)] = '\0';
 		printf("%s\n", line);
-		shown++;
 	}
 }
 
@@ -331,49 +275,51 @@ static void json_str(const char *s)
 	escape__json(stdout, s, strlen(s));
 }
 
-static void print_json(struct report *r, const struct report_row *rows, size_t nr, uint64_t total_p,
-		       uint64_t total_s)
+/* One row's keys as JSON members. */
+static void print_json_keys(const struct report *r, const struct profile_row *row)
+{
+	char buf[1024];
+
+	for (size_t k = 0; k < r->o.view.nr_keys; k++) {
+		enum profile_key key = r->o.view.keys[k];
+
+		if (key == PROFILE_KEY_PID) {
+			printf(",\"pid\":%d", row->task.pid);
+			continue;
+		}
+		if (key == PROFILE_KEY_UID && row->task.uid_known)
+			printf(",\"uid\":%u", row->task.uid);
+		if (key == PROFILE_KEY_SYM) {
+			printf(",\"sym\":");
+			json_str(row->sym ? row->sym : "");
+			printf(",\"kernel\":%s", row->kernel ? "true" : "false");
+			continue;
+		}
+		keys__raw_text(row, key, r->model, r->prof, buf, sizeof(buf));
+		printf(",\"%s\":", keys__json_name(key));
+		json_str(key == PROFILE_KEY_DSO ? (row->dso ? row->dso : "") : buf);
+	}
+}
+
+static void print_json(const struct report *r, const struct profile_row *rows, size_t nr)
 {
 	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
-	char buf[1024];
+	const struct profile_stats *st = profile__stats(r->prof);
 
 	printf("{\"schema\":\"prof-report/1\",\"file\":");
 	json_str(r->o.input);
 	printf(",\"event\":");
 	json_str(a && a->name[0] ? a->name : "");
 	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"cut\":%" PRIu64
-	       ",\"scope\":", total_s, total_p, r->lost, profile__stats(r->prof)->cut_samples);
+	       ",\"scope\":", st->samples, st->period, r->lost, st->cut_samples);
 	json_str(r->scope);
 	printf(",\"rows\":[");
-	for (size_t i = 0, shown = 0; i < nr; i++) {
-		double pct = total_p ? 100.0 * (double)rows[i].period / (double)total_p : 0;
-
-		if (pct < r->o.percent_limit || (r->o.top && shown >= r->o.top))
-			break;
-		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, shown ? "," : "",
-		       pct, rows[i].samples, rows[i].period);
-		for (size_t k = 0; k < r->o.nr_keys; k++) {
-			enum report_key key = r->o.keys[k];
-			static const char *const names[KEY__MAX] = { "user", "cgroup", "pid", "comm", "dso", "sym" };
-
-			if (key == KEY_PID) {
-				printf(",\"pid\":%d", rows[i].key.pid);
-				continue;
-			}
-			if (key == KEY_UID && rows[i].key.uid_known)
-				printf(",\"uid\":%u", rows[i].key.uid);
-			if (key == KEY_SYM) {
-				printf(",\"sym\":");
-				json_str(rows[i].key.sym);
-				printf(",\"kernel\":%s", rows[i].key.kernel ? "true" : "false");
-				continue;
-			}
-			key_text(r, &rows[i], key, buf, sizeof(buf));
-			printf(",\"%s\":", names[key]);
-			json_str(key == KEY_DSO ? rows[i].key.dso : buf);
-		}
+	for (size_t i = 0; i < nr && !row_hidden(r, &rows[i], i); i++) {
+		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, i ? "," : "",
+		       st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0, rows[i].samples,
+		       rows[i].period);
+		print_json_keys(r, &rows[i]);
 		printf("}");
-		shown++;
 	}
 	printf("]}\n");
 }
@@ -440,57 +386,14 @@ static void say_refused(const struct symbols_refused *o, void *ctx)
 			o->found_len ? "it has another" : "it has none");
 }
 
-/* The engine's stacks as folded stacks (command first, outermost frame next). */
-static int fill_stacks(struct report *r)
-{
-	size_t nr;
-	const struct profile_entry *e = profile__entries(r->prof, &nr);
-	const struct profile_frame *f = profile__frames(r->prof, &(size_t){ 0 });
-	const char *frames[READER_MAX_STACK + 2];
-	int err = 0;
-
-	for (size_t i = 0; i < nr && !err; i++) {
-		size_t n;
-		const uint32_t *ids = profile__stack(r->prof, e[i].stack, &n);
-
-		frames[0] = e[i].task.comm;
-		for (size_t k = 0; k < n; k++)
-			frames[1 + k] = f[ids[n - 1 - k]].sym;
-		err = report_agg__add_stack(r->agg, frames, n + 1, e[i].samples);
-	}
-	return err;
-}
-
-/* The engine's entries grouped by the --sort keys. */
-static struct report_row *table_rows(struct report *r, size_t *ret_nr, uint64_t *ret_period, uint64_t *ret_samples)
-{
-	_cleanup_free_ struct profile_row *pr = NULL;
-	struct report_row *rows;
-	bool key_on[KEY__MAX] = { false };
-	size_t nr;
-
-	for (size_t k = 0; k < r->o.nr_keys; k++)
-		key_on[r->o.keys[k]] = true;
-	if (profile__rows(r->prof, key_on, false, &pr, &nr) < 0)
-		return NULL;
-	rows = malloc((nr ? nr : 1) * sizeof(*rows));
-	if (!rows)
-		return NULL;
-	for (size_t i = 0; i < nr; i++)
-		rows[i] = pr[i].row;
-	*ret_nr = nr;
-	*ret_period = profile__stats(r->prof)->period;
-	*ret_samples = profile__stats(r->prof)->samples;
-	return rows;
-}
-
-static int write_pprof(struct report *r)
+/* -F pprof's description of the recording: the event, its period, the duration. */
+static struct pprof_meta pprof_meta_of(const struct report *r)
 {
 	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
 	const struct profile_stats *st = profile__stats(r->prof);
 	const char *ev = a && a->name[0] ? a->name : "events";
-	char scope[600], cut[200];
-	struct pprof_meta m = {
+
+	return (struct pprof_meta){
 		.event = ev,
 		.time_period = !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock") ||
 			       (a && a->attr.type == PERF_TYPE_SOFTWARE &&
@@ -501,6 +404,13 @@ static int write_pprof(struct report *r)
 		.model = r->model,
 		.reader = r->reader,
 	};
+}
+
+static int write_pprof(struct report *r)
+{
+	const struct profile_stats *st = profile__stats(r->prof);
+	struct pprof_meta m = pprof_meta_of(r);
+	char scope[600], cut[200];
 	size_t nc = 0;
 	int fd = STDOUT_FILENO, err;
 
@@ -538,16 +448,125 @@ static int write_pprof(struct report *r)
 	return err;
 }
 
+/* -F folded and -F svg: the engine's stacks. */
+static int write_stacks(struct report *r)
+{
+	struct folded *f;
+	char title[600];
+	int err = folded__new(r->prof, &f);
+
+	if (err < 0)
+		return err;
+	snprintf(title, sizeof(title), "prof: %s%s%s", r->o.input, r->scope[0] ? " — " : "", r->scope);
+	err = r->o.format == FORMAT_SVG ? folded__write_svg(f, stdout, title) : folded__write(f, stdout);
+	folded__free(f);
+	return err;
+}
+
+/* The text and JSON outputs: rows grouped by the --sort keys. */
+static int write_rows(struct report *r)
+{
+	_cleanup_free_ struct profile_row *rows = NULL;
+	bool key_on[PROFILE_KEY__MAX] = { false };
+	size_t nr;
+	int err;
+
+	for (size_t k = 0; k < r->o.view.nr_keys; k++)
+		key_on[r->o.view.keys[k]] = true;
+	err = profile__rows(r->prof, key_on, false, &rows, &nr);
+	if (err < 0)
+		return err;
+	if (r->o.format == FORMAT_JSON)
+		print_json(r, rows, nr);
+	else
+		print_text(r, rows, nr);
+	return 0;
+}
+
+/* The input open and its header read: model, symbols, engine ready for its records. */
+static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
+{
+	int err = perf_reader__open(in_path, &r->reader, &r->err);
+
+	if (err < 0) {
+		fprintf(stderr, "prof report: %s: %s\n", r->o.input, err == -ENOMEM ? "out of memory" : r->err.msg);
+		return err;
+	}
+	r->model = model__new();
+	r->syms = symbols__new();
+	r->jit = jitmap__new("/tmp");
+	r->prof = profile__new(r->o.view.max_stacks);
+	/* files from prof are in time order: only they have prof's section */
+	if (!r->model || !r->syms || !r->prof || read_prof_section(r, ret_sorted) < 0 ||
+	    perf_reader__for_each_build_id(r->reader, expect_build_id, r->syms) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		return -ENOMEM;
+	}
+	r->res = (struct resolver){ .model = r->model, .syms = r->syms, .jit = r->jit, .names = &r->comms,
+				    .kernel_here = kernel_here(r), .inlines = !r->o.no_inline };
+	r->attr = (struct attribution){ .res = &r->res, .prof = r->prof, .callchain = r->o.callchain,
+					.admit = admits, .admit_ctx = r };
+	for (size_t k = 0; k < PROFILE_KEY__MAX; k++)
+		r->attr.keep[k] = true;
+	return 0;
+}
+
+static void report_close(struct report *r)
+{
+	if (r->syms)
+		symbols__for_each_refused(r->syms, say_refused, NULL);
+	profile__free(r->prof);
+	symbols__free(r->syms);
+	jitmap__free(r->jit);
+	model__free(r->model);
+	perf_reader__free(r->reader);
+	strset__release(&r->comms);
+	prof_section__release(&r->section);
+}
+
+/* What is worth saying once the file is read: JIT maps ignored, samples cut. */
+static void warn_after_reading(const struct report *r)
+{
+	char buf[512];
+	const char *why;
+	size_t nr;
+
+	if (r->jit && (nr = jitmap__untrusted(r->jit, &why))) {
+		escape__text(buf, sizeof(buf), why);
+		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
+			nr > 1 ? "s" : "", buf, nr > 1 ? ", ..." : "");
+	}
+	if (profile__stats(r->prof)->cut_samples)
+		fprintf(stderr, "prof report: %" PRIu64 " of %" PRIu64 " samples cut: more than --max-stacks %zu "
+			"distinct (task, stack) keys; they are counted under [cut]\n",
+			profile__stats(r->prof)->cut_samples, profile__stats(r->prof)->samples,
+			r->o.view.max_stacks ? r->o.view.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES);
+}
+
+/* Write the output the format asks for.  An exit code. */
+static int write_output(struct report *r)
+{
+	int err;
+
+	if (r->o.format == FORMAT_PPROF)
+		return write_pprof(r) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+	err = r->o.format == FORMAT_FOLDED || r->o.format == FORMAT_SVG ? write_stacks(r) : write_rows(r);
+	if (err == -ENOMEM) {
+		fprintf(stderr, "prof report: out of memory\n");
+		return EXIT_PROF_FAIL;
+	}
+	if ((r->o.format == FORMAT_TEXT || r->o.format == FORMAT_JSON) && perf_reader__unknown_records(r->reader))
+		fprintf(stderr, "prof report: skipped %" PRIu64 " records of types it does not know\n",
+			perf_reader__unknown_records(r->reader));
+	return err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
 	_cleanup_close_ int in_fd = -1;
 	char errbuf[512], in_path[64];
-	const char *why;
-	bool sorted;
-	size_t nr;
-	uint64_t total_p, total_s;
-	_cleanup_free_ struct report_row *rows = NULL;
+	bool sorted = false;
 	int err, ret = EXIT_PROF_FAIL;
 
 	err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
@@ -560,29 +579,8 @@ int cmd_report(int argc, char **argv)
 		return EXIT_PROF_USAGE;
 	}
 	in_fd = open_input(r.o.input, in_path, sizeof(in_path));
-	if (in_fd < 0)
+	if (in_fd < 0 || report_open(&r, in_path, &sorted) < 0)
 		goto out;
-	err = perf_reader__open(in_path, &r.reader, &r.err);
-	if (err < 0) {
-		fprintf(stderr, "prof report: %s: %s\n", r.o.input, err == -ENOMEM ? "out of memory" : r.err.msg);
-		goto out;
-	}
-	r.model = model__new();
-	r.syms = symbols__new();
-	r.jit = jitmap__new("/tmp");
-	r.agg = report_agg__new();
-	r.prof = profile__new(r.o.max_stacks);
-	if (!r.model || !r.syms || !r.agg || !r.prof) {
-		fprintf(stderr, "prof report: out of memory\n");
-		goto out;
-	}
-	/* files from prof are in time order: only they have prof's section */
-	if (read_prof_section(&r, &sorted) < 0 || perf_reader__for_each_build_id(r.reader, expect_build_id, r.syms) < 0) {
-		fprintf(stderr, "prof report: out of memory\n");
-		goto out;
-	}
-	r.res = (struct resolver){ .model = r.model, .syms = r.syms, .jit = r.jit, .names = &r.comms,
-				   .kernel_here = kernel_here(&r), .inlines = !r.o.no_inline };
 	err = read_all(&r, sorted);
 	if (err < 0) {
 		if (err == -ENOMEM)
@@ -592,55 +590,9 @@ int cmd_report(int argc, char **argv)
 				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
 		goto out;
 	}
-	if (r.jit && (nr = jitmap__untrusted(r.jit, &why))) {
-		escape__text(errbuf, sizeof(errbuf), why);
-		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
-			nr > 1 ? "s" : "", errbuf, nr > 1 ? ", ..." : "");
-	}
-	if (profile__stats(r.prof)->cut_samples)
-		fprintf(stderr, "prof report: %" PRIu64 " of %" PRIu64 " samples cut: more than --max-stacks %zu "
-			"distinct (task, stack) keys; they are counted under [cut]\n",
-			profile__stats(r.prof)->cut_samples, profile__stats(r.prof)->samples,
-			r.o.max_stacks ? r.o.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES);
-	if (r.o.format == FORMAT_PPROF) {
-		ret = write_pprof(&r) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
-		goto out;
-	}
-	if ((r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) && fill_stacks(&r) < 0) {
-		fprintf(stderr, "prof report: out of memory\n");
-		goto out;
-	}
-	if (r.o.format == FORMAT_FOLDED || r.o.format == FORMAT_SVG) {
-		char title[600];
-		snprintf(title, sizeof(title), "prof: %s%s%s", r.o.input, r.scope[0] ? " — " : "", r.scope);
-		err = r.o.format == FORMAT_SVG ? report_agg__write_svg(r.agg, stdout, title)
-					       : report_agg__write_folded(r.agg, stdout);
-		ret = err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
-		goto out;
-	}
-	rows = table_rows(&r, &nr, &total_p, &total_s);
-	if (!rows) {
-		fprintf(stderr, "prof report: out of memory\n");
-		goto out;
-	}
-	if (r.o.format == FORMAT_JSON)
-		print_json(&r, rows, nr, total_p, total_s);
-	else
-		print_text(&r, rows, nr, total_p, total_s);
-	if (perf_reader__unknown_records(r.reader))
-		fprintf(stderr, "prof report: skipped %" PRIu64 " records of types it does not know\n",
-			perf_reader__unknown_records(r.reader));
-	ret = fflush(stdout) == 0 ? EXIT_PROF_OK : EXIT_PROF_FAIL;
+	warn_after_reading(&r);
+	ret = write_output(&r);
 out:
-	if (r.syms)
-		symbols__for_each_refused(r.syms, say_refused, NULL);
-	report_agg__free(r.agg);
-	profile__free(r.prof);
-	symbols__free(r.syms);
-	jitmap__free(r.jit);
-	model__free(r.model);
-	perf_reader__free(r.reader);
-	strset__release(&r.comms);
-	prof_section__release(&r.section);
+	report_close(&r);
 	return ret;
 }

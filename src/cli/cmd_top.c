@@ -21,7 +21,10 @@
 #include "prof/base/escape.h"
 #include "prof/base/idmap.h"
 #include "prof/base/linger.h"
+#include "prof/analyze/attribution.h"
 #include "prof/analyze/profile.h"
+#include "prof/cli/report_opts.h"
+#include "prof/output/keys.h"
 #include "prof/perfdata/perf_reader.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
@@ -60,13 +63,11 @@ static const char usage[] =
 	"apply.  See prof-top(1).\n";
 
 struct top_opts {
-	enum report_key keys[KEY__MAX];
-	size_t nr_keys;
+	struct view_opts view;          /* --sort, --max-stacks */
 	double delay;
 	uint64_t iterations;            /* 0: until q or a signal */
 	bool zero, stdio;
 	size_t rows;                    /* 0: fit the screen (40 when not a terminal) */
-	size_t max_stacks;
 };
 
 /* Exited tasks, forgotten by the model once their last samples are in. */
@@ -83,9 +84,8 @@ struct top {
 	struct strset names;
 	struct resolver res;
 	struct profile *prof;
-	struct profile_frame frames[READER_MAX_STACK + 1];
+	struct attribution attr;        /* samples to the engine, keyed by the --sort facts */
 	uint64_t dropped;               /* samples too short to read */
-	bool key_on[KEY__MAX];
 	bool tty;                       /* full-screen view */
 	struct termios saved_tio;
 	bool tio_saved;
@@ -96,7 +96,42 @@ struct top {
 	struct idmap *forked;           /* tid -> seq of its last FORK: a reused tid is not forgotten */
 };
 
-enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS, OPT_MAX_STACKS };
+enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS };
+
+/* top's own options: -d, -n, -z, --stdio, --rows.  0, -EINVAL, or -ENOENT for another. */
+static int parse_view_opt(struct top_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v;
+	char *end;
+	double d;
+
+	switch (c) {
+	case 'd':
+		d = strtod(arg, &end);
+		if (*end || !(d >= 0.05) || !isfinite(d) || d > 3600)
+			return errorf(err, errlen, "bad delay '%s': give seconds between refreshes, 0.05 to 3600", arg);
+		o->delay = d;
+		return 0;
+	case 'n':
+		if (parse_u64(arg, 10, &v) < 0 || v == 0)
+			return errorf(err, errlen, "bad --iterations '%s': a positive number of refreshes", arg);
+		o->iterations = v;
+		return 0;
+	case 'z':
+		o->zero = true;
+		return 0;
+	case OPT_STDIO:
+		o->stdio = true;
+		return 0;
+	case OPT_ROWS:
+		if (parse_u64(arg, 10, &v) < 0 || v == 0 || v > 100000)
+			return errorf(err, errlen, "bad --rows '%s': a positive number of rows", arg);
+		o->rows = (size_t)v;
+		return 0;
+	default:
+		return view_opts__parse(&o->view, c, arg, err, errlen);
+	}
+}
 
 static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t errlen)
 {
@@ -111,70 +146,33 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
-		{ "sort", required_argument, NULL, 's' },
+		VIEW_LONGOPTS,
 		{ "delay", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "zero", no_argument, NULL, 'z' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "rows", required_argument, NULL, OPT_ROWS },
-		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct top_opts *o = &t->o;
 	struct record_opts *ro = &t->ro;
-	uint64_t v;
 	int c, r;
 
-	*o = (struct top_opts){ .keys = { KEY_COMM, KEY_DSO, KEY_SYM }, .nr_keys = 3, .delay = 2 };
+	*o = (struct top_opts){ .view = { .keys = { PROFILE_KEY_COMM, PROFILE_KEY_DSO, PROFILE_KEY_SYM }, .nr_keys = 3 },
+				.delay = 2 };
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:s:d:n:zh", longopts, NULL)) != -1) {
-		r = record_opts__parse_common(ro, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
-		if (r != -ENOENT) {
-			if (r < 0)
-				return r;
-			continue;
-		}
-		switch (c) {
-		case 's':
-			if (report_keys__parse(optarg, o->keys, &o->nr_keys, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'd': {
-			char *end;
-			double d = strtod(optarg, &end);
-			if (*end || !(d >= 0.05) || !isfinite(d) || d > 3600)
-				return errorf(err, errlen, "bad delay '%s': give seconds between refreshes, 0.05 to 3600", optarg);
-			o->delay = d;
-			break;
-		}
-		case 'n':
-			if (parse_u64(optarg, 10, &v) < 0 || v == 0)
-				return errorf(err, errlen, "bad --iterations '%s': a positive number of refreshes", optarg);
-			o->iterations = v;
-			break;
-		case 'z':
-			o->zero = true;
-			break;
-		case OPT_STDIO:
-			o->stdio = true;
-			break;
-		case OPT_ROWS:
-			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > 100000)
-				return errorf(err, errlen, "bad --rows '%s': a positive number of rows", optarg);
-			o->rows = (size_t)v;
-			break;
-		case OPT_MAX_STACKS:
-			if (profile__parse_max(optarg, &o->max_stacks, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'h':
+		if (c == 'h')
 			return 1;
-		case ':':
-		default:
+		r = record_opts__parse_common(ro, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
+		if (r == -ENOENT)
+			r = parse_view_opt(o, c, optarg, err, errlen);
+		if (r == -ENOENT)
 			return getopt_error(c, argv, "prof top", err, errlen);
-		}
+		if (r < 0)
+			return r;
 	}
 	if (optind < argc)
 		return errorf(err, errlen, "unexpected argument '%s': prof top runs no command; give a scope", argv[optind]);
@@ -187,47 +185,28 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 			      "or prof record --call-graph dwarf and then prof report -g");
 	if (!ro->all && !scope__narrowed(&ro->scope))
 		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --pid) or -a for the whole host");
-	for (size_t i = 0; i < o->nr_keys; i++)
-		t->key_on[o->keys[i]] = true;
+	for (size_t i = 0; i < o->view.nr_keys; i++)
+		t->attr.keep[o->view.keys[i]] = true;
 	return 0;
+}
+
+static bool task_uid(void *ctx, int32_t tid, uint32_t *ret)
+{
+	return session__uid(((const struct top *)ctx)->session, tid, ret);
 }
 
 static int on_sample(struct top *t, const struct perf_event_header *ev)
 {
-	const struct sample_layout *l = session__layout(t->session);
-	struct profile_task task = { 0 };
-	const uint64_t *chain;
-	uint64_t ip, period, nr;
-	int32_t tid;
-	const char *comm;
-	size_t n;
+	struct sample s;
 
-	if (!sample_layout__tid(l, ev, &task.pid, &tid) ||
-	    !sample_layout__ip_chain(l, ev, &ip, &period, &chain, &nr)) {
+	if (!sample_layout__sample(session__layout(t->session), ev, &s)) {
 		t->dropped++;
 		return 0;
 	}
-	task.cgroup = sample_layout__cgroup(l, ev);
-	task.uid_known = session__uid(t->session, tid, &task.uid);
-	comm = model__comm(t->model, tid);
-	if (!comm[0] && tid == 0)
-		comm = "swapper";       /* the idle task, as perf names it */
-	task.comm = strset__intern(&t->names, comm[0] ? comm : RESOLVE_UNKNOWN);
-	if (!task.comm)
-		return -ENOMEM;
-	n = resolver__stack(&t->res, task.pid, ev->misc, ip, chain, nr, t->ro.callchain, t->frames,
-			    ARRAY_SIZE(t->frames));
 	/* The view shows only its --sort keys: facts it does not show are not kept
-	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
-	if (!t->key_on[KEY_PID])
-		task.pid = 0;
-	if (!t->key_on[KEY_UID])
-		task.uid = 0, task.uid_known = false;
-	if (!t->key_on[KEY_CGROUP])
-		task.cgroup = 0;
-	if (!t->key_on[KEY_COMM])
-		task.comm = NULL;
-	return profile__add(t->prof, &task, t->frames, n, period ? period : 1) < 0 ? -ENOMEM : 0;
+	 * apart (attr.keep), so a host that forks a lot does not fill the cap with one
+	 * key per pid. */
+	return attribution__add(&t->attr, &s) < 0 ? -ENOMEM : 0;
 }
 
 static int remember_exit(struct top *t, const struct perf_record_fork *e)
@@ -268,67 +247,6 @@ static int sink(const void *rec, size_t len, void *ctx)
 	return model__process(t->model, ev);
 }
 
-static void key_text(struct top *t, const struct profile_row *pr, enum report_key k, char *buf, size_t len)
-{
-	const struct report_sample *key = &pr->row.key;
-	char raw[1024];
-	const char *cg, *slash;
-	struct passwd *pw;
-
-	raw[0] = '\0';
-	switch (k) {
-	case KEY_UID:
-		pw = key->uid_known ? getpwuid(key->uid) : NULL;
-		if (pw)
-			snprintf(raw, sizeof(raw), "%s", pw->pw_name);
-		else if (key->uid_known)
-			snprintf(raw, sizeof(raw), "%u", key->uid);
-		else
-			snprintf(raw, sizeof(raw), "%s", RESOLVE_UNKNOWN);
-		break;
-	case KEY_CGROUP:
-		cg = model__cgroup(t->model, key->cgroup);
-		snprintf(raw, sizeof(raw), "%s", cg ? cg : key->cgroup ? RESOLVE_UNKNOWN : "-");
-		break;
-	case KEY_PID:
-		snprintf(raw, sizeof(raw), "%d", key->pid);
-		break;
-	case KEY_COMM:
-		snprintf(raw, sizeof(raw), "%s", key->comm ? key->comm : "");
-		break;
-	case KEY_DSO:
-		slash = key->dso ? strrchr(key->dso, '/') : NULL;
-		snprintf(raw, sizeof(raw), "%s", slash ? slash + 1 : key->dso ? key->dso : "");
-		break;
-	case KEY_SYM:
-		if (pr->stack != UINT32_MAX) {
-			/* the chain, leaf first */
-			size_t nr, off = 0;
-			const uint32_t *ids = profile__stack(t->prof, pr->stack, &nr);
-			const struct profile_frame *f = profile__frames(t->prof, &(size_t){ 0 });
-
-			for (size_t i = 0; i < nr && off + 8 < sizeof(raw); i++)
-				off += (size_t)snprintf(raw + off, sizeof(raw) - off, "%s%s", i ? " <- " : "",
-							f[ids[i]].sym);
-		} else {
-			snprintf(raw, sizeof(raw), "[%c] %s", key->kernel ? 'k' : '.', key->sym ? key->sym : "");
-		}
-		break;
-	default:
-		break;
-	}
-	/* names come from the tasks watched: nothing they hold may reach the terminal raw */
-	escape__text(buf, len, raw);
-}
-
-static const char *const key_titles[KEY__MAX] = {
-	[KEY_UID] = "User", [KEY_CGROUP] = "Cgroup", [KEY_PID] = "Pid",
-	[KEY_COMM] = "Command", [KEY_DSO] = "Shared Object", [KEY_SYM] = "Symbol",
-};
-static const unsigned int key_widths[KEY__MAX] = {
-	[KEY_UID] = 10, [KEY_CGROUP] = 28, [KEY_PID] = 7, [KEY_COMM] = 16, [KEY_DSO] = 20,
-};
-
 static void screen_size(size_t *rows, size_t *cols)
 {
 	struct winsize ws;
@@ -363,7 +281,7 @@ static int render(struct top *t, uint64_t now)
 	int err, off;
 
 	session__stats(t->session, &ss);
-	err = profile__rows(t->prof, t->key_on, t->ro.callchain, &rows, &nr);
+	err = profile__rows(t->prof, t->attr.keep, t->ro.callchain, &rows, &nr);
 	if (err < 0)
 		return err;
 	screen_size(&srows, &cols);
@@ -379,23 +297,25 @@ static int render(struct top *t, uint64_t now)
 	snprintf(line, sizeof(line), "samples %" PRIu64 " (%.0f/s), lost %" PRIu64 ", cut %" PRIu64
 		 " (--max-stacks %zu: %zu keys in use, %zu kB)",
 		 st->samples, secs > 0 ? (double)st->samples / secs : 0.0, ss.records->lost + ss.records->lost_samples,
-		 st->cut_samples, t->o.max_stacks ? t->o.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
+		 st->cut_samples, t->o.view.max_stacks ? t->o.view.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
 	put_line(t, cols, "");
 	off = snprintf(line, sizeof(line), "%9s %9s", "Overhead", "Samples");
-	for (size_t k = 0; k < t->o.nr_keys && off < (int)sizeof(line); k++)
-		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)key_widths[t->o.keys[k]],
-				key_titles[t->o.keys[k]]);
+	for (size_t k = 0; k < t->o.view.nr_keys && off < (int)sizeof(line); k++)
+		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(t->o.view.keys[k]),
+				keys__title(t->o.view.keys[k]));
 	put_line(t, cols, line);
 	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 ? srows - 5 : 1) : 40;
 	for (size_t i = 0; i < nr && i < max; i++) {
-		double pct = st->period ? 100.0 * (double)rows[i].row.period / (double)st->period : 0;
+		double pct = st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0;
 
-		off = snprintf(line, sizeof(line), "%8.2f%% %9" PRIu64, pct, rows[i].row.samples);
-		for (size_t k = 0; k < t->o.nr_keys && off < (int)sizeof(line); k++) {
-			key_text(t, &rows[i], t->o.keys[k], buf, sizeof(buf));
-			off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)key_widths[t->o.keys[k]], buf);
+		off = snprintf(line, sizeof(line), "%8.2f%% %9" PRIu64, pct, rows[i].samples);
+		for (size_t k = 0; k < t->o.view.nr_keys && off < (int)sizeof(line); k++) {
+			enum profile_key key = t->o.view.keys[k];
+
+			keys__text(&rows[i], key, t->model, t->prof, buf, sizeof(buf));
+			off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(key), buf);
 		}
 		put_line(t, cols, line);
 	}
@@ -503,7 +423,7 @@ static int top_start(struct top *t)
 	t->model = model__new();
 	t->syms = symbols__new();
 	t->jit = jitmap__new("/tmp");
-	t->prof = profile__new(t->o.max_stacks);
+	t->prof = profile__new(t->o.view.max_stacks);
 	t->forked = idmap__new();
 	linger__init(&t->exits, TOP_FORGET_AFTER_NS);
 	if (!t->model || !t->syms || !t->prof || !t->forked) {
@@ -512,6 +432,11 @@ static int top_start(struct top *t)
 	}
 	t->res = (struct resolver){ .model = t->model, .syms = t->syms, .jit = t->jit, .names = &t->names,
 				    .kernel_here = true };
+	t->attr.res = &t->res;
+	t->attr.prof = t->prof;
+	t->attr.callchain = t->ro.callchain;
+	t->attr.uid_of = task_uid;
+	t->attr.uid_ctx = t;
 	err = session__new(&cfg, &t->session, &e);
 	if (err == 0)
 		err = session__start(t->session, &e);
@@ -554,8 +479,8 @@ int cmd_top(int argc, char **argv)
 	ret = preflight__run(&t.pf, &t.ro);
 	if (ret)
 		goto out;
-	if (!t.o.max_stacks)
-		t.o.max_stacks = t.pf.cfg.max_stacks;   /* prof.conf's [aggregate], else the default */
+	if (!t.o.view.max_stacks)
+		t.o.view.max_stacks = t.pf.cfg.max_stacks;      /* prof.conf's [aggregate], else the default */
 	ret = EXIT_PROF_FAIL;
 	scope__describe(&t.ro.scope, t.scope, sizeof(t.scope));
 	if (top_start(&t) < 0)

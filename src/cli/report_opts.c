@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "prof/analyze/profile.h"
-#include "prof/cli/report_opts.h"
 #include "prof/base/util.h"
+#include "prof/cli/report_opts.h"
+#include "prof/output/keys.h"
 
 const char report_opts__usage[] =
 	"usage: prof report [-i FILE] [--sort KEYS] [filters] [--format FMT] [-g]\n"
@@ -37,47 +38,113 @@ const char report_opts__usage[] =
 	"Overheads are shares of the event's period, as perf report computes them.\n";
 
 
-const char *const report_key_names[KEY__MAX] = {
-	[KEY_UID] = "uid", [KEY_CGROUP] = "cgroup", [KEY_PID] = "pid",
-	[KEY_COMM] = "comm", [KEY_DSO] = "dso", [KEY_SYM] = "sym",
-};
-
-int report_keys__parse(const char *arg, enum report_key keys[KEY__MAX], size_t *ret_nr, char *err, size_t errlen)
+int view_opts__parse(struct view_opts *v, int c, const char *arg, char *err, size_t errlen)
 {
-	size_t nr = 0;
-
-	for (const char *p = arg;;) {
-		const char *comma = strchrnul(p, ',');
-		size_t len = (size_t)(comma - p);
-		int found = -1;
-
-		for (int k = 0; k < KEY__MAX; k++)
-			if (strlen(report_key_names[k]) == len && !strncmp(p, report_key_names[k], len))
-				found = k;
-		if (found < 0)
-			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
-				    (int)len, p);
-		for (size_t i = 0; i < nr; i++)
-			if ((int)keys[i] == found)
-				return errorf(err, errlen, "sort key '%s' given twice", report_key_names[found]);
-		keys[nr++] = (enum report_key)found;
-		if (!*comma) {
-			*ret_nr = nr;
-			return 0;
-		}
-		p = comma + 1;
+	switch (c) {
+	case 's':
+		return keys__parse(arg, v->keys, &v->nr_keys, err, errlen);
+	case VIEW_OPT_MAX_STACKS:
+		return profile__parse_max(arg, &v->max_stacks, err, errlen);
+	default:
+		return -ENOENT;
 	}
 }
 
-enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_MAX_STACKS, OPT_NO_INLINE };
+enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_NO_INLINE };
+
+static int parse_format(struct report_opts *o, const char *arg, char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		[FORMAT_TEXT] = "text", [FORMAT_FOLDED] = "folded", [FORMAT_JSON] = "json",
+		[FORMAT_SVG] = "svg", [FORMAT_PPROF] = "pprof",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(arg, names[i])) {
+			o->format = (enum report_format)i;
+			return 0;
+		}
+	return errorf(err, errlen, "unknown format '%s' (text, folded, json, svg or pprof)", arg);
+}
+
+/* --uid, --pid, --comm, --cgroup: 0, -EINVAL, or -ENOENT for another option. */
+static int parse_filter(struct report_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	struct passwd *pw;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_UID:
+		if (parse_u64(arg, 10, &v) == 0 && v < UINT32_MAX) {
+			o->uid = (uint32_t)v;
+		} else {
+			pw = getpwnam(arg);
+			if (!pw)
+				return errorf(err, errlen, "no such user '%s'", arg);
+			o->uid = pw->pw_uid;
+		}
+		o->has_uid = true;
+		return 0;
+	case OPT_CGROUP:
+		o->cgroup = arg;
+		return 0;
+	case OPT_PID:
+		if (parse_u64(arg, 10, &v) < 0 || v == 0 || v > INT32_MAX)
+			return errorf(err, errlen, "bad pid '%s'", arg);
+		o->pid = (int32_t)v;
+		o->has_pid = true;
+		return 0;
+	case OPT_COMM:
+		o->comm = arg;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* The options of what is shown: -o, -F, -g, --no-inline, --top, --percent-limit. */
+static int parse_output(struct report_opts *o, int c, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v;
+	char *end;
+	double d;
+
+	switch (c) {
+	case 'o':
+		if (!arg[0])
+			return errorf(err, errlen, "empty output file name");
+		o->output = arg;
+		return 0;
+	case 'F':
+		return parse_format(o, arg, err, errlen);
+	case 'g':
+		o->callchain = true;
+		return 0;
+	case OPT_NO_INLINE:
+		o->no_inline = true;
+		return 0;
+	case OPT_TOP:
+		if (parse_u64(arg, 10, &v) < 0 || v == 0)
+			return errorf(err, errlen, "bad --top '%s': a positive number of rows", arg);
+		o->top = (size_t)v;
+		return 0;
+	case OPT_PERCENT:
+		d = strtod(arg, &end);
+		if (*end || !(d >= 0 && d <= 100))
+			return errorf(err, errlen, "bad --percent-limit '%s': 0 to 100", arg);
+		o->percent_limit = d;
+		return 0;
+	default:
+		return -ENOENT;
+	}
+}
 
 int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-		{ "sort", required_argument, NULL, 's' },
+		VIEW_LONGOPTS,
 		{ "format", required_argument, NULL, 'F' },
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "uid", required_argument, NULL, OPT_UID },
@@ -90,92 +157,27 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	uint64_t v;
-	int c;
+	int c, r;
 
-	*o = (struct report_opts){ .input = "perf.data", .keys = { KEY_SYM }, .nr_keys = 1 };
+	*o = (struct report_opts){ .input = "perf.data", .view = { .keys = { PROFILE_KEY_SYM }, .nr_keys = 1 } };
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:i:o:s:F:gh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
+		if (c == 'i') {
 			o->input = optarg;
-			break;
-		case 'o':
-			if (!optarg[0])
-				return errorf(err, errlen, "empty output file name");
-			o->output = optarg;
-			break;
-		case OPT_MAX_STACKS:
-			if (profile__parse_max(optarg, &o->max_stacks, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 's':
-			if (report_keys__parse(optarg, o->keys, &o->nr_keys, err, errlen) < 0)
-				return -EINVAL;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "text"))
-				o->format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "folded"))
-				o->format = FORMAT_FOLDED;
-			else if (!strcmp(optarg, "json"))
-				o->format = FORMAT_JSON;
-			else if (!strcmp(optarg, "svg"))
-				o->format = FORMAT_SVG;
-			else if (!strcmp(optarg, "pprof"))
-				o->format = FORMAT_PPROF;
-			else
-				return errorf(err, errlen, "unknown format '%s' (text, folded, json, svg or pprof)", optarg);
-			break;
-		case 'g':
-			o->callchain = true;
-			break;
-		case OPT_NO_INLINE:
-			o->no_inline = true;
-			break;
-		case OPT_UID:
-			if (parse_u64(optarg, 10, &v) == 0 && v < UINT32_MAX) {
-				o->uid = (uint32_t)v;
-			} else {
-				struct passwd *pw = getpwnam(optarg);
-				if (!pw)
-					return errorf(err, errlen, "no such user '%s'", optarg);
-				o->uid = pw->pw_uid;
-			}
-			o->has_uid = true;
-			break;
-		case OPT_CGROUP:
-			o->cgroup = optarg;
-			break;
-		case OPT_PID:
-			if (parse_u64(optarg, 10, &v) < 0 || v == 0 || v > INT32_MAX)
-				return errorf(err, errlen, "bad pid '%s'", optarg);
-			o->pid = (int32_t)v;
-			o->has_pid = true;
-			break;
-		case OPT_COMM:
-			o->comm = optarg;
-			break;
-		case OPT_TOP:
-			if (parse_u64(optarg, 10, &v) < 0 || v == 0)
-				return errorf(err, errlen, "bad --top '%s': a positive number of rows", optarg);
-			o->top = (size_t)v;
-			break;
-		case OPT_PERCENT: {
-			char *end;
-			double d = strtod(optarg, &end);
-			if (*end || !(d >= 0 && d <= 100))
-				return errorf(err, errlen, "bad --percent-limit '%s': 0 to 100", optarg);
-			o->percent_limit = d;
-			break;
+			continue;
 		}
-		case 'h':
+		if (c == 'h')
 			return 1;
-		case ':':
-		default:
+		r = view_opts__parse(&o->view, c, optarg, err, errlen);
+		if (r == -ENOENT)
+			r = parse_filter(o, c, optarg, err, errlen);
+		if (r == -ENOENT)
+			r = parse_output(o, c, optarg, err, errlen);
+		if (r == -ENOENT)
 			return getopt_error(c, argv, "prof report", err, errlen);
-		}
+		if (r < 0)
+			return -EINVAL;
 	}
 	if (optind < argc)
 		return errorf(err, errlen, "unexpected argument '%s' (the file is given with -i)", argv[optind]);

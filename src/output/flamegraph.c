@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "prof/base/escape.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/vec.h"
 #include "prof/output/flamegraph.h"
 #include "prof/base/util.h"
 
@@ -20,84 +23,88 @@
 #define PAD_BOTTOM 24
 
 struct node {
-	char *name;
+	const char *name;               /* borrowed (flamegraph__add) */
 	uint64_t count;
-	size_t child, sibling;  /* indices, 0 = none (node 0 is the root) */
+	size_t parent;
+	size_t child, last_child, sibling;      /* indices, 0 = none (node 0 is the root) */
+};
+
+/* A node: its parent and its name. */
+struct child_key {
+	size_t parent;
+	const char *name;
 };
 
 struct flamegraph {
 	struct node *n;
 	size_t nr, cap;
+	struct hashtable children;      /* of size_t (node index), by struct child_key */
 };
+
+static bool child_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct node *n = &((const struct flamegraph *)ctx)->n[*(const size_t *)e];
+	const struct child_key *k = key;
+
+	return n->name == k->name && n->parent == k->parent;
+}
 
 struct flamegraph *flamegraph__new(void)
 {
 	struct flamegraph *f = calloc(1, sizeof(*f));
 
-	if (!f)
-		return NULL;
-	f->cap = 1024;
-	f->n = calloc(f->cap, sizeof(*f->n));
-	if (!f->n) {
+	if (!f || VEC_RESERVE(f->n, f->cap, 1024) < 0) {
 		free(f);
 		return NULL;
 	}
-	f->n[0].name = strdup("all");
+	f->n[0] = (struct node){ .name = "all" };
 	f->nr = 1;
-	return f->n[0].name ? f : flamegraph__free(f);
+	hashtable__init(&f->children, sizeof(size_t), child_eq, f);
+	return f;
 }
 
 struct flamegraph *flamegraph__free(struct flamegraph *f)
 {
 	if (!f)
 		return NULL;
-	for (size_t i = 0; i < f->nr; i++)
-		free(f->n[i].name);
+	hashtable__release(&f->children);
 	free(f->n);
 	free(f);
 	return NULL;
 }
 
-static size_t child_named(struct flamegraph *f, size_t parent, const char *name, size_t len)
+/* The child of parent named name, made the last of its children when new; 0 on ENOMEM. */
+static size_t child_named(struct flamegraph *f, size_t parent, const char *name)
 {
-	size_t c, last = 0;
+	struct child_key k = { parent, name };
+	uint64_t h = hash__mix(hash__u64(parent), (uintptr_t)name);
+	size_t *slot = hashtable__find(&f->children, h, &k), c;
+	bool created;
 
-	for (c = f->n[parent].child; c; c = f->n[c].sibling) {
-		if (strlen(f->n[c].name) == len && !memcmp(f->n[c].name, name, len))
-			return c;
-		last = c;
-	}
-	if (f->nr == f->cap) {
-		struct node *nn = realloc(f->n, 2 * f->cap * sizeof(*nn));
-		if (!nn)
-			return 0;
-		f->n = nn;
-		f->cap *= 2;
-	}
-	c = f->nr;
-	f->n[c] = (struct node){ .name = strndup(name, len) };
-	if (!f->n[c].name)
+	if (slot)
+		return *slot;
+	if (VEC_RESERVE(f->n, f->cap, f->nr + 1) < 0 || !(slot = hashtable__insert(&f->children, h, &k, &created)))
 		return 0;
-	f->nr++;
-	if (last)
-		f->n[last].sibling = c;
+	c = *slot = f->nr++;
+	f->n[c] = (struct node){ .name = name, .parent = parent };
+	if (f->n[parent].last_child)
+		f->n[f->n[parent].last_child].sibling = c;
 	else
 		f->n[parent].child = c;
+	f->n[parent].last_child = c;
 	return c;
 }
 
-int flamegraph__add(struct flamegraph *f, const char *folded, uint64_t count)
+int flamegraph__add(struct flamegraph *f, const char *const *names, size_t nr, uint64_t count)
 {
 	size_t cur = 0;
 
 	f->n[0].count += count;
-	for (const char *p = folded; *p;) {
-		const char *semi = strchrnul(p, ';');
-		cur = child_named(f, cur, p, (size_t)(semi - p));
+	for (size_t i = 0; i < nr; i++) {
+		cur = child_named(f, cur, names[i]);
 		if (!cur)
 			return -ENOMEM;
 		f->n[cur].count += count;
-		p = *semi ? semi + 1 : semi;
 	}
 	return 0;
 }

@@ -3,151 +3,214 @@
 #include <string.h>
 
 #include "prof/base/escape.h"
-#include "prof/output/flamegraph.h"
-#include "prof/cli/report_opts.h"
+#include "prof/base/strset.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
+#include "prof/output/flamegraph.h"
+#include "prof/output/folded.h"
 
-struct stack_slot {
-	bool used;
-	uint64_t hash;
-	char *text;
+/* The text of a stack is at most this long: a deeper one keeps its outer frames. */
+#define MAX_TEXT 16384
+
+/* A stack: names[off .. off + nr), outermost first (the comm first of all). */
+struct stack {
+	size_t off, nr;
 	uint64_t count;
 };
 
-/* Folded stacks ("comm;outer;...;leaf"), fed from the aggregation engine (profile.h),
- * for the folded and SVG outputs. */
-struct report_agg {
-	struct stack_slot *stacks;
-	size_t smask, snr;
+struct folded {
+	struct strset names;            /* names as they are written: equal text, one pointer */
+	const char **pool;              /* the stacks' names */
+	size_t nr_pool, cap_pool;
+	struct stack *v;
+	size_t nr, cap;
+	const char **frame_names;       /* the name of each of the engine's frames */
 };
 
-struct report_agg *report_agg__new(void)
+/* name as the format allows it, interned. */
+static const char *folded_name(struct folded *f, const char *name)
 {
-	struct report_agg *a = calloc(1, sizeof(*a));
+	size_t len = strlen(name);
+	_cleanup_free_ char *copy = malloc(len + 1);
 
-	if (!a)
+	if (!copy)
 		return NULL;
-	a->smask = 1023;
-	a->stacks = calloc(a->smask + 1, sizeof(*a->stacks));
-	if (!a->stacks)
-		return report_agg__free(a);
-	return a;
+	for (size_t i = 0; i <= len; i++)
+		copy[i] = name[i] == ';' || name[i] == ' ' || name[i] == '\n' ? '_' : name[i];
+	return strset__intern(&f->names, copy);
 }
 
-struct report_agg *report_agg__free(struct report_agg *a)
+/* The stack of entry e: its comm, then its frames outermost first, while the text fits. */
+static int add_entry(struct folded *f, const struct profile *p, const struct profile_entry *e)
 {
-	if (!a)
-		return NULL;
-	if (a->stacks)
-		for (size_t i = 0; i <= a->smask; i++)
-			free(a->stacks[i].text);
-	free(a->stacks);
-	free(a);
-	return NULL;
-}
+	size_t n, len = 0;
+	const uint32_t *ids = profile__stack(p, e->stack, &n);
+	const char *comm = folded_name(f, e->task.comm ? e->task.comm : "");
+	struct stack s = { .off = f->nr_pool, .count = e->samples };
 
-int report_agg__add_stack(struct report_agg *a, const char *const *frames, size_t nr, uint64_t count)
-{
-	char buf[16384];
-	size_t len = 0;
-	uint64_t h;
-	size_t i;
-
-	for (size_t f = 0; f < nr; f++) {
-		size_t l = strlen(frames[f]);
-		if (len + l + 2 >= sizeof(buf))
-			break;          /* a very deep stack keeps its outer frames */
-		if (f)
-			buf[len++] = ';';
-		/* ';' and ' ' are the format's separators: keep them out of names */
-		for (size_t c = 0; c < l; c++)
-			buf[len++] = (frames[f][c] == ';' || frames[f][c] == ' ' || frames[f][c] == '\n') ? '_' : frames[f][c];
-	}
-	buf[len] = '\0';
-	h = hash_bytes(buf, len);
-	for (i = h & a->smask; a->stacks[i].used; i = (i + 1) & a->smask) {
-		if (a->stacks[i].hash == h && !strcmp(a->stacks[i].text, buf)) {
-			a->stacks[i].count += count;
-			return 0;
-		}
-	}
-	if ((a->snr + 1) * 2 > a->smask + 1) {
-		size_t ncap = (a->smask + 1) * 2;
-		struct stack_slot *n = calloc(ncap, sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		for (size_t k = 0; k <= a->smask; k++) {
-			if (!a->stacks[k].used)
-				continue;
-			size_t j = a->stacks[k].hash & (ncap - 1);
-			while (n[j].used)
-				j = (j + 1) & (ncap - 1);
-			n[j] = a->stacks[k];
-		}
-		free(a->stacks);
-		a->stacks = n;
-		a->smask = ncap - 1;
-		for (i = h & a->smask; a->stacks[i].used; i = (i + 1) & a->smask)
-			;
-	}
-	a->stacks[i] = (struct stack_slot){ .used = true, .hash = h, .text = strdup(buf), .count = count };
-	if (!a->stacks[i].text) {
-		a->stacks[i].used = false;
+	if (!comm || VEC_RESERVE(f->pool, f->cap_pool, f->nr_pool + n + 1) < 0 ||
+	    VEC_RESERVE(f->v, f->cap, f->nr + 1) < 0)
 		return -ENOMEM;
+	for (size_t k = 0; k <= n; k++) {
+		const char *name = k ? f->frame_names[ids[n - k]] : comm;
+		size_t l = strlen(name);
+
+		if (len + l + 2 >= MAX_TEXT)
+			break;
+		len += l + !!k;
+		f->pool[f->nr_pool++] = name;
 	}
-	a->snr++;
+	s.nr = f->nr_pool - s.off;
+	f->v[f->nr++] = s;
 	return 0;
 }
 
-static int cmp_stack(const void *x, const void *y)
+/* Walks a stack's text ("a;b;c") a character at a time, without writing it. */
+struct text_cursor {
+	const char *const *names;
+	size_t nr, i;
+	const char *p;
+};
+
+static unsigned char text_next(struct text_cursor *c)
 {
-	const struct stack_slot *a = *(const struct stack_slot *const *)x, *b = *(const struct stack_slot *const *)y;
+	if (*c->p)
+		return (unsigned char)*c->p++;
+	if (c->i + 1 >= c->nr)
+		return 0;
+	c->p = c->names[++c->i];
+	return ';';
+}
+
+/* strcmp() of two stacks' texts. */
+static int text_cmp(const struct folded *f, const struct stack *a, const struct stack *b)
+{
+	struct text_cursor x = { f->pool + a->off, a->nr, 0, a->nr ? f->pool[a->off] : "" };
+	struct text_cursor y = { f->pool + b->off, b->nr, 0, b->nr ? f->pool[b->off] : "" };
+
+	for (;;) {
+		unsigned char cx = text_next(&x), cy = text_next(&y);
+
+		if (cx != cy || !cx)
+			return cx - cy;
+	}
+}
+
+static bool same_names(const struct folded *f, const struct stack *a, const struct stack *b)
+{
+	return a->nr == b->nr && !memcmp(f->pool + a->off, f->pool + b->off, a->nr * sizeof(*f->pool));
+}
+
+static int by_text(const void *x, const void *y, void *f)
+{
+	return text_cmp(f, x, y);
+}
+
+static int by_count(const void *x, const void *y, void *f)
+{
+	const struct stack *a = x, *b = y;
 
 	if (a->count != b->count)
 		return a->count < b->count ? 1 : -1;
-	return strcmp(a->text, b->text);
+	return text_cmp(f, a, b);
 }
 
-int report_agg__write_folded(struct report_agg *a, FILE *out)
+/* Sorted by text, the stacks of equal text (equal names: names are interned) merged. */
+static void merge(struct folded *f)
 {
-	struct stack_slot **v = malloc((a->snr ? a->snr : 1) * sizeof(*v));
-	size_t n = 0;
+	size_t w = 0;
 
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i <= a->smask; i++)
-		if (a->stacks[i].used)
-			v[n++] = &a->stacks[i];
-	qsort(v, n, sizeof(*v), cmp_stack);
-	for (size_t i = 0; i < n; i++) {
-		/* often read on a terminal: names from the file go through escape__text() */
-		size_t len = 4 * strlen(v[i]->text) + 1;
-		char *esc = malloc(len);
-
-		if (!esc) {
-			free(v);
-			return -ENOMEM;
-		}
-		escape__text(esc, len, v[i]->text);
-		fprintf(out, "%s %llu\n", esc, (unsigned long long)v[i]->count);
-		free(esc);
+	qsort_r(f->v, f->nr, sizeof(*f->v), by_text, f);
+	for (size_t i = 0; i < f->nr; i++) {
+		if (w && same_names(f, &f->v[w - 1], &f->v[i]))
+			f->v[w - 1].count += f->v[i].count;
+		else
+			f->v[w++] = f->v[i];
 	}
-	free(v);
+	f->nr = w;
+}
+
+int folded__new(const struct profile *p, struct folded **ret)
+{
+	size_t nr_frames, nr;
+	const struct profile_frame *frames = profile__frames(p, &nr_frames);
+	const struct profile_entry *e = profile__entries(p, &nr);
+	struct folded *f = calloc(1, sizeof(*f));
+
+	if (!f || !(f->frame_names = calloc(nr_frames + 1, sizeof(*f->frame_names))))
+		goto enomem;
+	for (size_t i = 0; i < nr_frames; i++)
+		if (!(f->frame_names[i] = folded_name(f, frames[i].sym)))
+			goto enomem;
+	for (size_t i = 0; i < nr; i++)
+		if (add_entry(f, p, &e[i]) < 0)
+			goto enomem;
+	merge(f);
+	*ret = f;
+	return 0;
+enomem:
+	folded__free(f);
+	return -ENOMEM;
+}
+
+struct folded *folded__free(struct folded *f)
+{
+	if (!f)
+		return NULL;
+	strset__release(&f->names);
+	free(f->pool);
+	free(f->v);
+	free(f->frame_names);
+	free(f);
+	return NULL;
+}
+
+/* The text of stack s into buf (MAX_TEXT bytes). */
+static void text_of(const struct folded *f, const struct stack *s, char *buf)
+{
+	size_t len = 0;
+
+	for (size_t k = 0; k < s->nr; k++) {
+		size_t l = strlen(f->pool[s->off + k]);
+
+		if (k)
+			buf[len++] = ';';
+		memcpy(buf + len, f->pool[s->off + k], l);
+		len += l;
+	}
+	buf[len] = '\0';
+}
+
+int folded__write(const struct folded *f, FILE *out)
+{
+	_cleanup_free_ struct stack *v = malloc((f->nr ? f->nr : 1) * sizeof(*v));
+	_cleanup_free_ char *text = malloc(MAX_TEXT), *esc = malloc(4 * MAX_TEXT + 1);
+
+	if (!v || !text || !esc)
+		return -ENOMEM;
+	memcpy(v, f->v, f->nr * sizeof(*v));
+	qsort_r(v, f->nr, sizeof(*v), by_count, (void *)f);
+	for (size_t i = 0; i < f->nr; i++) {
+		text_of(f, &v[i], text);
+		/* often read on a terminal: names from the file go through escape__text() */
+		escape__text(esc, 4 * MAX_TEXT + 1, text);
+		fprintf(out, "%s %llu\n", esc, (unsigned long long)v[i].count);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 
-int report_agg__write_svg(struct report_agg *a, FILE *out, const char *title)
+int folded__write_svg(const struct folded *f, FILE *out, const char *title)
 {
-	struct flamegraph *f = flamegraph__new();
+	struct flamegraph *g = flamegraph__new();
 	int r = 0;
 
-	if (!f)
+	if (!g)
 		return -ENOMEM;
-	for (size_t i = 0; i <= a->smask && !r; i++)
-		if (a->stacks[i].used)
-			r = flamegraph__add(f, a->stacks[i].text, a->stacks[i].count);
+	/* in the order of their text, as flamegraph.pl reads sorted folded stacks */
+	for (size_t i = 0; i < f->nr && !r; i++)
+		r = flamegraph__add(g, f->pool + f->v[i].off, f->v[i].nr, f->v[i].count);
 	if (!r)
-		r = flamegraph__write(f, out, title);
-	flamegraph__free(f);
+		r = flamegraph__write(g, out, title);
+	flamegraph__free(g);
 	return r;
 }

@@ -15,7 +15,7 @@
 #include "prof/perfdata/perf_reader.h"
 #include "prof/perfdata/prof_section.h"
 #include "prof/analyze/profile.h"
-#include "prof/cli/report_opts.h"
+#include "prof/output/folded.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -37,7 +37,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (perf_reader__open(path, &r, &err) == 0) {
 		struct model *m = model__new();
-		struct report_agg *a = report_agg__new();
 		struct profile *p = profile__new(1000);
 		size_t len;
 		const char *sec = perf_reader__prof_section(r, &len);
@@ -49,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				model__set_uid(m, ps.tasks[i].tid, ps.tasks[i].uid);
 			prof_section__release(&ps);
 		}
-		while (m && a && p && perf_reader__next(r, &ev, &off, &err) > 0) {
+		while (m && p && perf_reader__next(r, &ev, &off, &err) > 0) {
 			struct sample s;
 			struct model_location loc;
 
@@ -67,10 +66,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)model__comm(m, (int32_t)s.tid);
 			(void)model__cgroup(m, s.cgroup);
 			profile__add(p, &task, &frame, 1, s.period);
-			const char *frames[2] = { "c", "s" };
-			report_agg__add_stack(a, frames, 2, 1);
 		}
-		report_agg__free(a);
+		struct folded *f;
+		if (p && folded__new(p, &f) == 0) {
+			FILE *out = fopen("/dev/null", "w");
+			if (out) {
+				folded__write(f, out);
+				folded__write_svg(f, out, "fuzz");
+				fclose(out);
+			}
+			folded__free(f);
+		}
 		profile__free(p);
 		model__free(m);
 		perf_reader__free(r);

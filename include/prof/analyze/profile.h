@@ -19,11 +19,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prof/cli/report_opts.h"
-
 #define PROFILE_DEFAULT_MAX_ENTRIES 100000
 #define PROFILE_FRAMES_PER_ENTRY 32     /* average stack depth budgeted per entry */
 #define PROFILE_CUT_SYM "[cut]"          /* the frame of samples the cap cut */
+
+/* The facts a row can group by (the --sort keys of report and top). */
+enum profile_key {
+	PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_PID, PROFILE_KEY_COMM, PROFILE_KEY_DSO, PROFILE_KEY_SYM,
+	PROFILE_KEY__MAX
+};
 
 struct profile_task {
 	uint32_t uid;
@@ -81,18 +85,23 @@ const uint32_t *profile__stack(const struct profile *p, uint32_t stack, size_t *
 /* Every distinct frame, indexed by frame id. */
 const struct profile_frame *profile__frames(const struct profile *p, size_t *ret_nr);
 
-/*
- * Rows: entries grouped by the keys set in key_on (a KEY_DSO/KEY_SYM key means the
- * leaf frame's), and by the whole stack too when by_stack; sorted by period, then
- * samples, largest first.  *ret (malloc'd, the caller frees) holds *ret_nr rows.
- * 0 or -ENOMEM.
- */
+/* Entries grouped by some keys: the grouped facts, the others zero. */
 struct profile_row {
-	struct report_row row;          /* key: the grouped fields, others zero */
+	struct profile_task task;       /* uid, cgroup, pid, comm when grouped by them */
+	const char *dso, *sym;          /* the leaf frame's, when grouped by them */
+	bool kernel;                    /* the leaf frame's, with sym */
 	uint32_t stack;                 /* with by_stack, else UINT32_MAX */
 	uint32_t order;                 /* first seen: ties keep that order */
+	uint64_t samples, period;
 };
-int profile__rows(const struct profile *p, const bool key_on[KEY__MAX], bool by_stack,
+
+/*
+ * Rows: entries grouped by the keys set in key_on (PROFILE_KEY_DSO/SYM mean the
+ * leaf frame's, past frames inlined into it), and by the whole stack too when
+ * by_stack; sorted by period, then samples, largest first.  *ret (malloc'd, the
+ * caller frees) holds *ret_nr rows.  0 or -ENOMEM.
+ */
+int profile__rows(const struct profile *p, const bool key_on[PROFILE_KEY__MAX], bool by_stack,
 		  struct profile_row **ret, size_t *ret_nr);
 
 #endif

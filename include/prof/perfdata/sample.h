@@ -137,17 +137,18 @@ static inline bool sample_layout__ip_chain(const struct sample_layout *l, const 
 	return true;
 }
 
-/* The fields of a sample the layout locates (ids, times, tid, ip, period, call
- * chain, cgroup) into s, the others zero.  false as sample_layout__ip_chain. */
+/* The fields of a sample the layout locates (id, time, tid, ip, period, call
+ * chain, cgroup) into s, the others zero.  false when the record is too short for
+ * them, or the layout has no TID. */
 static inline bool sample_layout__sample(const struct sample_layout *l, const struct perf_event_header *ev,
 					 struct sample *s)
 {
-	int32_t pid = 0, tid = 0;
+	int32_t pid, tid;
 
 	*s = (struct sample){ .misc = ev->misc };
-	if (!sample_layout__ip_chain(l, ev, &s->ip, &s->period, &s->callchain, &s->nr_callchain))
+	if (!sample_layout__tid(l, ev, &pid, &tid) ||
+	    !sample_layout__ip_chain(l, ev, &s->ip, &s->period, &s->callchain, &s->nr_callchain))
 		return false;
-	sample_layout__tid(l, ev, &pid, &tid);
 	s->pid = (uint32_t)pid;
 	s->tid = (uint32_t)tid;
 	s->time = sample_layout__time(l, ev);

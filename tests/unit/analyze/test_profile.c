@@ -39,7 +39,7 @@ Test(profile, rows_group_by_keys_and_leaf)
 	struct profile_frame s2[1] = { { LIB, A, false } };
 	struct profile_frame s3[1] = { { LIB, B, false } };
 	struct profile_task t1 = task(1, COMM), t2 = task(2, COMM2);
-	bool keys[KEY__MAX] = { [KEY_SYM] = true };
+	bool keys[PROFILE_KEY__MAX] = { [PROFILE_KEY_SYM] = true };
 	struct profile_row *rows;
 	size_t nr;
 
@@ -48,12 +48,12 @@ Test(profile, rows_group_by_keys_and_leaf)
 	profile__add(p, &t1, s3, 1, 1);
 	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
 	cr_assert_eq(nr, 2);
-	cr_assert_eq(rows[0].row.key.sym, A);                  /* leaf a: 3 + 4 */
-	cr_assert_eq(rows[0].row.period, 7);
-	cr_assert_eq(rows[0].row.samples, 2);
-	cr_assert_eq(rows[0].row.key.comm, NULL);               /* not a key: not grouped on */
+	cr_assert_eq(rows[0].sym, A);                  /* leaf a: 3 + 4 */
+	cr_assert_eq(rows[0].period, 7);
+	cr_assert_eq(rows[0].samples, 2);
+	cr_assert_eq(rows[0].task.comm, NULL);               /* not a key: not grouped on */
 	free(rows);
-	keys[KEY_COMM] = true;
+	keys[PROFILE_KEY_COMM] = true;
 	cr_assert_eq(profile__rows(p, keys, true, &rows, &nr), 0);
 	cr_assert_eq(nr, 3);
 	free(rows);
@@ -70,7 +70,7 @@ Test(profile, rows_skip_inlined_leaf)
 	struct profile_frame s1[3] = { { LIB, INL, false, true }, { LIB, A, false, false }, { LIB, B, false, false } };
 	struct profile_frame s2[2] = { { LIB, A, false, false }, { LIB, B, false, false } };
 	struct profile_task t = task(1, COMM);
-	bool keys[KEY__MAX] = { [KEY_SYM] = true };
+	bool keys[PROFILE_KEY__MAX] = { [PROFILE_KEY_SYM] = true };
 	struct profile_row *rows;
 	size_t nr;
 
@@ -79,8 +79,8 @@ Test(profile, rows_skip_inlined_leaf)
 	cr_assert_eq(profile__stats(p)->stacks, 2, "the inlined frame keeps its stack apart");
 	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
 	cr_assert_eq(nr, 1);
-	cr_assert_eq(rows[0].row.key.sym, A);
-	cr_assert_eq(rows[0].row.period, 5);
+	cr_assert_eq(rows[0].sym, A);
+	cr_assert_eq(rows[0].period, 5);
 	free(rows);
 	profile__free(p);
 }

@@ -4,7 +4,27 @@
 #include <string.h>
 #include <criterion/criterion.h>
 
+#include "prof/base/strset.h"
 #include "prof/output/flamegraph.h"
+
+/* The names of the stacks added: interned, as flamegraph__add wants them. */
+static struct strset names;
+
+/* Add a stack written "outer;...;inner". */
+static int add(struct flamegraph *f, const char *folded, uint64_t count)
+{
+	const char *frames[400];
+	size_t n = 0;
+
+	for (const char *p = folded; *p && n < 400;) {
+		const char *semi = strchrnul(p, ';');
+
+		frames[n] = strset__intern_n(&names, p, (size_t)(semi - p));
+		cr_assert_not_null(frames[n++]);
+		p = *semi ? semi + 1 : semi;
+	}
+	return flamegraph__add(f, frames, n, count);
+}
 
 /* The SVG of the graph, as a malloc'd string. */
 static char *svg_of(struct flamegraph *f)
@@ -51,17 +71,17 @@ Test(flamegraph, sub_pixel_frames_are_pruned_into_their_parent)
 
 	cr_assert_not_null(f);
 	/* 1,000,000 samples over 1180 px: one sample is 0.00118 px */
-	cr_assert_eq(flamegraph__add(f, "main;big", 997995), 0);
-	cr_assert_eq(flamegraph__add(f, "main;small", 1000), 0);       /* 1.18 px: drawn */
+	cr_assert_eq(add(f, "main;big", 997995), 0);
+	cr_assert_eq(add(f, "main;small", 1000), 0);       /* 1.18 px: drawn */
 	for (int i = 0; i < 500; i++) {                                 /* 0.0024 px each */
 		snprintf(stack, sizeof(stack), "main;tiny_%d", i);
-		cr_assert_eq(flamegraph__add(f, stack, 2), 0);
+		cr_assert_eq(add(f, stack, 2), 0);
 	}
 	/* a deep chain of 60 sub-pixel frames above big: not drawn, nor their height */
 	strcpy(stack, "main;big");
 	for (int i = 0; i < 60; i++)
 		strcat(stack, ";deep");
-	cr_assert_eq(flamegraph__add(f, stack, 5), 0);
+	cr_assert_eq(add(f, stack, 5), 0);
 	svg = svg_of(f);
 
 	cr_expect_eq(count(svg, "tiny_"), 0, "sub-pixel frames drawn");
@@ -88,11 +108,11 @@ Test(flamegraph, labels_are_static_and_cut_to_fit)
 
 	cr_assert_not_null(f);
 	/* of 1000 samples over 1180 px: 60 are 70.8 px, (70.8 - 6) / 7 = 9 characters */
-	cr_assert_eq(flamegraph__add(f, "main;long_function_name", 60), 0);
-	cr_assert_eq(flamegraph__add(f, "main;<tmpl>&caf\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 60), 0);
-	cr_assert_eq(flamegraph__add(f, "main;short", 60), 0);
-	cr_assert_eq(flamegraph__add(f, "main;narrow", 10), 0);        /* 11.8 px: no room */
-	cr_assert_eq(flamegraph__add(f, "main", 810), 0);
+	cr_assert_eq(add(f, "main;long_function_name", 60), 0);
+	cr_assert_eq(add(f, "main;<tmpl>&caf\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 60), 0);
+	cr_assert_eq(add(f, "main;short", 60), 0);
+	cr_assert_eq(add(f, "main;narrow", 10), 0);        /* 11.8 px: no room */
+	cr_assert_eq(add(f, "main", 810), 0);
 	svg = svg_of(f);
 
 	g = frame(svg, "main");
@@ -125,11 +145,40 @@ Test(flamegraph, deep_stacks_are_drawn_in_linear_time, .timeout = 20)
 	cr_assert_not_null(f);
 	for (int i = 0; i < 300; i++)
 		strcat(stack, i ? ";f" : "f");
-	cr_assert_eq(flamegraph__add(f, stack, 1), 0);
+	cr_assert_eq(add(f, stack, 1), 0);
 	svg = svg_of(f);
 	cr_expect_eq(count(svg, "<g class=\"f\""), 301);
 	snprintf(want, sizeof(want), "height=\"%d\"", 34 + 301 * 16 + 24);
 	cr_expect_not_null(strstr(svg, want), "no %s", want);
+	free(svg);
+	flamegraph__free(f);
+}
+
+/* A frame's children are drawn in the order they were first added, however many. */
+Test(flamegraph, children_in_the_order_added)
+{
+	struct flamegraph *f = flamegraph__new();
+	char stack[64], *svg;
+	const char *prev = NULL;
+
+	cr_assert_not_null(f);
+	for (int i = 999; i >= 0; i--) {
+		snprintf(stack, sizeof(stack), "main;c%03d", i);
+		cr_assert_eq(add(f, stack, 1000), 0);
+	}
+	cr_assert_eq(add(f, "main;c500", 1000), 0, "an existing child: no new frame");
+	svg = svg_of(f);
+	cr_expect_eq(count(svg, "<g class=\"f\""), 1002);
+	for (int i = 999; i >= 0; i--) {
+		char key[32];
+		const char *at;
+
+		snprintf(key, sizeof(key), "<title>c%03d (", i);
+		at = strstr(svg, key);
+		cr_assert_not_null(at, "no %s", key);
+		cr_assert(!prev || at > prev, "c%03d drawn out of order", i);
+		prev = at;
+	}
 	free(svg);
 	flamegraph__free(f);
 }

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a sample counts under in the engine (profile.h): its task's facts (pid,
+ * uid, cgroup, comm) and its stack resolved to frames.  The one way from a sample
+ * to an entry, for prof report (samples of a file) and prof top (live ones).
+ */
+#ifndef PROF_ANALYZE_ATTRIBUTION_H
+#define PROF_ANALYZE_ATTRIBUTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prof/analyze/profile.h"
+#include "prof/analyze/resolver.h"
+#include "prof/perfdata/sample.h"
+
+/* Frames of one sample: its ip and a call chain of up to 512 entries (the reader's
+ * limit), each expanded to its inline chain, cut by the engine at 512. */
+#define ATTRIBUTION_MAX_FRAMES 513
+
+struct attribution {
+	struct resolver *res;           /* borrowed: the model, and the strings comms are interned in */
+	struct profile *prof;           /* borrowed */
+	bool callchain;                 /* stacks of the call chain, else of the sampled ip */
+	/* the facts entries are keyed by: the others are zeroed, so samples that differ
+	 * only in them count under one entry */
+	bool keep[PROFILE_KEY__MAX];
+	/* the uid tid runs as: NULL asks the model (prof's section of a file) */
+	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
+	void *uid_ctx;
+	/* false leaves the sample out (prof report's filters); NULL admits all */
+	bool (*admit)(void *ctx, const struct profile_task *t);
+	void *admit_ctx;
+	struct profile_frame frames[ATTRIBUTION_MAX_FRAMES];
+};
+
+/* Count s (its period, 1 when it has none): 1 when counted, 0 when not admitted,
+ * -ENOMEM. */
+int attribution__add(struct attribution *a, const struct sample *s);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+
+#include "prof/analyze/attribution.h"
+#include "prof/base/util.h"
+
+/* The facts of s's task: comm from the model ("swapper" for the idle task, as perf
+ * names it), interned where the resolver interns names. */
+static int task_of(const struct attribution *a, const struct sample *s, struct profile_task *t)
+{
+	const char *comm = model__comm(a->res->model, (int32_t)s->tid);
+
+	if (!comm[0] && s->tid == 0)
+		comm = "swapper";
+	*t = (struct profile_task){ .pid = (int32_t)s->pid, .cgroup = s->cgroup };
+	t->uid_known = a->uid_of ? a->uid_of(a->uid_ctx, (int32_t)s->tid, &t->uid)
+				 : model__uid(a->res->model, (int32_t)s->tid, &t->uid);
+	t->comm = strset__intern(a->res->names, comm[0] ? comm : RESOLVE_UNKNOWN);
+	return t->comm ? 0 : -ENOMEM;
+}
+
+int attribution__add(struct attribution *a, const struct sample *s)
+{
+	struct profile_task t;
+	size_t n;
+	int err = task_of(a, s, &t);
+
+	if (err < 0)
+		return err;
+	if (a->admit && !a->admit(a->admit_ctx, &t))
+		return 0;
+	n = resolver__stack(a->res, t.pid, s->misc, s->ip, s->callchain, s->nr_callchain, a->callchain, a->frames,
+			    ARRAY_SIZE(a->frames));
+	if (!a->keep[PROFILE_KEY_PID])
+		t.pid = 0;
+	if (!a->keep[PROFILE_KEY_UID])
+		t.uid = 0, t.uid_known = false;
+	if (!a->keep[PROFILE_KEY_CGROUP])
+		t.cgroup = 0;
+	if (!a->keep[PROFILE_KEY_COMM])
+		t.comm = NULL;
+	err = profile__add(a->prof, &t, a->frames, n, s->period ? s->period : 1);
+	return err < 0 ? err : 1;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/analyze/resolver.h"
+#include "prof/base/escape.h"
+#include "prof/base/util.h"
+#include "prof/output/keys.h"
+
+static const struct {
+	const char *name, *json, *title;
+	unsigned int width;
+} keys[PROFILE_KEY__MAX] = {
+	[PROFILE_KEY_UID] = { "uid", "user", "User", 10 },
+	[PROFILE_KEY_CGROUP] = { "cgroup", "cgroup", "Cgroup", 28 },
+	[PROFILE_KEY_PID] = { "pid", "pid", "Pid", 7 },
+	[PROFILE_KEY_COMM] = { "comm", "comm", "Command", 16 },
+	[PROFILE_KEY_DSO] = { "dso", "dso", "Shared Object", 20 },
+	[PROFILE_KEY_SYM] = { "sym", "sym", "Symbol", 0 },
+};
+
+int keys__parse(const char *arg, enum profile_key out[PROFILE_KEY__MAX], size_t *ret_nr, char *err, size_t errlen)
+{
+	size_t nr = 0;
+
+	for (const char *p = arg;;) {
+		const char *comma = strchrnul(p, ',');
+		size_t len = (size_t)(comma - p);
+		int found = -1;
+
+		for (int k = 0; k < PROFILE_KEY__MAX; k++)
+			if (strlen(keys[k].name) == len && !strncmp(p, keys[k].name, len))
+				found = k;
+		if (found < 0)
+			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
+				      (int)len, p);
+		for (size_t i = 0; i < nr; i++)
+			if ((int)out[i] == found)
+				return errorf(err, errlen, "sort key '%s' given twice", keys[found].name);
+		out[nr++] = (enum profile_key)found;
+		if (!*comma) {
+			*ret_nr = nr;
+			return 0;
+		}
+		p = comma + 1;
+	}
+}
+
+const char *keys__name(enum profile_key k)
+{
+	return keys[k].name;
+}
+
+const char *keys__json_name(enum profile_key k)
+{
+	return keys[k].json;
+}
+
+const char *keys__title(enum profile_key k)
+{
+	return keys[k].title;
+}
+
+unsigned int keys__width(enum profile_key k)
+{
+	return keys[k].width;
+}
+
+/* The chain of a stack, leaf first, as one line. */
+static void chain_text(const struct profile *p, uint32_t stack, char *buf, size_t len)
+{
+	size_t nr, off = 0;
+	const uint32_t *ids = profile__stack(p, stack, &nr);
+	const struct profile_frame *f = profile__frames(p, &(size_t){ 0 });
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < nr && off + 8 < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " <- " : "", f[ids[i]].sym);
+}
+
+void keys__raw_text(const struct profile_row *row, enum profile_key k, const struct model *m,
+		    const struct profile *p, char *buf, size_t len)
+{
+	const struct profile_task *t = &row->task;
+	const char *cg, *slash;
+	struct passwd *pw;
+
+	switch (k) {
+	case PROFILE_KEY_UID:
+		pw = t->uid_known ? getpwuid(t->uid) : NULL;
+		if (pw)
+			snprintf(buf, len, "%s", pw->pw_name);
+		else if (t->uid_known)
+			snprintf(buf, len, "%u", t->uid);
+		else
+			snprintf(buf, len, "%s", RESOLVE_UNKNOWN);
+		break;
+	case PROFILE_KEY_CGROUP:
+		cg = model__cgroup(m, t->cgroup);
+		snprintf(buf, len, "%s", cg ? cg : t->cgroup ? RESOLVE_UNKNOWN : "-");
+		break;
+	case PROFILE_KEY_PID:
+		snprintf(buf, len, "%d", t->pid);
+		break;
+	case PROFILE_KEY_COMM:
+		snprintf(buf, len, "%s", t->comm ? t->comm : "");
+		break;
+	case PROFILE_KEY_DSO:
+		slash = row->dso ? strrchr(row->dso, '/') : NULL;
+		snprintf(buf, len, "%s", slash ? slash + 1 : row->dso ? row->dso : "");
+		break;
+	case PROFILE_KEY_SYM:
+		if (row->stack != UINT32_MAX)
+			chain_text(p, row->stack, buf, len);
+		else
+			snprintf(buf, len, "[%c] %s", row->kernel ? 'k' : '.', row->sym ? row->sym : "");
+		break;
+	default:
+		snprintf(buf, len, "%s", "");
+	}
+}
+
+size_t keys__text(const struct profile_row *row, enum profile_key k, const struct model *m,
+		  const struct profile *p, char *buf, size_t len)
+{
+	char raw[1024];
+
+	keys__raw_text(row, k, m, p, raw, sizeof(raw));
+	/* names come from the tasks recorded: nothing they hold may reach a terminal raw */
+	return escape__text(buf, len, raw);
+}
