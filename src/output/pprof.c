@@ -4,7 +4,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "prof/base/idmap.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/vec.h"
 #include "prof/output/pprof.h"
 #include "prof/base/util.h"
 #include "profile.pb-c.h"
@@ -18,50 +20,64 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-static void idmap__freep(struct idmap **m)
-{
-	idmap__free(*m);
-}
-
 #define NR_LABELS 5     /* uid, user, cgroup, comm, pid */
 
-/* The string table: index by content (hash, then compare). */
+/* The string table: strings by index, and the index of each by its text. */
 struct strtab {
 	char **v;
 	size_t nr, cap;
-	struct idmap *by_hash;          /* hash -> index of the first string with it */
-	int err;
+	struct hashtable index;         /* of uint32_t (index in v), by string */
+	int err;                        /* sticky -ENOMEM */
 };
 
+static bool str_eq(const void *e, const void *key, const void *ctx)
+{
+	return !strcmp(((const struct strtab *)ctx)->v[*(const uint32_t *)e], key);
+}
+
+static void strtab_init(struct strtab *t)
+{
+	*t = (struct strtab){ 0 };
+	hashtable__init(&t->index, sizeof(uint32_t), str_eq, t);
+}
+
+/* The index of s, added the first time. */
 static int64_t str_index(struct strtab *t, const char *s)
 {
-	uint64_t h = hash_bytes(s, strlen(s));
-	uint32_t idx;
+	uint64_t h = hash__bytes(s, strlen(s));
+	uint32_t *slot = hashtable__find(&t->index, h, s);
+	bool created;
 
-	/* collisions: probe h, h+1, ... until the string or a free key */
-	for (;; h++) {
-		if (!idmap__get(t->by_hash, h, &idx))
-			break;
-		if (!strcmp(t->v[idx], s))
-			return idx;
-	}
-	if (t->nr == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		char **n = realloc(t->v, ncap * sizeof(*n));
-		if (!n)
-			goto enomem;
-		t->v = n;
-		t->cap = ncap;
-	}
-	t->v[t->nr] = strdup(s);
-	if (!t->v[t->nr] || idmap__set(t->by_hash, h, (uint32_t)t->nr) < 0) {
+	if (slot)
+		return *slot;
+	if (VEC_RESERVE(t->v, t->cap, t->nr + 1) < 0 || !(t->v[t->nr] = strdup(s)))
+		goto enomem;
+	slot = hashtable__insert(&t->index, h, s, &created);
+	if (!slot) {
 		free(t->v[t->nr]);
 		goto enomem;
 	}
+	*slot = (uint32_t)t->nr;
 	return (int64_t)t->nr++;
 enomem:
 	t->err = -ENOMEM;
 	return 0;
+}
+
+/* The index of s, or -1 when it is not in the table. */
+static int64_t str_find(const struct strtab *t, const char *s)
+{
+	const uint32_t *slot = hashtable__find(&t->index, hash__bytes(s, strlen(s)), s);
+
+	return slot ? (int64_t)*slot : -1;
+}
+
+static void strtab_release(struct strtab *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->v[i]);
+	free(t->v);
+	hashtable__release(&t->index);
 }
 
 /* The recording's build ids (HEADER_BUILD_ID) by file name, as hex strings. */
@@ -81,24 +97,32 @@ static int bid_add(const struct reader_build_id *b, void *ctx)
 		return t->names.err;
 	if ((size_t)i < before)
 		return 0;               /* the first record of a path wins */
-	if (t->names.nr > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 64;
-		void *n = realloc(t->hex, ncap * sizeof(*t->hex));
-		if (!n)
-			return -ENOMEM;
-		t->hex = n;
-		t->cap = ncap;
-	}
+	if (VEC_RESERVE(t->hex, t->cap, t->names.nr) < 0)
+		return -ENOMEM;
 	for (size_t k = 0; k < MIN(b->size, (uint8_t)20); k++)
 		sprintf(t->hex[i] + 2 * k, "%02x", b->data[k]);
 	t->hex[i][2 * MIN(b->size, (uint8_t)20)] = '\0';
 	return 0;
 }
 
+/* An object's name (a pointer: the model's and the frames' names are interned), and
+ * what it stands for: a mapping's index, or one of the model's objects. */
+struct by_name {
+	const char *name;
+	uint32_t idx;
+};
+
+static bool by_name_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct by_name *)e)->name == key;
+}
+
 struct build {
 	PbProfile prof;
 	struct bid_table bids;
 	struct strtab strs;
+	struct hashtable mappings;      /* of struct by_name: an object's mapping */
+	struct hashtable dsos;          /* of struct by_name: the model's object of that name */
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
 	PbMapping *maps;
@@ -118,16 +142,20 @@ struct build {
 	int64_t comments[4];
 };
 
-static void strtab_release(struct strtab *t)
+static void build_init(struct build *b)
 {
-	for (size_t i = 0; i < t->nr; i++)
-		free(t->v[i]);
-	free(t->v);
-	idmap__free(t->by_hash);
+	*b = (struct build){ 0 };
+	perftools__profiles__profile__init(&b->prof);
+	strtab_init(&b->strs);
+	strtab_init(&b->bids.names);
+	hashtable__init(&b->mappings, sizeof(struct by_name), by_name_eq, NULL);
+	hashtable__init(&b->dsos, sizeof(struct by_name), by_name_eq, NULL);
 }
 
 static void build_free(struct build *b)
 {
+	hashtable__release(&b->mappings);
+	hashtable__release(&b->dsos);
 	strtab_release(&b->bids.names);
 	free(b->bids.hex);
 	strtab_release(&b->strs);
@@ -175,83 +203,103 @@ static long main_frame(const struct profile *p)
 
 static bool lookup_bid(const struct bid_table *t, const char *path, char *hex_out)
 {
-	uint64_t h = hash_bytes(path, strlen(path));
-	uint32_t idx;
+	int64_t i = str_find(&t->names, path);
 
-	for (;; h++) {
-		if (!idmap__get(t->names.by_hash, h, &idx))
-			return false;
-		if (!strcmp(t->names.v[idx], path)) {
-			strcpy(hex_out, t->hex[idx]);
-			return hex_out[0] != '\0';
-		}
+	if (i < 0)
+		return false;
+	strcpy(hex_out, t->hex[i]);
+	return hex_out[0] != '\0';
+}
+
+/* The model's objects by name, each the first of its name with a build id, else the
+ * first: frames hold the model's (interned) names. */
+static int index_dsos(struct build *b, const struct model *m)
+{
+	const struct model_dso *d;
+
+	for (uint32_t i = 0; m && (d = model__dso(m, i)); i++) {
+		bool created;
+		struct by_name *e = hashtable__insert(&b->dsos, hash__u64((uintptr_t)d->name), d->name, &created);
+
+		if (!e)
+			return -ENOMEM;
+		if (created || (d->build_id_len && !model__dso(m, e->idx)->build_id_len))
+			*e = (struct by_name){ .name = d->name, .idx = i };
 	}
+	return 0;
 }
 
 /* The mapping of object dso, made the first time (ids in that order). */
-static int mapping_of(struct build *b, struct idmap *map_of, const struct idmap *dso_of, struct model *m,
-		      const char *dso, uint32_t *ret)
+static int mapping_of(struct build *b, const struct model *m, const char *dso, uint32_t *ret)
 {
-	const struct model_dso *d;
+	uint64_t h = hash__u64((uintptr_t)dso);
+	const struct by_name *known = hashtable__find(&b->mappings, h, dso), *di;
+	struct by_name *e;
 	PbMapping *map;
-	uint32_t di;
+	bool created;
 	char bid[41];
 
-	if (idmap__get(map_of, (uintptr_t)dso, ret))
+	if (known) {
+		*ret = known->idx;
 		return 0;
+	}
 	map = &b->maps[b->prof.n_mapping];
 	perftools__profiles__mapping__init(map);
 	map->id = b->prof.n_mapping + 1;
 	map->filename = str_index(&b->strs, dso);
 	map->has_functions = true;
 	/* the recording's HEADER_BUILD_ID, else what its MMAP2 records carried */
-	if (b->bids.names.by_hash && lookup_bid(&b->bids, dso, bid)) {
+	di = hashtable__find(&b->dsos, h, dso);
+	if (lookup_bid(&b->bids, dso, bid)) {
 		map->build_id = str_index(&b->strs, bid);
-	} else if (m && idmap__get(dso_of, (uintptr_t)dso, &di) && (d = model__dso(m, di))->build_id_len) {
-		hex(bid, d->build_id, MIN(d->build_id_len, (size_t)20));
+	} else if (di && model__dso(m, di->idx)->build_id_len) {
+		hex(bid, model__dso(m, di->idx)->build_id, MIN(model__dso(m, di->idx)->build_id_len, (size_t)20));
 		map->build_id = str_index(&b->strs, bid);
 	}
 	b->map_ptrs[b->prof.n_mapping] = map;
 	*ret = (uint32_t)b->prof.n_mapping++;
-	return idmap__set(map_of, (uintptr_t)dso, *ret);
+	e = hashtable__insert(&b->mappings, h, dso, &created);
+	if (!e)
+		return -ENOMEM;
+	*e = (struct by_name){ .name = dso, .idx = *ret };
+	return 0;
 }
 
-/* One mapping per object, one function and one location per frame. */
-static int build_frames(struct build *b, const struct profile *p, struct model *m)
+/* Room for n frames' mappings, locations, lines and functions. */
+static int reserve_frames(struct build *b, size_t n)
 {
-	size_t nr_frames;
-	const struct profile_frame *f = profile__frames(p, &nr_frames);
-	_cleanup_(idmap__freep) struct idmap *map_of = idmap__new();
-	_cleanup_(idmap__freep) struct idmap *dso_of = idmap__new();
-	const struct model_dso *d;
-	long main = main_frame(p);
-	uint32_t mi;
-
-	if (!map_of || !dso_of)
-		return -ENOMEM;
-	/* the model's objects by name pointer: frames hold the model's names */
-	for (uint32_t i = 0; m && (d = model__dso(m, i)); i++)
-		if (idmap__set(dso_of, (uintptr_t)d->name, i) < 0)
-			return -ENOMEM;
-	b->maps = calloc(nr_frames + 1, sizeof(*b->maps));
-	b->map_ptrs = calloc(nr_frames + 1, sizeof(*b->map_ptrs));
-	b->locs = calloc(nr_frames + 1, sizeof(*b->locs));
-	b->loc_ptrs = calloc(nr_frames + 1, sizeof(*b->loc_ptrs));
-	b->lines = calloc(nr_frames + 1, sizeof(*b->lines));
-	b->line_ptrs = calloc(nr_frames + 1, sizeof(*b->line_ptrs));
-	b->funcs = calloc(nr_frames + 1, sizeof(*b->funcs));
-	b->func_ptrs = calloc(nr_frames + 1, sizeof(*b->func_ptrs));
+	b->maps = calloc(n + 1, sizeof(*b->maps));
+	b->map_ptrs = calloc(n + 1, sizeof(*b->map_ptrs));
+	b->locs = calloc(n + 1, sizeof(*b->locs));
+	b->loc_ptrs = calloc(n + 1, sizeof(*b->loc_ptrs));
+	b->lines = calloc(n + 1, sizeof(*b->lines));
+	b->line_ptrs = calloc(n + 1, sizeof(*b->line_ptrs));
+	b->funcs = calloc(n + 1, sizeof(*b->funcs));
+	b->func_ptrs = calloc(n + 1, sizeof(*b->func_ptrs));
 	if (!b->maps || !b->map_ptrs || !b->locs || !b->loc_ptrs || !b->lines || !b->line_ptrs || !b->funcs ||
 	    !b->func_ptrs)
 		return -ENOMEM;
+	return 0;
+}
+
+/* One mapping per object, one function and one location per frame. */
+static int build_frames(struct build *b, const struct profile *p, const struct model *m)
+{
+	size_t nr_frames;
+	const struct profile_frame *f = profile__frames(p, &nr_frames);
+	long main = main_frame(p);
+	uint32_t mi;
+
+	if (index_dsos(b, m) < 0 || reserve_frames(b, nr_frames) < 0)
+		return -ENOMEM;
 	b->prof.mapping = b->map_ptrs;
 	/* pprof takes mapping[0] for the main binary: the object of the hottest user frame */
-	if (main >= 0 && mapping_of(b, map_of, dso_of, m, f[main].dso, &mi) < 0)
+	if (main >= 0 && mapping_of(b, m, f[main].dso, &mi) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr_frames; i++) {
 		PbLocation *loc = &b->locs[i];
 
-		if (mapping_of(b, map_of, dso_of, m, f[i].dso, &mi) < 0)
+		if (mapping_of(b, m, f[i].dso, &mi) < 0)
 			return -ENOMEM;
 		perftools__profiles__function__init(&b->funcs[i]);
 		b->funcs[i].id = i + 1;
@@ -286,7 +334,7 @@ static void label(struct build *b, PbLabel *l, const char *key, const char *str,
 		l->str = str_index(&b->strs, str);
 }
 
-static int build_samples(struct build *b, const struct profile *p, struct model *m)
+static int build_samples(struct build *b, const struct profile *p, const struct model *m)
 {
 	size_t nr, nr_ids = 0, ids_off = 0;
 	const struct profile_entry *e = profile__entries(p, &nr);
@@ -367,17 +415,12 @@ static int gzip_out(int fd, const uint8_t *buf, size_t len)
 
 int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd)
 {
-	struct build b = { 0 };
+	struct build b;
 	_cleanup_free_ uint8_t *buf = NULL;
 	size_t len, nc = 0;
 	int err;
 
-	perftools__profiles__profile__init(&b.prof);
-	b.strs.by_hash = idmap__new();
-	if (!b.strs.by_hash) {
-		err = -ENOMEM;
-		goto out;
-	}
+	build_init(&b);
 	str_index(&b.strs, "");         /* string_table[0] must be "" */
 	/* value 0: samples; value 1: the period, cpu time when the event counts time */
 	for (int i = 0; i < 2; i++) {
@@ -400,11 +443,6 @@ int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd)
 	b.prof.comment = b.comments;
 	b.prof.n_comment = nc;
 	if (m->reader) {
-		b.bids.names.by_hash = idmap__new();
-		if (!b.bids.names.by_hash) {
-			err = -ENOMEM;
-			goto out;
-		}
 		err = perf_reader__for_each_build_id(m->reader, bid_add, &b.bids);
 		if (err < 0)
 			goto out;

@@ -21,7 +21,7 @@ struct pprof_meta {
 	int64_t period;                 /* events between samples (the mean with -F) */
 	int64_t duration_ns;
 	const char *comments[4];        /* free text (scope, cut counts); NULL ends */
-	struct model *model;            /* object build ids, cgroup paths (may be NULL) */
+	const struct model *model;      /* object build ids, cgroup paths (may be NULL) */
 	const struct perf_reader *reader;       /* its HEADER_BUILD_ID names objects' build ids (may be NULL) */
 };
 
