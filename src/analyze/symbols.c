@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "prof/perfdata/build_id.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
 #include "prof/base/strset.h"
+#include "prof/base/vec.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/util.h"
 
@@ -57,6 +60,7 @@ struct symbols {
 	struct strset names;
 	struct dso_entry *dsos;
 	size_t nr_dsos, cap_dsos;
+	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
 	struct ksym *ksyms;
 	size_t nr_ksyms;
 	int64_t kshift;
@@ -68,9 +72,18 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+static bool dso_eq(const void *e, const void *key, const void *ctx)
+{
+	return !strcmp(((const struct symbols *)ctx)->dsos[*(const uint32_t *)e].path, key);
+}
+
 struct symbols *symbols__new(void)
 {
-	return calloc(1, sizeof(struct symbols));
+	struct symbols *s = calloc(1, sizeof(struct symbols));
+
+	if (s)
+		hashtable__init(&s->dso_index, sizeof(uint32_t), dso_eq, s);
+	return s;
 }
 
 struct symbols *symbols__free(struct symbols *s)
@@ -87,6 +100,7 @@ struct symbols *symbols__free(struct symbols *s)
 			dwfl_end(s->dsos[i].dwfl);
 	}
 	free(s->dsos);
+	hashtable__release(&s->dso_index);
 	free(s->ksyms);
 	strset__release(&s->names);
 	free(s);
@@ -311,25 +325,25 @@ static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *buil
 }
 
 /* The entry of path, added (not opened) when missing. */
+/* The entry of path, made the first time; NULL on ENOMEM.  Valid until the next one is made. */
 static struct dso_entry *dso_get(struct symbols *s, const char *path)
 {
-	for (size_t i = 0; i < s->nr_dsos; i++)
-		if (!strcmp(s->dsos[i].path, path))
-			return &s->dsos[i];
-	if (s->nr_dsos == s->cap_dsos) {
-		size_t ncap = s->cap_dsos ? 2 * s->cap_dsos : 64;
-		struct dso_entry *n = realloc(s->dsos, ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		s->dsos = n;
-		s->cap_dsos = ncap;
-	}
-	struct dso_entry *d = &s->dsos[s->nr_dsos];
-	memset(d, 0, sizeof(*d));
-	d->path = strdup(path);
-	if (!d->path)
+	uint64_t h = hash__bytes(path, strlen(path));
+	uint32_t *slot = hashtable__find(&s->dso_index, h, path);
+	struct dso_entry *d;
+	bool created;
+
+	if (slot)
+		return &s->dsos[*slot];
+	if (VEC_RESERVE(s->dsos, s->cap_dsos, s->nr_dsos + 1) < 0)
 		return NULL;
-	s->nr_dsos++;
+	d = &s->dsos[s->nr_dsos];
+	*d = (struct dso_entry){ .path = strdup(path) };
+	if (!d->path || !(slot = hashtable__insert(&s->dso_index, h, path, &created))) {
+		free(d->path);
+		return NULL;
+	}
+	*slot = (uint32_t)s->nr_dsos++;
 	return d;
 }
 
