@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * From addresses to frames on this test's own program: a model fed the MMAP2
+ * records of its executable mappings, the real symbolizer on the binary, a JIT map
+ * file for anonymous code, and what must stay [unknown] (unmapped addresses, the
+ * kernel of another host, a file whose build id is not the recording's).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <perf/event.h>
+#include <criterion/criterion.h>
+
+#include "prof/analyze/attribution.h"
+#include "prof/analyze/jitmap.h"
+#include "prof/analyze/model.h"
+#include "prof/analyze/resolver.h"
+#include "prof/analyze/symbols.h"
+#include "prof/base/strset.h"
+
+#define ANON_START 0x7f0000000000ull
+
+struct fixture {
+	struct model *model;
+	struct symbols *syms;
+	struct jitmap *jit;
+	struct strset names;
+	struct resolver res;
+	char exe[4096];
+	char jitdir[64];
+};
+
+static struct fixture fx;
+
+/* A record under construction, 8-aligned. */
+static union {
+	struct perf_event_header h;
+	uint64_t align;
+	uint8_t bytes[8192];
+} rec;
+
+static void feed_mmap2(int32_t pid, uint16_t misc, uint64_t start, uint64_t len, uint64_t pgoff,
+		       uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, const char *name)
+{
+	struct perf_record_mmap2 m = { .header = { .type = PERF_RECORD_MMAP2, .misc = misc },
+				       .pid = (uint32_t)pid, .tid = (uint32_t)pid, .start = start, .len = len,
+				       .pgoff = pgoff, .maj = maj, .min = min, .ino = ino, .prot = prot };
+	size_t off = offsetof(struct perf_record_mmap2, filename), n = strlen(name) + 1;
+
+	memset(rec.bytes, 0, sizeof(rec.bytes));
+	memcpy(rec.bytes, &m, off);
+	memcpy(rec.bytes + off, name, n);
+	rec.h.size = (uint16_t)((off + n + 7) & ~(size_t)7);
+	cr_assert_eq(model__process(fx.model, &rec.h), 0);
+}
+
+/* This process's executable file mappings, as the kernel would describe them. */
+static void feed_own_maps(void)
+{
+	char line[4608], path[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off, ino;
+		unsigned int maj, min;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &lo, &hi, perms, &off, &maj, &min, &ino,
+			   path) != 8 || perms[2] != 'x' || path[0] != '/')
+			continue;
+		feed_mmap2(getpid(), PERF_RECORD_MISC_USER, lo, hi - lo, off, maj, min, ino, PROT_READ | PROT_EXEC,
+			   path);
+		n++;
+	}
+	fclose(f);
+	cr_assert_gt(n, 0);
+}
+
+static void setup(void)
+{
+	ssize_t n = readlink("/proc/self/exe", fx.exe, sizeof(fx.exe) - 1);
+
+	cr_assert_gt(n, 0);
+	fx.exe[n] = '\0';
+	fx.model = model__new();
+	fx.syms = symbols__new();
+	cr_assert(fx.model && fx.syms);
+	strcpy(fx.jitdir, "/tmp/prof-test-jit-XXXXXX");
+	cr_assert_not_null(mkdtemp(fx.jitdir));
+	fx.jit = jitmap__new(fx.jitdir);
+	fx.res = (struct resolver){ .model = fx.model, .syms = fx.syms, .jit = fx.jit, .names = &fx.names,
+				    .inlines = true };
+	feed_own_maps();
+}
+
+static void teardown(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/perf-%d.map", fx.jitdir, getpid());
+	unlink(path);
+	rmdir(fx.jitdir);
+	jitmap__free(fx.jit);
+	symbols__free(fx.syms);
+	model__free(fx.model);
+	strset__release(&fx.names);
+	memset(&fx, 0, sizeof(fx));
+}
+
+TestSuite(resolver, .init = setup, .fini = teardown);
+
+static volatile int sink;
+
+__attribute__((noinline)) static uint64_t resolver_test_target(void)
+{
+	sink++;
+	return (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+__attribute__((noinline)) static uint64_t resolver_test_caller(void)
+{
+	uint64_t ret = resolver_test_target();
+
+	sink++;                         /* no tail call: the return address is in here */
+	return ret;
+}
+
+static inline __attribute__((always_inline)) uint64_t resolver_test_inlined(void)
+{
+	uint64_t ip;
+
+	/* the address of this very instruction: inside the inlined code */
+	__asm__ volatile("1: lea 1b(%%rip), %0" : "=r"(ip));
+	return ip;
+}
+
+__attribute__((noinline)) static uint64_t resolver_test_outer(void)
+{
+	uint64_t ip = resolver_test_inlined();
+
+	sink++;
+	return ip;
+}
+
+Test(resolver, own_functions_by_name_and_object)
+{
+	struct profile_frame f;
+
+	resolver__frame(&fx.res, getpid(), false, (uint64_t)(uintptr_t)resolver_test_target + 1, &f);
+	cr_assert_str_eq(f.sym, "resolver_test_target");
+	cr_assert_str_eq(f.dso, fx.exe);
+	cr_assert_not(f.kernel);
+	resolver__frame(&fx.res, getpid(), false, (uint64_t)(uintptr_t)resolver_test_caller, &f);
+	cr_assert_str_eq(f.sym, "resolver_test_caller");
+	/* names are interned: the same object is one pointer */
+	struct profile_frame g;
+	resolver__frame(&fx.res, getpid(), false, (uint64_t)(uintptr_t)resolver_test_target, &g);
+	cr_assert_eq(f.dso, g.dso);
+	cr_assert_str_eq(g.sym, "resolver_test_target");
+}
+
+Test(resolver, a_stack_skips_the_chain_copy_of_the_ip_and_looks_back_from_return_addresses)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)resolver_test_target + 2, ret = resolver_test_caller();
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, ret };
+	struct profile_frame frames[8];
+	size_t n;
+
+	n = resolver__stack(&fx.res, getpid(), PERF_RECORD_MISC_USER, ip, chain, 3, true, frames, 8);
+	cr_assert_eq(n, 2, "ip and one caller, not the ip twice: %zu frames", n);
+	cr_assert_str_eq(frames[0].sym, "resolver_test_target");
+	cr_assert_str_eq(frames[1].sym, "resolver_test_caller");
+	n = resolver__stack(&fx.res, getpid(), PERF_RECORD_MISC_USER, ip, chain, 3, false, frames, 8);
+	cr_assert_eq(n, 1, "without the chain: the ip only");
+	n = resolver__stack(&fx.res, getpid(), PERF_RECORD_MISC_USER, ip, chain, 3, true, frames, 1);
+	cr_assert_eq(n, 1, "never more than max");
+}
+
+Test(resolver, inlined_functions_are_frames_of_their_own)
+{
+	uint64_t ip = resolver_test_outer();
+	struct profile_frame frames[8];
+	size_t n = resolver__stack(&fx.res, getpid(), PERF_RECORD_MISC_USER, ip, NULL, 0, true, frames, 8);
+
+	cr_assert_geq(n, 2, "%zu frames", n);
+	cr_assert_str_eq(frames[0].sym, "resolver_test_inlined (inlined)");
+	cr_assert(frames[0].inlined);
+	cr_assert_str_eq(frames[n - 1].sym, "resolver_test_outer");
+	cr_assert_not(frames[n - 1].inlined);
+	fx.res.inlines = false;
+	n = resolver__stack(&fx.res, getpid(), PERF_RECORD_MISC_USER, ip, NULL, 0, true, frames, 8);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(frames[0].sym, "resolver_test_outer");
+}
+
+Test(resolver, unknown_is_said_never_guessed)
+{
+	struct profile_frame f;
+	uint8_t wrong[20] = { 1, 2, 3 };
+
+	/* unmapped, and another process */
+	resolver__frame(&fx.res, getpid(), false, 0x10, &f);
+	cr_assert_str_eq(f.dso, RESOLVE_UNKNOWN);
+	cr_assert_str_eq(f.sym, RESOLVE_UNKNOWN);
+	resolver__frame(&fx.res, getpid() + 1, false, (uint64_t)(uintptr_t)resolver_test_target, &f);
+	cr_assert_str_eq(f.sym, RESOLVE_UNKNOWN);
+	/* the kernel of a recording not made here (kernel_here false) */
+	feed_mmap2(-1, PERF_RECORD_MISC_KERNEL, 0xffffffff81000000ull, 0x1000000, 0xffffffff81000000ull, 0, 0, 0,
+		   PROT_READ | PROT_EXEC, "[kernel.kallsyms]_text");
+	resolver__frame(&fx.res, getpid(), true, 0xffffffff81000100ull, &f);
+	cr_assert(f.kernel);
+	cr_assert_str_eq(f.dso, "[kernel.kallsyms]");
+	cr_assert_str_eq(f.sym, "[unknown] ([kernel.kallsyms])");
+	/* the recording says the program had another build id: its file is not that one */
+	cr_assert_eq(symbols__expect_build_id(fx.syms, fx.exe, wrong, sizeof(wrong)), 0);
+	resolver__frame(&fx.res, getpid(), false, (uint64_t)(uintptr_t)resolver_test_target, &f);
+	cr_assert_eq(strncmp(f.sym, "[unknown] (", 11), 0, "%s", f.sym);
+	cr_assert_str_eq(f.dso, fx.exe);
+}
+
+Test(resolver, anonymous_code_from_its_jit_map)
+{
+	char path[128];
+	struct profile_frame f;
+	FILE *m;
+
+	/* another process's anonymous code: it has no map file */
+	feed_mmap2(getpid() + 1, PERF_RECORD_MISC_USER, ANON_START, 0x10000, 0, 0, 0, 0, PROT_READ | PROT_EXEC,
+		   "//anon");
+	resolver__frame(&fx.res, getpid() + 1, false, ANON_START + 0x1010, &f);
+	cr_assert_str_eq(f.sym, "[unknown] (//anon)");
+	feed_mmap2(getpid(), PERF_RECORD_MISC_USER, ANON_START, 0x10000, 0, 0, 0, 0, PROT_READ | PROT_EXEC, "//anon");
+	snprintf(path, sizeof(path), "%s/perf-%d.map", fx.jitdir, getpid());
+	m = fopen(path, "w");
+	cr_assert_not_null(m);
+	fprintf(m, "%llx 100 jitted_function\n", (unsigned long long)ANON_START + 0x1000);
+	fclose(m);
+	cr_assert_eq(model__set_uid(fx.model, getpid(), getuid()), 0);
+	resolver__frame(&fx.res, getpid(), false, ANON_START + 0x1010, &f);
+	cr_assert_str_eq(f.sym, "jitted_function");
+	cr_assert_str_eq(f.dso, "//anon");
+	resolver__frame(&fx.res, getpid(), false, ANON_START + 0x20, &f);
+	cr_assert_str_eq(f.sym, "[unknown] (//anon)", "outside the map file's functions");
+}
+
+/* A sample counted by the attribution: the task's facts, its resolved stack. */
+Test(resolver, attribution_counts_a_sample_under_its_task_and_stack)
+{
+	struct profile *p = profile__new(0);
+	struct attribution a = { .res = &fx.res, .prof = p, .callchain = true,
+				 .keep = { [PROFILE_KEY_PID] = true, [PROFILE_KEY_COMM] = true } };
+	uint64_t ip = (uint64_t)(uintptr_t)resolver_test_target + 2, ret = resolver_test_caller();
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, ret };
+	struct sample s = { .misc = PERF_RECORD_MISC_USER, .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+			    .ip = ip, .callchain = chain, .nr_callchain = 3, .cgroup = 42 };
+	const struct profile_entry *e;
+	size_t nr;
+	const uint32_t *ids;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(attribution__add(&a, &s), 1);
+	s.cgroup = 43;                  /* not kept apart: the same entry */
+	cr_assert_eq(attribution__add(&a, &s), 1);
+	e = profile__entries(p, &nr);
+	cr_assert_eq(nr, 1);
+	cr_assert_eq(e[0].samples, 2);
+	cr_assert_eq(e[0].period, 2, "no period: 1 each");
+	cr_assert_eq(e[0].task.pid, getpid());
+	cr_assert_eq(e[0].task.cgroup, 0);
+	cr_assert_str_eq(e[0].task.comm, RESOLVE_UNKNOWN, "no COMM record: [unknown]");
+	ids = profile__stack(p, e[0].stack, &nr);
+	cr_assert_eq(nr, 2);
+	cr_assert_str_eq(profile__frames(p, &(size_t){ 0 })[ids[1]].sym, "resolver_test_caller");
+	s.tid = 0;
+	s.pid = 0;
+	cr_assert_eq(attribution__add(&a, &s), 1);
+	e = profile__entries(p, &nr);
+	cr_assert_str_eq(e[nr - 1].task.comm, "swapper", "the idle task, as perf names it");
+	profile__free(p);
+}
