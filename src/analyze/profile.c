@@ -57,7 +57,7 @@ static bool stack_eq(const void *e, const void *key, const void *ctx)
 	const struct stack *s = &p->stacks[*(const uint32_t *)e];
 	const struct stack_key *k = key;
 
-	return s->nr == k->nr && !memcmp(p->pool + s->off, k->ids, k->nr * sizeof(*k->ids));
+	return s->nr == k->nr && (!k->nr || !memcmp(p->pool + s->off, k->ids, k->nr * sizeof(*k->ids)));
 }
 
 static bool task_eq(const struct profile_task *a, const struct profile_task *b)

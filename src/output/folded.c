@@ -98,7 +98,7 @@ static int text_cmp(const struct folded *f, const struct stack *a, const struct 
 
 static bool same_names(const struct folded *f, const struct stack *a, const struct stack *b)
 {
-	return a->nr == b->nr && !memcmp(f->pool + a->off, f->pool + b->off, a->nr * sizeof(*f->pool));
+	return a->nr == b->nr && (!a->nr || !memcmp(f->pool + a->off, f->pool + b->off, a->nr * sizeof(*f->pool)));
 }
 
 static int by_text(const void *x, const void *y, void *f)
@@ -120,6 +120,8 @@ static void merge(struct folded *f)
 {
 	size_t w = 0;
 
+	if (!f->nr)
+		return;
 	qsort_r(f->v, f->nr, sizeof(*f->v), by_text, f);
 	for (size_t i = 0; i < f->nr; i++) {
 		if (w && same_names(f, &f->v[w - 1], &f->v[i]))
@@ -188,7 +190,8 @@ int folded__write(const struct folded *f, FILE *out)
 
 	if (!v || !text || !esc)
 		return -ENOMEM;
-	memcpy(v, f->v, f->nr * sizeof(*v));
+	if (f->nr)
+		memcpy(v, f->v, f->nr * sizeof(*v));
 	qsort_r(v, f->nr, sizeof(*v), by_count, (void *)f);
 	for (size_t i = 0; i < f->nr; i++) {
 		text_of(f, &v[i], text);
