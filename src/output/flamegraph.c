@@ -174,7 +174,8 @@ static void write_label(FILE *out, const char *name, double px, double x, double
 	fputs("</text>", out);
 }
 
-static void emit(struct flamegraph *f, FILE *out, size_t i, double x, size_t depth, size_t max_depth)
+/* Draw node i and, left to right, its children wide enough to be seen. */
+static void draw(struct flamegraph *f, FILE *out, size_t i, double x, size_t depth, size_t max_depth)
 {
 	const struct node *n = &f->n[i];
 	double w = share(f, i);
@@ -191,7 +192,7 @@ static void emit(struct flamegraph *f, FILE *out, size_t i, double x, size_t dep
 	fputs("</g>\n", out);
 	for (size_t c = n->child; c; c = f->n[c].sibling) {
 		if (drawn(f, c))
-			emit(f, out, c, x, depth + 1, max_depth);
+			draw(f, out, c, x, depth + 1, max_depth);
 		x += share(f, c);
 	}
 }
@@ -297,7 +298,7 @@ int flamegraph__write(struct flamegraph *f, FILE *out, const char *title)
 		"<text x=\"10\" y=\"%zu\">Click a frame to zoom in, a faded one below or Reset Zoom to zoom out</text>\n"
 		"<script type=\"text/ecmascript\">var W = %d, H = %d;</script>\n",
 		WIDTH - 70, WIDTH - 200, height - 6, height - 6, WIDTH, FRAME_H);
-	emit(f, out, 0, 0, 0, depth);
+	draw(f, out, 0, 0, 0, depth);
 	fputs(script, out);
 	fputs("</svg>\n", out);
 	return ferror(out) ? -EIO : 0;
