@@ -20,6 +20,7 @@
 #include "prof/analyze/resolver.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/strset.h"
+#include "own_maps.h"
 
 #define ANON_START 0x7f0000000000ull
 
@@ -35,50 +36,17 @@ struct fixture {
 
 static struct fixture fx;
 
-/* A record under construction, 8-aligned. */
-static union {
-	struct perf_event_header h;
-	uint64_t align;
-	uint8_t bytes[8192];
-} rec;
+static union record rec;
+
+static void feed(const struct perf_event_header *ev, void *ctx)
+{
+	cr_assert_eq(model__process(fx.model, ev), 0);
+}
 
 static void feed_mmap2(int32_t pid, uint16_t misc, uint64_t start, uint64_t len, uint64_t pgoff,
 		       uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, const char *name)
 {
-	struct perf_record_mmap2 m = { .header = { .type = PERF_RECORD_MMAP2, .misc = misc },
-				       .pid = (uint32_t)pid, .tid = (uint32_t)pid, .start = start, .len = len,
-				       .pgoff = pgoff, .maj = maj, .min = min, .ino = ino, .prot = prot };
-	size_t off = offsetof(struct perf_record_mmap2, filename), n = strlen(name) + 1;
-
-	memset(rec.bytes, 0, sizeof(rec.bytes));
-	memcpy(rec.bytes, &m, off);
-	memcpy(rec.bytes + off, name, n);
-	rec.h.size = (uint16_t)((off + n + 7) & ~(size_t)7);
-	cr_assert_eq(model__process(fx.model, &rec.h), 0);
-}
-
-/* This process's executable file mappings, as the kernel would describe them. */
-static void feed_own_maps(void)
-{
-	char line[4608], path[4096];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int n = 0;
-
-	cr_assert_not_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, off, ino;
-		unsigned int maj, min;
-		char perms[8];
-
-		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &lo, &hi, perms, &off, &maj, &min, &ino,
-			   path) != 8 || perms[2] != 'x' || path[0] != '/')
-			continue;
-		feed_mmap2(getpid(), PERF_RECORD_MISC_USER, lo, hi - lo, off, maj, min, ino, PROT_READ | PROT_EXEC,
-			   path);
-		n++;
-	}
-	fclose(f);
-	cr_assert_gt(n, 0);
+	feed(mmap2_record(&rec, pid, misc, start, len, pgoff, maj, min, ino, prot, name), NULL);
 }
 
 static void setup(void)
@@ -95,7 +63,7 @@ static void setup(void)
 	fx.jit = jitmap__new(fx.jitdir);
 	fx.res = (struct resolver){ .model = fx.model, .syms = fx.syms, .jit = fx.jit, .names = &fx.names,
 				    .inlines = true };
-	feed_own_maps();
+	cr_assert_gt(own_maps(getpid(), feed, NULL), 0);
 }
 
 static void teardown(void)

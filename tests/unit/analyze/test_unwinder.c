@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "prof/analyze/unwinder.h"
+#include "own_maps.h"
 
 #define KERNEL_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |                 \
@@ -124,44 +125,15 @@ static void make_sample(struct buf *b, int32_t pid, const struct capture *c, uin
 	b->h.size = (uint16_t)b->len;
 }
 
+static void note_one(const struct perf_event_header *ev, void *u)
+{
+	cr_assert_eq(unwinder__note(u, ev), 0);
+}
+
 /* This process's executable file mappings, as MMAP2 records of pid. */
 static void note_maps(struct unwinder *u, int32_t pid)
 {
-	char line[4608], path[4096];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int n = 0;
-
-	cr_assert(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, off, ino;
-		unsigned int maj, min;
-		char perms[8];
-		struct buf b = { 0 };
-		struct perf_record_mmap2 m = { 0 };
-
-		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &lo, &hi, perms, &off, &maj, &min,
-			   &ino, path) != 8 || perms[2] != 'x' || path[0] != '/')
-			continue;
-		m.header.type = PERF_RECORD_MMAP2;
-		m.pid = m.tid = (uint32_t)pid;
-		m.start = lo;
-		m.len = hi - lo;
-		m.pgoff = off;
-		m.maj = maj;
-		m.min = min;
-		m.ino = ino;
-		m.prot = PROT_READ | PROT_EXEC;
-		m.flags = MAP_PRIVATE;
-		b.len = 0;
-		put(&b, &m, offsetof(struct perf_record_mmap2, filename));
-		put(&b, path, strlen(path) + 1);
-		b.len = (b.len + 7) & ~(size_t)7;
-		b.h.size = (uint16_t)b.len;
-		cr_assert_eq(unwinder__note(u, &b.h), 0);
-		n++;
-	}
-	fclose(f);
-	cr_assert(n > 0, "no executable mapping found");
+	cr_assert(own_maps(pid, note_one, u) > 0, "no executable mapping found");
 }
 
 /* The rewritten sample's callchain, and checks that the rest is in place. */

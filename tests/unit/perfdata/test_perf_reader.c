@@ -281,12 +281,26 @@ static void check_sample(const struct perf_reader *r, const struct perf_event_he
 	cr_assert_eq(s.size, ev->size, "every byte decoded");
 }
 
-Test(perf_reader, reads_back_what_the_writer_wrote)
+/* The file written, opened with the reader (and already unlinked). */
+static struct perf_reader *written_and_opened(struct feat_buf *section)
 {
 	char path[64] = "/tmp/prof-test-XXXXXX";
 	int fd = mkstemp(path);
-	struct feat_buf section = { 0 };
 	struct perf_reader *r = NULL;
+	struct reader_error err;
+
+	cr_assert_geq(fd, 0);
+	write_file(fd, section);
+	close(fd);
+	cr_assert_eq(perf_reader__open(path, &r, &err), 0, "%s", err.msg);
+	unlink(path);
+	return r;
+}
+
+Test(perf_reader, reads_back_what_the_writer_wrote)
+{
+	struct feat_buf section = { 0 };
+	struct perf_reader *r = written_and_opened(&section);
 	struct reader_error err;
 	const struct perf_event_header *ev;
 	const char *text;
@@ -295,10 +309,6 @@ Test(perf_reader, reads_back_what_the_writer_wrote)
 	size_t i = 0, len;
 	int n;
 
-	cr_assert_geq(fd, 0);
-	write_file(fd, &section);
-	close(fd);
-	cr_assert_eq(perf_reader__open(path, &r, &err), 0, "%s", err.msg);
 	check_header(r);
 	while ((n = perf_reader__next(r, &ev, &off, &err)) > 0) {
 		cr_assert_lt(i, wr.nr, "more records than written");
@@ -327,25 +337,18 @@ Test(perf_reader, reads_back_what_the_writer_wrote)
 	prof_section__release(&back);
 	feat_buf__release(&section);
 	perf_reader__free(r);
-	unlink(path);
 }
 
 /* A sample naming an id no event has is an error at its offset, not a guess. */
 Test(perf_reader, a_sample_of_no_event_is_refused)
 {
-	char path[64] = "/tmp/prof-test-XXXXXX";
-	int fd = mkstemp(path);
 	struct feat_buf section = { 0 };
-	struct perf_reader *r = NULL;
+	struct perf_reader *r = written_and_opened(&section);
 	struct reader_error err;
 	const struct perf_event_header *ev;
 	struct sample s;
 	uint64_t off;
 
-	cr_assert_geq(fd, 0);
-	write_file(fd, &section);
-	close(fd);
-	cr_assert_eq(perf_reader__open(path, &r, &err), 0, "%s", err.msg);
 	while (perf_reader__next(r, &ev, &off, &err) > 0 && ev->type != PERF_RECORD_SAMPLE)
 		;
 	cr_assert_eq(ev->type, PERF_RECORD_SAMPLE);
@@ -361,5 +364,4 @@ Test(perf_reader, a_sample_of_no_event_is_refused)
 	cr_assert_not_null(strstr(err.msg, "shorter than its fields"), "%s", err.msg);
 	feat_buf__release(&section);
 	perf_reader__free(r);
-	unlink(path);
 }
