@@ -2,7 +2,7 @@
 /*
  * --call-graph dwarf: samples' user stacks unwound while recording, with libdwfl's
  * frame unwinder fed from the sample (registers, stack copy) and the files of the
- * process's mappings.  See include/prof/unwind.h.
+ * process's mappings.  See include/prof/analyze/unwinder.h.
  */
 #include <elfutils/libdwfl.h>
 #include <gelf.h>

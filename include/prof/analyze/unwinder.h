@@ -13,7 +13,8 @@
  *
  * The maps are the file's own: every record written is shown to the unwinder
  * (unwinder__note), which keeps each process's executable file mappings as perf
- * report will see them (MMAP2, FORK copies, exec clears, EXIT forgets).  A
+ * report will see them (MMAP2, FORK copies, exec clears, EXIT forgets) in a model
+ * of its own (model.h).  A
  * process's Dwfl is built the first time one of its samples is unwound and kept
  * until its executable mappings change, or until the open files of all Dwfls
  * exceed a budget (the least recently used is dropped).  Files are opened as the invoking user,
