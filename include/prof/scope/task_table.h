@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The tasks a recording knows about, keyed by tid: an open-addressing hash table
- * (O(1) lookups, no allocation once it has grown to the recording's high-water mark).
+ * The tasks a recording knows about, keyed by tid: a use of the one hash table
+ * (base/hashtable.h: O(1) lookups, no allocation once it has grown to the
+ * recording's high-water mark).
  * It is fed by the kernel's FORK/COMM/EXIT records in time order.
  */
 #ifndef PROF_SCOPE_TASK_TABLE_H
