@@ -8,8 +8,10 @@
 #include <sys/sysmacros.h>
 
 #include "prof/perfdata/build_id_table.h"
-#include "prof/base/idmap.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 
 struct object {
 	uint32_t maj, min;
@@ -22,16 +24,62 @@ struct entry {
 	uint32_t obj;
 };
 
+/*
+ * objs and ents are in the order met (the feature lists paths in that order); the
+ * two tables index them, each slot an index (uint32_t) into its array.
+ */
 struct build_id_table {
 	struct object *objs;
 	size_t nr_objs, cap_objs;
 	struct entry *ents;
 	size_t nr_ents, cap_ents;
-	struct idmap *obj_by_hash;      /* hash of (maj, min, ino), probed h, h+1, ... */
-	struct idmap *ent_by_hash;      /* hash of the path, the same way */
+	struct hashtable obj_index;     /* files read, by (maj, min, ino) */
+	struct hashtable ent_index;     /* entries, by path: one per (path, object) */
 	struct build_id kernel;
 	struct build_id_table_stats st;
 };
+
+struct obj_key {
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+/* A path and the record's object: its (maj, min, ino), or the build id it carries. */
+struct ent_key {
+	const char *path;
+	size_t len;
+	const struct perf_record_mmap2 *m;
+};
+
+static uint64_t obj_hash(const struct obj_key *k)
+{
+	return hash__mix(hash__mix(hash__u64(k->maj), k->min), k->ino);
+}
+
+static bool obj_eq(const void *entry, const void *key, const void *ctx)
+{
+	const struct build_id_table *t = ctx;
+	const struct object *o = &t->objs[*(const uint32_t *)entry];
+	const struct obj_key *k = key;
+
+	return o->maj == k->maj && o->min == k->min && o->ino == k->ino;
+}
+
+/* The same path, and the same object by the record's own measure. */
+static bool ent_eq(const void *entry, const void *key, const void *ctx)
+{
+	const struct build_id_table *t = ctx;
+	const struct entry *e = &t->ents[*(const uint32_t *)entry];
+	const struct object *o = &t->objs[e->obj];
+	const struct ent_key *k = key;
+	const struct perf_record_mmap2 *m = k->m;
+
+	if (strncmp(e->path, k->path, k->len) || e->path[k->len])
+		return false;
+	if (m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
+		return m->build_id_size == o->bid.size && !memcmp(m->build_id, o->bid.data, o->bid.size);
+	return o->maj == m->maj && o->min == m->min && o->ino == m->ino;
+}
 
 struct build_id_table *build_id_table__new(void)
 {
@@ -39,10 +87,8 @@ struct build_id_table *build_id_table__new(void)
 
 	if (!t)
 		return NULL;
-	t->obj_by_hash = idmap__new();
-	t->ent_by_hash = idmap__new();
-	if (!t->obj_by_hash || !t->ent_by_hash)
-		return build_id_table__free(t);
+	hashtable__init(&t->obj_index, sizeof(uint32_t), obj_eq, t);
+	hashtable__init(&t->ent_index, sizeof(uint32_t), ent_eq, t);
 	return t;
 }
 
@@ -54,26 +100,10 @@ struct build_id_table *build_id_table__free(struct build_id_table *t)
 		free(t->ents[i].path);
 	free(t->ents);
 	free(t->objs);
-	idmap__free(t->obj_by_hash);
-	idmap__free(t->ent_by_hash);
+	hashtable__release(&t->obj_index);
+	hashtable__release(&t->ent_index);
 	free(t);
 	return NULL;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = MAX(*cap * 2, MAX(need, 64));
-	n = realloc(*arr, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
 }
 
 /*
@@ -122,21 +152,19 @@ static void object_read(struct object *o, const char *path)
 /* The object (maj, min, ino), read the first time it is met.  Index or -ENOMEM. */
 static int64_t object_get(struct build_id_table *t, const struct perf_record_mmap2 *m, const char *path)
 {
-	struct { uint32_t maj, min; uint64_t ino; } key = { m->maj, m->min, m->ino };
-	uint64_t h = hash_bytes(&key, sizeof(key));
+	struct obj_key key = { m->maj, m->min, m->ino };
 	struct object *o;
-	uint32_t idx;
+	uint32_t *idx;
+	bool created;
 
-	for (;; h++) {
-		if (!idmap__get(t->obj_by_hash, h, &idx))
-			break;
-		o = &t->objs[idx];
-		if (o->maj == key.maj && o->min == key.min && o->ino == key.ino)
-			return idx;
-	}
-	if (grow((void **)&t->objs, &t->cap_objs, t->nr_objs + 1, sizeof(*t->objs)) < 0 ||
-	    idmap__set(t->obj_by_hash, h, (uint32_t)t->nr_objs) < 0)
+	if (VEC_RESERVE(t->objs, t->cap_objs, t->nr_objs + 1) < 0)
 		return -ENOMEM;
+	idx = hashtable__insert(&t->obj_index, obj_hash(&key), &key, &created);
+	if (!idx)
+		return -ENOMEM;
+	if (!created)
+		return *idx;
+	*idx = (uint32_t)t->nr_objs;
 	o = &t->objs[t->nr_objs];
 	*o = (struct object){ .maj = key.maj, .min = key.min, .ino = key.ino };
 	object_read(o, path);
@@ -150,7 +178,7 @@ static int64_t object_carried(struct build_id_table *t, const struct perf_record
 {
 	struct object *o;
 
-	if (grow((void **)&t->objs, &t->cap_objs, t->nr_objs + 1, sizeof(*t->objs)) < 0)
+	if (VEC_RESERVE(t->objs, t->cap_objs, t->nr_objs + 1) < 0)
 		return -ENOMEM;
 	o = &t->objs[t->nr_objs];
 	*o = (struct object){ .maj = UINT32_MAX, .min = UINT32_MAX, .ino = UINT64_MAX };
@@ -162,54 +190,55 @@ static int64_t object_carried(struct build_id_table *t, const struct perf_record
 	return (int64_t)t->nr_objs++;
 }
 
-int build_id_table__note(struct build_id_table *t, const struct perf_event_header *ev)
+/* An executable file's MMAP2 (not data, [vdso], //anon, a deleted file...): its path's length. */
+static size_t mapped_path_len(const struct perf_event_header *ev)
 {
 	const struct perf_record_mmap2 *m = (const void *)ev;
 	size_t max, len;
-	uint64_t h;
-	uint32_t idx;
-	int64_t obj;
-	char *path;
 
 	if (ev->type != PERF_RECORD_MMAP2 || ev->size <= offsetof(struct perf_record_mmap2, filename))
 		return 0;
 	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
-		return 0;       /* data, [vdso], //anon, [heap]... */
+		return 0;
 	max = ev->size - offsetof(struct perf_record_mmap2, filename);
 	len = strnlen(m->filename, max);
 	if (len == max || (len > 10 && !memcmp(m->filename + len - 10, " (deleted)", 10)) ||
 	    !strncmp(m->filename, "/memfd:", 7))
 		return 0;       /* unterminated, or no file to read any more */
-	h = hash_bytes(m->filename, len);
-	/* the same path and object as before: the common case, no file access */
-	for (;; h++) {
-		const struct object *o;
+	return len;
+}
 
-		if (!idmap__get(t->ent_by_hash, h, &idx))
-			break;
-		o = &t->objs[t->ents[idx].obj];
-		if (strcmp(t->ents[idx].path, m->filename))
-			continue;
-		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			if (m->build_id_size == o->bid.size && !memcmp(m->build_id, o->bid.data, o->bid.size))
-				return 0;
-		} else if (o->maj == m->maj && o->min == m->min && o->ino == m->ino) {
-			return 0;
-		}
-	}
+int build_id_table__note(struct build_id_table *t, const struct perf_event_header *ev)
+{
+	const struct perf_record_mmap2 *m = (const void *)ev;
+	struct ent_key key = { m->filename, mapped_path_len(ev), m };
+	uint64_t h;
+	uint32_t *idx;
+	int64_t obj;
+	char *path;
+	bool created;
+
+	if (!key.len)
+		return 0;
+	h = hash__bytes(key.path, key.len);
+	/* the same path and object as before: the common case, no file access */
+	if (hashtable__find(&t->ent_index, h, &key))
+		return 0;
 	obj = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? object_carried(t, m) : object_get(t, m, m->filename);
 	if (obj < 0)
 		return (int)obj;
-	if (grow((void **)&t->ents, &t->cap_ents, t->nr_ents + 1, sizeof(*t->ents)) < 0)
+	if (VEC_RESERVE(t->ents, t->cap_ents, t->nr_ents + 1) < 0)
 		return -ENOMEM;
-	path = strndup(m->filename, len);
+	path = strndup(m->filename, key.len);
 	if (!path)
 		return -ENOMEM;
-	if (idmap__set(t->ent_by_hash, h, (uint32_t)t->nr_ents) < 0) {
+	idx = hashtable__insert(&t->ent_index, h, &key, &created);
+	if (!idx) {
 		free(path);
 		return -ENOMEM;
 	}
-	t->ents[t->nr_ents++] = (struct entry){ .path = path, .obj = (uint32_t)obj };
+	t->ents[t->nr_ents] = (struct entry){ .path = path, .obj = (uint32_t)obj };
+	*idx = (uint32_t)t->nr_ents++;
 	return 0;
 }
 

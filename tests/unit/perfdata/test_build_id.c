@@ -133,3 +133,64 @@ Test(build_id, table_reads_only_the_mapped_file)
 	feat_buf__release(&f);
 	build_id_table__free(t);
 }
+
+/* An MMAP2 that carries its build id (PERF_RECORD_MISC_MMAP_BUILD_ID): no file access. */
+static void mmap2_carried(struct perf_record_mmap2 *m, const char *path, uint8_t id)
+{
+	memset(m, 0, sizeof(*m) + PATH_MAX);
+	m->header.type = PERF_RECORD_MMAP2;
+	m->header.misc = PERF_RECORD_MISC_MMAP_BUILD_ID;
+	m->header.size = (uint16_t)ALIGN_UP(sizeof(*m) + strlen(path) + 1, 8);
+	m->build_id_size = 20;
+	memset(m->build_id, id, 20);
+	m->prot = PROT_READ | PROT_EXEC;
+	strcpy(m->filename, path);
+}
+
+Test(build_id, table_has_one_entry_per_path_and_object_in_order)
+{
+	_Alignas(8) uint8_t buf[sizeof(struct perf_record_mmap2) + PATH_MAX];
+	struct perf_record_mmap2 *m = (void *)buf;
+	struct build_id_table *t = build_id_table__new();
+	struct feat_buf f = { 0 };
+	char path[64];
+	size_t off = 0;
+
+	cr_assert_not_null(t);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 3000; i++) {
+			snprintf(path, sizeof(path), "/lib/x%d.so", i);
+			mmap2_carried(m, path, (uint8_t)(i % 251 + 1));
+			cr_assert_eq(build_id_table__note(t, &m->header), 0);
+		}
+	}
+	/* the same path with another build id: a second object behind that path */
+	mmap2_carried(m, "/lib/x7.so", 0xee);
+	cr_assert_eq(build_id_table__note(t, &m->header), 0);
+	cr_assert_eq(build_id_table__note(t, &m->header), 0);
+	/* " (deleted)", /memfd: and non-executable maps are not noted */
+	mmap2_carried(m, "/lib/gone.so (deleted)", 1);
+	cr_assert_eq(build_id_table__note(t, &m->header), 0);
+	mmap2_carried(m, "/memfd:jit", 1);
+	cr_assert_eq(build_id_table__note(t, &m->header), 0);
+	cr_assert_eq(build_id_table__stats(t)->objects, 3001);
+
+	build_id_table__write(t, &f);
+	cr_assert_eq(build_id_table__stats(t)->entries, 3001);
+	for (int i = 0; i <= 3000; i++) {
+		struct perf_record_header_build_id e;
+
+		cr_assert_lt(off + sizeof(e), f.len);
+		memcpy(&e, f.data + off, sizeof(e));
+		if (i < 3000)
+			snprintf(path, sizeof(path), "/lib/x%d.so", i);
+		else
+			snprintf(path, sizeof(path), "/lib/x7.so");
+		cr_assert_str_eq((const char *)f.data + off + sizeof(e), path, "in the order met");
+		cr_assert_eq(e.data[0], i < 3000 ? (uint8_t)(i % 251 + 1) : 0xee);
+		off += e.header.size;
+	}
+	cr_assert_eq(off, f.len);
+	feat_buf__release(&f);
+	build_id_table__free(t);
+}
