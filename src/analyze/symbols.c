@@ -32,15 +32,14 @@ struct dso_entry {
 	uint8_t found_len;
 	struct sym *syms;               /* functions by address, aliases resolved */
 	size_t nr_syms;
-	struct inl *inl;                /* inline chains by module address (open addressing) */
-	size_t inl_cap, inl_used;
+	struct hashtable inl;           /* of struct inl: inline chains by module address */
 	const char **inl_names;         /* their names, "f (inlined)", innermost first */
 	size_t nr_inl_names, cap_inl_names;
 };
 
 /* The inline chain at one address: inl_names[first .. first + n). */
 struct inl {
-	uint64_t addr;                  /* + 1: 0 is a free slot */
+	uint64_t addr;
 	uint32_t first;
 	uint8_t n;
 };
@@ -62,7 +61,7 @@ struct symbols {
 	size_t nr_dsos, cap_dsos;
 	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
 	struct ksym *ksyms;
-	size_t nr_ksyms;
+	size_t nr_ksyms, cap_ksyms;
 	int64_t kshift;
 };
 
@@ -75,6 +74,11 @@ static const Dwfl_Callbacks callbacks = {
 static bool dso_eq(const void *e, const void *key, const void *ctx)
 {
 	return !strcmp(((const struct symbols *)ctx)->dsos[*(const uint32_t *)e].path, key);
+}
+
+static bool inl_eq(const void *entry, const void *key, const void *ctx)
+{
+	return ((const struct inl *)entry)->addr == *(const uint64_t *)key;
 }
 
 struct symbols *symbols__new(void)
@@ -94,7 +98,7 @@ struct symbols *symbols__free(struct symbols *s)
 		free(s->dsos[i].path);
 		free(s->dsos[i].loads);
 		free(s->dsos[i].syms);
-		free(s->dsos[i].inl);
+		hashtable__release(&s->dsos[i].inl);
 		free(s->dsos[i].inl_names);
 		if (s->dsos[i].dwfl)
 			dwfl_end(s->dsos[i].dwfl);
@@ -344,6 +348,7 @@ static struct dso_entry *dso_get(struct symbols *s, const char *path)
 		return NULL;
 	}
 	*slot = (uint32_t)s->nr_dsos++;
+	hashtable__init(&d->inl, sizeof(struct inl), inl_eq, NULL);
 	return d;
 }
 
@@ -472,92 +477,51 @@ static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, 
 	return n;
 }
 
-/* Double the cache (at most to SYMBOLS_INLINE_CACHE); false when it cannot grow. */
-static bool inline_grow(struct dso_entry *d)
-{
-	size_t ncap = d->inl_cap ? 2 * d->inl_cap : 256;
-	struct inl *n;
-
-	if (ncap > SYMBOLS_INLINE_CACHE)
-		return false;
-	n = calloc(ncap, sizeof(*n));
-	if (!n)
-		return false;
-	for (size_t i = 0; i < d->inl_cap; i++) {
-		size_t h;
-
-		if (!d->inl[i].addr)
-			continue;
-		for (h = hash_bytes(&d->inl[i].addr, 8) & (ncap - 1); n[h].addr; h = (h + 1) & (ncap - 1))
-			;
-		n[h] = d->inl[i];
-	}
-	free(d->inl);
-	d->inl = n;
-	d->inl_cap = ncap;
-	return true;
-}
-
 /*
- * The cached chain's slot for a, or a free one to fill; NULL when a is not cached
- * and the cache is full (at most half its slots used, so a probe always ends).
+ * The cache holds at most SYMBOLS_INLINE_CACHE / 2 chains per object (a table of at
+ * most SYMBOLS_INLINE_CACHE slots, half full): past that, chains are read each time.
  */
-static struct inl *inline_slot(struct dso_entry *d, uint64_t a)
+#define INLINE_CACHED (SYMBOLS_INLINE_CACHE / 2)
+
+/* Keep a's chain and its names in the entry's pool (not when full or out of memory). */
+static void inline_keep(struct dso_entry *d, uint64_t a, const char **names, size_t n)
 {
-	uint64_t key = a + 1;
-	bool full = d->inl_used * 2 >= d->inl_cap && !inline_grow(d);
-	size_t h;
+	struct inl *e;
+	bool created;
 
-	if (!d->inl_cap)
-		return NULL;
-	h = hash_bytes(&key, 8) & (d->inl_cap - 1);
-	while (d->inl[h].addr && d->inl[h].addr != key)
-		h = (h + 1) & (d->inl_cap - 1);
-	return full && !d->inl[h].addr ? NULL : &d->inl[h];
-}
-
-/* Keep a chain's names in the entry's pool; false when out of memory. */
-static bool inline_keep(struct dso_entry *d, struct inl *slot, uint64_t a, const char **names, size_t n)
-{
-	if (d->nr_inl_names + n > d->cap_inl_names) {
-		size_t ncap = MAX(2 * d->cap_inl_names, d->nr_inl_names + n + 64);
-		const char **p = realloc(d->inl_names, ncap * sizeof(*p));
-
-		if (!p)
-			return false;
-		d->inl_names = p;
-		d->cap_inl_names = ncap;
-	}
+	if (hashtable__size(&d->inl) >= INLINE_CACHED ||
+	    VEC_RESERVE(d->inl_names, d->cap_inl_names, d->nr_inl_names + n) < 0)
+		return;
+	e = hashtable__insert(&d->inl, hash__u64(a), &a, &created);
+	if (!e)
+		return;
 	if (n)
 		memcpy(d->inl_names + d->nr_inl_names, names, n * sizeof(*names));
-	*slot = (struct inl){ .addr = a + 1, .first = (uint32_t)d->nr_inl_names, .n = (uint8_t)n };
+	*e = (struct inl){ .addr = a, .first = (uint32_t)d->nr_inl_names, .n = (uint8_t)n };
 	d->nr_inl_names += n;
-	d->inl_used++;
-	return true;
 }
 
 size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
 			uint64_t off, const char **ret, size_t max)
 {
 	const char *names[SYMBOLS_INLINE_MAX];
+	const struct inl *cached;
 	struct dso_entry *d;
-	struct inl *slot;
 	uint64_t a;
 	size_t n;
 
 	d = dso_addr(s, path, build_id, build_id_len, off, &a);
 	if (!d || !d->mod || !max)
 		return 0;
-	slot = inline_slot(d, a);
-	if (slot && slot->addr) {
-		n = MIN((size_t)slot->n, max);
+	cached = hashtable__find(&d->inl, hash__u64(a), &a);
+	if (cached) {
+		n = MIN((size_t)cached->n, max);
 		if (n)
-			memcpy(ret, d->inl_names + slot->first, n * sizeof(*ret));
+			memcpy(ret, d->inl_names + cached->first, n * sizeof(*ret));
 		return n;
 	}
 	n = inline_lookup(s, d, a, names, SYMBOLS_INLINE_MAX);
-	if (slot)
-		inline_keep(d, slot, a, names, n);
+	inline_keep(d, a, names, n);
 	n = MIN(n, max);
 	if (n)
 		memcpy(ret, names, n * sizeof(*ret));
@@ -572,7 +536,6 @@ static int cmp_ksym(const void *a, const void *b)
 
 int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_name, uint64_t ref_addr)
 {
-	size_t cap = 0;
 	uint64_t here = 0;
 
 	for (const char *line = text; line && *line;) {
@@ -592,14 +555,8 @@ int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_
 			if (nlen == strlen(ref_name) && !memcmp(name, ref_name, nlen))
 				here = addr;
 			if (type == 't' || type == 'T' || type == 'w' || type == 'W') {
-				if (s->nr_ksyms == cap) {
-					size_t ncap = cap ? 2 * cap : 65536;
-					struct ksym *n = realloc(s->ksyms, ncap * sizeof(*n));
-					if (!n)
-						return -ENOMEM;
-					s->ksyms = n;
-					cap = ncap;
-				}
+				if (VEC_RESERVE(s->ksyms, s->cap_ksyms, s->nr_ksyms + 1) < 0)
+					return -ENOMEM;
 				s->ksyms[s->nr_ksyms].addr = addr;
 				s->ksyms[s->nr_ksyms].name = (char *)strset__intern_n(&s->names, name, nlen);
 				if (!s->ksyms[s->nr_ksyms].name)
