@@ -18,6 +18,7 @@
 #include "prof/analyze/jitmap.h"
 #include "prof/base/strset.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 
 struct jsym {
 	uint64_t start, end;
@@ -26,7 +27,7 @@ struct jsym {
 
 struct jtable {
 	struct jsym *s;
-	size_t nr;
+	size_t nr, cap;
 };
 
 struct jitmap {
@@ -76,8 +77,6 @@ static int cmp(const void *a, const void *b)
 /* Parse "START SIZE name" lines into t.  Pure: tests feed it text. */
 static int jitmap__parse(struct jitmap *j, const char *text, struct jtable *t)
 {
-	size_t cap = 0;
-
 	for (const char *line = text; line && *line;) {
 		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
 		char *p, *q;
@@ -86,14 +85,8 @@ static int jitmap__parse(struct jitmap *j, const char *text, struct jtable *t)
 		if (p > line && *p == ' ') {
 			size = strtoull(p + 1, &q, 16);
 			if (q > p + 1 && *q == ' ' && q + 1 < end && size && start + size > start) {
-				if (t->nr == cap) {
-					size_t ncap = cap ? 2 * cap : 256;
-					struct jsym *n = realloc(t->s, ncap * sizeof(*n));
-					if (!n)
-						return -ENOMEM;
-					t->s = n;
-					cap = ncap;
-				}
+				if (VEC_RESERVE(t->s, t->cap, t->nr + 1) < 0)
+					return -ENOMEM;
 				t->s[t->nr].name = strset__intern_n(&j->names, q + 1, (size_t)(end - q - 1));
 				if (!t->s[t->nr].name)
 					return -ENOMEM;
@@ -160,15 +153,9 @@ static struct jtable *table_of(struct jitmap *j, int32_t pid, int64_t owner)
 		free(t.s);
 		return NULL;
 	}
-	if (j->nr == j->cap) {
-		size_t ncap = j->cap ? 2 * j->cap : 16;
-		struct jtable *n = realloc(j->tables, ncap * sizeof(*n));
-		if (!n) {
-			free(t.s);
-			return NULL;
-		}
-		j->tables = n;
-		j->cap = ncap;
+	if (VEC_RESERVE(j->tables, j->cap, j->nr + 1) < 0) {
+		free(t.s);
+		return NULL;
 	}
 	j->tables[j->nr++] = t;
 	idmap__set(j->by_pid, (uint64_t)(uint32_t)pid, (uint32_t)j->nr);
