@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 
 ssize_t read_file_full(int dirfd, const char *path, size_t max, char **ret_buf)
 {
@@ -19,23 +20,20 @@ ssize_t read_file_full(int dirfd, const char *path, size_t max, char **ret_buf)
 ssize_t read_fd_full(int fd, size_t max, char **ret_buf)
 {
 	_cleanup_free_ char *buf = NULL;
-	size_t cap = 4096, len = 0;
+	size_t cap = 0, len = 0;
 
 	for (;;) {
-		if (!buf || len + 1 >= cap) {
-			char *n;
+		/* room for one more byte and the NUL, within max bytes of text */
+		size_t room = MIN(cap, max + 1);
 
-			if (buf) {
-				if (cap >= max + 1)
-					return -EFBIG;
-				cap = MIN(cap * 2, max + 1);
-			}
-			n = realloc(buf, cap);
-			if (!n)
+		if (len + 1 >= room) {
+			if (len >= max)
+				return -EFBIG;
+			if (VEC_RESERVE(buf, cap, MIN(MAX(len + 2, 4096), max + 1)) < 0)
 				return -ENOMEM;
-			buf = n;
+			room = MIN(cap, max + 1);
 		}
-		ssize_t r = read(fd, buf + len, cap - len - 1);
+		ssize_t r = read(fd, buf + len, room - len - 1);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;

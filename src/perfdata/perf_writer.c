@@ -10,6 +10,7 @@
 
 #include "prof/perfdata/perf_data.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 
 #define WBUF_SIZE (64u * 1024)
 
@@ -36,15 +37,9 @@ void feat_buf__put(struct feat_buf *b, const void *p, size_t n)
 {
 	if (b->err)
 		return;
-	if (b->len + n > b->cap) {
-		size_t ncap = MAX(b->cap * 2, b->len + n + 256);
-		uint8_t *d = realloc(b->data, ncap);
-		if (!d) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->data = d;
-		b->cap = ncap;
+	if (VEC_RESERVE(b->data, b->cap, b->len + n) < 0) {
+		b->err = -ENOMEM;
+		return;
 	}
 	if (p)
 		memcpy(b->data + b->len, p, n);
