@@ -19,6 +19,7 @@
 #include "prof/base/strset.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
+#include "prof/sys/privs.h"
 
 struct jsym {
 	uint64_t start, end;
@@ -140,10 +141,11 @@ static struct jtable *table_of(struct jitmap *j, int32_t pid, int64_t owner)
 		return idx ? &j->tables[idx - 1] : NULL;
 	idmap__set(j->by_pid, (uint64_t)(uint32_t)pid, 0);
 	snprintf(path, sizeof(path), "%s/perf-%d.map", j->dir, pid);
-	/* no following a link another user planted, no hanging on a FIFO */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	/* no following a link another user planted, no hanging on a FIFO, no reading
+	 * with prof's capabilities what the user could not */
+	fd = privs__open_as_user(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
-		if (errno == ELOOP && !j->nr_untrusted++)
+		if (fd == -ELOOP && !j->nr_untrusted++)
 			snprintf(j->untrusted, sizeof(j->untrusted), "%s: a symbolic link", path);
 		return NULL;
 	}

@@ -19,8 +19,8 @@
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
-#include "prof/perfdata/build_id_table.h"
 #include "prof/perfdata/sample.h"
+#include "prof/sys/privs.h"
 
 /*
  * libdwfl keeps each reported file open (and mapped) for the life of its Dwfl: the
@@ -498,7 +498,7 @@ static bool report_new_maps(struct unwinder *u, struct uproc *p, const struct ma
 		if (!unwindable(u, m) || dwfl_addrmodule(p->d->dwfl, m->start))
 			continue;       /* another segment of a file already reported */
 		d = model__dso(u->model, m->dso);
-		fd = mapped_file__open(d->name, d->maj, d->min, d->ino);
+		fd = privs__open_mapped(d->name, d->maj, d->min, d->ino);
 		if (fd < 0)
 			continue;
 		/* libdwfl opens its own descriptor of the very file checked here */

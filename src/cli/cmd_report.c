@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -424,13 +423,8 @@ static int write_pprof(struct report *r)
 	if (r->o.output) {
 		/* created as the invoking user, whatever rights prof runs with (as record's
 		 * output): file system checks and the owner are theirs */
-		uid_t old_fsuid = (uid_t)setfsuid(getuid());
-		gid_t old_fsgid = (gid_t)setfsgid(getgid());
-
-		fd = open(r->o.output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-		err = fd < 0 ? -errno : 0;
-		setfsgid(old_fsgid);
-		setfsuid(old_fsuid);
+		fd = privs__create_as_user(r->o.output, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		err = fd < 0 ? fd : 0;
 		if (fd < 0) {
 			fprintf(stderr, "prof report: cannot create '%s': %s\n", r->o.output, strerror(-err));
 			return err;

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "prof/perfdata/build_id_table.h"
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
+#include "prof/sys/privs.h"
 
 struct object {
 	uint32_t maj, min;
@@ -106,44 +102,10 @@ struct build_id_table *build_id_table__free(struct build_id_table *t)
 	return NULL;
 }
 
-/*
- * The file at path, opened for reading only if it is the regular file (maj, min,
- * ino): an O_PATH descriptor pins the inode that is checked, and is then reopened
- * through /proc/self/fd, so nothing else (a FIFO, a device swapped in) is opened.
- */
-static int open_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
-{
-	_cleanup_close_ int pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	char proc[64];
-	struct stat st;
-	int fd;
-
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || major(st.st_dev) != maj || minor(st.st_dev) != min || st.st_ino != ino)
-		return -ESTALE;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	return fd < 0 ? -errno : fd;
-}
-
-int mapped_file__open(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
-{
-	uid_t old_fsuid = (uid_t)setfsuid(getuid());
-	gid_t old_fsgid = (gid_t)setfsgid(getgid());
-	int fd = open_mapped(path, maj, min, ino);
-
-	setfsgid(old_fsgid);
-	setfsuid(old_fsuid);
-	return fd;
-}
-
-/* Read the object's build id now, as the invoking user (prof may be set-user-id). */
+/* Read the object's build id now, with the invoking user's rights only. */
 static void object_read(struct object *o, const char *path)
 {
-	_cleanup_close_ int fd = mapped_file__open(path, o->maj, o->min, o->ino);
+	_cleanup_close_ int fd = privs__open_mapped(path, o->maj, o->min, o->ino);
 
 	if (fd >= 0 && build_id__read_elf(fd, &o->bid) < 0)
 		o->bid.size = 0;

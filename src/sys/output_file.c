@@ -2,44 +2,34 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/fsuid.h>
 #include <sys/stat.h>
 
 #include "prof/sys/output_file.h"
+#include "prof/sys/privs.h"
 #include "prof/base/util.h"
 
-/* Create as the invoking user: file system checks and the new file's owner are
- * theirs even where prof runs set-user-id. */
-static int create(struct output_file *o, const char *path);
-
-int output_file__create(struct output_file *o, const char *path)
+/*
+ * Everything here runs as the invoking user (privs__as_user): the checks, the
+ * rename to .old, the new file's owner and the unlink on abort are theirs, whatever
+ * capabilities prof holds.
+ */
+static int create(void *arg)
 {
-	uid_t old_fsuid = (uid_t)setfsuid(getuid());
-	gid_t old_fsgid = (gid_t)setfsgid(getgid());
-	int r = create(o, path);
-
-	setfsgid(old_fsgid);
-	setfsuid(old_fsuid);
-	return r;
-}
-
-static int create(struct output_file *o, const char *path)
-{
+	struct output_file *o = arg;
 	_cleanup_free_ char *old = NULL;
 	struct stat st;
 	int fd;
 
-	*o = (struct output_file){ .path = path, .fd = -1 };
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		if (asprintf(&old, "%s.old", path) < 0)
+	if (lstat(o->path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (asprintf(&old, "%s.old", o->path) < 0)
 			return -ENOMEM;
-		if (rename(path, old) < 0)
+		if (rename(o->path, old) < 0)
 			return -errno;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int err = -errno;
-		if (old && rename(old, path) < 0) {
+		if (old && rename(old, o->path) < 0) {
 			/* the old file stays as .old: nothing is lost */
 		}
 		return err;
@@ -49,15 +39,35 @@ static int create(struct output_file *o, const char *path)
 	return 0;
 }
 
+/* Remove the new file, put the old one back. */
+static int restore(void *arg)
+{
+	struct output_file *o = arg;
+
+	unlink(o->path);
+	if (o->old_path && rename(o->old_path, o->path) < 0) {
+		/* the previous recording survives as .old */
+	}
+	return 0;
+}
+
+int output_file__create(struct output_file *o, const char *path)
+{
+	int r;
+
+	*o = (struct output_file){ .path = path, .fd = -1 };
+	r = privs__as_user(create, o);
+	if (r < 0 && o->fd >= 0)
+		output_file__abort(o);  /* made, but prof's rights could not be restored */
+	return r;
+}
+
 void output_file__abort(struct output_file *o)
 {
 	if (o->fd >= 0) {
 		close(o->fd);
 		o->fd = -1;
-		unlink(o->path);
-		if (o->old_path && rename(o->old_path, o->path) < 0) {
-			/* the previous recording survives as .old */
-		}
+		privs__as_user(restore, o);
 	}
 	free(o->old_path);
 	o->old_path = NULL;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
@@ -76,18 +78,16 @@ int privs__drop_after_start(const struct privs *p)
 	return 0;
 }
 
-int privs__open_as_user(const char *path, int flags)
+int privs__as_user(int (*fn)(void *arg), void *arg)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct saved[_LINUX_CAPABILITY_U32S_3], none[_LINUX_CAPABILITY_U32S_3];
 	uid_t fsuid;
 	gid_t fsgid;
-	int fd, err = 0;
+	int r;
 
-	if (getuid() == 0) {
-		fd = open(path, flags);
-		return fd < 0 ? -errno : fd;
-	}
+	if (getuid() == 0)
+		return fn(arg);
 	if (syscall(SYS_capget, &h, saved) < 0)
 		return -errno;
 	memcpy(none, saved, sizeof(none));
@@ -97,19 +97,86 @@ int privs__open_as_user(const char *path, int flags)
 		return -errno;
 	fsuid = (uid_t)setfsuid(getuid());
 	fsgid = (gid_t)setfsgid(getgid());
-	fd = open(path, flags);
-	if (fd < 0)
-		err = -errno;
+	r = fn(arg);
 	setfsgid(fsgid);
 	setfsuid(fsuid);
 	/* back within the permitted set, which was never touched */
-	if (syscall(SYS_capset, &h, saved) < 0) {
-		err = -errno;
-		if (fd >= 0)
-			close(fd);
-		return err;
+	if (syscall(SYS_capset, &h, saved) < 0)
+		return -errno;
+	return r;
+}
+
+struct open_call {
+	const char *path;
+	int flags;
+	mode_t mode;
+	uint32_t maj, min;      /* open_mapped's */
+	uint64_t ino;
+	int fd;                 /* the result, -1 until opened */
+};
+
+static int do_open(void *arg)
+{
+	struct open_call *c = arg;
+
+	c->fd = open(c->path, c->flags, c->mode);
+	return c->fd < 0 ? -errno : 0;
+}
+
+/*
+ * The file at path, opened for reading only if it is the regular file (maj, min,
+ * ino): an O_PATH descriptor pins the inode that is checked, and is then reopened
+ * through /proc/self/fd, so nothing else (a FIFO, a device swapped in) is opened.
+ */
+static int do_open_mapped(void *arg)
+{
+	struct open_call *c = arg;
+	_cleanup_close_ int pfd = open(c->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	char proc[64];
+	struct stat st;
+
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || major(st.st_dev) != c->maj || minor(st.st_dev) != c->min ||
+	    st.st_ino != c->ino)
+		return -ESTALE;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	c->fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	return c->fd < 0 ? -errno : 0;
+}
+
+/* Run an open as the user: the fd, or -errno (an fd opened before a failure is closed). */
+static int open_call(int (*fn)(void *arg), struct open_call *c)
+{
+	int r;
+
+	c->fd = -1;
+	r = privs__as_user(fn, c);
+	if (r < 0) {
+		if (c->fd >= 0)
+			close(c->fd);
+		return r;
 	}
-	return fd < 0 ? err : fd;
+	return c->fd;
+}
+
+int privs__open_as_user(const char *path, int flags)
+{
+	if (flags & (O_CREAT | O_TMPFILE))
+		return -EINVAL;         /* privs__create_as_user: a mode is needed */
+	return open_call(do_open, &(struct open_call){ .path = path, .flags = flags });
+}
+
+int privs__create_as_user(const char *path, int flags, mode_t mode)
+{
+	return open_call(do_open, &(struct open_call){ .path = path, .flags = flags | O_CREAT, .mode = mode });
+}
+
+int privs__open_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	return open_call(do_open_mapped, &(struct open_call){ .path = path, .maj = maj, .min = min, .ino = ino });
 }
 
 void privs__setcap_hint(char *buf, size_t len)

@@ -7,7 +7,7 @@
  * is opened without following a final symlink, and its device and inode must be
  * the MMAP2's, else (the file was replaced since, or the path means another file
  * in another mount namespace) the object gets no build id rather than a wrong one.
- * Files are opened with the invoking user's file system rights.
+ * Files are opened with the invoking user's rights only (privs__open_mapped).
  */
 #ifndef PROF_PERFDATA_BUILD_ID_TABLE_H
 #define PROF_PERFDATA_BUILD_ID_TABLE_H
@@ -46,12 +46,5 @@ void build_id_table__set_kernel(struct build_id_table *t, const struct build_id 
 void build_id_table__write(struct build_id_table *t, struct feat_buf *b);
 
 const struct build_id_table_stats *build_id_table__stats(const struct build_id_table *t);
-
-/*
- * Open the file a mapping was made of, read-only, as the invoking user: path is
- * opened without following a final symlink and must be the regular file (maj, min,
- * ino).  An fd, or -errno (-ESTALE: the path names another file now).
- */
-int mapped_file__open(const char *path, uint32_t maj, uint32_t min, uint64_t ino);
 
 #endif

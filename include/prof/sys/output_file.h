@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The output file of a recording.  An existing non-empty file is kept as FILE.old
+ * The output file of a recording.  An existing regular file is kept as FILE.old
  * (perf's habit) and put back if the recording is abandoned before it starts; the
- * new file is created exclusively, mode 0600, never through a symlink.
+ * new file is created exclusively, mode 0600, never through a symlink.  All of it
+ * (the rename, the create, the unlink on abort) is done with the invoking user's
+ * rights only (privs__as_user): prof never writes where the user could not.
  */
 #ifndef PROF_SYS_OUTPUT_FILE_H
 #define PROF_SYS_OUTPUT_FILE_H

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct privs {
@@ -43,13 +44,33 @@ bool privs__can_sample_kernel(const struct privs *p);
 int privs__drop_after_start(const struct privs *p);
 
 /*
- * open(2) path with the invoking user's rights only: no effective capability and the
- * real uid/gid as file system ids during the call, restored after it.  For paths the
- * user names (--config, report -i): prof's capabilities must not lend them read
- * access to anything (CAP_SYS_PTRACE opens other users' /proc/PID/maps).  For root,
- * a plain open.  Returns the fd, or -errno.
+ * Acting as the invoking user, the one mechanism for every file a user names or a
+ * recording maps (--config, report -i and -o, record -o and its .old, the build ids'
+ * and the unwinder's mapped files, JIT maps): prof's capabilities must not lend the
+ * user access to anything (CAP_DAC_READ_SEARCH reads any file, CAP_SYS_PTRACE opens
+ * other users' /proc/PID/maps), and what prof creates is the user's.
+ *
+ * privs__as_user runs fn(arg) with no effective capability and the real uid/gid as
+ * file system ids, both restored after it (the permitted set is never touched, so
+ * they can be).  For root (real uid 0) fn just runs.  Only this thread's rights
+ * change.  fn's return, or -errno when the rights could not be dropped (fn did not
+ * run) or restored (fn ran: the caller undoes what it did).
  */
+int privs__as_user(int (*fn)(void *arg), void *arg);
+
+/* open(2) as the user (no O_CREAT: privs__create_as_user).  The fd, or -errno. */
 int privs__open_as_user(const char *path, int flags);
+
+/* open(2) with O_CREAT added, as the user: the new file is theirs.  The fd, or -errno. */
+int privs__create_as_user(const char *path, int flags, mode_t mode);
+
+/*
+ * Open the file a mapping was made of, read-only, as the user: path is opened
+ * without following a final symlink and must be the regular file (maj, min, ino),
+ * then that very inode is opened (never a FIFO or device swapped in).  An fd, or
+ * -errno (-ESTALE: the path names another file now).
+ */
+int privs__open_mapped(const char *path, uint32_t maj, uint32_t min, uint64_t ino);
 
 /* "sudo setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep /path/to/prof" for messages. */
 void privs__setcap_hint(char *buf, size_t len);
