@@ -5,10 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "prof/perfdata/perf_data.h"
+#include "prof/perfdata/perf_reader.h"
 #include "prof/base/util.h"
 
 static int tmpfd(char *path)
@@ -203,7 +208,7 @@ Test(perf_data, records_larger_than_the_buffer_stay_in_order)
 	unlink(path);
 }
 
-Test(perf_data, disk_full_keeps_a_readable_header)
+Test(perf_data, new_reports_a_failed_write)
 {
 	/* /dev/full fails every write with ENOSPC: new() reports it. */
 	int fd = open("/dev/full", O_WRONLY);
@@ -216,6 +221,200 @@ Test(perf_data, disk_full_keeps_a_readable_header)
 	cr_assert_null(w, "ret untouched on failure");
 	close(fd);
 	cr_assert_eq(perf_writer__new(fd, &ev, 0, &w), -EINVAL);
+}
+
+/*
+ * A disk that fills up: the records that reached it whole, a finished header, no
+ * features (they did not fit), and a file the reader takes.  Records are numbered
+ * (type 200, prof's own range: the reader returns them as unknown ones).
+ */
+#define FULL_REC 1000
+
+static void numbered(uint8_t *rec, uint32_t i)
+{
+	memset(rec, 0, FULL_REC);
+	*(struct perf_event_header *)(void *)rec = (struct perf_event_header){ .type = 200, .size = FULL_REC };
+	memcpy(rec + 8, &i, 4);
+}
+
+/* Write numbered records until the writer fails (or max): how many it accepted. */
+static uint32_t fill(struct perf_writer *w, uint32_t max, int *ret_err)
+{
+	static uint8_t rec[FULL_REC];
+	uint32_t i;
+
+	*ret_err = 0;
+	for (i = 0; i < max; i++) {
+		numbered(rec, i);
+		*ret_err = perf_writer__write(w, rec, FULL_REC);
+		if (*ret_err)
+			break;
+	}
+	return i;
+}
+
+/* A writer with a CMDLINE feature and prof's section of these sizes (at most 64 KiB). */
+static struct perf_writer *writer_with(int fd, uint64_t *ids_a, uint64_t *ids_b, size_t cmdline, size_t prof)
+{
+	struct perf_writer *w = two_events(fd, ids_a, ids_b);
+	static uint8_t big[64 << 10];
+
+	cr_assert_eq(perf_writer__add_feature(w, HEADER_CMDLINE, big, cmdline), 0);
+	cr_assert_eq(perf_writer__set_prof_section(w, big, prof), 0);
+	return w;
+}
+
+/* The file: a finished header over nr_min.. whole numbered records and nothing else. */
+static void check_full_file(const char *path, uint32_t accepted, uint32_t nr_min)
+{
+	size_t len;
+	uint8_t *buf = slurp(path, &len);
+	struct perf_file_header h;
+	struct perf_reader *r = NULL;
+	struct reader_error err;
+	const struct perf_event_header *ev;
+	uint64_t off, nr;
+	uint32_t i = 0;
+	int k;
+
+	cr_assert_geq(len, sizeof(h));
+	memcpy(&h, buf, sizeof(h));
+	cr_assert_eq(h.magic, PERF_MAGIC2);
+	cr_assert_eq(h.size, 104);
+	cr_assert_eq(h.attrs.size, 2 * sizeof(struct perf_file_attr), "the header is the finished one");
+	cr_assert_eq(h.data.offset, h.attrs.offset + h.attrs.size);
+	cr_assert_eq(h.data.size % FULL_REC, 0, "only whole records: %llu", (unsigned long long)h.data.size);
+	nr = h.data.size / FULL_REC;
+	cr_assert_geq(nr, nr_min);
+	cr_assert_leq(nr, accepted);
+	for (int b = 0; b < PERF_HEADER_FEAT_BITS / 64; b++)
+		cr_assert_eq(h.adds_features[b], 0, "features that did not fit are not claimed");
+	cr_assert_eq(len, h.data.offset + h.data.size, "nothing after the data");
+	for (off = h.data.offset; off < h.data.offset + h.data.size; off += FULL_REC, i++) {
+		uint32_t v;
+
+		memcpy(&v, buf + off + 8, 4);
+		cr_assert_eq(v, i, "record %u in place", i);
+	}
+	free(buf);
+
+	cr_assert_eq(perf_reader__open(path, &r, &err), 0, "the reader: %s", err.msg);
+	cr_assert_eq(perf_reader__nr_attrs(r), 2);
+	for (i = 0; (k = perf_reader__next(r, &ev, &off, &err)) == 1; i++) {
+		uint32_t v;
+
+		cr_assert_eq(ev->size, FULL_REC);
+		memcpy(&v, (const uint8_t *)ev + 8, 4);
+		cr_assert_eq(v, i);
+	}
+	cr_assert_eq(k, 0, "to the end without a bad record: %s", err.msg);
+	cr_assert_eq(i, nr);
+	perf_reader__free(r);
+}
+
+/* The file size limit (RLIMIT_FSIZE) fails writes past it with EFBIG, as a full
+ * disk does with ENOSPC: the writer's same paths, without root. */
+static void limit_file_size(uint64_t bytes)
+{
+	struct rlimit rl = { .rlim_cur = bytes, .rlim_max = RLIM_INFINITY };
+
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	rl.rlim_cur = bytes;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+}
+
+Test(perf_data, file_full_in_the_data_keeps_whole_records_and_a_header)
+{
+	char path[64];
+	int fd = tmpfd(path), err;
+	uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_writer *w = writer_with(fd, ids_a, ids_b, 64 << 10, 3);
+	uint32_t accepted;
+
+	/* 300.5 records' worth of data after the header: the disk fills mid-record */
+	limit_file_size(104 + 32 + 2 * sizeof(struct perf_file_attr) + 300 * FULL_REC + FULL_REC / 2);
+	accepted = fill(w, 100000, &err);
+	cr_assert_eq(err, -EFBIG, "the write that met the limit says so");
+	cr_assert_lt(accepted, 100000);
+	cr_assert_eq(perf_writer__write(w, "x", 1), -EFBIG, "sticky: nothing after a gap");
+	cr_assert_eq(perf_writer__finish(w), -EFBIG);
+	cr_assert_eq(perf_writer__data_size(w), 300 * FULL_REC);
+	perf_writer__free(w);
+	close(fd);
+	limit_file_size(RLIM_INFINITY);
+	check_full_file(path, accepted, 300);
+	unlink(path);
+}
+
+Test(perf_data, file_full_in_the_features_keeps_all_data_and_a_header)
+{
+	char path[64];
+	int fd = tmpfd(path), err;
+	uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_writer *w = writer_with(fd, ids_a, ids_b, 64 << 10, 3);
+	uint64_t data_end = 104 + 32 + 2 * sizeof(struct perf_file_attr) + 50 * FULL_REC;
+
+	cr_assert_eq(fill(w, 50, &err), 50);    /* in the writer's buffer yet */
+	cr_assert_eq(err, 0);
+	limit_file_size(data_end + 100);        /* room for the data, not for 64 KiB of CMDLINE */
+	cr_assert_eq(perf_writer__finish(w), -EFBIG);
+	cr_assert_eq(perf_writer__data_size(w), 50 * FULL_REC);
+	perf_writer__free(w);
+	close(fd);
+	limit_file_size(RLIM_INFINITY);
+	check_full_file(path, 50, 50);
+	unlink(path);
+}
+
+Test(perf_data, file_full_in_prof_section_claims_no_features)
+{
+	char path[64];
+	int fd = tmpfd(path), err;
+	uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_writer *w = writer_with(fd, ids_a, ids_b, 100, 64 << 10);
+	uint64_t data_end = 104 + 32 + 2 * sizeof(struct perf_file_attr) + 50 * FULL_REC;
+
+	cr_assert_eq(fill(w, 50, &err), 50);
+	limit_file_size(data_end + (16 << 10)); /* the features fit, prof's section does not */
+	cr_assert_eq(perf_writer__finish(w), -EFBIG);
+	perf_writer__free(w);
+	close(fd);
+	limit_file_size(RLIM_INFINITY);
+	check_full_file(path, 50, 50);
+	unlink(path);
+}
+
+/* As root: a real file system that fills up (a 256 KiB tmpfs, in a mount namespace
+ * of the test's own process). */
+Test(perf_data, disk_full_keeps_a_readable_header)
+{
+	char dir[] = "/tmp/prof-test-full.XXXXXX", path[64];
+	uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_writer *w;
+	uint32_t accepted;
+	int fd, err;
+
+	if (getuid() != 0)
+		cr_skip_test("needs root to mount a small tmpfs");
+	cr_assert_eq(unshare(CLONE_NEWNS), 0);
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(mount("prof-test", dir, "tmpfs", 0, "size=256k"), 0);
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	cr_assert_geq(fd, 0);
+	w = writer_with(fd, ids_a, ids_b, 64 << 10, 3);
+	accepted = fill(w, 100000, &err);
+	cr_assert_eq(err, -ENOSPC);
+	cr_assert_eq(perf_writer__finish(w), -ENOSPC);
+	cr_assert_gt(perf_writer__data_size(w), 100 * FULL_REC, "most of 256 KiB is data");
+	perf_writer__free(w);
+	close(fd);
+	check_full_file(path, accepted, 100);
+	unlink(path);
+	cr_assert_eq(umount(dir), 0);
+	rmdir(dir);
 }
 
 Test(perf_data, feat_buf_encodings)
