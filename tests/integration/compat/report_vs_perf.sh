@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # prof report and perf report agree: on the same file the top 10 symbols are the
-# same, with overheads within 0.5 points; files from perf record are read too.
+# same, with overheads within 0.5 points, the top one a named symbol (perf's top
+# named one) and the workload's hot_function among them; files from perf record
+# are read too.
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
@@ -22,18 +24,36 @@ for line in open(sys.argv[2]):
         key = ("k" if m.group(2) == "k" else ".", m.group(3))
         perf.setdefault(key, 0.0)
         perf[key] += float(m.group(1))
-bad = 0
+bad = named = 0
 for row in prof:
     key = ("k" if row["kernel"] else ".", row["sym"])
     if row["sym"].startswith("[unknown]"):
         continue            # perf lists unknown addresses one by one
+    named += 1
     p = perf.get(key)
     ok = p is not None and abs(p - row["overhead"]) <= 0.5
     print(f"{'ok ' if ok else 'BAD'} {key[1]:40s} prof {row['overhead']:6.2f}%  perf {p if p is not None else float('nan'):6.2f}%")
     bad += not ok
+# Agreeing on nothing is no agreement: the top row is a named symbol, perf's top
+# named one (or tied with it), and the workload's hot function is there by name.
+named_perf = {k: v for k, v in perf.items() if not k[1].startswith("[unknown]") and not k[1].startswith("0x")}
+if not prof or not named_perf:
+    sys.exit(f"nothing to compare: {len(prof)} prof rows, {len(named_perf)} named perf rows")
+top = prof[0]
+top_key = ("k" if top["kernel"] else ".", top["sym"])
+perf_top = max(named_perf.values())
+if top["sym"].startswith("[unknown]") or named_perf.get(top_key, -1) < perf_top - 0.5:
+    sys.exit(f"prof's top row {top_key} is not perf's top named symbol "
+             f"({max(named_perf, key=named_perf.get)} {perf_top:.2f}%)")
+hot = [r for r in prof if r["sym"] == "hot_function" and not r["kernel"]]
+if not hot or hot[0]["overhead"] < 5:
+    sys.exit(f"hot_function is not among prof's top rows with 5% or more: {[r['sym'] for r in prof]}")
+if named < 3:
+    sys.exit(f"only {named} named rows in prof's top 10")
+print(f"top: {top_key[1]} {top['overhead']:.2f}%, {named} named rows compared")
 sys.exit(1 if bad else 0)
 PY
-	pass "$what: top 10 symbols agree within 0.5 points"
+	pass "$what: top 10 symbols agree within 0.5 points, top named symbol $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["sym"])' "$TMP/prof.json")"
 }
 compare "$F" "prof's file"
 
