@@ -49,22 +49,20 @@ static struct perf_writer *two_events(int fd, uint64_t *ids_a, uint64_t *ids_b)
 	return w;
 }
 
-Test(perf_data, header_attrs_ids_data_and_features)
+/* The file of header_*: two events, three records, two features and prof's section. */
+static uint8_t *written_file(size_t *ret_len, struct perf_file_header *h)
 {
 	char path[64];
 	int fd = tmpfd(path);
 	uint64_t ids_a[2] = { 101, 102 }, ids_b[2] = { 201, 202 };
 	struct perf_writer *w = two_events(fd, ids_a, ids_b);
-	struct perf_event_header rec[3] = {
-		{ .type = PERF_RECORD_FINISHED_ROUND, .size = 8 },
-		{ .type = PERF_RECORD_FINISHED_ROUND, .size = 8 },
-		{ .type = PERF_RECORD_FINISHED_ROUND, .size = 8 },
-	};
+	struct perf_event_header rec = { .type = PERF_RECORD_FINISHED_ROUND, .size = 8 };
 	uint32_t nr[2] = { 4, 2 };
 	struct feat_buf host = { 0 };
+	uint8_t *buf;
 
 	for (int i = 0; i < 3; i++)
-		cr_assert_eq(perf_writer__write(w, &rec[i], 8), 0);
+		cr_assert_eq(perf_writer__write(w, &rec, 8), 0);
 	feat_buf__string(&host, "testhost");
 	cr_assert_eq(perf_writer__add_feature(w, HEADER_HOSTNAME, host.data, host.len), 0);
 	cr_assert_eq(perf_writer__add_feature(w, HEADER_NRCPUS, nr, sizeof(nr)), 0);
@@ -80,12 +78,20 @@ Test(perf_data, header_attrs_ids_data_and_features)
 	perf_writer__free(w);
 	close(fd);
 
-	size_t len;
-	uint8_t *buf = slurp(path, &len);
+	buf = slurp(path, ret_len);
+	unlink(path);
+	cr_assert_eq(*ret_len, fsize);
+	cr_assert_geq(*ret_len, sizeof(*h));
+	memcpy(h, buf, sizeof(*h));
+	return buf;
+}
+
+Test(perf_data, header_attrs_ids_and_data)
+{
 	struct perf_file_header h;
-	cr_assert_eq(len, fsize);
-	cr_assert_geq(len, sizeof(h));
-	memcpy(&h, buf, sizeof(h));
+	size_t len;
+	uint8_t *buf = written_file(&len, &h);
+
 	cr_assert_eq(h.magic, PERF_MAGIC2);
 	cr_assert_eq(h.size, sizeof(h));
 	cr_assert_eq(h.size, 104, "perf's header is 104 bytes");
@@ -111,6 +117,14 @@ Test(perf_data, header_attrs_ids_data_and_features)
 	struct perf_event_header d;
 	memcpy(&d, buf + h.data.offset, 8);
 	cr_assert_eq(d.type, PERF_RECORD_FINISHED_ROUND);
+	free(buf);
+}
+
+Test(perf_data, header_features_and_prof_section)
+{
+	struct perf_file_header h;
+	size_t len;
+	uint8_t *buf = written_file(&len, &h);
 
 	/* features: bits set for HOSTNAME, NRCPUS, EVENT_DESC (implicit), none of prof's */
 	int bits[] = { HEADER_HOSTNAME, HEADER_NRCPUS, HEADER_EVENT_DESC };
@@ -162,7 +176,6 @@ Test(perf_data, header_attrs_ids_data_and_features)
 	cr_assert_eq(memcmp(buf + t.offset, "xyz", 3), 0);
 	cr_assert_eq(t.offset + t.size + sizeof(t), len, "nothing after the trailer");
 	free(buf);
-	unlink(path);
 }
 
 Test(perf_data, records_larger_than_the_buffer_stay_in_order)
