@@ -478,18 +478,15 @@ static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, 
 }
 
 /*
- * The cache holds at most SYMBOLS_INLINE_CACHE / 2 chains per object (a table of at
- * most SYMBOLS_INLINE_CACHE slots, half full): past that, chains are read each time.
+ * Keep a's chain and its names in the entry's pool: at most SYMBOLS_INLINE_CACHE
+ * chains an object (past that, chains are read each time), not when out of memory.
  */
-#define INLINE_CACHED (SYMBOLS_INLINE_CACHE / 2)
-
-/* Keep a's chain and its names in the entry's pool (not when full or out of memory). */
 static void inline_keep(struct dso_entry *d, uint64_t a, const char **names, size_t n)
 {
 	struct inl *e;
 	bool created;
 
-	if (hashtable__size(&d->inl) >= INLINE_CACHED ||
+	if (hashtable__size(&d->inl) >= SYMBOLS_INLINE_CACHE ||
 	    VEC_RESERVE(d->inl_names, d->cap_inl_names, d->nr_inl_names + n) < 0)
 		return;
 	e = hashtable__insert(&d->inl, hash__u64(a), &a, &created);
