@@ -85,17 +85,23 @@ Test(build_id, read_elf)
 	close(fd);
 }
 
-/* An MMAP2 record of the test binary, with its real device and inode or not. */
-static void mmap2_of(struct perf_record_mmap2 *m, const char *path, const struct stat *st, uint64_t ino)
+/* An executable MMAP2 of path, the rest zero. */
+static void mmap2_exec(struct perf_record_mmap2 *m, const char *path)
 {
 	memset(m, 0, sizeof(*m) + PATH_MAX);
 	m->header.type = PERF_RECORD_MMAP2;
 	m->header.size = (uint16_t)ALIGN_UP(sizeof(*m) + strlen(path) + 1, 8);
+	m->prot = PROT_READ | PROT_EXEC;
+	strcpy(m->filename, path);
+}
+
+/* An MMAP2 record of the test binary, with its real device and inode or not. */
+static void mmap2_of(struct perf_record_mmap2 *m, const char *path, const struct stat *st, uint64_t ino)
+{
+	mmap2_exec(m, path);
 	m->maj = major(st->st_dev);
 	m->min = minor(st->st_dev);
 	m->ino = ino;
-	m->prot = PROT_READ | PROT_EXEC;
-	strcpy(m->filename, path);
 }
 
 Test(build_id, table_reads_only_the_mapped_file)
@@ -137,14 +143,10 @@ Test(build_id, table_reads_only_the_mapped_file)
 /* An MMAP2 that carries its build id (PERF_RECORD_MISC_MMAP_BUILD_ID): no file access. */
 static void mmap2_carried(struct perf_record_mmap2 *m, const char *path, uint8_t id)
 {
-	memset(m, 0, sizeof(*m) + PATH_MAX);
-	m->header.type = PERF_RECORD_MMAP2;
+	mmap2_exec(m, path);
 	m->header.misc = PERF_RECORD_MISC_MMAP_BUILD_ID;
-	m->header.size = (uint16_t)ALIGN_UP(sizeof(*m) + strlen(path) + 1, 8);
 	m->build_id_size = 20;
 	memset(m->build_id, id, 20);
-	m->prot = PROT_READ | PROT_EXEC;
-	strcpy(m->filename, path);
 }
 
 Test(build_id, table_has_one_entry_per_path_and_object_in_order)
