@@ -48,12 +48,13 @@ ssize_t read_fd_full(int fd, size_t max, char **ret_buf)
 	return (ssize_t)len;
 }
 
-int write_full(int fd, const void *buf, size_t len)
+/* write(2) (off < 0) or pwrite(2) at off, all of buf. */
+static int write_all(int fd, const void *buf, size_t len, off_t off)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t r = write(fd, p, len);
+		ssize_t r = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -62,29 +63,21 @@ int write_full(int fd, const void *buf, size_t len)
 		if (r == 0)
 			return -EIO;
 		p += r;
+		if (off >= 0)
+			off += r;
 		len -= (size_t)r;
 	}
 	return 0;
 }
 
+int write_full(int fd, const void *buf, size_t len)
+{
+	return write_all(fd, buf, len, -1);
+}
+
 int pwrite_full(int fd, const void *buf, size_t len, off_t off)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t r = pwrite(fd, p, len, off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		p += r;
-		off += r;
-		len -= (size_t)r;
-	}
-	return 0;
+	return off < 0 ? -EINVAL : write_all(fd, buf, len, off);
 }
 
 int parse_u64(const char *s, int base, uint64_t *ret)

@@ -2,6 +2,7 @@
 /* util.c: whole-file reads within a bound, full writes, number parsing. */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #include "prof/base/util.h"
@@ -91,4 +92,25 @@ Test(util, parse_u64)
 	cr_assert_eq(parse_u64("", 10, &v), -EINVAL);
 	cr_assert_eq(parse_u64("12a", 10, &v), -EINVAL);
 	cr_assert_eq(v, 7, "untouched on failure");
+}
+
+Test(util, write_full_and_pwrite_full)
+{
+	int fd = memfd_of(0, 'x');
+	char *buf = NULL;
+
+	cr_assert_eq(write_full(fd, "abcdef", 6), 0);
+	cr_assert_eq(pwrite_full(fd, "XY", 2, 2), 0);
+	cr_assert_eq(lseek(fd, 0, SEEK_CUR), 6, "pwrite leaves the offset");
+	cr_assert_eq(pwrite_full(fd, "Z", 1, 8), 0, "past the end: a hole");
+	cr_assert_eq(pwrite_full(fd, "Z", 1, -1), -EINVAL);
+	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
+	cr_assert_eq(read_fd_full(fd, 64, &buf), 9);
+	cr_assert_eq(memcmp(buf, "abXYef\0\0Z", 9), 0);
+	free(buf);
+	close(fd);
+	fd = open("/dev/full", O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write_full(fd, "x", 1), -ENOSPC);
+	close(fd);
 }
