@@ -164,7 +164,7 @@ static int open_call(int (*fn)(void *arg), struct open_call *c)
 
 int privs__open_as_user(const char *path, int flags)
 {
-	if (flags & (O_CREAT | O_TMPFILE))
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		return -EINVAL;         /* privs__create_as_user: a mode is needed */
 	return open_call(do_open, &(struct open_call){ .path = path, .flags = flags });
 }

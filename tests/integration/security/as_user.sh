@@ -61,6 +61,12 @@ prof_user record -q -o u.data -- "$TMP/bin/prof-hot" 0.3 || fail "record by $U: 
 prof_user record -q -o u.data -- "$TMP/bin/prof-hot" 0.3 || fail "second record by $U: $(cat "$TMP/err")"
 [ -f u.data.old ] || fail "her own file was not kept as u.data.old"
 pass "her own recordings: u.data, u.data.old"
+# ... and the files she may read are still read as hers: the build id of her program
+want=$(readelf -n "$TMP/bin/prof-hot" | awk '/Build ID:/ { print $3 }')
+[ -n "$want" ] || fail "readelf finds no build id in prof-hot"
+perf_clean "$TMP/bids" buildid-list -f -i u.data
+grep -qx "$want $TMP/bin/prof-hot" "$TMP/bids" || fail "her program's build id was not read: $(cat "$TMP/bids")"
+pass "the build id of her own program is read (as hers): $want"
 
 # ---- report -F pprof -o ----------------------------------------------------------
 prof_user report -i u.data -F pprof -o "$TMP/root/pub/u.pb.gz"

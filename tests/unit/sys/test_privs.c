@@ -166,6 +166,10 @@ Test(privs, open_and_create_as_user)
 	umask(022);
 	scratch_make(&s, 0700);
 	cr_assert_eq(privs__open_as_user(s.file, O_RDONLY | O_CREAT), -EINVAL, "a create needs its mode");
+	cr_assert_eq(privs__open_as_user(s.file, O_RDWR | O_TMPFILE), -EINVAL);
+	fd = privs__open_as_user(s.dir, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fd, 0, "O_DIRECTORY is no O_TMPFILE: %s", strerror(-fd));
+	close(fd);
 	fd = privs__open_as_user(s.file, O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
 	close(fd);
@@ -283,6 +287,11 @@ Test(privs, as_user_of_set_user_id_root_restores_fsuid)
 	cr_assert_eq(seen.open_err, EACCES);
 	cr_assert_eq((uid_t)setfsuid((uid_t)-1), 0, "fsuid back to the effective uid");
 	cr_assert_eq((gid_t)setfsgid((gid_t)-1), 0);
+	cr_assert_eq(open_mapped(s.file, &s.st, s.st.st_ino), -EACCES, "root's 0600 file");
+	cr_assert_eq(chmod(s.file, 0644), 0);
+	fd = open_mapped(s.file, &s.st, s.st.st_ino);
+	cr_assert_geq(fd, 0, "a file the tenant may read, reopened through /proc/self/fd: %s", strerror(-fd));
+	close(fd);
 
 	/* what it creates is the tenant's, where the tenant may create */
 	cr_assert_eq(chmod(s.dir, 0777), 0);
