@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "prof/base/hash.h"
-
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -109,9 +107,6 @@ int errorf(char *err, size_t errlen, const char *fmt, ...);
 /* The message for getopt_long()'s ':' (a value missing) or '?' (an unknown option)
  * return c, naming cmd's --help ("prof top").  -EINVAL. */
 int getopt_error(int c, char **argv, const char *cmd, char *err, size_t errlen);
-
-/* Old name of hash__bytes (base/hash.h), until its last callers move to that one. */
-static inline uint64_t hash_bytes(const void *p, size_t n) { return hash__bytes(p, n); }
 
 /* Monotonic clock in ns: the clock prof's perf events are stamped with. */
 uint64_t clock_mono_ns(void);
