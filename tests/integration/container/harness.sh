@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The container harness (../container.sh) against the real kernel: what a profiler on
+# the host sees of a contained program is what it sees of a runtime's container.
+# For a plain root, a Kubernetes-like pod cgroup with the program at the decoy path,
+# an overlay root, and rootless containers (a test user, user namespace; plain and
+# overlay):
+# - /proc/PID/maps read from the host shows the container's paths (pivot_root, not
+#   chroot), and the program's host path does not exist or is the decoy;
+# - /proc/PID/map_files/<range> and /proc/PID/root/<path> reach the real objects
+#   (their build ids, their bytes), not the host's; with an overlay root the mapped
+#   device is the overlay's; the rootless user reaches /proc/PID/root but not
+#   map_files (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE in the initial namespace);
+# - pid 1 in its pid namespace, its own mount and uts namespaces, its cgroup named as
+#   the runtime names it, the user's host uid when rootless;
+# - nothing is left after a test that exits, fails or is killed (SIGTERM, SIGKILL),
+#   and a second run works the same.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../container.sh"
+require_root
+command -v readelf >/dev/null || skip "needs readelf (binutils)"
+command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
+
+build_id() {
+	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
+}
+
+container_root "$TMP/root"
+R=$TMP/root
+D=$CTR_DECOY_DIR
+[ ! -e /app/ctr-hot ] || skip "the host has /app/ctr-hot: the test needs that path to exist only in the container"
+app_bid=$(build_id "$R/app/ctr-hot")
+lib_bid=$(build_id "$R$D/libctr.so")
+[ -n "$app_bid" ] && [ -n "$lib_bid" ] || skip "gcc writes no build ids here"
+[ "$(build_id "$D/libctr.so")" != "$lib_bid" ] || fail "the host's decoy library has the container's build id"
+[ "$(build_id "$D/ctr-hot")" != "$app_bid" ] || fail "the host's decoy program has the container's build id"
+note "root $R: /app/ctr-hot $app_bid, $D/libctr.so $lib_bid (host: decoys $(build_id "$D/ctr-hot"), $(build_id "$D/libctr.so"))"
+
+# The maps line of PATH's executable mapping: "range dev inode".
+exec_map() {
+	awk -v p="$2" '$6 == p && $2 ~ /x/ { print $1, $4, $5; exit }' "/proc/$1/maps"
+}
+
+# Everything checked of one running container; $1: the program's path inside.
+check_container() {
+	local what=$1 prog=$2 pid=$CTR_PID m range dev ino lib
+	grep -q " $prog\$" "/proc/$pid/maps" || fail "$what: maps does not show $prog: $(grep ctr "/proc/$pid/maps")"
+	grep -qF "$R/" "/proc/$pid/maps" && fail "$what: maps shows host paths: $(grep -F "$R/" "/proc/$pid/maps")"
+	m=$(exec_map "$pid" "$prog")
+	lib=$(exec_map "$pid" "$D/libctr.so")
+	[ -n "$m" ] && [ -n "$lib" ] || fail "$what: no executable mapping of $prog or $D/libctr.so: $(cat "/proc/$pid/maps")"
+	read -r range dev ino <<<"$m"
+	# the host path: absent or the decoy
+	if [ -e "$prog" ]; then
+		[ "$(build_id "$prog")" != "$app_bid" ] || fail "$what: the host's $prog is the container's program"
+	fi
+	[ "$(build_id "$D/libctr.so")" != "$lib_bid" ] || fail "$what: the host's libctr.so is the container's"
+	# map_files: the mapped file itself
+	[ "$(build_id "/proc/$pid/map_files/$range")" = "$app_bid" ] || fail "$what: map_files/$range is not the program"
+	cmp -s "/proc/$pid/map_files/$range" "$R/app/ctr-hot" || fail "$what: map_files/$range differs from the program"
+	[ "$(build_id "/proc/$pid/map_files/${lib%% *}")" = "$lib_bid" ] || fail "$what: map_files of libctr.so is not the container's"
+	# /proc/PID/root: the container's root, whatever the host has at the path
+	[ "$(build_id "/proc/$pid/root$prog")" = "$app_bid" ] || fail "$what: /proc/$pid/root$prog is not the program"
+	cmp -s "/proc/$pid/root$D/libctr.so" "$R$D/libctr.so" || fail "$what: /proc/$pid/root$D/libctr.so is not the container's"
+	# the mapped (device, inode) is the file reached both ways
+	local sdev=$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/map_files/$range") rdev=$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/root$prog")
+	local mdev=$((16#${dev%:*})):$((16#${dev#*:})) 
+	[ "$sdev" = "$mdev $ino" ] || fail "$what: maps says $mdev $ino, map_files is $sdev"
+	[ "$rdev" = "$mdev $ino" ] || fail "$what: maps says $mdev $ino, /proc/PID/root$prog is $rdev"
+	# namespaces, pid 1, hostname, cgroup
+	local ns
+	for ns in mnt pid uts; do
+		[ "$(readlink "/proc/$pid/ns/$ns")" != "$(readlink "/proc/self/ns/$ns")" ] || fail "$what: shares the host's $ns namespace"
+	done
+	grep -qE "^NSpid:[[:space:]]+$pid[[:space:]]+1\$" "/proc/$pid/status" || fail "$what: not pid 1 inside: $(grep NSpid "/proc/$pid/status")"
+	[ "$(nsenter -t "$pid" -u hostname)" = "ctr-${CTR_ID:0:12}" ] || fail "$what: hostname $(nsenter -t "$pid" -u hostname)"
+	grep -qxF "0::/$CTR_CGROUP" "/proc/$pid/cgroup" || fail "$what: cgroup $(grep '^0::' "/proc/$pid/cgroup"), not /$CTR_CGROUP"
+	grep -qxF "$pid" "$CTR_CGROUP_DIR/cgroup.procs" || fail "$what: $pid not in $CTR_CGROUP_DIR"
+	# the shim (unshare) is outside, as a runtime's shim is
+	grep -qxF "$CTR_SHIM" "$CTR_CGROUP_DIR/cgroup.procs" && fail "$what: the shim is in the container's cgroup"
+	pass "$what: maps $prog (dev $mdev ino $ino), map_files and /proc/PID/root reach build id $app_bid; pid 1, own mnt/pid/uts, cgroup /$CTR_CGROUP"
+}
+
+# 1. A Docker-like container: the program at a path that exists only inside.
+container_run "$R" docker -- /app/ctr-hot 30
+[[ $CTR_CGROUP =~ ^system\.slice/docker-[0-9a-f]{64}\.scope$ ]] || fail "docker cgroup name: $CTR_CGROUP"
+[ "$CTR_CGROUP" = "system.slice/docker-$CTR_ID.scope" ] || fail "id and cgroup differ"
+note "evidence, from the host: $(grep -E ' /app/ctr-hot$' "/proc/$CTR_PID/maps" | grep ' r-xp ' | tr -s ' ')"
+note "evidence: ls -l /proc/$CTR_PID/map_files/$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1): $(readlink "/proc/$CTR_PID/map_files/$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)"); /app/ctr-hot on the host: $(ls /app/ctr-hot 2>&1)"
+note "evidence: $D/libctr.so: /proc/$CTR_PID/root$D/libctr.so build id $(build_id "/proc/$CTR_PID/root$D/libctr.so"), host file's $(build_id "$D/libctr.so")"
+check_container "docker" /app/ctr-hot
+docker_n=$CTR_N docker_pid=$CTR_PID
+
+# 2. A pod (containerd's naming), the program at the path of the host's decoy program.
+container_run "$R" pod -- "$D/ctr-hot-nofp" 30
+[[ $CTR_CGROUP =~ ^kubepods\.slice/kubepods-besteffort\.slice/kubepods-besteffort-pod[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12}\.slice/cri-containerd-[0-9a-f]{64}\.scope$ ]] ||
+	fail "pod cgroup name: $CTR_CGROUP"
+[[ $CTR_CGROUP == *pod${CTR_POD_UID//-/_}.slice/* ]] || fail "pod uid $CTR_POD_UID not in $CTR_CGROUP"
+app_bid_fp=$app_bid
+app_bid=$(build_id "$R/app/ctr-hot-nofp")
+lib_bid_fp=$lib_bid
+# the nofp program uses libctr-nofp.so: check that one
+lib_bid=$(build_id "$R$D/libctr-nofp.so")
+grep -q " $D/libctr-nofp.so\$" "/proc/$CTR_PID/maps" || fail "pod: libctr-nofp.so not mapped"
+[ "$(build_id "/proc/$CTR_PID/root$D/ctr-hot-nofp")" = "$app_bid" ] || fail "pod: /proc/PID/root does not reach the program"
+[ "$(build_id "$D/ctr-hot-nofp")" != "$app_bid" ] || fail "pod: the host path is not the decoy"
+r=$(exec_map "$CTR_PID" "$D/ctr-hot-nofp" | cut -d' ' -f1)
+[ "$(build_id "/proc/$CTR_PID/map_files/$r")" = "$app_bid" ] || fail "pod: map_files does not reach the program"
+r=$(exec_map "$CTR_PID" "$D/libctr-nofp.so" | cut -d' ' -f1)
+[ "$(build_id "/proc/$CTR_PID/map_files/$r")" = "$lib_bid" ] || fail "pod: map_files does not reach libctr-nofp.so"
+grep -qxF "0::/$CTR_CGROUP" "/proc/$CTR_PID/cgroup" || fail "pod: cgroup"
+container_stop
+pass "pod: $D/ctr-hot-nofp (host: the decoy, build id $(build_id "$D/ctr-hot-nofp")) reached as $app_bid through map_files and /proc/PID/root"
+app_bid=$app_bid_fp lib_bid=$lib_bid_fp
+
+# 3. An overlay root (mounted on the host, as Docker does): the overlay's device.
+container_run --overlay "$R" docker-cgroupfs -- "$D/ctr-hot" 30
+[[ $CTR_CGROUP =~ ^docker/[0-9a-f]{64}$ ]] || fail "cgroupfs-driver name: $CTR_CGROUP"
+findmnt -n -o FSTYPE "$CTR_ROOT" | grep -qx overlay || fail "overlay: $CTR_ROOT is not an overlay mount"
+check_container "overlay" "$D/ctr-hot"
+odev=$(stat -c '%Hd:%Ld' "$CTR_ROOT/app") ldev=$(stat -c '%Hd:%Ld' "$R/app")
+[ "$odev" != "$ldev" ] || fail "overlay: the same device as the lower dir"
+mdev=$(exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f2)
+[ "$((16#${mdev%:*})):$((16#${mdev#*:}))" = "$odev" ] || fail "overlay: maps shows device $mdev, the overlay is $odev"
+note "evidence: overlay: maps device $mdev = the overlay's $odev (lower dir $ldev), inode $(exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f3) (lower file's $(stat -c %i "$R$D/ctr-hot"))"
+container_stop
+
+# 4. Rootless: a test user's container in a user namespace, plain and overlay.
+U=prof-it-ctr
+make_user "$U"
+uid=$(id -u "$U")
+for variant in plain overlay; do
+	opt=()
+	[ "$variant" = overlay ] && opt=(--overlay)
+	container_run --rootless "$U" "${opt[@]}" "$R" libpod -- /app/ctr-hot 30
+	check_container "rootless $variant" /app/ctr-hot
+	grep -qE "^Uid:[[:space:]]+$uid[[:space:]]+$uid[[:space:]]+$uid[[:space:]]+$uid\$" "/proc/$CTR_PID/status" ||
+		fail "rootless: host uid $(grep Uid "/proc/$CTR_PID/status"), not $uid"
+	[ "$(awk '{ print $1, $2, $3 }' "/proc/$CTR_PID/uid_map")" = "0 $uid 1" ] || fail "rootless: uid_map $(cat "/proc/$CTR_PID/uid_map")"
+	[ "$(readlink "/proc/$CTR_PID/ns/user")" != "$(readlink /proc/self/ns/user)" ] || fail "rootless: no user namespace"
+	[ "$variant" = overlay ] && { findmnt -rn -o TARGET | grep -qxF "$CTR_ROOT" && fail "rootless overlay mounted on the host"; }
+	range=$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)
+	as_user=$(setpriv --reuid="$U" --regid="$(id -g "$U")" --clear-groups sh -c \
+		"readelf -n /proc/$CTR_PID/root/app/ctr-hot | awk '/Build ID:/ { print \$3 }'; cat /proc/$CTR_PID/map_files/$range >/dev/null" 2>&1)
+	echo "$as_user" | grep -qx "$app_bid" || fail "rootless $variant: $U cannot read /proc/PID/root: $as_user"
+	echo "$as_user" | grep -q 'Operation not permitted' || fail "rootless $variant: $U reads map_files, or another error: $as_user"
+	container_stop
+	note "evidence: rootless $variant as $U (uid $uid): /proc/$CTR_PID/root/app/ctr-hot build id $(echo "$as_user" | head -n 1); map_files: $(echo "$as_user" | tail -n 1)"
+done
+pass "rootless: host uid $uid, uid_map 0 $uid 1; the user reaches /proc/PID/root, not map_files"
+
+# 5. A container that ends: waited, its status; stopped: all its processes gone.
+container_run --quiet "$R" crio -- /app/ctr-hot 0.3
+container_wait || fail "a container of 0.3 s exited $?"
+container_stop "$docker_n"
+kill -0 "$docker_pid" 2>/dev/null && fail "container_stop left pid $docker_pid"
+pass "container_wait and container_stop"
+
+# 6. Nothing left behind: a run that exits, one that fails, one killed by SIGTERM, one
+# by SIGKILL; each started the same containers, and each run worked.
+child=$TMP/child.sh
+cat >"$child" <<EOF
+. "$(cd "$(dirname "$0")/.." && pwd)/lib.sh"
+. "$(cd "$(dirname "$0")/.." && pwd)/container.sh"
+container_root "\$TMP/root"
+container_run --quiet "\$TMP/root" docker -- /app/ctr-hot pause
+container_run --quiet --overlay "\$TMP/root" pod -- /app/ctr-hot pause
+container_run --quiet --rootless $U --overlay "\$TMP/root" libpod -- /app/ctr-hot pause
+echo started
+case \$1 in
+exit) exit 0 ;;
+fail) fail "on purpose" ;;
+*) while :; do sleep 0.1; done ;;   # a signal's trap runs between two sleeps
+esac
+EOF
+runs=0
+for how in exit fail TERM KILL exit; do
+	runs=$((runs + 1))
+	m=$TMP/manifest.$runs
+	CTR_MANIFEST=$m bash "$child" "$how" >"$TMP/child.out" 2>&1 &
+	cpid=$!
+	for ((i = 0; i < 300; i++)); do grep -q started "$TMP/child.out" && break; sleep 0.05; done
+	grep -q started "$TMP/child.out" || fail "run $how did not start its containers: $(cat "$TMP/child.out")"
+	[ "$(grep -c '^process' "$m")" -eq 6 ] || fail "run $how: manifest $(cat "$m")"
+	case $how in TERM|KILL) kill "-$how" "$cpid" ;; esac
+	{ wait "$cpid"; } 2>/dev/null
+	# SIGKILL: no trap runs; the shims die with the shell, the containers with them,
+	# and only the cgroups (empty) and the overlay mount remain for a reaper.
+	for ((i = 0; i < 40; i++)); do
+		left=$(container_leftovers "$m")
+		[ "$how" = KILL ] && left=$(echo "$left" | grep '^process')
+		[ -z "$left" ] && break
+		sleep 0.05
+	done
+	[ -z "$left" ] || fail "run $how left: $left"
+	if [ "$how" = KILL ]; then
+		note "after SIGKILL, for a reaper: $(container_leftovers "$m" | cut -d' ' -f1 | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+		container_reap "$m"
+		[ -z "$(container_leftovers "$m")" ] || fail "after SIGKILL and a reaper: $(container_leftovers "$m")"
+	fi
+done
+pass "nothing left after a run that exits, fails, or gets SIGTERM; after SIGKILL no process; a second run works"
