@@ -17,15 +17,16 @@
 #         pod               kubepods.slice/kubepods-besteffort.slice/
 #                             kubepods-besteffort-pod<uid, _ for ->.slice/cri-containerd-<64 hex>.scope
 #         crio              the same pod path with crio-<64 hex>.scope
+#         pod:UID, crio:UID another container in the pod UID (CTR_POD_UID of one made)
 #       --overlay: ROOT is the lower dir of an overlay (a fresh upper dir), mounted
 #       on the host as Docker does (rootless: inside the container's namespace, as
 #       rootless podman does).  --rootless USER: USER starts it (setpriv, then
 #       unshare --user --map-root-user): root inside, USER's uid on the host.
 #       Sets CTR_N (its index), CTR_PID (host pid of its pid 1), CTR_SHIM (the
 #       unshare that waits for it, outside the cgroup, as a runtime's shim is),
-#       CTR_ID (64 hex), CTR_POD_UID (pod kinds), CTR_CGROUP (path under the cgroup2
-#       mount, no leading /: prof --cgroup and perf -G take it), CTR_CGROUP_DIR
-#       (absolute), CTR_ROOT (the root it runs in: the overlay's mount for
+#       CTR_ID (64 hex), CTR_POD_UID and CTR_POD_CGROUP (pod kinds: the pod's slice),
+#       CTR_CGROUP (path under the cgroup2 mount, no leading /: prof --cgroup and
+#       perf -G take it), CTR_CGROUP_DIR (absolute), CTR_ROOT (the root it runs in: the overlay's mount for
 #       --overlay), CTR_OUT/CTR_ERR (its stdout, stderr); prints one "# container"
 #       line unless --quiet.  Call it in the test's shell (not in $(...)): it sets
 #       variables and its container is a child of that shell.
@@ -46,12 +47,12 @@
 #
 # The root (container_root DIR):
 #   /app/ctr-hot, /app/ctr-hot-nofp    the program (container_app.c) with and without
-#       frame pointers: a path that exists only inside the root.
-#   $CTR_DECOY_DIR/ctr-hot, .../ctr-hot-nofp    the same programs at a path where
-#       the host has another program (container_decoy.c: functions decoy_*).
-#   $CTR_DECOY_DIR/libctr.so, libctr-nofp.so    the library they use (container_lib.c,
-#       ctr_lib_*); the host has a decoy at the same path.  The programs' RUNPATH
-#       is $CTR_DECOY_DIR, so inside the root they load the real one.
+#       frame pointers, and /app/lib/libctr.so, libctr-nofp.so, the library each
+#       uses (container_lib.c, by RUNPATH): paths that exist only inside the root.
+#   $CTR_DECOY_DIR/ctr-hot, ctr-hot-nofp, libctr.so, libctr-nofp.so    the same
+#       code built there (RUNPATH $CTR_DECOY_DIR): the host has other files at these
+#       paths (container_decoy.c: functions decoy_*), as a host's /usr/bin/python3
+#       or libssl.so.3 is another build than a container's.
 #   The dynamic loader and libc, copied from the host (the paths ldd finds), and
 #   empty /proc (mounted by container-init), /tmp, /dev, /etc.
 #   CTR_DECOY_DIR is DIR.host: a host directory that exists, with other contents,
@@ -91,8 +92,19 @@ ctr_copy_object() {
 	mkdir -p "$root$(dirname "$path")" && cp -L "$path" "$root$path" || fail "copy $path into $root"
 }
 
+# libctr$4.so into LIBDIR and ctr-hot$4 into BINDIR (paths inside the root $1),
+# the program finding the library by its RUNPATH.
+ctr_build() {
+	local root=$1 libdir=$2 bindir=$3 suffix=$4 flags=$5
+	gcc $flags -fPIC -shared -Wl,-soname,libctr$suffix.so -o "$root$libdir/libctr$suffix.so" \
+		"$CTR_SRC/container_lib.c" || fail "build $libdir/libctr$suffix.so"
+	gcc $flags -o "$root$bindir/ctr-hot$suffix" "$CTR_SRC/container_app.c" \
+		-L"$root$libdir" -lctr$suffix -Wl,-rpath,"$libdir" -Wl,--enable-new-dtags ||
+		fail "build $bindir/ctr-hot$suffix"
+}
+
 container_root() {
-	local dir=$1 cflags='-O2 -g -fno-optimize-sibling-calls' lib line path
+	local dir=$1 cflags='-O2 -g -fno-optimize-sibling-calls' line path
 	command -v gcc >/dev/null || skip "needs gcc"
 	command -v ldd >/dev/null || skip "needs ldd (libc-bin)"
 	mkdir -p "$dir" || fail "mkdir $dir"
@@ -101,22 +113,20 @@ container_root() {
 	mkdir -p "$dir/app" "$dir/proc" "$dir/tmp" "$dir/dev" "$dir/etc" "$real" "$CTR_DECOY_DIR" || fail "mkdir in $dir"
 	chmod 1777 "$dir/tmp"
 	echo "ctr" >"$dir/etc/hostname"
-	local fp='-fno-omit-frame-pointer' nofp='-fomit-frame-pointer'
+	local fp='-fno-omit-frame-pointer' nofp='-fomit-frame-pointer' v suffix flags
+	mkdir -p "$dir/app/lib" || fail "mkdir $dir/app/lib"
 	for v in fp nofp; do
-		local suffix= flags=$fp
+		suffix= flags=$fp
 		[ "$v" = nofp ] && { suffix=-nofp; flags=$nofp; }
-		gcc $cflags $flags -fPIC -shared -Wl,-soname,libctr$suffix.so -o "$real/libctr$suffix.so" \
-			"$CTR_SRC/container_lib.c" || fail "build libctr$suffix.so"
-		gcc $cflags $flags -o "$dir/app/ctr-hot$suffix" "$CTR_SRC/container_app.c" \
-			-L"$real" -lctr$suffix -Wl,-rpath,"$CTR_DECOY_DIR" -Wl,--enable-new-dtags ||
-			fail "build ctr-hot$suffix"
-		cp "$dir/app/ctr-hot$suffix" "$real/ctr-hot$suffix" || fail "copy ctr-hot$suffix"
-		# The host's files at the same paths: other code, other names.
+		# The same code twice: under /app (absent on the host), and under the decoy dir.
+		ctr_build "$dir" /app/lib /app "$suffix" "$cflags $flags"
+		ctr_build "$dir" "$CTR_DECOY_DIR" "$CTR_DECOY_DIR" "$suffix" "$cflags $flags"
+		# The host's files at the decoy dir's paths: other code, other names.
 		gcc -O0 -DDECOY_LIB -fPIC -shared -Wl,-soname,libctr$suffix.so -o "$CTR_DECOY_DIR/libctr$suffix.so" \
 			"$CTR_SRC/container_decoy.c" || fail "build the decoy library"
 		gcc -O0 -o "$CTR_DECOY_DIR/ctr-hot$suffix" "$CTR_SRC/container_decoy.c" || fail "build the decoy program"
 	done
-	# The loader and libc as ldd finds them (on the host, where libctr.so is the decoy).
+	# The loader and libc, at the paths ldd finds them (libctr.so: not found on the host).
 	while read -r line; do
 		for path in $line; do
 			case $path in
@@ -191,9 +201,13 @@ container_run() {
 
 	CTR_N=$n
 	CTR_ID=$(ctr_new_id)
-	CTR_POD_UID=
-	case $kind in pod|crio) CTR_POD_UID=$(cat /proc/sys/kernel/random/uuid) ;; esac
+	CTR_POD_UID= CTR_POD_CGROUP=
+	case $kind in
+	pod|crio) CTR_POD_UID=$(cat /proc/sys/kernel/random/uuid) ;;
+	pod:*|crio:*) CTR_POD_UID=${kind#*:} kind=${kind%%:*} ;;
+	esac
 	CTR_CGROUP=$(ctr_cgroup_path "$kind" "$CTR_ID")
+	[ -n "$CTR_POD_UID" ] && CTR_POD_CGROUP=$(dirname "$CTR_CGROUP")
 	CTR_CGROUP_DIR=$cgroot/$CTR_CGROUP
 	ctr_cgroup_make "$cgroot" "$CTR_CGROUP"
 	ctr_cgdirs[n]=$CTR_CGROUP_DIR

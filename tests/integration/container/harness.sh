@@ -27,45 +27,45 @@ build_id() {
 container_root "$TMP/root"
 R=$TMP/root
 D=$CTR_DECOY_DIR
-[ ! -e /app/ctr-hot ] || skip "the host has /app/ctr-hot: the test needs that path to exist only in the container"
-app_bid=$(build_id "$R/app/ctr-hot")
-lib_bid=$(build_id "$R$D/libctr.so")
-[ -n "$app_bid" ] && [ -n "$lib_bid" ] || skip "gcc writes no build ids here"
-[ "$(build_id "$D/libctr.so")" != "$lib_bid" ] || fail "the host's decoy library has the container's build id"
-[ "$(build_id "$D/ctr-hot")" != "$app_bid" ] || fail "the host's decoy program has the container's build id"
-note "root $R: /app/ctr-hot $app_bid, $D/libctr.so $lib_bid (host: decoys $(build_id "$D/ctr-hot"), $(build_id "$D/libctr.so"))"
+[ ! -e /app ] || skip "the host has /app: the test needs that path to exist only in the container"
+[ -n "$(build_id "$R/app/ctr-hot")" ] || skip "gcc writes no build ids here"
+for f in ctr-hot ctr-hot-nofp libctr.so libctr-nofp.so; do
+	[ "$(build_id "$D/$f")" != "$(build_id "$R$D/$f")" ] || fail "the host's decoy $D/$f has the container's build id"
+done
 
 # The maps line of PATH's executable mapping: "range dev inode".
 exec_map() {
 	awk -v p="$2" '$6 == p && $2 ~ /x/ { print $1, $4, $5; exit }' "/proc/$1/maps"
 }
 
-# Everything checked of one running container; $1: the program's path inside.
+# Everything checked of one running container; PROG: the program's path inside, its
+# library next to it (/app/lib for /app).
 check_container() {
-	local what=$1 prog=$2 pid=$CTR_PID m range dev ino lib
-	grep -q " $prog\$" "/proc/$pid/maps" || fail "$what: maps does not show $prog: $(grep ctr "/proc/$pid/maps")"
+	local what=$1 prog=$2 pid=$CTR_PID suffix= lib obj m range dev ino mdev
+	case $prog in *-nofp) suffix=-nofp ;; esac
+	case $prog in /app/*) lib=/app/lib/libctr$suffix.so ;; *) lib=$(dirname "$prog")/libctr$suffix.so ;; esac
 	grep -qF "$R/" "/proc/$pid/maps" && fail "$what: maps shows host paths: $(grep -F "$R/" "/proc/$pid/maps")"
-	m=$(exec_map "$pid" "$prog")
-	lib=$(exec_map "$pid" "$D/libctr.so")
-	[ -n "$m" ] && [ -n "$lib" ] || fail "$what: no executable mapping of $prog or $D/libctr.so: $(cat "/proc/$pid/maps")"
-	read -r range dev ino <<<"$m"
-	# the host path: absent or the decoy
-	if [ -e "$prog" ]; then
-		[ "$(build_id "$prog")" != "$app_bid" ] || fail "$what: the host's $prog is the container's program"
-	fi
-	[ "$(build_id "$D/libctr.so")" != "$lib_bid" ] || fail "$what: the host's libctr.so is the container's"
-	# map_files: the mapped file itself
-	[ "$(build_id "/proc/$pid/map_files/$range")" = "$app_bid" ] || fail "$what: map_files/$range is not the program"
-	cmp -s "/proc/$pid/map_files/$range" "$R/app/ctr-hot" || fail "$what: map_files/$range differs from the program"
-	[ "$(build_id "/proc/$pid/map_files/${lib%% *}")" = "$lib_bid" ] || fail "$what: map_files of libctr.so is not the container's"
-	# /proc/PID/root: the container's root, whatever the host has at the path
-	[ "$(build_id "/proc/$pid/root$prog")" = "$app_bid" ] || fail "$what: /proc/$pid/root$prog is not the program"
-	cmp -s "/proc/$pid/root$D/libctr.so" "$R$D/libctr.so" || fail "$what: /proc/$pid/root$D/libctr.so is not the container's"
-	# the mapped (device, inode) is the file reached both ways
-	local sdev=$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/map_files/$range") rdev=$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/root$prog")
-	local mdev=$((16#${dev%:*})):$((16#${dev#*:})) 
-	[ "$sdev" = "$mdev $ino" ] || fail "$what: maps says $mdev $ino, map_files is $sdev"
-	[ "$rdev" = "$mdev $ino" ] || fail "$what: maps says $mdev $ino, /proc/PID/root$prog is $rdev"
+	for obj in "$prog" "$lib"; do
+		local bid=$(build_id "$R$obj")
+		m=$(exec_map "$pid" "$obj")
+		[ -n "$m" ] || fail "$what: maps shows no executable mapping of $obj: $(grep ctr "/proc/$pid/maps")"
+		read -r range dev ino <<<"$m"
+		mdev=$((16#${dev%:*})):$((16#${dev#*:}))
+		# the host path: absent or the decoy
+		if [ -e "$obj" ]; then
+			[ "$(build_id "$obj")" != "$bid" ] || fail "$what: the host's $obj is the container's"
+			cmp -s "$obj" "$R$obj" && fail "$what: the host's $obj is the container's"
+		fi
+		# map_files: the mapped file itself; /proc/PID/root: the container's root
+		[ "$(build_id "/proc/$pid/map_files/$range")" = "$bid" ] || fail "$what: map_files/$range is not $obj"
+		cmp -s "/proc/$pid/map_files/$range" "$R$obj" || fail "$what: map_files/$range differs from $R$obj"
+		cmp -s "/proc/$pid/root$obj" "$R$obj" || fail "$what: /proc/$pid/root$obj differs from $R$obj"
+		# the mapped (device, inode) is the file reached both ways
+		[ "$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/map_files/$range")" = "$mdev $ino" ] ||
+			fail "$what: maps says $mdev $ino, map_files is $(stat -Lc '%Hd:%Ld %i' "/proc/$pid/map_files/$range")"
+		[ "$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/root$obj")" = "$mdev $ino" ] ||
+			fail "$what: maps says $mdev $ino, /proc/PID/root$obj is $(stat -Lc '%Hd:%Ld %i' "/proc/$pid/root$obj")"
+	done
 	# namespaces, pid 1, hostname, cgroup
 	local ns
 	for ns in mnt pid uts; do
@@ -77,40 +77,43 @@ check_container() {
 	grep -qxF "$pid" "$CTR_CGROUP_DIR/cgroup.procs" || fail "$what: $pid not in $CTR_CGROUP_DIR"
 	# the shim (unshare) is outside, as a runtime's shim is
 	grep -qxF "$CTR_SHIM" "$CTR_CGROUP_DIR/cgroup.procs" && fail "$what: the shim is in the container's cgroup"
-	pass "$what: maps $prog (dev $mdev ino $ino), map_files and /proc/PID/root reach build id $app_bid; pid 1, own mnt/pid/uts, cgroup /$CTR_CGROUP"
+	pass "$what: maps $prog and $lib (dev $mdev), map_files and /proc/PID/root reach their build ids, the host's path $([ -e "$prog" ] && echo "is a decoy" || echo "is absent"); pid 1, own mnt/pid/uts, cgroup /$CTR_CGROUP"
 }
+
+# 0. The control: after a chroot (not what runtimes do), maps shows host paths, so
+# the check below tells the two apart.
+chroot "$R" /app/ctr-hot 2 &
+cpid=$!
+for ((i = 0; i < 100; i++)); do grep -q ctr-hot "/proc/$cpid/maps" 2>/dev/null && break; sleep 0.02; done
+grep -qF " $R/app/ctr-hot" "/proc/$cpid/maps" || fail "after chroot, maps shows: $(grep ctr "/proc/$cpid/maps")"
+note "evidence: after chroot, maps shows the host's path: $(grep -F "$R/app/ctr-hot" "/proc/$cpid/maps" | grep ' r-xp ' | tr -s ' ')"
+kill "$cpid"; wait "$cpid" 2>/dev/null
 
 # 1. A Docker-like container: the program at a path that exists only inside.
 container_run "$R" docker -- /app/ctr-hot 30
 [[ $CTR_CGROUP =~ ^system\.slice/docker-[0-9a-f]{64}\.scope$ ]] || fail "docker cgroup name: $CTR_CGROUP"
 [ "$CTR_CGROUP" = "system.slice/docker-$CTR_ID.scope" ] || fail "id and cgroup differ"
+range=$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)
 note "evidence, from the host: $(grep -E ' /app/ctr-hot$' "/proc/$CTR_PID/maps" | grep ' r-xp ' | tr -s ' ')"
-note "evidence: ls -l /proc/$CTR_PID/map_files/$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1): $(readlink "/proc/$CTR_PID/map_files/$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)"); /app/ctr-hot on the host: $(ls /app/ctr-hot 2>&1)"
-note "evidence: $D/libctr.so: /proc/$CTR_PID/root$D/libctr.so build id $(build_id "/proc/$CTR_PID/root$D/libctr.so"), host file's $(build_id "$D/libctr.so")"
+note "evidence: readlink /proc/$CTR_PID/map_files/$range: $(readlink "/proc/$CTR_PID/map_files/$range"), build id $(build_id "/proc/$CTR_PID/map_files/$range"); /proc/$CTR_PID/root/app/ctr-hot: $(build_id "/proc/$CTR_PID/root/app/ctr-hot"); on the host: $(ls /app/ctr-hot 2>&1)"
 check_container "docker" /app/ctr-hot
 docker_n=$CTR_N docker_pid=$CTR_PID
 
-# 2. A pod (containerd's naming), the program at the path of the host's decoy program.
+# 2. Two containers of a pod (containerd's naming), the program at the path of the
+# host's decoy program, with and without frame pointers.
 container_run "$R" pod -- "$D/ctr-hot-nofp" 30
 [[ $CTR_CGROUP =~ ^kubepods\.slice/kubepods-besteffort\.slice/kubepods-besteffort-pod[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12}\.slice/cri-containerd-[0-9a-f]{64}\.scope$ ]] ||
 	fail "pod cgroup name: $CTR_CGROUP"
-[[ $CTR_CGROUP == *pod${CTR_POD_UID//-/_}.slice/* ]] || fail "pod uid $CTR_POD_UID not in $CTR_CGROUP"
-app_bid_fp=$app_bid
-app_bid=$(build_id "$R/app/ctr-hot-nofp")
-lib_bid_fp=$lib_bid
-# the nofp program uses libctr-nofp.so: check that one
-lib_bid=$(build_id "$R$D/libctr-nofp.so")
-grep -q " $D/libctr-nofp.so\$" "/proc/$CTR_PID/maps" || fail "pod: libctr-nofp.so not mapped"
-[ "$(build_id "/proc/$CTR_PID/root$D/ctr-hot-nofp")" = "$app_bid" ] || fail "pod: /proc/PID/root does not reach the program"
-[ "$(build_id "$D/ctr-hot-nofp")" != "$app_bid" ] || fail "pod: the host path is not the decoy"
-r=$(exec_map "$CTR_PID" "$D/ctr-hot-nofp" | cut -d' ' -f1)
-[ "$(build_id "/proc/$CTR_PID/map_files/$r")" = "$app_bid" ] || fail "pod: map_files does not reach the program"
-r=$(exec_map "$CTR_PID" "$D/libctr-nofp.so" | cut -d' ' -f1)
-[ "$(build_id "/proc/$CTR_PID/map_files/$r")" = "$lib_bid" ] || fail "pod: map_files does not reach libctr-nofp.so"
-grep -qxF "0::/$CTR_CGROUP" "/proc/$CTR_PID/cgroup" || fail "pod: cgroup"
+[[ $CTR_CGROUP == "$CTR_POD_CGROUP/"* && $CTR_POD_CGROUP == *pod${CTR_POD_UID//-/_}.slice ]] || fail "pod uid $CTR_POD_UID, slice $CTR_POD_CGROUP, cgroup $CTR_CGROUP"
+check_container "pod" "$D/ctr-hot-nofp"
+range=$(exec_map "$CTR_PID" "$D/ctr-hot-nofp" | cut -d' ' -f1)
+note "evidence: $D/ctr-hot-nofp: map_files/$range build id $(build_id "/proc/$CTR_PID/map_files/$range"), /proc/$CTR_PID/root$D/ctr-hot-nofp $(build_id "/proc/$CTR_PID/root$D/ctr-hot-nofp"); the host's file (decoy) $(build_id "$D/ctr-hot-nofp")"
+first=$CTR_N pod=$CTR_POD_UID
+container_run "$R" "crio:$pod" -- "$D/ctr-hot" 30
+[ "$(dirname "$CTR_CGROUP")" = "$CTR_POD_CGROUP" ] && [[ $CTR_CGROUP == */crio-$CTR_ID.scope ]] || fail "second container of the pod: $CTR_CGROUP"
+check_container "pod's second container" "$D/ctr-hot"
 container_stop
-pass "pod: $D/ctr-hot-nofp (host: the decoy, build id $(build_id "$D/ctr-hot-nofp")) reached as $app_bid through map_files and /proc/PID/root"
-app_bid=$app_bid_fp lib_bid=$lib_bid_fp
+container_stop "$first"
 
 # 3. An overlay root (mounted on the host, as Docker does): the overlay's device.
 container_run --overlay "$R" docker-cgroupfs -- "$D/ctr-hot" 30
@@ -121,7 +124,7 @@ odev=$(stat -c '%Hd:%Ld' "$CTR_ROOT/app") ldev=$(stat -c '%Hd:%Ld' "$R/app")
 [ "$odev" != "$ldev" ] || fail "overlay: the same device as the lower dir"
 mdev=$(exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f2)
 [ "$((16#${mdev%:*})):$((16#${mdev#*:}))" = "$odev" ] || fail "overlay: maps shows device $mdev, the overlay is $odev"
-note "evidence: overlay: maps device $mdev = the overlay's $odev (lower dir $ldev), inode $(exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f3) (lower file's $(stat -c %i "$R$D/ctr-hot"))"
+note "evidence: overlay: maps device $mdev = the overlay's $odev (lower dir $ldev), inode $(exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f3) (lower file's $(stat -c %i "$R$D/ctr-hot")); map_files and /proc/PID/root stat the same"
 container_stop
 
 # 4. Rootless: a test user's container in a user namespace, plain and overlay.
@@ -141,7 +144,7 @@ for variant in plain overlay; do
 	range=$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)
 	as_user=$(setpriv --reuid="$U" --regid="$(id -g "$U")" --clear-groups sh -c \
 		"readelf -n /proc/$CTR_PID/root/app/ctr-hot | awk '/Build ID:/ { print \$3 }'; cat /proc/$CTR_PID/map_files/$range >/dev/null" 2>&1)
-	echo "$as_user" | grep -qx "$app_bid" || fail "rootless $variant: $U cannot read /proc/PID/root: $as_user"
+	echo "$as_user" | grep -qx "$(build_id "$R/app/ctr-hot")" || fail "rootless $variant: $U cannot read /proc/PID/root: $as_user"
 	echo "$as_user" | grep -q 'Operation not permitted' || fail "rootless $variant: $U reads map_files, or another error: $as_user"
 	container_stop
 	note "evidence: rootless $variant as $U (uid $uid): /proc/$CTR_PID/root/app/ctr-hot build id $(echo "$as_user" | head -n 1); map_files: $(echo "$as_user" | tail -n 1)"
