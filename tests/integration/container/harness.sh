@@ -178,11 +178,11 @@ EOF
 runs=0
 for how in exit fail TERM KILL exit; do
 	runs=$((runs + 1))
-	m=$TMP/manifest.$runs
-	CTR_MANIFEST=$m bash "$child" "$how" >"$TMP/child.out" 2>&1 &
+	m=$TMP/manifest.$runs out=$TMP/child.$runs
+	CTR_MANIFEST=$m bash "$child" "$how" >"$out" 2>&1 &
 	cpid=$!
-	for ((i = 0; i < 300; i++)); do grep -q started "$TMP/child.out" && break; sleep 0.05; done
-	grep -q started "$TMP/child.out" || fail "run $how did not start its containers: $(cat "$TMP/child.out")"
+	for ((i = 0; i < 300; i++)); do grep -q started "$out" 2>/dev/null && break; sleep 0.05; done
+	grep -q started "$out" || fail "run $how did not start its containers: $(cat "$out")"
 	[ "$(grep -c '^process' "$m")" -eq 6 ] || fail "run $how: manifest $(cat "$m")"
 	case $how in TERM|KILL) kill "-$how" "$cpid" ;; esac
 	{ wait "$cpid"; } 2>/dev/null
