@@ -20,64 +20,21 @@ require_root
 command -v readelf >/dev/null || skip "needs readelf (binutils)"
 command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
 
-build_id() {
-	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
-}
 
 container_root "$TMP/root"
 R=$TMP/root
 D=$CTR_DECOY_DIR
 [ ! -e /app ] || skip "the host has /app: the test needs that path to exist only in the container"
-[ -n "$(build_id "$R/app/ctr-hot")" ] || skip "gcc writes no build ids here"
+[ -n "$(ctr_build_id "$R/app/ctr-hot")" ] || skip "gcc writes no build ids here"
 for f in ctr-hot ctr-hot-nofp libctr.so libctr-nofp.so; do
-	[ "$(build_id "$D/$f")" != "$(build_id "$R$D/$f")" ] || fail "the host's decoy $D/$f has the container's build id"
+	[ "$(ctr_build_id "$D/$f")" != "$(ctr_build_id "$R$D/$f")" ] || fail "the host's decoy $D/$f has the container's build id"
 done
 
-# The maps line of PATH's executable mapping: "range dev inode".
-exec_map() {
-	awk -v p="$2" '$6 == p && $2 ~ /x/ { print $1, $4, $5; exit }' "/proc/$1/maps"
-}
-
-# Everything checked of one running container; PROG: the program's path inside, its
-# library next to it (/app/lib for /app).
 check_container() {
-	local what=$1 prog=$2 pid=$CTR_PID suffix= lib obj m range dev ino mdev
-	case $prog in *-nofp) suffix=-nofp ;; esac
-	case $prog in /app/*) lib=/app/lib/libctr$suffix.so ;; *) lib=$(dirname "$prog")/libctr$suffix.so ;; esac
-	grep -qF "$R/" "/proc/$pid/maps" && fail "$what: maps shows host paths: $(grep -F "$R/" "/proc/$pid/maps")"
-	for obj in "$prog" "$lib"; do
-		local bid=$(build_id "$R$obj")
-		m=$(exec_map "$pid" "$obj")
-		[ -n "$m" ] || fail "$what: maps shows no executable mapping of $obj: $(grep ctr "/proc/$pid/maps")"
-		read -r range dev ino <<<"$m"
-		mdev=$((16#${dev%:*})):$((16#${dev#*:}))
-		# the host path: absent or the decoy
-		if [ -e "$obj" ]; then
-			[ "$(build_id "$obj")" != "$bid" ] || fail "$what: the host's $obj is the container's"
-			cmp -s "$obj" "$R$obj" && fail "$what: the host's $obj is the container's"
-		fi
-		# map_files: the mapped file itself; /proc/PID/root: the container's root
-		[ "$(build_id "/proc/$pid/map_files/$range")" = "$bid" ] || fail "$what: map_files/$range is not $obj"
-		cmp -s "/proc/$pid/map_files/$range" "$R$obj" || fail "$what: map_files/$range differs from $R$obj"
-		cmp -s "/proc/$pid/root$obj" "$R$obj" || fail "$what: /proc/$pid/root$obj differs from $R$obj"
-		# the mapped (device, inode) is the file reached both ways
-		[ "$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/map_files/$range")" = "$mdev $ino" ] ||
-			fail "$what: maps says $mdev $ino, map_files is $(stat -Lc '%Hd:%Ld %i' "/proc/$pid/map_files/$range")"
-		[ "$(stat -Lc '%Hd:%Ld %i' "/proc/$pid/root$obj")" = "$mdev $ino" ] ||
-			fail "$what: maps says $mdev $ino, /proc/PID/root$obj is $(stat -Lc '%Hd:%Ld %i' "/proc/$pid/root$obj")"
-	done
-	# namespaces, pid 1, hostname, cgroup
-	local ns
-	for ns in mnt pid uts; do
-		[ "$(readlink "/proc/$pid/ns/$ns")" != "$(readlink "/proc/self/ns/$ns")" ] || fail "$what: shares the host's $ns namespace"
-	done
-	grep -qE "^NSpid:[[:space:]]+$pid[[:space:]]+1\$" "/proc/$pid/status" || fail "$what: not pid 1 inside: $(grep NSpid "/proc/$pid/status")"
-	[ "$(nsenter -t "$pid" -u hostname)" = "ctr-${CTR_ID:0:12}" ] || fail "$what: hostname $(nsenter -t "$pid" -u hostname)"
-	grep -qxF "0::/$CTR_CGROUP" "/proc/$pid/cgroup" || fail "$what: cgroup $(grep '^0::' "/proc/$pid/cgroup"), not /$CTR_CGROUP"
-	grep -qxF "$pid" "$CTR_CGROUP_DIR/cgroup.procs" || fail "$what: $pid not in $CTR_CGROUP_DIR"
-	# the shim (unshare) is outside, as a runtime's shim is
-	grep -qxF "$CTR_SHIM" "$CTR_CGROUP_DIR/cgroup.procs" && fail "$what: the shim is in the container's cgroup"
-	pass "$what: maps $prog and $lib (dev $mdev), map_files and /proc/PID/root reach their build ids, the host's path $([ -e "$prog" ] && echo "is a decoy" || echo "is absent"); pid 1, own mnt/pid/uts, cgroup /$CTR_CGROUP"
+	local what=$1 prog=$2
+	container_check_objects "$what" "$R" "$prog"
+	container_check_ns "$what"
+	pass "$what: maps $prog and its library, map_files and /proc/PID/root reach their build ids, the host's path $([ -e "$prog" ] && echo "is a decoy" || echo "is absent"); pid 1, own mnt/pid/uts, cgroup /$CTR_CGROUP"
 }
 
 # 0. The control: after a chroot (not what runtimes do), maps shows host paths, so
@@ -93,9 +50,9 @@ kill "$cpid"; wait "$cpid" 2>/dev/null
 container_run "$R" docker -- /app/ctr-hot 30
 [[ $CTR_CGROUP =~ ^system\.slice/docker-[0-9a-f]{64}\.scope$ ]] || fail "docker cgroup name: $CTR_CGROUP"
 [ "$CTR_CGROUP" = "system.slice/docker-$CTR_ID.scope" ] || fail "id and cgroup differ"
-range=$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)
+range=$(ctr_exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)
 note "evidence, from the host: $(grep -E ' /app/ctr-hot$' "/proc/$CTR_PID/maps" | grep ' r-xp ' | tr -s ' ')"
-note "evidence: readlink /proc/$CTR_PID/map_files/$range: $(readlink "/proc/$CTR_PID/map_files/$range"), build id $(build_id "/proc/$CTR_PID/map_files/$range"); /proc/$CTR_PID/root/app/ctr-hot: $(build_id "/proc/$CTR_PID/root/app/ctr-hot"); on the host: $(ls /app/ctr-hot 2>&1)"
+note "evidence: readlink /proc/$CTR_PID/map_files/$range: $(readlink "/proc/$CTR_PID/map_files/$range"), build id $(ctr_build_id "/proc/$CTR_PID/map_files/$range"); /proc/$CTR_PID/root/app/ctr-hot: $(ctr_build_id "/proc/$CTR_PID/root/app/ctr-hot"); on the host: $(ls /app/ctr-hot 2>&1)"
 check_container "docker" /app/ctr-hot
 docker_n=$CTR_N docker_pid=$CTR_PID
 
@@ -106,8 +63,8 @@ container_run "$R" pod -- "$D/ctr-hot-nofp" 30
 	fail "pod cgroup name: $CTR_CGROUP"
 [[ $CTR_CGROUP == "$CTR_POD_CGROUP/"* && $CTR_POD_CGROUP == *pod${CTR_POD_UID//-/_}.slice ]] || fail "pod uid $CTR_POD_UID, slice $CTR_POD_CGROUP, cgroup $CTR_CGROUP"
 check_container "pod" "$D/ctr-hot-nofp"
-range=$(exec_map "$CTR_PID" "$D/ctr-hot-nofp" | cut -d' ' -f1)
-note "evidence: $D/ctr-hot-nofp: map_files/$range build id $(build_id "/proc/$CTR_PID/map_files/$range"), /proc/$CTR_PID/root$D/ctr-hot-nofp $(build_id "/proc/$CTR_PID/root$D/ctr-hot-nofp"); the host's file (decoy) $(build_id "$D/ctr-hot-nofp")"
+range=$(ctr_exec_map "$CTR_PID" "$D/ctr-hot-nofp" | cut -d' ' -f1)
+note "evidence: $D/ctr-hot-nofp: map_files/$range build id $(ctr_build_id "/proc/$CTR_PID/map_files/$range"), /proc/$CTR_PID/root$D/ctr-hot-nofp $(ctr_build_id "/proc/$CTR_PID/root$D/ctr-hot-nofp"); the host's file (decoy) $(ctr_build_id "$D/ctr-hot-nofp")"
 first=$CTR_N pod=$CTR_POD_UID
 container_run "$R" "crio:$pod" -- "$D/ctr-hot" 30
 [ "$(dirname "$CTR_CGROUP")" = "$CTR_POD_CGROUP" ] && [[ $CTR_CGROUP == */crio-$CTR_ID.scope ]] || fail "second container of the pod: $CTR_CGROUP"
@@ -122,9 +79,9 @@ findmnt -n -o FSTYPE "$CTR_ROOT" | grep -qx overlay || fail "overlay: $CTR_ROOT 
 check_container "overlay" "$D/ctr-hot"
 odev=$(stat -c '%Hd:%Ld' "$CTR_ROOT/app") ldev=$(stat -c '%Hd:%Ld' "$R/app")
 [ "$odev" != "$ldev" ] || fail "overlay: the same device as the lower dir"
-mdev=$(exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f2)
+mdev=$(ctr_exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f2)
 [ "$((16#${mdev%:*})):$((16#${mdev#*:}))" = "$odev" ] || fail "overlay: maps shows device $mdev, the overlay is $odev"
-note "evidence: overlay: maps device $mdev = the overlay's $odev (lower dir $ldev), inode $(exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f3) (lower file's $(stat -c %i "$R$D/ctr-hot")); map_files and /proc/PID/root stat the same"
+note "evidence: overlay: maps device $mdev = the overlay's $odev (lower dir $ldev), inode $(ctr_exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f3) (lower file's $(stat -c %i "$R$D/ctr-hot")); map_files and /proc/PID/root stat the same"
 container_stop
 
 # 4. Rootless: a test user's container in a user namespace, plain and overlay.
@@ -141,10 +98,10 @@ for variant in plain overlay; do
 	[ "$(awk '{ print $1, $2, $3 }' "/proc/$CTR_PID/uid_map")" = "0 $uid 1" ] || fail "rootless: uid_map $(cat "/proc/$CTR_PID/uid_map")"
 	[ "$(readlink "/proc/$CTR_PID/ns/user")" != "$(readlink /proc/self/ns/user)" ] || fail "rootless: no user namespace"
 	[ "$variant" = overlay ] && { findmnt -rn -o TARGET | grep -qxF "$CTR_ROOT" && fail "rootless overlay mounted on the host"; }
-	range=$(exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)
+	range=$(ctr_exec_map "$CTR_PID" /app/ctr-hot | cut -d' ' -f1)
 	as_user=$(setpriv --reuid="$U" --regid="$(id -g "$U")" --clear-groups sh -c \
 		"readelf -n /proc/$CTR_PID/root/app/ctr-hot | awk '/Build ID:/ { print \$3 }'; cat /proc/$CTR_PID/map_files/$range >/dev/null" 2>&1)
-	echo "$as_user" | grep -qx "$(build_id "$R/app/ctr-hot")" || fail "rootless $variant: $U cannot read /proc/PID/root: $as_user"
+	echo "$as_user" | grep -qx "$(ctr_build_id "$R/app/ctr-hot")" || fail "rootless $variant: $U cannot read /proc/PID/root: $as_user"
 	echo "$as_user" | grep -q 'Operation not permitted' || fail "rootless $variant: $U reads map_files, or another error: $as_user"
 	container_stop
 	note "evidence: rootless $variant as $U (uid $uid): /proc/$CTR_PID/root/app/ctr-hot build id $(echo "$as_user" | head -n 1); map_files: $(echo "$as_user" | tail -n 1)"
@@ -175,7 +132,10 @@ fail) fail "on purpose" ;;
 *) while :; do sleep 0.1; done ;;   # a signal's trap runs between two sleeps
 esac
 EOF
-runs=0
+runs=0 cpid=
+# A failure here must not leave a child run behind (it would write its manifest
+# into this test's removed $TMP).
+cleanup_hooks=('[ -n "$cpid" ] && { kill -TERM "$cpid"; wait "$cpid"; } 2>/dev/null' "${cleanup_hooks[@]}")
 for how in exit fail TERM KILL exit; do
 	runs=$((runs + 1))
 	m=$TMP/manifest.$runs out=$TMP/child.$runs
@@ -186,6 +146,7 @@ for how in exit fail TERM KILL exit; do
 	[ "$(grep -c '^process' "$m")" -eq 6 ] || fail "run $how: manifest $(cat "$m")"
 	case $how in TERM|KILL) kill "-$how" "$cpid" ;; esac
 	{ wait "$cpid"; } 2>/dev/null
+	cpid=
 	# SIGKILL: no trap runs; the shims die with the shell, the containers with them,
 	# and only the cgroups (empty) and the overlay mount remain for a reaper.
 	for ((i = 0; i < 40; i++)); do
