@@ -22,39 +22,52 @@
 #       on the host as Docker does (rootless: inside the container's namespace, as
 #       rootless podman does).  --rootless USER: USER starts it (setpriv, then
 #       unshare --user --map-root-user): root inside, USER's uid on the host.
-#       Sets CTR_N (its index), CTR_RUNTIME (namespaces), CTR_HOSTNAME, CTR_PID (host pid of its pid 1), CTR_SHIM (the
-#       unshare that waits for it, outside the cgroup, as a runtime's shim is),
-#       CTR_ID (64 hex), CTR_POD_UID and CTR_POD_CGROUP (pod kinds: the pod's slice),
-#       CTR_CGROUP (path under the cgroup2 mount, no leading /: prof --cgroup and
-#       perf -G take it), CTR_CGROUP_DIR (absolute), CTR_ROOT (the root it runs in: the overlay's mount for
-#       --overlay), CTR_OUT/CTR_ERR (its stdout, stderr); prints one "# container"
-#       line unless --quiet.  Call it in the test's shell (not in $(...)): it sets
-#       variables and its container is a child of that shell.
+#       Sets CTR_N (its index), CTR_RUNTIME (namespaces), CTR_PID (host pid of its
+#       pid 1), CTR_SHIM (the unshare that waits for it, outside the cgroup, as a
+#       runtime's shim is), CTR_ID (64 hex), CTR_HOSTNAME, CTR_POD_UID and
+#       CTR_POD_CGROUP (pod kinds: the pod's slice), CTR_CGROUP (path under the
+#       cgroup2 mount, no leading /: prof --cgroup and perf -G take it),
+#       CTR_CGROUP_DIR (absolute), CTR_ROOT (the root it runs in: the overlay's
+#       mount for --overlay), CTR_OUT/CTR_ERR (its stdout, stderr); prints one
+#       "# container" line unless --quiet.  Call it in the test's shell (not in
+#       $(...)): it sets variables and its container is a child of that shell.
 #   container_wait [N]   waits for container N (default: the last) to exit; its status
-#   container_stop [N]   kills container N (all its processes: SIGKILL to its pid 1)
+#   container_stop [N]   kills container N (SIGKILL to its pid 1 ends every process
+#       of its pid namespace; a runtime's: the runtime's delete)
 #   container_pids [N]   host pids of container N's processes (its pid namespace's), one a line
 #   container_cleanup    stops every container, removes their cgroups (and the parent
 #       cgroups it made), unmounts what it mounted; runs at exit (cleanup_hooks).
 #       lib.sh then removes $TMP with the roots.
 #   container_leftovers [MANIFEST]  prints what the harness made that is still there
-#       (each "process", "cgroup", "mount" or "dir" of MANIFEST, default
+#       (each "process", "cgroup", "mount", "dir" or "runtime" of MANIFEST, default
 #       $CTR_MANIFEST); empty after cleanup.  container_run writes each thing it
 #       makes to $CTR_MANIFEST (default $TMP/ctr-state/manifest; set it to a path
 #       outside $TMP to check, from another shell, what a test left behind).
 #   container_reap MANIFEST  removes what a run killed by SIGKILL left (no trap ran:
 #       its containers died with their shims, but its cgroups, overlay mounts,
 #       $TMP and the containers of real runtimes remain).
+#   container_check_objects WHAT ROOT PROG  checks, for container $CTR_PID running
+#       PROG (a path inside ROOT), what a profiler on the host sees: maps shows PROG
+#       and its library at their paths inside (no path of ROOT), the host's files at
+#       those paths are absent or other files, /proc/PID/map_files/<range> and
+#       /proc/PID/root<path> are ROOT's files (bytes, build id), and the (device,
+#       inode) of maps is the file reached both ways.  fail()s with WHAT.
+#   container_check_ns WHAT  its own mnt, pid and uts namespaces, pid 1 inside, its
+#       hostname ($CTR_HOSTNAME), its cgroup (when it has one of its own), the shim
+#       outside it.
 #
 # Real runtimes (Debian's), for the same roots; each sets the same CTR_* variables
-# (CTR_SHIM empty) and CTR_RUNTIME, works with container_wait/stop/pids/cleanup, and
-# skips (77) with the runtime's own error where it cannot run:
-#   container_runc [--overlay] ROOT CGROUP -- CMD [ARGS...]
+# (CTR_RUNTIME runc or podman; CTR_SHIM podman's conmon, empty for runc, whose
+# container's parent is the host's init), works with container_wait, stop, pids,
+# cleanup, leftovers and reap, and skips (77) with the runtime's own error where
+# it cannot run:
+#   container_runc [--overlay] [--quiet] ROOT CGROUP -- CMD [ARGS...]
 #       runc (the runtime under Docker and containerd) from an OCI bundle of `runc
 #       spec`: ROOT as root.path, CGROUP (the kinds above) as linux.cgroupsPath
 #       (cgroupfs driver: runc makes it in every hierarchy, v1 and v2), its default
 #       namespaces (mount, pid, uts, ipc, network).  --overlay: ROOT as the lower dir
 #       of an overlay mounted on the host, as Docker does.
-#   container_podman [--overlay] [--rootless USER] ROOT -- CMD [ARGS...]
+#   container_podman [--overlay] [--rootless USER] [--quiet] ROOT -- CMD [ARGS...]
 #       podman run --rootfs ROOT (ROOT:O with --overlay) --runtime runc --network
 #       none.  As root, its cgroup is libpod_parent/libpod-<id> (the cgroupfs
 #       manager: there is no systemd here).  --rootless USER: USER runs podman on a
@@ -68,15 +81,6 @@
 #   1048576, nproc the host's maximum after podman lowered its own to 32768) are
 #   above the hard limits and the runtime's setrlimit fails: "error setting rlimit
 #   type 7 (RLIMIT_NOFILE): operation not permitted", then RLIMIT_NPROC.
-#   container_check_objects WHAT ROOT PROG  checks, for container $CTR_PID running
-#       PROG (a path inside ROOT), what a profiler on the host sees: maps shows PROG
-#       and its library at their paths inside (no path of ROOT), the host's files at
-#       those paths are absent or other files, /proc/PID/map_files/<range> and
-#       /proc/PID/root<path> are ROOT's files (bytes, build id), and the (device,
-#       inode) of maps is the file reached both ways.  fail()s with WHAT.
-#   container_check_ns WHAT  its own mnt, pid and uts namespaces, pid 1 inside, its
-#       hostname ($CTR_HOSTNAME), its cgroup (when it has one of its own), the shim
-#       outside it.
 #
 # The root (container_root DIR):
 #   /app/ctr-hot, /app/ctr-hot-nofp    the program (container_app.c) with and without
