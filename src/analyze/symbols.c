@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "prof/perfdata/build_id.h"
 #include "prof/base/hash.h"
@@ -14,6 +15,7 @@
 #include "prof/base/vec.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/util.h"
+#include "prof/sys/privs.h"
 
 struct dso_entry {
 	char *path;
@@ -65,9 +67,44 @@ struct symbols {
 	int64_t kshift;
 };
 
+/*
+ * Every file libdwfl opens for the report (the objects a perf.data names, their
+ * debug files by build id or debuglink) is opened with the user's own rights: a
+ * capability install of prof must not name the symbols of a file they cannot read.
+ */
+struct debuginfo_call {
+	Dwfl_Module *mod;
+	void **userdata;
+	const char *modname, *file_name, *debuglink_file;
+	Dwarf_Addr base;
+	GElf_Word debuglink_crc;
+	char **ret_name;
+};
+
+static int debuginfo_as_user(void *arg)
+{
+	struct debuginfo_call *c = arg;
+	int fd = dwfl_standard_find_debuginfo(c->mod, c->userdata, c->modname, c->base, c->file_name,
+					      c->debuglink_file, c->debuglink_crc, c->ret_name);
+
+	/* as_user's negative returns are its own: "not found" is -1 from libdwfl */
+	return fd < 0 ? INT_MIN : fd;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	struct debuginfo_call c = { mod, userdata, modname, file_name, debuglink_file, base, debuglink_crc,
+				    debuginfo_file_name };
+	int fd = privs__as_user(debuginfo_as_user, &c);
+
+	return fd < 0 ? -1 : fd;
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -245,10 +282,20 @@ static void expect(struct dso_entry *d, const uint8_t *bid, size_t len)
 	}
 }
 
+/* The file opened as the user (see find_debuginfo), handed to libdwfl by fd. */
+static int open_object(void *arg)
+{
+	int fd = open(arg, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /* Open file as d's module (replacing any); its build id's length, or <= 0. */
 static int report_file(struct dso_entry *d, const char *file, const unsigned char **ret_bid)
 {
 	GElf_Addr vaddr;
+	struct stat st;
+	int fd;
 
 	*ret_bid = NULL;
 	if (d->dwfl)
@@ -257,7 +304,15 @@ static int report_file(struct dso_entry *d, const char *file, const unsigned cha
 	d->dwfl = dwfl_begin(&callbacks);
 	if (!d->dwfl)
 		return -ENOMEM;
-	d->mod = dwfl_report_offline(d->dwfl, d->path, file, -1);
+	fd = privs__as_user(open_object, (void *)file);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOENT;
+	}
+	/* libdwfl owns fd from here (it closes it with the Dwfl) */
+	d->mod = dwfl_report_offline(d->dwfl, d->path, file, fd);
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!d->mod)
 		return -ENOENT;

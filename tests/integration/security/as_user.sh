@@ -105,3 +105,17 @@ prof_user report -i jit.data --sort sym --top 1 || fail "report of the JIT: $(ca
 grep -q root_only_name "$TMP/out" && fail "report read root's 0600 $map through the capability: $(cat "$TMP/out")"
 grep -q '\[unknown\] (//anon)' "$TMP/out" || fail "the JIT code is not [unknown] (//anon): $(cat "$TMP/out")"
 pass "a JIT map only root may read is not read: $(grep -F '(//anon)' "$TMP/out")"
+
+# ---- the objects a recording names, read by report ---------------------------------
+# Her recording names her program; made unreadable to her (execute only, as an
+# admin's binary may be), its symbols must not be named through the capability.
+prof_user report -i u.data --sort sym --top 3 || fail "report of u.data: $(cat "$TMP/err")"
+grep -q '\[\.\] hot_function' "$TMP/out" || fail "her readable program is not named: $(cat "$TMP/out")"
+chmod 711 "$TMP/bin/prof-hot" || fail chmod
+cleanup_hooks+=("chmod 755 $TMP/bin/prof-hot")
+as_user test -r "$TMP/bin/prof-hot" && fail "$U can still read prof-hot"
+prof_user report -i u.data --sort sym --top 3 || fail "report of u.data: $(cat "$TMP/err")"
+grep -q 'hot_function' "$TMP/out" && fail "report read the symbols of a file $U cannot read: $(cat "$TMP/out")"
+grep -q '\[unknown\] (prof-hot)' "$TMP/out" || fail "prof-hot's samples are not [unknown] (prof-hot): $(cat "$TMP/out")"
+chmod 755 "$TMP/bin/prof-hot"
+pass "an object she cannot read is not symbolized for her: $(grep -F '(prof-hot)' "$TMP/out" | head -1)"
