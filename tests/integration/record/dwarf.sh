@@ -76,7 +76,15 @@ def load(p):
         k, _, n = line.rstrip("\n").rpartition(" ")
         c[k] += int(n)
     return c
-perf, prof = load(sys.argv[1]), load(sys.argv[2])
+# perf 6.1 names a PLT stub after the symbol before it (_init in Debian's python3,
+# whose .plt.sec it does not synthesize names for); prof says [unknown]: the same
+# frame, named alike here so the callchains are compared, not the two namings.
+def plt_as_unknown(c):
+    out = collections.Counter()
+    for k, v in c.items():
+        out[";".join("[unknown]" if f == "_init" else f for f in k.split(";"))] += v
+    return out
+perf, prof = plt_as_unknown(load(sys.argv[1])), load(sys.argv[2])
 comm, rx, need = sys.argv[3], re.compile(sys.argv[4]), float(sys.argv[5])
 def share(c):
     mine = {k: v for k, v in c.items() if k.split(";")[0] == comm}
@@ -91,8 +99,8 @@ for k, v in sorted(qstacks.items(), key=lambda kv: -kv[1])[:3]:
 if qt == 0 or qg < need * qt:
     print("prof's stacks:"); [print(" ", v, k) for k, v in prof.most_common(8)]
     sys.exit(1)
-# The callchains are the same; the symbolizers may name a PLT stub differently
-# (perf: _init, prof: [unknown]), so up to 1% of the samples may differ.
+# The callchains are the same; the symbolizers may still name a frame differently,
+# so up to 1% of the samples may differ.
 keys = set(pstacks) | set(qstacks)
 off = sum(abs(pstacks.get(k, 0) - qstacks.get(k, 0)) for k in keys) / 2
 if off > 0.01 * max(pg, qg):
@@ -127,7 +135,7 @@ pass "perf report shows the stacks from the callchains"
 
 # 2. python3 (Debian's: libpython, libc without frame pointers).
 F=$TMP/py.data
-"$PROF" record --call-graph dwarf -F 1000 -o "$F" -- python3 "$TMP/work.py" 2 >"$TMP/out" 2>"$TMP/err" ||
+"$PROF" record --call-graph dwarf -F 1000 -o "$F" -- python3 "$TMP/work.py" 4 >"$TMP/out" 2>"$TMP/err" ||
 	fail "prof record exited $?: $(cat "$TMP/err")"
 note "$(cat "$TMP/err")"
 grep -q ' 0 lost, ' "$TMP/err" || fail "samples lost: $(cat "$TMP/err")"
@@ -141,10 +149,11 @@ pass "python3: complete stacks to _start, same in perf script"
 # execs from python3 into the C program: each sample unwinds with the maps of its
 # time; nothing is an error.
 F=$TMP/churn.data
-# (python3 runs 1.5 s: its start-up, partly outside _start, stays a small share of its samples)
+# (python3 runs 3 s: its start-up and teardown, whose stacks do not reach its eval loop,
+# stay a small share of its samples even on a loaded host)
 cat >"$TMP/churn.sh" <<CHURN
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "$NOFP" 0.03; done
-exec python3 "$TMP/work.py" 1.5 "$NOFP" 0.5
+exec python3 "$TMP/work.py" 3 "$NOFP" 0.5
 CHURN
 "$PROF" record --call-graph dwarf -F 1000 -o "$F" -- bash "$TMP/churn.sh" >"$TMP/out" 2>"$TMP/err" ||
 	fail "prof record exited $?: $(cat "$TMP/err")"
