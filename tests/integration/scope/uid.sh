@@ -41,7 +41,7 @@ sleep 2
 su "$U" -c "exec $HOT 2" &
 wait "$rec" || fail "prof record exited $?: $(cat "$TMP/err")"
 cat "$TMP/err"
-grep -qE '0 unattributed' "$TMP/err" || fail "samples left unattributed: $(cat "$TMP/err")"
+grep -qE ', 0 unattributed,' "$TMP/err" || fail "samples left unattributed: $(cat "$TMP/err")"
 
 perf_clean "$TMP/script" script -i "$F" -F comm,pid
 total=$(wc -l <"$TMP/script")
