@@ -77,14 +77,16 @@ def load(p):
         c[k] += int(n)
     return c
 # perf 6.1 names a PLT stub after the symbol before it (_init in Debian's python3,
-# whose .plt.sec it does not synthesize names for); prof says [unknown]: the same
-# frame, named alike here so the callchains are compared, not the two namings.
+# whose .plt.sec it does not synthesize names for); prof says [unknown], or _init
+# too when the symbol table it reads is the one with _init before .plt.sec (which
+# depends on the debuginfo found on the machine): the same frame, named alike
+# here on both sides so the callchains are compared, not the namings.
 def plt_as_unknown(c):
     out = collections.Counter()
     for k, v in c.items():
         out[";".join("[unknown]" if f == "_init" else f for f in k.split(";"))] += v
     return out
-perf, prof = plt_as_unknown(load(sys.argv[1])), load(sys.argv[2])
+perf, prof = plt_as_unknown(load(sys.argv[1])), plt_as_unknown(load(sys.argv[2]))
 comm, rx, need = sys.argv[3], re.compile(sys.argv[4]), float(sys.argv[5])
 def share(c):
     mine = {k: v for k, v in c.items() if k.split(";")[0] == comm}
