@@ -430,6 +430,55 @@ Test(perf_data, disk_full_keeps_a_readable_header)
 	rmdir(dir);
 }
 
+/*
+ * prof record killed (SIGKILL, the OOM killer): no finish().  The header names the
+ * attrs and the data up to the last round; what was written after it (the writer's
+ * buffer reached the disk, the header update did not) is past the data's end.
+ */
+Test(perf_data, killed_after_a_round_leaves_a_header_over_its_data)
+{
+	char path[64];
+	int fd = tmpfd(path), err;
+	uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_writer *w = two_events(fd, ids_a, ids_b);
+	struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND, .size = 8 };
+	struct perf_file_header h;
+	struct perf_reader *r = NULL;
+	struct reader_error rerr;
+	const struct perf_event_header *ev;
+	uint64_t off, end, round_end;
+	uint32_t i = 0;
+	int k;
+
+	cr_assert_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	cr_assert_eq(h.attrs.size, 2 * sizeof(struct perf_file_attr), "attrs named from the start");
+	cr_assert_eq(h.data.size, 0);
+	cr_assert_eq(fill(w, 100, &err), 100);
+	cr_assert_eq(perf_writer__write(w, &round, 8), 0);
+	round_end = h.data.offset + 100 * FULL_REC + 8;
+	cr_assert_eq(fill(w, 30, &err), 30);            /* the next round, in the buffer */
+	cr_assert_eq(pwrite(fd, "next round's data", 17, (off_t)round_end), 17);
+	perf_writer__free(w);                           /* killed: no finish */
+	close(fd);
+
+	cr_assert_eq(perf_reader__open(path, &r, &rerr), 0, "%s", rerr.msg);
+	unlink(path);
+	cr_assert_eq(perf_reader__nr_attrs(r), 2);
+	while ((k = perf_reader__next(r, &ev, &off, &rerr)) > 0 && ev->type == 200) {
+		uint32_t v;
+
+		memcpy(&v, (const uint8_t *)ev + 8, 4);
+		cr_assert_eq(v, i++);
+	}
+	cr_assert_eq(k, 1, "%s", rerr.msg);
+	cr_assert_eq(ev->type, PERF_RECORD_FINISHED_ROUND);
+	cr_assert_eq(perf_reader__next(r, &ev, &off, &rerr), 0, "the data ends with the round: %s", rerr.msg);
+	cr_assert_eq(i, 100);
+	cr_assert_eq(perf_reader__finish_state(r, &end), READER_NO_FEATURES);
+	cr_assert_eq(end, round_end);
+	perf_reader__free(r);
+}
+
 Test(perf_data, feat_buf_encodings)
 {
 	struct feat_buf b = { 0 };
