@@ -14,6 +14,7 @@
 #define MAX_FILE_SIZE (64ull << 30)
 #define MAX_IDS (1u << 20)
 #define MAX_FEATURE_SIZE (64u << 20)    /* a larger section is ignored, like a broken one */
+#define UNFINISHED_SCAN (1u << 20)      /* where the ids and attrs of a header never written may lie */
 
 struct id_entry {
 	uint64_t id;
@@ -359,6 +360,57 @@ static int check_header(const struct perf_file_header *h, uint64_t size, struct 
 	return 0;
 }
 
+/*
+ * prof record before it kept its header valid (killed, it left only the magic, the
+ * header and attr sizes): ids from the header's end, then the attrs, then the data,
+ * as perf_writer.c lays them out.  The attrs are where a chain of slots starts whose
+ * ids sections, each after the one before, begin at the header's end and end just
+ * at the chain's start.  Found, the header names them and data of size 0 (read as a
+ * killed perf record's).  0, or -EINVAL when nothing fits.
+ */
+static int find_unfinished_attrs(struct perf_reader *r, struct reader_error *err)
+{
+	struct perf_file_header *h = &r->hdr;
+	uint64_t asz = h->attr_size - sizeof(struct perf_file_section), len = MIN(r->size, UNFINISHED_SCAN);
+	_cleanup_free_ uint8_t *buf = malloc(len);
+	int e;
+
+	if (!buf)
+		return -ENOMEM;
+	e = read_at(r, 0, buf, len, err);
+	if (e < 0)
+		return e;
+	for (uint64_t p = sizeof(*h); p + h->attr_size <= len; p += 8) {
+		uint64_t next = sizeof(*h), n = 0;
+		struct perf_file_section ids;
+		uint32_t declared;
+
+		for (uint64_t q = p; q + h->attr_size <= len && n < READER_MAX_ATTRS; q += h->attr_size) {
+			memcpy(&declared, buf + q + 4, 4);
+			memcpy(&ids, buf + q + asz, sizeof(ids));
+			if (declared != asz || ids.offset != next || ids.size % 8 || ids.size > p - next)
+				break;
+			next += ids.size;
+			n++;
+			if (next == p) {
+				h->attrs = (struct perf_file_section){ p, n * h->attr_size };
+				h->data = (struct perf_file_section){ q + h->attr_size, 0 };
+				return 0;
+			}
+		}
+	}
+	return bad(err, 24, 0, "no attrs section, and no events found after the header: not a file prof record "
+		   "left unfinished");
+}
+
+/* A header of prof record's that was never written past its sizes. */
+static bool never_written(const struct perf_file_header *h)
+{
+	return h->attrs.offset == 0 && h->attrs.size == 0 && h->data.offset == 0 && h->data.size == 0 &&
+	       h->attr_size >= PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) && h->attr_size <= 4096 &&
+	       !(h->adds_features[0] | h->adds_features[1] | h->adds_features[2] | h->adds_features[3]);
+}
+
 /* The input's fd and its header, checked.  0 or -errno (err says why). */
 static int open_file(const char *path, struct perf_reader *r, struct reader_error *err)
 {
@@ -385,6 +437,11 @@ static int open_file(const char *path, struct perf_reader *r, struct reader_erro
 	n = pread_full(r->fd, &r->hdr, sizeof(r->hdr), 0);
 	if (n != (ssize_t)sizeof(r->hdr))
 		return bad(err, 0, 0, "cannot read the header: %s", n < 0 ? strerror((int)-n) : "short read");
+	if (r->hdr.magic == PERF_MAGIC2 && r->hdr.size == sizeof(r->hdr) && never_written(&r->hdr)) {
+		e = find_unfinished_attrs(r, err);
+		if (e < 0)
+			return e;
+	}
 	return check_header(&r->hdr, r->size, err);
 }
 

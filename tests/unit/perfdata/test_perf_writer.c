@@ -479,6 +479,68 @@ Test(perf_data, killed_after_a_round_leaves_a_header_over_its_data)
 	perf_reader__free(r);
 }
 
+/*
+ * prof record before it kept its header valid, killed: a header of only the magic
+ * and the sizes, then ids, attrs and data as the writer lays them out.  The reader
+ * finds the attrs and reads the data up to its last whole record.
+ */
+Test(perf_data, an_older_header_never_written_is_read_to_the_last_whole_record)
+{
+	char path[64];
+	int fd = tmpfd(path), err;
+	uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_writer *w = two_events(fd, ids_a, ids_b);
+	struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND, .size = 8 };
+	struct perf_file_header h, old;
+	struct perf_reader *r = NULL;
+	struct reader_error rerr;
+	const struct perf_event_header *ev;
+	uint64_t off, end, round_end;
+	uint8_t rec[FULL_REC];
+	uint32_t i = 0;
+	int k;
+
+	cr_assert_eq(fill(w, 100, &err), 100);
+	cr_assert_eq(perf_writer__write(w, &round, 8), 0);
+	cr_assert_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	round_end = h.data.offset + 100 * FULL_REC + 8;
+	numbered(rec, 100);
+	cr_assert_eq(pwrite(fd, rec, FULL_REC / 2, (off_t)round_end), FULL_REC / 2);  /* cut mid-record */
+	perf_writer__free(w);
+	/* what the older writer put at 0 until finish(): the magic and the sizes */
+	old = (struct perf_file_header){ .magic = h.magic, .size = h.size, .attr_size = h.attr_size };
+	cr_assert_eq(pwrite(fd, &old, sizeof(old), 0), (ssize_t)sizeof(old));
+	close(fd);
+
+	cr_assert_eq(perf_reader__open(path, &r, &rerr), 0, "%s", rerr.msg);
+	cr_assert_eq(perf_reader__nr_attrs(r), 2);
+	cr_assert_eq(perf_reader__attr(r, 0)->attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	cr_assert_eq(perf_reader__attr(r, 1)->attr.config, PERF_COUNT_SW_DUMMY);
+	cr_assert_eq(perf_reader__attr(r, 1)->nr_ids, 2);
+	while ((k = perf_reader__next(r, &ev, &off, &rerr)) > 0 && ev->type == 200) {
+		uint32_t v;
+
+		memcpy(&v, (const uint8_t *)ev + 8, 4);
+		cr_assert_eq(v, i++);
+	}
+	cr_assert_eq(k, 1, "%s", rerr.msg);
+	cr_assert_eq(ev->type, PERF_RECORD_FINISHED_ROUND);
+	cr_assert_eq(perf_reader__next(r, &ev, &off, &rerr), 0, "the half record is left: %s", rerr.msg);
+	cr_assert_eq(i, 100);
+	cr_assert_eq(perf_reader__finish_state(r, &end), READER_UNFINISHED);
+	cr_assert_eq(end, round_end);
+	perf_reader__free(r);
+
+	/* a header of sizes only over anything else is still refused */
+	fd = open(path, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, "\xff\xff\xff\xff", 4, 104 + 32 + 4), 4);  /* attr 0's size */
+	close(fd);
+	cr_assert_lt(perf_reader__open(path, &r, &rerr), 0);
+	cr_assert(strstr(rerr.msg, "no attrs section"), "%s", rerr.msg);
+	unlink(path);
+}
+
 Test(perf_data, feat_buf_encodings)
 {
 	struct feat_buf b = { 0 };
