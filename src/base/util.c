@@ -80,6 +80,26 @@ int pwrite_full(int fd, const void *buf, size_t len, off_t off)
 	return off < 0 ? -EINVAL : write_all(fd, buf, len, off);
 }
 
+ssize_t pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	if (off < 0)
+		return -EINVAL;
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;          /* the end of the file */
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 int parse_u64(const char *s, int base, uint64_t *ret)
 {
 	char *end;

@@ -334,6 +334,8 @@ static const char *record_type_name(uint32_t t)
 	};
 	if (t < ARRAY_SIZE(names) && names[t])
 		return names[t];
+	if (t == PERF_RECORD_COMPRESSED)
+		return "COMPRESSED";
 	return t == PERF_RECORD_FINISHED_ROUND ? "FINISHED_ROUND" : "unknown";
 }
 
@@ -518,6 +520,21 @@ static void report_close(struct report *r)
 	prof_section__release(&r->section);
 }
 
+/* A file its recording did not finish: what was read of it. */
+static void say_unfinished(const struct report *r)
+{
+	uint64_t end;
+	enum reader_finish how = perf_reader__finish_state(r->reader, &end);
+
+	if (how == READER_UNFINISHED)
+		fprintf(stderr, "prof report: %s was not finished (the recording was killed?): read up to its last "
+			"whole record at offset %" PRIu64 "\n", r->o.input, end);
+	else if (how == READER_NO_FEATURES)
+		fprintf(stderr, "prof report: %s was not finished (the recording was killed, or its disk filled?): "
+			"read up to its last round at offset %" PRIu64 "; it names no host, uids or scope\n",
+			r->o.input, end);
+}
+
 /* What is worth saying once the file is read: JIT maps ignored, samples cut. */
 static void warn_after_reading(const struct report *r)
 {
@@ -579,11 +596,14 @@ int cmd_report(int argc, char **argv)
 	if (err < 0) {
 		if (err == -ENOMEM)
 			fprintf(stderr, "prof report: %s: out of memory\n", r.o.input);
+		else if (err == -ENODATA)
+			fprintf(stderr, "prof report: %s: %s; no report written\n", r.o.input, r.err.msg);
 		else
 			fprintf(stderr, "prof report: %s: bad record at offset %" PRIu64 " (type %u, %s): %s\n",
 				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
 		goto out;
 	}
+	say_unfinished(&r);
 	warn_after_reading(&r);
 	ret = write_output(&r);
 out:

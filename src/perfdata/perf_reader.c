@@ -3,16 +3,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <perf/event.h>
 
 #include "prof/perfdata/perf_reader.h"
+#include "prof/perfdata/record_stream.h"
 #include "prof/base/util.h"
 
 #define MAX_FILE_SIZE (64ull << 30)
 #define MAX_IDS (1u << 20)
+#define MAX_FEATURE_SIZE (64u << 20)    /* a larger section is ignored, like a broken one */
+#define UNFINISHED_SCAN (1u << 20)      /* where the ids and attrs of a header never written may lie */
 
 struct id_entry {
 	uint64_t id;
@@ -20,25 +22,26 @@ struct id_entry {
 };
 
 struct perf_reader {
-	const uint8_t *buf;             /* the file, mapped read-only */
-	uint64_t size;
+	int fd;                         /* read with pread, never mapped: see record_stream.h */
+	uint64_t size;                  /* when opened */
 	struct perf_file_header hdr;
 	struct reader_attr attrs[READER_MAX_ATTRS];
 	size_t nr_attrs;
 	struct id_entry *ids;           /* sorted by id */
 	size_t nr_ids;
-	struct perf_file_section feats[PERF_HEADER_FEAT_BITS];
-	bool has_feat[PERF_HEADER_FEAT_BITS];
-	struct perf_file_section prof;  /* from the trailer; size 0 when none */
+	uint8_t *feats[PERF_HEADER_FEAT_BITS];  /* each feature section, read at open */
+	uint64_t feat_len[PERF_HEADER_FEAT_BITS];
+	char *prof;                     /* prof's section, from the trailer, or NULL */
+	uint64_t prof_len;
 	enum { ID_NONE, ID_IDENTIFIER, ID_SINGLE } id_mode;
-	uint64_t pos, end;              /* iteration over the data section */
-	uint64_t unknown;
+	enum reader_finish finish;
+	struct record_stream *records;  /* the data section's */
+	uint32_t comp_type;             /* HEADER_COMPRESSED's, PERF_COMP_ZSTD when absent */
+	uint32_t comp_mmap_len;
 	char strings[8][256];           /* decoded string features */
-	uint64_t scratch[65536 / 8];    /* a record that follows an odd-sized one, aligned */
 };
 
-__attribute__((format(printf, 4, 5)))
-static int bad(struct reader_error *e, uint64_t off, uint32_t type, const char *fmt, ...)
+int reader_error__set(struct reader_error *e, uint64_t off, uint32_t type, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,11 +54,38 @@ static int bad(struct reader_error *e, uint64_t off, uint32_t type, const char *
 	}
 	return -EINVAL;
 }
+#define bad reader_error__set
 
 /* [off, off+len) lies inside the file (no overflow). */
 static bool in_file(const struct perf_reader *r, uint64_t off, uint64_t len)
 {
 	return off <= r->size && len <= r->size - off;
+}
+
+int reader_error__read(struct reader_error *err, int fd, uint64_t opened_size, uint64_t off, int e)
+{
+	struct stat st;
+
+	if (e != -ENODATA) {
+		bad(err, off, 0, "cannot read the file at offset %llu: %s", (unsigned long long)off, strerror(-e));
+		return e;
+	}
+	if (fstat(fd, &st) < 0)
+		st.st_size = 0;
+	bad(err, off, 0, "the file was cut short while being read: %llu bytes now, %llu when opened "
+	    "(rotated, a disk full, or a copy still being written?)", (unsigned long long)st.st_size,
+	    (unsigned long long)opened_size);
+	return -ENODATA;
+}
+
+/* Exactly len bytes at off (inside the file when opened).  0 or -errno (err says). */
+static int read_at(struct perf_reader *r, uint64_t off, void *buf, size_t len, struct reader_error *err)
+{
+	ssize_t n = pread_full(r->fd, buf, len, (off_t)off);
+
+	if (n < 0)
+		return reader_error__read(err, r->fd, r->size, off, (int)n);
+	return (size_t)n < len ? reader_error__read(err, r->fd, r->size, off, -ENODATA) : 0;
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -64,10 +94,87 @@ static int cmp_id(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Each event's attr, from its slot of the attrs section; its ids counted. */
+static int read_attr(struct perf_reader *r, size_t i, const uint8_t *slot, uint64_t off, uint64_t *total_ids,
+		     struct reader_error *err)
+{
+	size_t asz = r->hdr.attr_size - sizeof(struct perf_file_section);
+	struct perf_event_attr *a = &r->attrs[i].attr;
+	struct perf_file_section ids;
+	uint32_t declared;
+
+	memcpy(&declared, slot + 4, 4);
+	/* attr.size says how much of the attr is meaningful; never trust it past asz */
+	if (declared < PERF_ATTR_SIZE_VER0 || declared > asz)
+		return bad(err, off, 0, "event %zu: attr size %u does not fit its %zu-byte slot", i, declared, asz);
+	memset(a, 0, sizeof(*a));
+	memcpy(a, slot, MIN((size_t)declared, sizeof(*a)));
+	memcpy(&ids, slot + asz, sizeof(ids));
+	if (ids.size % 8 || !in_file(r, ids.offset, ids.size))
+		return bad(err, off + asz, 0, "event %zu: ids section is not inside the file", i);
+	r->attrs[i].nr_ids = ids.size / 8;
+	*total_ids += ids.size / 8;
+	if (*total_ids > MAX_IDS)
+		return bad(err, off + asz, 0, "more than %u sample ids", MAX_IDS);
+	return 0;
+}
+
+/* Every event's sample ids, sorted, so a record's id finds its event. */
+static int read_ids(struct perf_reader *r, const uint8_t *attrs, uint64_t total, struct reader_error *err)
+{
+	size_t asz = r->hdr.attr_size - sizeof(struct perf_file_section);
+
+	r->ids = calloc(total ? total : 1, sizeof(*r->ids));
+	if (!r->ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_attrs; i++) {
+		struct perf_file_section s;
+		_cleanup_free_ uint64_t *ids = NULL;
+		int e;
+
+		memcpy(&s, attrs + i * r->hdr.attr_size + asz, sizeof(s));
+		ids = malloc(s.size ? s.size : 1);
+		if (!ids)
+			return -ENOMEM;
+		e = read_at(r, s.offset, ids, s.size, err);
+		if (e < 0)
+			return e;
+		for (uint64_t k = 0; k < s.size / 8; k++)
+			r->ids[r->nr_ids++] = (struct id_entry){ .id = ids[k], .attr = (uint32_t)i };
+	}
+	qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
+	return 0;
+}
+
+/* How a record names its event (perf's rule): IDENTIFIER in every attr, or one attr. */
+static int choose_id_mode(struct perf_reader *r, struct reader_error *err)
+{
+	bool same = true;
+
+	r->id_mode = ID_IDENTIFIER;
+	for (size_t i = 0; i < r->nr_attrs; i++)
+		if (!(r->attrs[i].attr.sample_type & PERF_SAMPLE_IDENTIFIER))
+			r->id_mode = ID_NONE;
+	if (r->id_mode == ID_NONE && r->nr_attrs == 1)
+		r->id_mode = ID_SINGLE;
+	if (r->id_mode != ID_NONE)
+		return 0;
+	/* perf also accepts same sample types with ID: then events are told by ID */
+	for (size_t i = 1; i < r->nr_attrs; i++)
+		same &= r->attrs[i].attr.sample_type == r->attrs[0].attr.sample_type;
+	if (!same)
+		return bad(err, 24, 0, "%zu events without PERF_SAMPLE_IDENTIFIER and with different "
+			   "sample types: records cannot be told apart", r->nr_attrs);
+	r->id_mode = ID_SINGLE;         /* identical layouts: any attr parses any record */
+	return 0;
+}
+
 static int read_attrs(struct perf_reader *r, struct reader_error *err)
 {
 	const struct perf_file_header *h = &r->hdr;
+	_cleanup_free_ uint8_t *attrs = NULL;
 	uint64_t total_ids = 0;
+	int e;
 
 	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) || h->attr_size > 4096)
 		return bad(err, 16, 0, "attr size %llu is not one perf writes", (unsigned long long)h->attr_size);
@@ -78,83 +185,37 @@ static int read_attrs(struct perf_reader *r, struct reader_error *err)
 	r->nr_attrs = h->attrs.size / h->attr_size;
 	if (r->nr_attrs > READER_MAX_ATTRS)
 		return bad(err, 24, 0, "%zu events: more than %d", r->nr_attrs, READER_MAX_ATTRS);
-	for (size_t i = 0; i < r->nr_attrs; i++) {
-		uint64_t off = h->attrs.offset + i * h->attr_size;
-		size_t asz = h->attr_size - sizeof(struct perf_file_section);
-		struct perf_file_section ids;
-		struct perf_event_attr *a = &r->attrs[i].attr;
-		uint32_t declared;
-
-		memcpy(&declared, r->buf + off + 4, 4);
-		/* attr.size says how much of the attr is meaningful; never trust it past asz */
-		if (declared < PERF_ATTR_SIZE_VER0 || declared > asz)
-			return bad(err, off, 0, "event %zu: attr size %u does not fit its %zu-byte slot", i, declared, asz);
-		memset(a, 0, sizeof(*a));
-		memcpy(a, r->buf + off, MIN((size_t)declared, sizeof(*a)));
-		memcpy(&ids, r->buf + off + asz, sizeof(ids));
-		if (ids.size % 8 || !in_file(r, ids.offset, ids.size))
-			return bad(err, off + asz, 0, "event %zu: ids section is not inside the file", i);
-		r->attrs[i].nr_ids = ids.size / 8;
-		total_ids += ids.size / 8;
-		if (total_ids > MAX_IDS)
-			return bad(err, off + asz, 0, "more than %u sample ids", MAX_IDS);
-	}
-	r->ids = calloc(total_ids ? total_ids : 1, sizeof(*r->ids));
-	if (!r->ids)
+	attrs = malloc(h->attrs.size);
+	if (!attrs)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->nr_attrs; i++) {
-		uint64_t off = h->attrs.offset + i * h->attr_size + h->attr_size - sizeof(struct perf_file_section);
-		struct perf_file_section ids;
-
-		memcpy(&ids, r->buf + off, sizeof(ids));
-		for (uint64_t k = 0; k < ids.size / 8; k++) {
-			memcpy(&r->ids[r->nr_ids].id, r->buf + ids.offset + 8 * k, 8);
-			r->ids[r->nr_ids++].attr = (uint32_t)i;
-		}
-	}
-	qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
-	/* How a record names its event (perf's rule): IDENTIFIER in every attr, or one attr. */
-	r->id_mode = ID_IDENTIFIER;
-	for (size_t i = 0; i < r->nr_attrs; i++)
-		if (!(r->attrs[i].attr.sample_type & PERF_SAMPLE_IDENTIFIER))
-			r->id_mode = ID_NONE;
-	if (r->id_mode == ID_NONE && r->nr_attrs == 1)
-		r->id_mode = ID_SINGLE;
-	if (r->id_mode == ID_NONE) {
-		/* perf also accepts same sample types with ID: then events are told by ID */
-		bool same = true;
-		for (size_t i = 1; i < r->nr_attrs; i++)
-			same &= r->attrs[i].attr.sample_type == r->attrs[0].attr.sample_type;
-		if (!same)
-			return bad(err, 24, 0, "%zu events without PERF_SAMPLE_IDENTIFIER and with different "
-				   "sample types: records cannot be told apart", r->nr_attrs);
-		r->id_mode = ID_SINGLE;         /* identical layouts: any attr parses any record */
-	}
-	return 0;
+	e = read_at(r, h->attrs.offset, attrs, h->attrs.size, err);
+	for (size_t i = 0; e == 0 && i < r->nr_attrs; i++)
+		e = read_attr(r, i, attrs + i * h->attr_size, h->attrs.offset + i * h->attr_size, &total_ids, err);
+	if (e == 0)
+		e = read_ids(r, attrs, total_ids, err);
+	return e ? e : choose_id_mode(r, err);
 }
 
 static void read_string(struct perf_reader *r, unsigned int feat, char *out, size_t outlen)
 {
-	const struct perf_file_section *s = &r->feats[feat];
+	const uint8_t *p = r->feats[feat];
 	uint32_t len;
 
 	out[0] = '\0';
-	if (s->size < 4)
+	if (r->feat_len[feat] < 4)
 		return;
-	memcpy(&len, r->buf + s->offset, 4);
-	if (len > s->size - 4)
+	memcpy(&len, p, 4);
+	if (len > r->feat_len[feat] - 4)
 		return;
-	snprintf(out, outlen, "%.*s", (int)strnlen((const char *)r->buf + s->offset + 4, len),
-		 (const char *)r->buf + s->offset + 4);
+	snprintf(out, outlen, "%.*s", (int)strnlen((const char *)p + 4, len), (const char *)p + 4);
 }
 
 static void read_event_desc(struct perf_reader *r)
 {
-	const struct perf_file_section *s = &r->feats[HEADER_EVENT_DESC];
-	const uint8_t *p = r->buf + s->offset, *end = p + s->size;
+	const uint8_t *p = r->feats[HEADER_EVENT_DESC], *end = p + r->feat_len[HEADER_EVENT_DESC];
 	uint32_t nr, asz;
 
-	if (s->size < 8)
+	if (r->feat_len[HEADER_EVENT_DESC] < 8)
 		return;
 	memcpy(&nr, p, 4);
 	memcpy(&asz, p + 4, 4);
@@ -179,10 +240,45 @@ static void read_event_desc(struct perf_reader *r)
 	}
 }
 
+/* perf's names of the generic events, for a file without EVENT_DESC (a recording killed). */
+static const char *generic_name(const struct perf_event_attr *a)
+{
+	static const char *const sw[] = { "cpu-clock", "task-clock", "page-faults", "context-switches",
+					  "cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+					  "emulation-faults", "dummy", "bpf-output", "cgroup-switches" };
+	static const char *const hw[] = { "cycles", "instructions", "cache-references", "cache-misses",
+					  "branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+					  "stalled-cycles-backend", "ref-cycles" };
+
+	if (a->type == PERF_TYPE_SOFTWARE && a->config < ARRAY_SIZE(sw))
+		return sw[a->config];
+	if (a->type == PERF_TYPE_HARDWARE && a->config < ARRAY_SIZE(hw))
+		return hw[a->config];
+	return "";
+}
+
+/* One feature section into memory; a broken or oversized one is left out (features are descriptive). */
+static int read_feature(struct perf_reader *r, unsigned int bit, const struct perf_file_section *s,
+			struct reader_error *err)
+{
+	int e;
+
+	if (!in_file(r, s->offset, s->size) || s->size > MAX_FEATURE_SIZE)
+		return 0;
+	r->feats[bit] = malloc(s->size ? s->size : 1);
+	if (!r->feats[bit])
+		return -ENOMEM;
+	r->feat_len[bit] = s->size;
+	e = read_at(r, s->offset, r->feats[bit], s->size, err);
+	return e;
+}
+
 static int read_features(struct perf_reader *r, struct reader_error *err)
 {
 	const struct perf_file_header *h = &r->hdr;
+	struct perf_file_section secs[PERF_HEADER_FEAT_BITS];
 	uint64_t off = h->data.offset + h->data.size, n = 0;
+	int e;
 
 	for (unsigned b = 0; b < PERF_HEADER_FEAT_BITS; b++)
 		if (h->adds_features[b / 64] & (1ull << (b % 64)))
@@ -192,41 +288,59 @@ static int read_features(struct perf_reader *r, struct reader_error *err)
 	if (!in_file(r, off, n * sizeof(struct perf_file_section)))
 		return bad(err, off, 0, "the feature section table (%llu entries) is past the end of the file",
 			   (unsigned long long)n);
-	for (unsigned b = 0, i = 0; b < PERF_HEADER_FEAT_BITS; b++) {
-		struct perf_file_section s;
-
-		if (!(h->adds_features[b / 64] & (1ull << (b % 64))))
-			continue;
-		memcpy(&s, r->buf + off + (uint64_t)i++ * sizeof(s), sizeof(s));
-		/* A broken section is ignored, not fatal: features are descriptive. */
-		if (!in_file(r, s.offset, s.size))
-			continue;
-		r->feats[b] = s;
-		r->has_feat[b] = true;
-	}
-	if (r->has_feat[HEADER_EVENT_DESC])
-		read_event_desc(r);
-	return 0;
+	e = read_at(r, off, secs, n * sizeof(secs[0]), err);
+	for (unsigned b = 0, i = 0; e == 0 && b < PERF_HEADER_FEAT_BITS; b++)
+		if (h->adds_features[b / 64] & (1ull << (b % 64)))
+			e = read_feature(r, b, &secs[i++], err);
+	return e;
 }
 
 /* The trailer that names prof's section; a broken one is ignored like a broken feature. */
-static void read_trailer(struct perf_reader *r)
+static int read_trailer(struct perf_reader *r, struct reader_error *err)
 {
 	struct prof_trailer t;
 	uint64_t data_end = r->hdr.data.offset + r->hdr.data.size;
+	int e;
 
 	if (r->size < data_end + sizeof(t))
-		return;
-	memcpy(&t, r->buf + r->size - sizeof(t), sizeof(t));
+		return 0;
+	e = read_at(r, r->size - sizeof(t), &t, sizeof(t), err);
+	if (e < 0)
+		return e;
 	/* the section lies after the data and before the trailer */
 	if (t.magic != PROF_TRAILER_MAGIC || t.offset < data_end || !in_file(r, t.offset, t.size) ||
-	    t.offset + t.size > r->size - sizeof(t))
-		return;
-	r->prof = (struct perf_file_section){ .offset = t.offset, .size = t.size };
+	    t.offset + t.size > r->size - sizeof(t) || t.size > MAX_FEATURE_SIZE)
+		return 0;
+	r->prof = malloc(t.size ? t.size : 1);
+	if (!r->prof)
+		return -ENOMEM;
+	r->prof_len = t.size;
+	return read_at(r, t.offset, r->prof, t.size, err);
 }
 
 static const unsigned int string_feats[] = { HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_VERSION,
 					      HEADER_ARCH, HEADER_CPUDESC };
+
+/* What the features say that the reader keeps decoded. */
+static void decode_features(struct perf_reader *r)
+{
+	const uint8_t *c = r->feats[HEADER_COMPRESSED];
+
+	for (size_t i = 0; i < ARRAY_SIZE(string_feats); i++)
+		if (r->feats[string_feats[i]])
+			read_string(r, string_feats[i], r->strings[i], sizeof(r->strings[i]));
+	if (r->feats[HEADER_EVENT_DESC])
+		read_event_desc(r);
+	for (size_t i = 0; i < r->nr_attrs; i++)
+		if (!r->attrs[i].name[0])
+			snprintf(r->attrs[i].name, sizeof(r->attrs[i].name), "%s", generic_name(&r->attrs[i].attr));
+	/* HEADER_COMPRESSED: version, type, level, ratio, mmap_len */
+	r->comp_type = PERF_COMP_ZSTD;
+	if (c && r->feat_len[HEADER_COMPRESSED] >= 20) {
+		memcpy(&r->comp_type, c + 4, 4);
+		memcpy(&r->comp_mmap_len, c + 16, 4);
+	}
+}
 
 /* The header, read before anything else of the file is touched. */
 static int check_header(const struct perf_file_header *h, uint64_t size, struct reader_error *err)
@@ -243,85 +357,160 @@ static int check_header(const struct perf_file_header *h, uint64_t size, struct 
 		return bad(err, 40, 0, "data section (offset %llu, size %llu) is not inside the %llu-byte file: "
 			   "truncated?", (unsigned long long)h->data.offset, (unsigned long long)h->data.size,
 			   (unsigned long long)size);
-	if (h->data.size == 0)
-		return bad(err, 40, 0, "the data size is 0: the recording was not finished");
 	return 0;
 }
 
-int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_error *err)
+/*
+ * prof record before it kept its header valid (killed, it left only the magic, the
+ * header and attr sizes): ids from the header's end, then the attrs, then the data,
+ * as perf_writer.c lays them out.  The attrs are where a chain of slots starts whose
+ * ids sections, each after the one before, begin at the header's end and end just
+ * at the chain's start.  Found, the header names them and data of size 0 (read as a
+ * killed perf record's).  0, or -EINVAL when nothing fits.
+ */
+static int find_unfinished_attrs(struct perf_reader *r, struct reader_error *err)
 {
-	/* O_NONBLOCK: a FIFO named as the input must not hang the open */
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct perf_file_header hdr;
-	struct perf_reader *r;
+	struct perf_file_header *h = &r->hdr;
+	uint64_t asz = h->attr_size - sizeof(struct perf_file_section), len = MIN(r->size, UNFINISHED_SCAN);
+	_cleanup_free_ uint8_t *buf = malloc(len);
+	int e;
+
+	if (!buf)
+		return -ENOMEM;
+	e = read_at(r, 0, buf, len, err);
+	if (e < 0)
+		return e;
+	for (uint64_t p = sizeof(*h); p + h->attr_size <= len; p += 8) {
+		uint64_t next = sizeof(*h), n = 0;
+		struct perf_file_section ids;
+		uint32_t declared;
+
+		for (uint64_t q = p; q + h->attr_size <= len && n < READER_MAX_ATTRS; q += h->attr_size) {
+			memcpy(&declared, buf + q + 4, 4);
+			memcpy(&ids, buf + q + asz, sizeof(ids));
+			if (declared != asz || ids.offset != next || ids.size % 8 || ids.size > p - next)
+				break;
+			next += ids.size;
+			n++;
+			if (next == p) {
+				h->attrs = (struct perf_file_section){ p, n * h->attr_size };
+				h->data = (struct perf_file_section){ q + h->attr_size, 0 };
+				return 0;
+			}
+		}
+	}
+	return bad(err, 24, 0, "no attrs section, and no events found after the header: not a file prof record "
+		   "left unfinished");
+}
+
+/* A header of prof record's that was never written past its sizes. */
+static bool never_written(const struct perf_file_header *h)
+{
+	return h->attrs.offset == 0 && h->attrs.size == 0 && h->data.offset == 0 && h->data.size == 0 &&
+	       h->attr_size >= PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section) && h->attr_size <= 4096 &&
+	       !(h->adds_features[0] | h->adds_features[1] | h->adds_features[2] | h->adds_features[3]);
+}
+
+/* The input's fd and its header, checked.  0 or -errno (err says why). */
+static int open_file(const char *path, struct perf_reader *r, struct reader_error *err)
+{
 	struct stat st;
-	void *map;
 	ssize_t n;
 	int e;
 
-	if (err)
-		*err = (struct reader_error){ 0 };
-	if (fd < 0) {
+	/* O_NONBLOCK: a FIFO named as the input must not hang the open */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (r->fd < 0) {
 		e = -errno;
 		if (err)
 			snprintf(err->msg, sizeof(err->msg), "cannot open: %s", strerror(-e));
 		return e;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+	if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return bad(err, 0, 0, "not a regular file");
-	if ((uint64_t)st.st_size > MAX_FILE_SIZE)
-		return bad(err, 0, 0, "larger than %llu GiB", MAX_FILE_SIZE >> 30);
-	if ((uint64_t)st.st_size < sizeof(hdr))
-		return bad(err, 0, 0, "%llu bytes: shorter than a perf.data header (truncated?)",
-			   (unsigned long long)st.st_size);
-	do
-		n = pread(fd, &hdr, sizeof(hdr), 0);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(hdr))
-		return bad(err, 0, 0, "cannot read the header: %s", n < 0 ? strerror(errno) : "short read");
-	e = check_header(&hdr, (uint64_t)st.st_size, err);
-	if (e < 0)
-		return e;
-	/*
-	 * Mapped, not read: only the pages the report touches cost memory, so a huge
-	 * file costs what its header, attrs and records need.  (A file truncated under
-	 * the report by its writer would fault: the files read are the user's own.)
-	 */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		return bad(err, 0, 0, "cannot map the file: %s", strerror(errno));
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		munmap(map, (size_t)st.st_size);
-		return -ENOMEM;
-	}
-	r->buf = map;
 	r->size = (uint64_t)st.st_size;
-	r->hdr = hdr;
-	e = read_attrs(r, err);
-	if (e < 0)
-		goto fail;
+	if (r->size > MAX_FILE_SIZE)
+		return bad(err, 0, 0, "larger than %llu GiB", MAX_FILE_SIZE >> 30);
+	if (r->size < sizeof(r->hdr))
+		return bad(err, 0, 0, "%llu bytes: shorter than a perf.data header (truncated?)",
+			   (unsigned long long)r->size);
+	n = pread_full(r->fd, &r->hdr, sizeof(r->hdr), 0);
+	if (n != (ssize_t)sizeof(r->hdr))
+		return bad(err, 0, 0, "cannot read the header: %s", n < 0 ? strerror((int)-n) : "short read");
+	if (r->hdr.magic == PERF_MAGIC2 && r->hdr.size == sizeof(r->hdr) && never_written(&r->hdr)) {
+		e = find_unfinished_attrs(r, err);
+		if (e < 0)
+			return e;
+	}
+	return check_header(&r->hdr, r->size, err);
+}
+
+/* The features and prof's section after the data; none in a file never finished. */
+static int read_after_data(struct perf_reader *r, struct reader_error *err)
+{
+	int e;
+
+	if (r->hdr.data.size == 0) {
+		/*
+		 * Never finished (perf record killed: it writes the data size at the end):
+		 * the data runs to the last whole record, and the feature bits perf set at
+		 * the start name sections it never wrote.
+		 */
+		r->finish = READER_UNFINISHED;
+		memset(r->hdr.adds_features, 0, sizeof(r->hdr.adds_features));
+		return 0;
+	}
 	e = read_features(r, err);
-	if (e < 0)
-		goto fail;
-	read_trailer(r);
-	for (size_t i = 0; i < ARRAY_SIZE(string_feats); i++)
-		if (r->has_feat[string_feats[i]])
-			read_string(r, string_feats[i], r->strings[i], sizeof(r->strings[i]));
-	r->pos = r->hdr.data.offset;
-	r->end = r->hdr.data.offset + r->hdr.data.size;
+	if (e == 0)
+		e = read_trailer(r, err);
+	if (e == 0 && !(r->hdr.adds_features[0] | r->hdr.adds_features[1] | r->hdr.adds_features[2] |
+			r->hdr.adds_features[3]))
+		r->finish = READER_NO_FEATURES;
+	return e;
+}
+
+int perf_reader__open(const char *path, struct perf_reader **ret, struct reader_error *err)
+{
+	struct perf_reader *r = calloc(1, sizeof(*r));
+	struct record_stream_config c;
+	int e;
+
+	if (err)
+		*err = (struct reader_error){ 0 };
+	if (!r)
+		return -ENOMEM;
+	r->fd = -1;
+	e = open_file(path, r, err);
+	if (e == 0)
+		e = read_attrs(r, err);
+	if (e == 0)
+		e = read_after_data(r, err);
+	if (e == 0) {
+		decode_features(r);
+		c = (struct record_stream_config){
+			.fd = r->fd, .file_size = r->size, .start = r->hdr.data.offset,
+			.end = r->finish == READER_UNFINISHED ? r->size : r->hdr.data.offset + r->hdr.data.size,
+			.unfinished = r->finish == READER_UNFINISHED, .comp_type = r->comp_type,
+			.comp_mmap_len = r->comp_mmap_len };
+		e = record_stream__new(&c, &r->records);
+	}
+	if (e < 0) {
+		perf_reader__free(r);
+		return e;
+	}
 	*ret = r;
 	return 0;
-fail:
-	perf_reader__free(r);
-	return e;
 }
 
 struct perf_reader *perf_reader__free(struct perf_reader *r)
 {
 	if (r) {
-		if (r->buf)
-			munmap((void *)r->buf, (size_t)r->size);
+		if (r->fd >= 0)
+			close(r->fd);
+		record_stream__free(r->records);
+		for (unsigned b = 0; b < PERF_HEADER_FEAT_BITS; b++)
+			free(r->feats[b]);
+		free(r->prof);
 		free(r->ids);
 		free(r);
 	}
@@ -342,23 +531,23 @@ const char *perf_reader__feature_string(const struct perf_reader *r, unsigned in
 {
 	for (size_t i = 0; i < ARRAY_SIZE(string_feats); i++)
 		if (string_feats[i] == feat)
-			return r->has_feat[feat] && r->strings[i][0] ? r->strings[i] : NULL;
+			return r->feats[feat] && r->strings[i][0] ? r->strings[i] : NULL;
 	return NULL;
 }
 
 const void *perf_reader__feature(const struct perf_reader *r, unsigned int feat, size_t *ret_len)
 {
-	if (feat >= PERF_HEADER_FEAT_BITS || !r->has_feat[feat])
+	if (feat >= PERF_HEADER_FEAT_BITS || !r->feats[feat])
 		return NULL;
-	*ret_len = r->feats[feat].size;
-	return r->buf + r->feats[feat].offset;
+	*ret_len = r->feat_len[feat];
+	return r->feats[feat];
 }
 
 const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_len)
 {
-	if (r->prof.size) {
-		*ret_len = r->prof.size;
-		return (const char *)r->buf + r->prof.offset;
+	if (r->prof) {
+		*ret_len = r->prof_len;
+		return r->prof;
 	}
 	return perf_reader__feature(r, HEADER_PROF_SCOPE_OLD, ret_len);
 }
@@ -369,10 +558,10 @@ int perf_reader__for_each_build_id(const struct perf_reader *r,
 	struct perf_record_header_build_id e;
 	const uint8_t *p, *end;
 
-	if (!r->has_feat[HEADER_BUILD_ID])
+	if (!r->feats[HEADER_BUILD_ID])
 		return 0;
-	p = r->buf + r->feats[HEADER_BUILD_ID].offset;
-	end = p + r->feats[HEADER_BUILD_ID].size;
+	p = r->feats[HEADER_BUILD_ID];
+	end = p + r->feat_len[HEADER_BUILD_ID];
 	while ((size_t)(end - p) > sizeof(e)) {
 		struct reader_build_id b;
 		size_t name_max;
@@ -400,70 +589,19 @@ int perf_reader__for_each_build_id(const struct perf_reader *r,
 
 uint64_t perf_reader__unknown_records(const struct perf_reader *r)
 {
-	return r->unknown;
+	return record_stream__unknown(r->records);
 }
 
-/* The smallest size each kernel record type can have (without sample_id_all). */
-static uint32_t min_size(uint32_t type)
+enum reader_finish perf_reader__finish_state(const struct perf_reader *r, uint64_t *ret_end)
 {
-	switch (type) {
-	case PERF_RECORD_MMAP: return 8 + 8 + 24 + 1;
-	case PERF_RECORD_MMAP2: return 8 + 8 + 24 + 24 + 8 + 1;
-	case PERF_RECORD_COMM: return 8 + 8 + 1;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: return 8 + 16 + 8;
-	case PERF_RECORD_LOST: return 8 + 16;
-	case PERF_RECORD_LOST_SAMPLES: return 8 + 8;
-	case PERF_RECORD_CGROUP: return 8 + 8 + 1;
-	case PERF_RECORD_SAMPLE: return 8;
-	default: return 8;
-	}
+	*ret_end = record_stream__end(r->records);
+	return r->finish;
 }
 
 int perf_reader__next(struct perf_reader *r, const struct perf_event_header **ret_ev,
 		      uint64_t *ret_offset, struct reader_error *err)
 {
-	struct perf_event_header h;
-
-	if (r->pos >= r->end)
-		return 0;
-	if (r->end - r->pos < sizeof(h))
-		return bad(err, r->pos, 0, "%llu stray bytes at the end of the data", (unsigned long long)(r->end - r->pos));
-	memcpy(&h, r->buf + r->pos, sizeof(h));
-	if (h.size < sizeof(h))
-		return bad(err, r->pos, h.type, "record size %u is smaller than a record header", h.size);
-	if (h.size > r->end - r->pos)
-		return bad(err, r->pos, h.type, "record of %u bytes runs past the end of the data (%llu left): truncated?",
-			   h.size, (unsigned long long)(r->end - r->pos));
-	if (h.size < min_size(h.type))
-		return bad(err, r->pos, h.type, "record of %u bytes is smaller than its type's minimum %u",
-			   h.size, min_size(h.type));
-	/* every record the kernel writes is a multiple of 8 bytes: anything else is
-	 * corruption.  perf's own records need not be (perf inject -b writes 100-byte
-	 * HEADER_BUILD_IDs); records are read with memcpy, so alignment is not needed. */
-	if (h.size % 8 && h.type < PERF_RECORD_USER_TYPE_START)
-		return bad(err, r->pos, h.type, "record size %u is not a multiple of 8", h.size);
-	if (h.type == 0 || (h.type > PERF_RECORD_MAX && h.type < PERF_RECORD_USER_TYPE_START) ||
-	    h.type >= PERF_RECORD_HEADER_MAX)
-		r->unknown++;
-	*ret_ev = (const void *)(r->buf + r->pos);
-	if (r->pos % 8) {
-		/* after an odd-sized perf record: give the caller an aligned copy */
-		memcpy(r->scratch, r->buf + r->pos, h.size);
-		*ret_ev = (const void *)r->scratch;
-	}
-	*ret_offset = r->pos;
-	r->pos += h.size;
-	if (h.type == PERF_RECORD_AUXTRACE && h.size >= 16) {
-		/* AUX data follows the record, outside its size */
-		uint64_t aux;
-		memcpy(&aux, r->buf + *ret_offset + 8, 8);
-		if (aux % 8 || aux > r->end - r->pos)
-			return bad(err, *ret_offset, h.type, "AUX data of %llu bytes runs past the end of the data",
-				   (unsigned long long)aux);
-		r->pos += aux;
-	}
-	return 1;
+	return record_stream__next(r->records, ret_ev, ret_offset, err);
 }
 
 static const struct reader_attr *attr_of_id(const struct perf_reader *r, uint64_t id)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Writes perf.data in file mode: a placeholder header first, then attrs and ids, then
- * the data as it comes; at the end the feature sections and the real header.  The
- * layout is the one perf's own header.c writes, so perf report/script read it.
+ * Writes perf.data in file mode: ids and attrs first, with a header that names them
+ * and the data (of size 0), then the data as it comes, the header's data size
+ * brought up to date after each round; at the end the feature sections and the
+ * final header.  The layout is the one perf's own header.c writes, so perf
+ * report/script read it, and read it too when prof is killed mid-recording.
  */
+#include <stddef.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -120,6 +123,26 @@ static int flush_buf(struct perf_writer *w)
 	return write_records(w, w->wbuf, n, w->data_offset + w->data_size - n);
 }
 
+/*
+ * A round ends: its records to the file, then the header's data size over them, so
+ * a recording killed now (SIGKILL, the OOM killer) leaves a file perf and prof read
+ * up to here.  The size is one aligned u64 written in place after the data it
+ * covers: killed between the two writes, the header names the previous round's
+ * end, and the bytes past it are not read.  0 or -errno (sticky, as for a write).
+ */
+static int end_round(struct perf_writer *w)
+{
+	int r = flush_buf(w), r2;
+
+	r2 = pwrite_full(w->fd, &w->data_size, sizeof(w->data_size),
+			 (off_t)offsetof(struct perf_file_header, data.size));
+	if (r == 0)
+		r = r2;
+	if (r < 0)
+		w->err = r;
+	return r;
+}
+
 static int write_event_desc(struct perf_writer *w, const struct perf_data_event *evs, size_t nr)
 {
 	struct feat_buf b = { 0 };
@@ -155,14 +178,6 @@ int perf_writer__new(int fd, const struct perf_data_event *evs, size_t nr,
 		return -ENOMEM;
 	w->fd = fd;
 
-	/* Placeholder header: a file cut before finish() is recognisably unfinished. */
-	hdr.magic = PERF_MAGIC2;
-	hdr.size = sizeof(hdr);
-	hdr.attr_size = sizeof(struct perf_file_attr);
-	r = pwrite_full(fd, &hdr, sizeof(hdr), 0);
-	if (r < 0)
-		return r;
-
 	for (size_t i = 0; i < nr; i++) {
 		size_t len = evs[i].nr_ids * sizeof(uint64_t);
 
@@ -180,6 +195,16 @@ int perf_writer__new(int fd, const struct perf_data_event *evs, size_t nr,
 	if (r < 0)
 		return r;
 	w->data_offset = off + w->attrs_size;
+	/*
+	 * The header over the attrs (written first), data of size 0 and no features:
+	 * what perf record writes at its start.  end_round() keeps the size up to date.
+	 */
+	hdr = (struct perf_file_header){ .magic = PERF_MAGIC2, .size = sizeof(hdr),
+					 .attr_size = sizeof(struct perf_file_attr),
+					 .attrs = { w->attrs_offset, w->attrs_size }, .data = { w->data_offset, 0 } };
+	r = pwrite_full(fd, &hdr, sizeof(hdr), 0);
+	if (r < 0)
+		return r;
 	r = write_event_desc(w, evs, nr);
 	if (r < 0)
 		return r;
@@ -207,6 +232,9 @@ int perf_writer__write(struct perf_writer *w, const void *rec, size_t len)
 	memcpy(w->wbuf + w->wlen, rec, len);
 	w->wlen += len;
 	w->data_size += len;
+	if (len >= sizeof(struct perf_event_header) &&
+	    ((const struct perf_event_header *)rec)->type == PERF_RECORD_FINISHED_ROUND)
+		return end_round(w);
 	return 0;
 }
 

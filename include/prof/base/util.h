@@ -94,6 +94,9 @@ ssize_t read_fd_full(int fd, size_t max, char **ret_buf);
 int write_full(int fd, const void *buf, size_t len);
 /* pwrite(2) all of buf at off; -errno on failure. */
 int pwrite_full(int fd, const void *buf, size_t len, off_t off);
+/* pread(2) up to len bytes at off, stopping only at the end of the file: the bytes
+ * read (fewer than len when the file ends first), or -errno (EINTR retried). */
+ssize_t pread_full(int fd, void *buf, size_t len, off_t off);
 
 /*
  * A whole unsigned number in the given base (0: C rules, 0x for hex), no sign, no

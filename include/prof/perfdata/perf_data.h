@@ -75,6 +75,15 @@ struct prof_trailer {
 /* Record structs and the user-space record types (PERF_RECORD_FINISHED_ROUND...)
  * come from libperf's perf/event.h. */
 
+/*
+ * perf record -z: HEADER_COMPRESSED is { u32 version, type, level, ratio, mmap_len }
+ * (perf's enum perf_compress_type: 0 none, 1 zstd).  perf 6.15 added
+ * PERF_RECORD_COMPRESSED2, which libperf 6.12 does not know: { header, u64
+ * data_size, data }, its size padded to 8.
+ */
+#define PERF_COMP_ZSTD 1
+#define PROF_RECORD_COMPRESSED2 83
+
 struct perf_file_section {
 	uint64_t offset;
 	uint64_t size;

@@ -4,7 +4,10 @@
  * the file before use, every record against its type's minimum, and a sample is
  * parsed field by field within its record.  A bad file gives an error naming the
  * offset and the record type, never a crash, a hang or unbounded memory.
- * Reads files written by prof and by perf record (file mode, little-endian).
+ * Reads files written by prof and by perf record (file mode, little-endian), with
+ * compressed records (perf record -z) or without, and those a killed recording
+ * left (see perf_reader__finish_state).  The file is read with pread, never
+ * mapped: one cut short while it is read is an error (-ENODATA), not a SIGBUS.
  */
 #ifndef PROF_PERFDATA_PERF_READER_H
 #define PROF_PERFDATA_PERF_READER_H
@@ -32,6 +35,13 @@ struct reader_error {
 	char msg[160];
 };
 
+/* Fill e (when not NULL) and return -EINVAL: the reader's messages. */
+__attribute__((format(printf, 4, 5)))
+int reader_error__set(struct reader_error *e, uint64_t off, uint32_t type, const char *fmt, ...);
+/* A read of fd at off that failed with e, or came short (e == -ENODATA: the file was
+ * cut since it was opened at opened_size bytes): err says so; returns e. */
+int reader_error__read(struct reader_error *err, int fd, uint64_t opened_size, uint64_t off, int e);
+
 struct perf_reader;
 
 /* Open and validate the header, attrs, ids and features.  0 or -errno (err says why). */
@@ -43,7 +53,7 @@ const struct reader_attr *perf_reader__attr(const struct perf_reader *r, size_t 
 
 /* A string feature (HEADER_HOSTNAME, OSRELEASE, ARCH, VERSION, CPUDESC), or NULL. */
 const char *perf_reader__feature_string(const struct perf_reader *r, unsigned int feat);
-/* The raw bytes of a feature section, or NULL. */
+/* The raw bytes of a feature section (read at open, at most 64 MiB), or NULL. */
 const void *perf_reader__feature(const struct perf_reader *r, unsigned int feat, size_t *ret_len);
 
 /*
@@ -55,9 +65,12 @@ const char *perf_reader__prof_section(const struct perf_reader *r, size_t *ret_l
 
 /*
  * The next record of the data section, in file order.  1 with *ret_ev and
- * *ret_offset set, 0 at the end, or -EINVAL on a bad record (err filled in).
+ * *ret_offset set, 0 at the end, or -errno with err filled in: -EINVAL on a bad
+ * record, -ENODATA when the file was cut short while being read, -ENOMEM.
  * Records of unknown types are returned too; the caller skips them.  *ret_ev is
- * 8-aligned and valid until the next call (it may be a copy).
+ * 8-aligned and valid until the next call (it may be a copy).  The records inside
+ * compressed ones are returned in their place (their offset is the compressed
+ * record's), never the compressed records themselves.
  */
 int perf_reader__next(struct perf_reader *r, const struct perf_event_header **ret_ev,
 		      uint64_t *ret_offset, struct reader_error *err);
@@ -92,5 +105,20 @@ int perf_reader__for_each_build_id(const struct perf_reader *r,
 
 /* Records of types this reader does not know, skipped so far. */
 uint64_t perf_reader__unknown_records(const struct perf_reader *r);
+
+/* How the recording left the file. */
+enum reader_finish {
+	READER_FINISHED,
+	/* the header names the data but no features: a prof record killed (it keeps the
+	 * data size up to date, round by round) or whose disk filled */
+	READER_NO_FEATURES,
+	/* the data size is 0 (perf record, or an older prof record, killed): the data is read
+	 * up to its last whole record */
+	READER_UNFINISHED,
+};
+
+/* Which, and *ret_end, where the data read ends: the end of its last whole record
+ * once perf_reader__next has returned 0. */
+enum reader_finish perf_reader__finish_state(const struct perf_reader *r, uint64_t *ret_end);
 
 #endif

@@ -365,3 +365,70 @@ Test(perf_reader, a_sample_of_no_event_is_refused)
 	feat_buf__release(&section);
 	perf_reader__free(r);
 }
+
+/*
+ * What perf record leaves when killed: its header as written at the start (attrs,
+ * the data offset, a data size of 0, the feature bits it meant to write) and the
+ * data up to wherever the last write stopped.  Read up to the last whole record.
+ */
+static void never_finished(size_t keep, size_t extra, size_t want_records)
+{
+	char path[64] = "/tmp/prof-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct feat_buf section = { 0 };
+	struct perf_file_header h;
+	struct perf_reader *r = NULL;
+	struct reader_error err;
+	const struct perf_event_header *ev;
+	uint64_t off, end, data_end;
+	size_t i = 0;
+	int n;
+
+	cr_assert_geq(fd, 0);
+	write_file(fd, &section);
+	cr_assert_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	data_end = h.data.offset;
+	for (size_t k = 0; k < keep; k++)
+		data_end += wr.len[k];
+	h.data.size = 0;
+	cr_assert(h.adds_features[0], "the finished file had features: their bits stay");
+	cr_assert_eq(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	cr_assert_eq(ftruncate(fd, (off_t)(data_end + extra)), 0);
+	close(fd);
+	cr_assert_eq(perf_reader__open(path, &r, &err), 0, "%s", err.msg);
+	unlink(path);
+	while ((n = perf_reader__next(r, &ev, &off, &err)) > 0) {
+		cr_assert_eq(memcmp(ev, wr.bytes[i], wr.len[i]), 0, "record %zu's bytes", i);
+		i++;
+	}
+	cr_assert_eq(n, 0, "up to the last whole record without an error: %s", err.msg);
+	cr_assert_eq(i, want_records);
+	cr_assert_eq(perf_reader__finish_state(r, &end), READER_UNFINISHED);
+	cr_assert_eq(end, data_end, "the end of the last whole record");
+	cr_assert_null(perf_reader__feature_string(r, HEADER_HOSTNAME), "no features read from the data");
+	cr_assert_null(perf_reader__prof_section(r, &(size_t){ 0 }));
+	cr_assert_str_eq(perf_reader__attr(r, 0)->name, "cpu-clock", "named without EVENT_DESC");
+	perf_reader__free(r);
+	feat_buf__release(&section);
+}
+
+Test(perf_reader, a_file_never_finished_is_read_to_its_last_whole_record)
+{
+	write_records();
+	never_finished(5, 20, 5);       /* cut inside the 6th record */
+	never_finished(5, 3, 5);        /* 3 bytes of a record header */
+	never_finished(5, 0, 5);        /* cut between records */
+	never_finished(wr.nr, 0, wr.nr);
+}
+
+/* A finished file says so; the state is READER_FINISHED. */
+Test(perf_reader, a_finished_file_says_so)
+{
+	struct feat_buf section = { 0 };
+	struct perf_reader *r = written_and_opened(&section);
+	uint64_t end;
+
+	cr_assert_eq(perf_reader__finish_state(r, &end), READER_FINISHED);
+	feat_buf__release(&section);
+	perf_reader__free(r);
+}

@@ -430,6 +430,119 @@ Test(perf_data, disk_full_keeps_a_readable_header)
 	rmdir(dir);
 }
 
+/*
+ * The file at path, of two_events(), read back: records numbered 0 to nr - 1, a
+ * FINISHED_ROUND, and the end at want_end, the file left as how says.
+ */
+static void read_numbered_then_round(const char *path, uint32_t nr, enum reader_finish how, uint64_t want_end)
+{
+	struct perf_reader *r = NULL;
+	struct reader_error rerr;
+	const struct perf_event_header *ev;
+	uint64_t off, end;
+	uint32_t i = 0;
+	int k;
+
+	cr_assert_eq(perf_reader__open(path, &r, &rerr), 0, "%s", rerr.msg);
+	cr_assert_eq(perf_reader__nr_attrs(r), 2);
+	cr_assert_eq(perf_reader__attr(r, 0)->attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	cr_assert_eq(perf_reader__attr(r, 1)->attr.config, PERF_COUNT_SW_DUMMY);
+	cr_assert_eq(perf_reader__attr(r, 1)->nr_ids, 2);
+	while ((k = perf_reader__next(r, &ev, &off, &rerr)) > 0 && ev->type == 200) {
+		uint32_t v;
+
+		memcpy(&v, (const uint8_t *)ev + 8, 4);
+		cr_assert_eq(v, i++);
+	}
+	cr_assert_eq(k, 1, "%s", rerr.msg);
+	cr_assert_eq(ev->type, PERF_RECORD_FINISHED_ROUND);
+	cr_assert_eq(perf_reader__next(r, &ev, &off, &rerr), 0, "the data ends with the round: %s", rerr.msg);
+	cr_assert_eq(i, nr);
+	cr_assert_eq(perf_reader__finish_state(r, &end), how);
+	cr_assert_eq(end, want_end);
+	perf_reader__free(r);
+}
+
+/*
+ * A writer of two_events() into a new file at path (*ret_fd), its header checked as
+ * written at the start, then 100 numbered records and a FINISHED_ROUND: *ret_end is
+ * where the round ends, *h the header then.
+ */
+static struct perf_writer *one_round(char *path, int *ret_fd, struct perf_file_header *h, uint64_t *ret_end)
+{
+	static uint64_t ids_a[2] = { 1, 2 }, ids_b[2] = { 3, 4 };
+	struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND, .size = 8 };
+	int fd = tmpfd(path), err;
+	struct perf_writer *w = two_events(fd, ids_a, ids_b);
+
+	cr_assert_eq(pread(fd, h, sizeof(*h), 0), (ssize_t)sizeof(*h));
+	cr_assert_eq(h->attrs.size, 2 * sizeof(struct perf_file_attr), "attrs named from the start");
+	cr_assert_eq(h->data.size, 0);
+	cr_assert_eq(fill(w, 100, &err), 100);
+	cr_assert_eq(perf_writer__write(w, &round, 8), 0);
+	cr_assert_eq(pread(fd, h, sizeof(*h), 0), (ssize_t)sizeof(*h));
+	*ret_end = h->data.offset + 100 * FULL_REC + 8;
+	cr_assert_eq(h->data.offset + h->data.size, *ret_end, "the round in the header");
+	*ret_fd = fd;
+	return w;
+}
+
+/*
+ * prof record killed (SIGKILL, the OOM killer): no finish().  The header names the
+ * attrs and the data up to the last round; what was written after it (the writer's
+ * buffer reached the disk, the header update did not) is past the data's end.
+ */
+Test(perf_data, killed_after_a_round_leaves_a_header_over_its_data)
+{
+	char path[64];
+	int fd, err;
+	struct perf_file_header h;
+	uint64_t round_end;
+	struct perf_writer *w = one_round(path, &fd, &h, &round_end);
+
+	cr_assert_eq(fill(w, 30, &err), 30);            /* the next round, in the buffer */
+	cr_assert_eq(pwrite(fd, "next round's data", 17, (off_t)round_end), 17);
+	perf_writer__free(w);                           /* killed: no finish */
+	close(fd);
+	read_numbered_then_round(path, 100, READER_NO_FEATURES, round_end);
+	unlink(path);
+}
+
+/*
+ * prof record before it kept its header valid, killed: a header of only the magic
+ * and the sizes, then ids, attrs and data as the writer lays them out.  The reader
+ * finds the attrs and reads the data up to its last whole record.
+ */
+Test(perf_data, an_older_header_never_written_is_read_to_the_last_whole_record)
+{
+	char path[64];
+	int fd;
+	struct perf_file_header h, old;
+	struct perf_reader *r = NULL;
+	struct reader_error rerr;
+	uint64_t round_end;
+	uint8_t rec[FULL_REC];
+	struct perf_writer *w = one_round(path, &fd, &h, &round_end);
+
+	numbered(rec, 100);
+	cr_assert_eq(pwrite(fd, rec, FULL_REC / 2, (off_t)round_end), FULL_REC / 2);  /* cut mid-record */
+	perf_writer__free(w);
+	/* what the older writer put at 0 until finish(): the magic and the sizes */
+	old = (struct perf_file_header){ .magic = h.magic, .size = h.size, .attr_size = h.attr_size };
+	cr_assert_eq(pwrite(fd, &old, sizeof(old), 0), (ssize_t)sizeof(old));
+	close(fd);
+	read_numbered_then_round(path, 100, READER_UNFINISHED, round_end);     /* the half record left */
+
+	/* a header of sizes only over anything else is still refused */
+	fd = open(path, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, "\xff\xff\xff\xff", 4, 104 + 32 + 4), 4);  /* attr 0's size */
+	close(fd);
+	cr_assert_lt(perf_reader__open(path, &r, &rerr), 0);
+	cr_assert(strstr(rerr.msg, "no attrs section"), "%s", rerr.msg);
+	unlink(path);
+}
+
 Test(perf_data, feat_buf_encodings)
 {
 	struct feat_buf b = { 0 };
