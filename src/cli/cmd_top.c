@@ -185,8 +185,9 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 			      "or prof record --call-graph dwarf and then prof report -g");
 	if (!ro->all && !scope__narrowed(&ro->scope))
 		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --pid) or -a for the whole host");
-	for (size_t i = 0; i < o->view.nr_keys; i++)
-		t->attr.keep[o->view.keys[i]] = true;
+	/* The view shows only its --sort keys: facts it does not show are not kept
+	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
+	attribution__keep_only(&t->attr, o->view.keys, o->view.nr_keys);
 	return 0;
 }
 
@@ -203,9 +204,6 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 		t->dropped++;
 		return 0;
 	}
-	/* The view shows only its --sort keys: facts it does not show are not kept
-	 * apart (attr.keep), so a host that forks a lot does not fill the cap with one
-	 * key per pid. */
 	return attribution__add(&t->attr, &s) < 0 ? -ENOMEM : 0;
 }
 
