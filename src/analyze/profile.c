@@ -400,9 +400,9 @@ static void project(const struct profile *p, const struct profile_entry *e, cons
 		r->task.pid = e->task.pid;
 	if (key_on[PROFILE_KEY_COMM])
 		r->task.comm = e->task.comm;
-	/* as perf's --sort sym: a symbol is its name wherever it lives, unless the
-	 * object is a key too */
-	if (key_on[PROFILE_KEY_DSO])
+	/* as perf's --sort sym, which compares the object first: a symbol is that
+	 * symbol of that object (two copies of a program are two rows) */
+	if (key_on[PROFILE_KEY_DSO] || key_on[PROFILE_KEY_SYM])
 		r->dso = leaf ? leaf->dso : NULL;
 	if (key_on[PROFILE_KEY_SYM] && leaf) {
 		r->sym = leaf->sym;
@@ -419,11 +419,43 @@ static bool row_eq(const void *e, const void *key, const void *ctx)
 	       a->kernel == b->kernel;
 }
 
-static uint64_t row_hash(const struct profile_row *r)
+static uint64_t row_hash(const struct profile_row *r, bool with_dso)
 {
 	uint64_t h = task_hash(hash__u64(r->stack), &r->task);
 
-	return hash__mix(hash__mix(h, (uintptr_t)r->dso), (uintptr_t)r->sym ^ r->kernel);
+	return hash__mix(hash__mix(h, with_dso ? (uintptr_t)r->dso : 0), (uintptr_t)r->sym ^ r->kernel);
+}
+
+/* The same row but for its object. */
+static bool row_eq_but_dso(const void *e, const void *key, const void *ctx)
+{
+	const struct profile_row *a = &((const struct profile_row *)ctx)[*(const uint32_t *)e], *b = key;
+
+	return a->stack == b->stack && task_eq(&a->task, &b->task) && a->sym == b->sym && a->kernel == b->kernel;
+}
+
+/* Rows of one name in several objects (grouped by sym, not by dso): sym_shared, so
+ * that their text can tell them apart.  0 or -ENOMEM. */
+static int mark_shared(struct profile_row *v, size_t nr)
+{
+	struct hashtable ix;
+
+	hashtable__init(&ix, sizeof(uint32_t), row_eq_but_dso, v);
+	for (size_t i = 0; i < nr; i++) {
+		bool created;
+		uint32_t *slot = hashtable__insert(&ix, row_hash(&v[i], false), &v[i], &created);
+
+		if (!slot) {
+			hashtable__release(&ix);
+			return -ENOMEM;
+		}
+		if (created)
+			*slot = (uint32_t)i;
+		else
+			v[i].sym_shared = v[*slot].sym_shared = true;
+	}
+	hashtable__release(&ix);
+	return 0;
 }
 
 static int cmp_row(const void *x, const void *y)
@@ -453,7 +485,7 @@ int profile__rows(const struct profile *p, const bool key_on[PROFILE_KEY__MAX], 
 		bool created;
 
 		project(p, &p->entries[e], key_on, by_stack, &r);
-		slot = hashtable__insert(&ix, row_hash(&r), &r, &created);
+		slot = hashtable__insert(&ix, row_hash(&r, true), &r, &created);
 		if (!slot) {
 			hashtable__release(&ix);
 			free(v);
@@ -468,6 +500,10 @@ int profile__rows(const struct profile *p, const bool key_on[PROFILE_KEY__MAX], 
 		v[*slot].period += p->entries[e].period;
 	}
 	hashtable__release(&ix);
+	if (key_on[PROFILE_KEY_SYM] && !key_on[PROFILE_KEY_DSO] && !by_stack && mark_shared(v, nr) < 0) {
+		free(v);
+		return -ENOMEM;
+	}
 	qsort(v, nr, sizeof(*v), cmp_row);
 	*ret = v;
 	*ret_nr = nr;

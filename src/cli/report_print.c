@@ -118,7 +118,10 @@ static void json_str(const char *s)
 static void print_json_keys(const struct report *r, const struct report_event *e, const struct profile_row *row)
 {
 	char buf[1024];
+	bool dso_key = false;
 
+	for (size_t k = 0; k < r->o.view.nr_keys; k++)
+		dso_key |= r->o.view.keys[k] == PROFILE_KEY_DSO;
 	for (size_t k = 0; k < r->o.view.nr_keys; k++) {
 		enum profile_key key = r->o.view.keys[k];
 
@@ -132,6 +135,12 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 			printf(",\"sym\":");
 			json_str(row->sym ? row->sym : "");
 			printf(",\"kernel\":%s", row->kernel ? "true" : "false");
+			/* a symbol row is that symbol of that object: which, when --sort
+			 * does not name dso (it does: its own member) */
+			if (!dso_key) {
+				printf(",\"dso\":");
+				json_str(row->dso ? row->dso : "");
+			}
 			continue;
 		}
 		keys__raw_text(row, key, r->model, e->prof, buf, sizeof(buf));

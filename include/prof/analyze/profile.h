@@ -104,8 +104,11 @@ const struct profile_frame *profile__frames(const struct profile *p, size_t *ret
 /* Entries grouped by some keys: the grouped facts, the others zero. */
 struct profile_row {
 	struct profile_task task;       /* uid, cgroup, pid, comm when grouped by them */
-	const char *dso, *sym;          /* the leaf frame's, when grouped by them */
+	const char *dso, *sym;          /* the leaf frame's, when grouped by dso or sym (a
+					 * symbol row is that symbol of that object) */
 	bool kernel;                    /* the leaf frame's, with sym */
+	bool sym_shared;                /* grouped by sym, not dso: another row has this
+					 * name in another object */
 	uint32_t stack;                 /* with by_stack, else UINT32_MAX */
 	uint32_t order;                 /* first seen: ties keep that order */
 	uint64_t samples, period;
@@ -113,7 +116,8 @@ struct profile_row {
 
 /*
  * Rows: entries grouped by the keys set in key_on (PROFILE_KEY_DSO/SYM mean the
- * leaf frame's, past frames inlined into it), and by the whole stack too when
+ * leaf frame's, past frames inlined into it; SYM is a symbol of an object, as
+ * perf's --sort sym keeps two objects' symbols of one name apart), and by the whole stack too when
  * by_stack; sorted by period, then samples, largest first.  *ret (malloc'd, the
  * caller frees) holds *ret_nr rows.  0 or -ENOMEM.
  */

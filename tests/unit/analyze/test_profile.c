@@ -186,3 +186,34 @@ Test(profile, budget_shared_and_cut)
 	profile__free(q);
 	cr_assert_eq(b.held, 0);
 }
+
+/* A symbol row is that symbol of that object, as perf's --sort sym: two copies of a
+ * program are two rows, each told it shares its name; with dso a key they need not. */
+Test(profile, rows_keep_objects_apart)
+{
+	static const char *COPY = "/home/b/x.so";
+	struct profile *p = profile__new(0);
+	struct profile_frame fa = { LIB, A, false }, fb = { COPY, A, false }, fo = { LIB, B, false };
+	struct profile_task t = task(1, COMM);
+	bool keys[PROFILE_KEY__MAX] = { [PROFILE_KEY_SYM] = true };
+	struct profile_row *rows;
+	size_t nr;
+
+	profile__add(p, &t, &fa, 1, 5);
+	profile__add(p, &t, &fb, 1, 4);
+	profile__add(p, &t, &fo, 1, 1);
+	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
+	cr_assert_eq(nr, 3, "%zu rows: one name in two objects was merged", nr);
+	cr_assert_eq(rows[0].sym, A);
+	cr_assert_eq(rows[0].dso, LIB);
+	cr_assert_eq(rows[0].period, 5);
+	cr_assert_eq(rows[1].dso, COPY);
+	cr_assert(rows[0].sym_shared && rows[1].sym_shared && !rows[2].sym_shared);
+	free(rows);
+	keys[PROFILE_KEY_DSO] = true;
+	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
+	cr_assert_eq(nr, 3);
+	cr_assert(!rows[0].sym_shared && !rows[1].sym_shared, "the object is a column of its own");
+	free(rows);
+	profile__free(p);
+}
