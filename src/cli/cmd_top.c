@@ -179,6 +179,10 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	r = record_opts__finish_common(ro, err, errlen);
 	if (r < 0)
 		return r;
+	/* One view, one event: the counts of two events (nanoseconds, page faults) do not add. */
+	if (ro->nr_events > 1)
+		return errorf(err, errlen, "prof top shows one event at a time: give one -e (-e %s); to see several, "
+			      "prof record -e them and prof report shows each in turn", ro->events[0].name);
 	/* Its samples would reach the view in the unwound layout, which top does not parse. */
 	if (ro->dwarf)
 		return errorf(err, errlen, "prof top does not unwind DWARF call graphs: use -g (frame pointers), "
@@ -289,7 +293,7 @@ static int render(struct top *t, uint64_t now)
 		printf("\n");
 	escape__text(buf, sizeof(buf), t->scope);
 	snprintf(line, sizeof(line), "prof top: %.2048s  |  %s, %s%" PRIu64 " Hz  |  %.1f s",
-		 buf, info->event.name, info->freq ? "" : "period ",
+		 buf, info->events[0].name, info->freq ? "" : "period ",
 		 info->freq ? info->freq : t->ro.period, secs);
 	put_line(t, cols, line);
 	snprintf(line, sizeof(line), "samples %" PRIu64 " (%.0f/s), lost %" PRIu64 ", cut %" PRIu64
