@@ -41,7 +41,8 @@ for dso in copies:
     for sym in ("hot_function", "cold_function"):
         mine = sum(r["overhead"] for r in rows if r["sym"] == sym and r.get("dso") == dso)
         ref = perf.get((dso, sym))
-        ok = ref is not None and ref > 3 and abs(ref - mine) <= 0.5
+        # each copy busy: about a third of the time, a tenth of it in cold_function
+        ok = ref is not None and ref > (15 if sym == "hot_function" else 1) and abs(ref - mine) <= 0.5
         print(f"{'ok ' if ok else 'BAD'} {dso} {sym}: prof {mine:.2f}%  perf {ref}")
         bad += not ok
 text = open(sys.argv[3]).read()
