@@ -280,6 +280,8 @@ static int pick_event(struct report *r)
 	char list[1024], name[256];
 
 	r->only = -1;
+	for (size_t i = 0; i < perf_reader__nr_attrs(r->reader); i++)
+		r->nr_sampling += is_sampling(perf_reader__attr(r->reader, i));
 	if (!r->o.event)
 		return 0;
 	if (parse_u64(r->o.event, 10, &nth) < 0)

@@ -49,9 +49,13 @@ static void print_header(const struct report *r, const struct report_event *e)
 	if (r->section.has_stats) {
 		const struct prof_section_stats *rec = &r->section.stats;
 
+		/* prof record counts the recording's samples, not each event's */
 		printf("# recorded: %" PRIu64 " samples written, %" PRIu64 " out of scope, %" PRIu64
-		       " unattributed, %" PRIu64 " lost\n", rec->samples_written, rec->samples_out_of_scope,
+		       " unattributed, %" PRIu64 " lost", rec->samples_written, rec->samples_out_of_scope,
 		       rec->unattributed_gone + rec->unattributed_creds, rec->lost + rec->lost_samples);
+		if (r->nr_sampling > 1)
+			printf(" (the %zu events together)", r->nr_sampling);
+		printf("\n");
 	}
 	if (e->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", e->filtered);

@@ -11,7 +11,7 @@ require_perf
 
 # CPU time and page faults in different processes: prof-hot spins, python3 touches
 # 200 MB
-work="$PROF_HOT 1 & /usr/bin/python3 -c 'b = bytearray(200 << 20); b[::4096] = b\"x\" * (50 << 8)' & wait"
+work="$PROF_HOT 1 & /usr/bin/python3 -c 'b = bytearray(200 << 20); b[::4096] = b\"x\" * (200 << 8)' & wait"
 "$PERF" record -q -g -e cpu-clock,page-faults -o "$TMP/perf.data" -- sh -c "$work" >/dev/null 2>&1 ||
 	fail "perf record -e cpu-clock,page-faults"
 # -a: events told apart by PERF_SAMPLE_IDENTIFIER; without, by PERF_SAMPLE_ID
@@ -104,6 +104,10 @@ PY
 compare "$TMP/perf.data" "perf's file"
 compare "$TMP/perf-a.data" "perf's -a file"
 compare "$TMP/prof.data" "prof's file"
+# prof record's stats are the recording's: said to be of both events under each table
+n=$(grep -c '^# recorded: .* (the 2 events together)$' "$TMP/all.txt")
+[ "$n" = 2 ] || fail "prof's file: the recorded line of each table: $(grep '^# recorded' "$TMP/all.txt")"
+pass "prof's file: each table's recorded line says it counts both events"
 
 "$PROF" top -a -e cpu-clock,page-faults -n 1 >/dev/null 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "prof top shows one event at a time" "$TMP/err" || fail "prof top, two events: exit $rc, $(cat "$TMP/err")"
