@@ -70,12 +70,34 @@ static uint64_t cgroup_room(const char *mnt, char *dir)
 	}
 }
 
+int memory__limit_room(uint64_t limit, const char *status, const char *key, uint64_t *ret)
+{
+	uint64_t kb;
+
+	if (procfs__status_u64(status, key, &kb) < 0 || kb > UINT64_MAX / 1024)
+		return -ENOENT;
+	*ret = limit > kb * 1024 ? limit - kb * 1024 : 0;
+	return 0;
+}
+
+/* The room a resource limit leaves, past what the process holds of it already (key
+ * of /proc/self/status: RLIMIT_AS counts VmSize, the file's mapping too; RLIMIT_DATA
+ * VmData); the limit itself when status cannot be read. */
+static uint64_t rlimit_room(int resource, const char *status, const char *key)
+{
+	struct rlimit rl;
+	uint64_t room;
+
+	if (getrlimit(resource, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	return status && memory__limit_room(rl.rlim_cur, status, key, &room) == 0 ? room : rl.rlim_cur;
+}
+
 uint64_t memory__available(void)
 {
-	_cleanup_free_ char *meminfo = NULL, *cg = NULL, *mi = NULL;
+	_cleanup_free_ char *meminfo = NULL, *cg = NULL, *mi = NULL, *status = NULL;
 	char dir[4096], mnt[4096];
 	uint64_t least = UINT64_MAX, v;
-	struct rlimit rl;
 
 	if (read_file_full(AT_FDCWD, "/proc/meminfo", 1 << 16, &meminfo) > 0 &&
 	    memory__meminfo_available(meminfo, &v) == 0)
@@ -85,9 +107,9 @@ uint64_t memory__available(void)
 	    read_file_full(AT_FDCWD, "/proc/self/mountinfo", 16u << 20, &mi) > 0 &&
 	    procfs__mount_point(mi, "cgroup2", mnt, sizeof(mnt)) == 0)
 		least = MIN(least, cgroup_room(mnt, dir));
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		least = MIN(least, (uint64_t)rl.rlim_cur);
-	if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		least = MIN(least, (uint64_t)rl.rlim_cur);
+	if (read_file_full(AT_FDCWD, "/proc/self/status", 1 << 16, &status) <= 0)
+		status = NULL;
+	least = MIN(least, rlimit_room(RLIMIT_AS, status, "VmSize:"));
+	least = MIN(least, rlimit_room(RLIMIT_DATA, status, "VmData:"));
 	return least;
 }

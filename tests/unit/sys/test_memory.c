@@ -30,6 +30,21 @@ Test(memory, cgroup_room)
 	cr_assert_eq(memory__cgroup_room("1\n2\n", "1\n", &v), -EINVAL);
 }
 
+/* A limit's room is what the process does not hold of it yet. */
+Test(memory, limit_room)
+{
+	const char *status = "Name:\tprof\nVmPeak:\t  300000 kB\nVmSize:\t  204800 kB\nVmData:\t   10240 kB\n";
+	uint64_t v;
+
+	cr_assert_eq(memory__limit_room(300ull << 20, status, "VmSize:", &v), 0);
+	cr_assert_eq(v, 100ull << 20);
+	cr_assert_eq(memory__limit_room(300ull << 20, status, "VmData:", &v), 0);
+	cr_assert_eq(v, 290ull << 20);
+	cr_assert_eq(memory__limit_room(100ull << 20, status, "VmSize:", &v), 0, "over its limit: no room");
+	cr_assert_eq(v, 0);
+	cr_assert_eq(memory__limit_room(1, "Name:\tprof\n", "VmSize:", &v), -ENOENT);
+}
+
 /* This process may take something, and not more than the host has. */
 Test(memory, available_here)
 {
