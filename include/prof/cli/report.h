@@ -45,9 +45,9 @@ struct report {
 	struct report_event *event_of[READER_MAX_ATTRS];
 	struct profile_budget budget;   /* shared by the events' engines */
 	long only;                      /* --event: the one attr reported, else -1 */
-	size_t nr_sampling;             /* the file's sampling events */
 	uint64_t lost;
 	char scope[512];
+	size_t nr_sampling;             /* the file's sampling events */
 	struct reader_error err;
 };
 
