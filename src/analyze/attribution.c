@@ -19,6 +19,14 @@ static int task_of(const struct attribution *a, const struct sample *s, struct p
 	return t->comm ? 0 : -ENOMEM;
 }
 
+void attribution__keep_only(struct attribution *a, const enum profile_key *keys, size_t nr)
+{
+	for (size_t k = 0; k < PROFILE_KEY__MAX; k++)
+		a->keep[k] = false;
+	for (size_t i = 0; i < nr; i++)
+		a->keep[keys[i]] = true;
+}
+
 int attribution__add(struct attribution *a, const struct sample *s)
 {
 	struct profile_task t;

@@ -32,6 +32,8 @@ struct profile {
 	struct hashtable entry_ix;      /* of uint32_t (entry index), by struct entry_key */
 	struct profile_stats st;
 	uint32_t cut_entry;             /* UINT32_MAX until the first cut */
+	struct profile_budget *budget;  /* NULL: none */
+	size_t charged;                 /* bytes of the tables charged to it */
 };
 
 struct stack_key {
@@ -93,14 +95,16 @@ struct profile *profile__new(size_t max_entries)
 
 	if (!p)
 		return NULL;
+	/* ids and pool offsets are 32-bit: PROFILE_UNLIMITED is this ceiling */
 	p->max_entries = max_entries ? max_entries : PROFILE_DEFAULT_MAX_ENTRIES;
-	if (p->max_entries > UINT32_MAX / PROFILE_FRAMES_PER_ENTRY)
-		p->max_entries = UINT32_MAX / PROFILE_FRAMES_PER_ENTRY;
+	if (p->max_entries > PROFILE_MAX_ENTRIES)
+		p->max_entries = PROFILE_MAX_ENTRIES;
 	p->max_slots = p->max_entries * PROFILE_FRAMES_PER_ENTRY;
 	p->cut_entry = UINT32_MAX;
 	hashtable__init(&p->frame_ix, sizeof(uint32_t), frame_eq, p);
 	hashtable__init(&p->stack_ix, sizeof(uint32_t), stack_eq, p);
 	hashtable__init(&p->entry_ix, sizeof(uint32_t), entry_eq, p);
+	p->charged = sizeof(*p);
 	return p;
 }
 
@@ -108,6 +112,8 @@ struct profile *profile__free(struct profile *p)
 {
 	if (!p)
 		return NULL;
+	if (p->budget)
+		p->budget->held -= p->charged;
 	free(p->frames);
 	free(p->stacks);
 	free(p->pool);
@@ -126,48 +132,108 @@ void profile__reset(struct profile *p)
 	hashtable__clear(&p->entry_ix);
 	p->nr_frames = p->nr_stacks = p->nr_pool = p->nr_entries = 0;
 	p->cut_entry = UINT32_MAX;
-	p->max_slots = p->max_entries * PROFILE_FRAMES_PER_ENTRY;
 	memset(&p->st, 0, sizeof(p->st));
 }
 
-/* The id of frame f, interned; -ENOSPC when the table is full; -ENOMEM. */
-static int64_t frame_id(struct profile *p, const struct profile_frame *f)
+void profile__set_budget(struct profile *p, struct profile_budget *b)
+{
+	if (p->budget)
+		p->budget->held -= p->charged;
+	p->budget = b;
+	if (b)
+		b->held += p->charged;
+}
+
+/* The bytes the tables hold. */
+static size_t tables_bytes(const struct profile *p)
+{
+	return sizeof(*p) + p->cap_frames * sizeof(*p->frames) + p->cap_stacks * sizeof(*p->stacks) +
+	       p->cap_pool * sizeof(*p->pool) + p->cap_entries * sizeof(*p->entries) +
+	       hashtable__bytes(&p->frame_ix) + hashtable__bytes(&p->stack_ix) + hashtable__bytes(&p->entry_ix);
+}
+
+/* May the tables grow by a + b + c bytes?  Past the budget the sample is cut.  (The
+ * growth is reckoned with room for the "[cut]" frame, stack and entry, which are made
+ * past every cap.) */
+static bool fits(struct profile *p, size_t a, size_t b, size_t c)
+{
+	const struct profile_budget *bg = p->budget;
+
+	if (!bg || !bg->limit || (a <= bg->limit && b <= bg->limit && c <= bg->limit &&
+				 bg->held + a + b + c <= bg->limit))
+		return true;
+	p->st.cut_by_budget = true;
+	return false;
+}
+
+/* Room kept for the "[cut]" entry (and its frame and stack) until it exists, so that
+ * making it, past every cap, never grows a table. */
+static size_t spare(const struct profile *p, bool force)
+{
+	return !force && p->cut_entry == UINT32_MAX;
+}
+
+/* What the tables hold now, charged to the budget (after they grew). */
+static void charge(struct profile *p)
+{
+	size_t now = tables_bytes(p);
+
+	if (p->budget)
+		p->budget->held += now - p->charged;
+	p->charged = now;
+}
+
+/* The id of frame f, interned; -ENOSPC when the table is full (unless force); -ENOMEM. */
+static int64_t frame_id(struct profile *p, const struct profile_frame *f, bool force)
 {
 	uint64_t h = frame_hash(f);
 	uint32_t *slot = hashtable__find(&p->frame_ix, h, f);
+	size_t room = 1 + spare(p, force);
 	bool created;
+	int err;
 
 	if (slot)
 		return *slot;
-	if (p->nr_frames >= p->max_entries)
+	if (!force && (p->nr_frames >= p->max_entries ||
+		       !fits(p, VEC_GROW_BYTES(p->frames, p->cap_frames, p->nr_frames + room),
+			     hashtable__grow_bytes(&p->frame_ix, room), 0)))
 		return -ENOSPC;
-	if (VEC_RESERVE(p->frames, p->cap_frames, p->nr_frames + 1) < 0)
-		return -ENOMEM;
-	slot = hashtable__insert(&p->frame_ix, h, f, &created);
-	if (!slot)
+	err = VEC_RESERVE(p->frames, p->cap_frames, p->nr_frames + room);
+	if (!err)
+		err = hashtable__reserve(&p->frame_ix, room);
+	charge(p);
+	if (err || !(slot = hashtable__insert(&p->frame_ix, h, f, &created)))
 		return -ENOMEM;
 	p->frames[p->nr_frames] = *f;
 	*slot = (uint32_t)p->nr_frames++;
 	return *slot;
 }
 
-/* The id of the stack ids[0..nr), interned; -ENOSPC over the frame budget; -ENOMEM. */
-static int64_t stack_id(struct profile *p, const uint32_t *ids, size_t nr)
+/* The id of the stack ids[0..nr), interned; -ENOSPC over the frame budget (unless
+ * force); -ENOMEM. */
+static int64_t stack_id(struct profile *p, const uint32_t *ids, size_t nr, bool force)
 {
 	struct stack_key k = { ids, nr };
 	uint64_t h = hash__bytes(ids, nr * sizeof(*ids));
 	uint32_t *slot = hashtable__find(&p->stack_ix, h, &k);
+	size_t room = 1 + spare(p, force);
 	bool created;
+	int err;
 
 	if (slot)
 		return *slot;
-	if (p->nr_pool + nr > p->max_slots)
+	if (!force && (p->nr_pool + nr > p->max_slots ||
+		       !fits(p, VEC_GROW_BYTES(p->stacks, p->cap_stacks, p->nr_stacks + room),
+			     VEC_GROW_BYTES(p->pool, p->cap_pool, p->nr_pool + nr + room - 1),
+			     hashtable__grow_bytes(&p->stack_ix, room))))
 		return -ENOSPC;
-	if (VEC_RESERVE(p->stacks, p->cap_stacks, p->nr_stacks + 1) < 0 ||
-	    VEC_RESERVE(p->pool, p->cap_pool, p->nr_pool + nr) < 0)
-		return -ENOMEM;
-	slot = hashtable__insert(&p->stack_ix, h, &k, &created);
-	if (!slot)
+	err = VEC_RESERVE(p->stacks, p->cap_stacks, p->nr_stacks + room);
+	if (!err)
+		err = VEC_RESERVE(p->pool, p->cap_pool, p->nr_pool + nr + room - 1);
+	if (!err)
+		err = hashtable__reserve(&p->stack_ix, room);
+	charge(p);
+	if (err || !(slot = hashtable__insert(&p->stack_ix, h, &k, &created)))
 		return -ENOMEM;
 	if (nr)
 		memcpy(p->pool + p->nr_pool, ids, nr * sizeof(*ids));
@@ -177,26 +243,43 @@ static int64_t stack_id(struct profile *p, const uint32_t *ids, size_t nr)
 	return *slot;
 }
 
-/* Count into the entry of (t, stack); -ENOSPC when it is new and the table is full. */
+/* The index of a new entry for (t, stack) in its table's slot; -ENOSPC when the table
+ * is full (unless force); -ENOMEM. */
+static int entry_new(struct profile *p, const struct entry_key *k, uint64_t h, bool force, uint32_t **ret)
+{
+	size_t room = 1 + spare(p, force);
+	bool created;
+	int err;
+
+	if (!force && (p->nr_entries >= p->max_entries ||
+		       !fits(p, VEC_GROW_BYTES(p->entries, p->cap_entries, p->nr_entries + room),
+			     hashtable__grow_bytes(&p->entry_ix, room), 0)))
+		return -ENOSPC;
+	err = VEC_RESERVE(p->entries, p->cap_entries, p->nr_entries + room);
+	if (!err)
+		err = hashtable__reserve(&p->entry_ix, room);
+	charge(p);
+	if (err || !(*ret = hashtable__insert(&p->entry_ix, h, k, &created)))
+		return -ENOMEM;
+	p->entries[p->nr_entries] = (struct profile_entry){ .task = *k->t, .stack = k->stack };
+	**ret = (uint32_t)p->nr_entries++;
+	return 0;
+}
+
+/* Count into the entry of (t, stack); -ENOSPC when it is new and the table is full
+ * (unless force). */
 static int entry_add(struct profile *p, const struct profile_task *t, uint32_t stack, uint64_t period,
-		     bool may_exceed)
+		     bool force)
 {
 	struct entry_key k = { t, stack };
 	uint64_t h = task_hash(hash__u64(stack), t);
 	uint32_t *slot = hashtable__find(&p->entry_ix, h, &k);
 	struct profile_entry *e;
-	bool created;
 
 	if (!slot) {
-		if (p->nr_entries >= p->max_entries && !may_exceed)
-			return -ENOSPC;
-		if (VEC_RESERVE(p->entries, p->cap_entries, p->nr_entries + 1) < 0)
-			return -ENOMEM;
-		slot = hashtable__insert(&p->entry_ix, h, &k, &created);
-		if (!slot)
-			return -ENOMEM;
-		p->entries[p->nr_entries] = (struct profile_entry){ .task = *t, .stack = stack };
-		*slot = (uint32_t)p->nr_entries++;
+		int err = entry_new(p, &k, h, force, &slot);
+		if (err < 0)
+			return err;
 	}
 	e = &p->entries[*slot];
 	e->samples++;
@@ -204,7 +287,8 @@ static int entry_add(struct profile *p, const struct profile_task *t, uint32_t s
 	return 0;
 }
 
-/* The sample goes to the one "[cut]" entry: no task facts, one frame. */
+/* The sample goes to the one "[cut]" entry: no task facts, one frame.  Made past
+ * the caps, once. */
 static int add_cut(struct profile *p, uint64_t period)
 {
 	static const struct profile_task none = { .comm = PROFILE_CUT_SYM };
@@ -219,17 +303,13 @@ static int add_cut(struct profile *p, uint64_t period)
 		p->entries[p->cut_entry].period += period;
 		return 1;
 	}
-	/* the first cut: one frame, one stack, one entry past the caps, once */
-	p->max_slots++;
-	p->max_entries++;
-	fid = frame_id(p, &f);
+	fid = frame_id(p, &f, true);
 	if (fid < 0)
 		return (int)fid;
 	id = (uint32_t)fid;
-	sid = stack_id(p, &id, 1);
+	sid = stack_id(p, &id, 1, true);
 	if (sid < 0)
-		return sid == -ENOSPC ? -ENOMEM : (int)sid;
-	p->max_entries--;
+		return (int)sid;
 	if (entry_add(p, &none, (uint32_t)sid, period, true) < 0)
 		return -ENOMEM;
 	p->cut_entry = (uint32_t)p->nr_entries - 1;
@@ -247,14 +327,14 @@ int profile__add(struct profile *p, const struct profile_task *t, const struct p
 	p->st.period += period;
 	nr = MIN(nr, ARRAY_SIZE(ids));
 	for (size_t i = 0; i < nr; i++) {
-		int64_t id = frame_id(p, &frames[i]);
+		int64_t id = frame_id(p, &frames[i], false);
 		if (id == -ENOSPC)
 			return add_cut(p, period);
 		if (id < 0)
 			return (int)id;
 		ids[i] = (uint32_t)id;
 	}
-	sid = stack_id(p, ids, nr);
+	sid = stack_id(p, ids, nr, false);
 	if (sid == -ENOSPC)
 		return add_cut(p, period);
 	if (sid < 0)
@@ -273,9 +353,7 @@ const struct profile_stats *profile__stats(const struct profile *p)
 	s->stacks = p->nr_stacks;
 	s->frames = p->nr_frames;
 	s->frame_slots = p->nr_pool;
-	s->bytes = sizeof(*p) + p->cap_frames * sizeof(*p->frames) + p->cap_stacks * sizeof(*p->stacks) +
-		   p->cap_pool * sizeof(*p->pool) + p->cap_entries * sizeof(*p->entries) +
-		   hashtable__bytes(&p->frame_ix) + hashtable__bytes(&p->stack_ix) + hashtable__bytes(&p->entry_ix);
+	s->bytes = tables_bytes(p);
 	return s;
 }
 
@@ -322,9 +400,9 @@ static void project(const struct profile *p, const struct profile_entry *e, cons
 		r->task.pid = e->task.pid;
 	if (key_on[PROFILE_KEY_COMM])
 		r->task.comm = e->task.comm;
-	/* as perf's --sort sym: a symbol is its name wherever it lives, unless the
-	 * object is a key too */
-	if (key_on[PROFILE_KEY_DSO])
+	/* as perf's --sort sym, which compares the object first: a symbol is that
+	 * symbol of that object (two copies of a program are two rows) */
+	if (key_on[PROFILE_KEY_DSO] || key_on[PROFILE_KEY_SYM])
 		r->dso = leaf ? leaf->dso : NULL;
 	if (key_on[PROFILE_KEY_SYM] && leaf) {
 		r->sym = leaf->sym;
@@ -341,11 +419,43 @@ static bool row_eq(const void *e, const void *key, const void *ctx)
 	       a->kernel == b->kernel;
 }
 
-static uint64_t row_hash(const struct profile_row *r)
+static uint64_t row_hash(const struct profile_row *r, bool with_dso)
 {
 	uint64_t h = task_hash(hash__u64(r->stack), &r->task);
 
-	return hash__mix(hash__mix(h, (uintptr_t)r->dso), (uintptr_t)r->sym ^ r->kernel);
+	return hash__mix(hash__mix(h, with_dso ? (uintptr_t)r->dso : 0), (uintptr_t)r->sym ^ r->kernel);
+}
+
+/* The same row but for its object. */
+static bool row_eq_but_dso(const void *e, const void *key, const void *ctx)
+{
+	const struct profile_row *a = &((const struct profile_row *)ctx)[*(const uint32_t *)e], *b = key;
+
+	return a->stack == b->stack && task_eq(&a->task, &b->task) && a->sym == b->sym && a->kernel == b->kernel;
+}
+
+/* Rows of one name in several objects (grouped by sym, not by dso): sym_shared, so
+ * that their text can tell them apart.  0 or -ENOMEM. */
+static int mark_shared(struct profile_row *v, size_t nr)
+{
+	struct hashtable ix;
+
+	hashtable__init(&ix, sizeof(uint32_t), row_eq_but_dso, v);
+	for (size_t i = 0; i < nr; i++) {
+		bool created;
+		uint32_t *slot = hashtable__insert(&ix, row_hash(&v[i], false), &v[i], &created);
+
+		if (!slot) {
+			hashtable__release(&ix);
+			return -ENOMEM;
+		}
+		if (created)
+			*slot = (uint32_t)i;
+		else
+			v[i].sym_shared = v[*slot].sym_shared = true;
+	}
+	hashtable__release(&ix);
+	return 0;
 }
 
 static int cmp_row(const void *x, const void *y)
@@ -375,7 +485,7 @@ int profile__rows(const struct profile *p, const bool key_on[PROFILE_KEY__MAX], 
 		bool created;
 
 		project(p, &p->entries[e], key_on, by_stack, &r);
-		slot = hashtable__insert(&ix, row_hash(&r), &r, &created);
+		slot = hashtable__insert(&ix, row_hash(&r, true), &r, &created);
 		if (!slot) {
 			hashtable__release(&ix);
 			free(v);
@@ -390,6 +500,10 @@ int profile__rows(const struct profile *p, const bool key_on[PROFILE_KEY__MAX], 
 		v[*slot].period += p->entries[e].period;
 	}
 	hashtable__release(&ix);
+	if (key_on[PROFILE_KEY_SYM] && !key_on[PROFILE_KEY_DSO] && !by_stack && mark_shared(v, nr) < 0) {
+		free(v);
+		return -ENOMEM;
+	}
 	qsort(v, nr, sizeof(*v), cmp_row);
 	*ret = v;
 	*ret_nr = nr;

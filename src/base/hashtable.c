@@ -158,3 +158,27 @@ size_t hashtable__bytes(const struct hashtable *t)
 {
 	return t->hashes ? (t->mask + 1) * (t->entry_size + sizeof(*t->hashes)) : 0;
 }
+
+/* The slots n more keys need (the table's own when they fit). */
+static size_t slots_for(const struct hashtable *t, size_t n)
+{
+	size_t slots = t->hashes ? t->mask + 1 : 0;
+
+	if (slots && (t->nr + n) * 2 <= slots)
+		return slots;
+	for (slots = slots ? slots * 2 : MIN_SLOTS; (t->nr + n) * 2 > slots; slots *= 2)
+		;
+	return slots;
+}
+
+size_t hashtable__grow_bytes(const struct hashtable *t, size_t n)
+{
+	return slots_for(t, n) * (t->entry_size + sizeof(*t->hashes)) - hashtable__bytes(t);
+}
+
+int hashtable__reserve(struct hashtable *t, size_t n)
+{
+	size_t slots = slots_for(t, n);
+
+	return t->hashes && slots == t->mask + 1 ? 0 : resize(t, slots);
+}

@@ -13,41 +13,21 @@
 #include <sys/utsname.h>
 #include <perf/event.h>
 
-#include "prof/analyze/attribution.h"
-#include "prof/analyze/jitmap.h"
-#include "prof/analyze/model.h"
-#include "prof/analyze/profile.h"
-#include "prof/analyze/resolver.h"
-#include "prof/analyze/symbols.h"
 #include "prof/base/escape.h"
-#include "prof/base/strset.h"
 #include "prof/base/util.h"
 #include "prof/cli/commands.h"
-#include "prof/cli/report_opts.h"
+#include "prof/cli/report.h"
 #include "prof/output/folded.h"
-#include "prof/output/keys.h"
 #include "prof/output/pprof.h"
 #include "prof/perfdata/build_id.h"
-#include "prof/perfdata/perf_reader.h"
-#include "prof/perfdata/prof_section.h"
 #include "prof/record/ordered_queue.h"
+#include "prof/sys/memory.h"
 #include "prof/sys/privs.h"
 
-struct report {
-	struct report_opts o;
-	struct perf_reader *reader;
-	struct model *model;
-	struct symbols *syms;
-	struct jitmap *jit;
-	struct profile *prof;           /* every sample, by (task, stack) */
-	struct resolver res;
-	struct attribution attr;        /* samples to the engine's entries */
-	struct strset comms;
-	struct prof_section section;    /* prof's section, empty in perf's files */
-	uint64_t samples, filtered, lost, first_time, last_time;
-	char scope[512];
-	struct reader_error err;
-};
+/* A file's report is exact unless memory truly runs out: its engines may hold this
+ * share of what the process may still take (the rest is for the model, the symbols
+ * and the outputs, which pprof's in particular are a few times the tables). */
+#define BUDGET_SHARE 4
 
 /* Kernel symbols come from this host's kallsyms, only if the file was recorded here,
  * by this kernel (prof's files name its build id). */
@@ -85,9 +65,30 @@ static bool admits(void *ctx, const struct profile_task *t)
 	       !(r->o.cgroup && !cgroup_matches(model__cgroup(r->model, t->cgroup), r->o.cgroup));
 }
 
+/* The event's engine, made at its first sample.  NULL on ENOMEM. */
+static struct report_event *event_of(struct report *r, const struct reader_attr *a)
+{
+	size_t i = (size_t)(a - perf_reader__attr(r->reader, 0));
+	struct report_event *e = r->event_of[i];
+
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->prof = profile__new(r->o.view.max_stacks ? r->o.view.max_stacks : PROFILE_UNLIMITED))) {
+		free(e);
+		return NULL;
+	}
+	profile__set_budget(e->prof, &r->budget);
+	e->a = a;
+	e->attr = i;
+	r->event_of[i] = e;
+	return e;
+}
+
 static int on_sample(struct report *r, const struct perf_event_header *ev, uint64_t off)
 {
 	const struct reader_attr *a;
+	struct report_event *e;
 	struct sample s;
 	int err = perf_reader__parse_sample(r->reader, ev, off, &s, &a, &r->err);
 
@@ -95,16 +96,22 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 		return err;
 	if (!a->attr.sample_period && !a->attr.freq)
 		return 0;       /* a counting-only event */
+	if (r->only >= 0 && a != perf_reader__attr(r->reader, (size_t)r->only))
+		return 0;       /* not the --event asked for */
+	e = event_of(r, a);
+	if (!e)
+		return -ENOMEM;
+	r->attr.prof = e->prof;
 	err = attribution__add(&r->attr, &s);
 	if (err <= 0) {
-		r->filtered += err == 0;
+		e->filtered += err == 0;
 		return err;
 	}
-	r->samples++;
-	if (!r->first_time || s.time < r->first_time)
-		r->first_time = s.time;
-	if (s.time > r->last_time)
-		r->last_time = s.time;
+	e->samples++;
+	if (!e->first_time || s.time < e->first_time)
+		e->first_time = s.time;
+	if (s.time > e->last_time)
+		e->last_time = s.time;
 	return 0;
 }
 
@@ -178,151 +185,6 @@ static int read_prof_section(struct report *r, bool *ret_found)
 	return err;
 }
 
-static size_t term_width(void)
-{
-	struct winsize ws;
-
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
-		return ws.ws_col;
-	return 0;       /* not a terminal: no limit */
-}
-
-static void print_header(const struct report *r)
-{
-	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
-	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
-	const struct profile_stats *st = profile__stats(r->prof);
-	char buf[4096];
-
-	/* everything from the file is shown through escape__text(): no raw control bytes */
-	escape__text(buf, sizeof(buf), r->o.input);
-	printf("# prof report: %s\n", buf);
-	escape__text(buf, sizeof(buf), a && a->name[0] ? a->name : "?");
-	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", buf, st->samples, r->lost,
-	       r->last_time > r->first_time ? (double)(r->last_time - r->first_time) / 1e9 : 0.0);
-	if (host) {
-		escape__text(buf, sizeof(buf), host);
-		printf(", host %s", buf);
-	}
-	printf("\n");
-	if (r->scope[0]) {
-		escape__text(buf, sizeof(buf), r->scope);
-		printf("# scope: %s\n", buf);
-	}
-	if (r->section.has_stats) {
-		const struct prof_section_stats *rec = &r->section.stats;
-
-		printf("# recorded: %" PRIu64 " samples written, %" PRIu64 " out of scope, %" PRIu64
-		       " unattributed, %" PRIu64 " lost\n", rec->samples_written, rec->samples_out_of_scope,
-		       rec->unattributed_gone + rec->unattributed_creds, rec->lost + rec->lost_samples);
-	}
-	if (r->filtered)
-		printf("# filtered out: %" PRIu64 " samples\n", r->filtered);
-	if (st->cut_samples)
-		printf("# cut: %" PRIu64 " samples beyond --max-stacks, shown as [cut]\n", st->cut_samples);
-	printf("#\n");
-}
-
-/* Is row i past what --percent-limit and --top show? */
-static bool row_hidden(const struct report *r, const struct profile_row *row, size_t shown)
-{
-	uint64_t total = profile__stats(r->prof)->period;
-	double pct = total ? 100.0 * (double)row->period / (double)total : 0;
-
-	return pct < r->o.percent_limit || (r->o.top && shown >= r->o.top);
-}
-
-static void print_text(const struct report *r, const struct profile_row *rows, size_t nr)
-{
-	const struct view_opts *v = &r->o.view;
-	uint64_t total = profile__stats(r->prof)->period;
-	size_t width = term_width(), w[PROFILE_KEY__MAX] = { 0 };
-	bool tty = width > 0;
-	char buf[4096], line[4096];
-
-	print_header(r);
-	for (size_t k = 0; k < v->nr_keys; k++)
-		w[k] = strlen(keys__title(v->keys[k]));
-	for (size_t i = 0; i < nr; i++)
-		for (size_t k = 0; k < v->nr_keys; k++)
-			w[k] = MAX(w[k], MIN(keys__text(&rows[i], v->keys[k], r->model, r->prof, buf, sizeof(buf)),
-					     (size_t)48));
-	printf("# %8s  %8s", "Overhead", "Samples");
-	for (size_t k = 0; k < v->nr_keys; k++)
-		printf("  %-*s", k + 1 < v->nr_keys ? (int)w[k] : 0, keys__title(v->keys[k]));
-	printf("\n#\n");
-	for (size_t i = 0; i < nr && !row_hidden(r, &rows[i], i); i++) {
-		double pct = total ? 100.0 * (double)rows[i].period / (double)total : 0;
-		bool red = tty && pct >= 5;
-		size_t off = (size_t)snprintf(line, sizeof(line), "%s%9.2f%%%s  %8" PRIu64, red ? "\033[31m" : "", pct,
-					      red ? "\033[m" : "", rows[i].samples);
-
-		for (size_t k = 0; k < v->nr_keys && off < sizeof(line); k++) {
-			keys__text(&rows[i], v->keys[k], r->model, r->prof, buf, sizeof(buf));
-			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
-						k + 1 < v->nr_keys ? (int)w[k] : 0, buf);
-		}
-		/* fit the terminal (escape sequences take no columns) */
-		if (width && off > width + (red ? 6 : 0))
-			line[width + (red ? 6 : 0)] = '\0';
-		printf("%s\n", line);
-	}
-}
-
-static void json_str(const char *s)
-{
-	escape__json(stdout, s, strlen(s));
-}
-
-/* One row's keys as JSON members. */
-static void print_json_keys(const struct report *r, const struct profile_row *row)
-{
-	char buf[1024];
-
-	for (size_t k = 0; k < r->o.view.nr_keys; k++) {
-		enum profile_key key = r->o.view.keys[k];
-
-		if (key == PROFILE_KEY_PID) {
-			printf(",\"pid\":%d", row->task.pid);
-			continue;
-		}
-		if (key == PROFILE_KEY_UID && row->task.uid_known)
-			printf(",\"uid\":%u", row->task.uid);
-		if (key == PROFILE_KEY_SYM) {
-			printf(",\"sym\":");
-			json_str(row->sym ? row->sym : "");
-			printf(",\"kernel\":%s", row->kernel ? "true" : "false");
-			continue;
-		}
-		keys__raw_text(row, key, r->model, r->prof, buf, sizeof(buf));
-		printf(",\"%s\":", keys__json_name(key));
-		json_str(key == PROFILE_KEY_DSO ? (row->dso ? row->dso : "") : buf);
-	}
-}
-
-static void print_json(const struct report *r, const struct profile_row *rows, size_t nr)
-{
-	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
-	const struct profile_stats *st = profile__stats(r->prof);
-
-	printf("{\"schema\":\"prof-report/1\",\"file\":");
-	json_str(r->o.input);
-	printf(",\"event\":");
-	json_str(a && a->name[0] ? a->name : "");
-	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"cut\":%" PRIu64
-	       ",\"scope\":", st->samples, st->period, r->lost, st->cut_samples);
-	json_str(r->scope);
-	printf(",\"rows\":[");
-	for (size_t i = 0; i < nr && !row_hidden(r, &rows[i], i); i++) {
-		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, i ? "," : "",
-		       st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0, rows[i].samples,
-		       rows[i].period);
-		print_json_keys(r, &rows[i]);
-		printf("}");
-	}
-	printf("]}\n");
-}
-
 static const char *record_type_name(uint32_t t)
 {
 	static const char *const names[] = {
@@ -387,55 +249,144 @@ static void say_refused(const struct symbols_refused *o, void *ctx)
 			o->found_len ? "it has another" : "it has none");
 }
 
-/* -F pprof's description of the recording: the event, its period, the duration. */
-static struct pprof_meta pprof_meta_of(const struct report *r)
+/* A sampling event of the file, as perf lists them: not its sideband (dummy) events. */
+static bool is_sampling(const struct reader_attr *a)
 {
-	const struct reader_attr *a = perf_reader__attr(r->reader, 0);
-	const struct profile_stats *st = profile__stats(r->prof);
-	const char *ev = a && a->name[0] ? a->name : "events";
+	return (a->attr.sample_period || a->attr.freq) &&
+	       !(a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_DUMMY);
+}
+
+/* "1: cpu-clock, 2: page-faults": the file's sampling events, as --event takes them. */
+static void list_events(const struct report *r, char *buf, size_t len)
+{
+	size_t off = 0, n = 0;
+	char name[256];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < perf_reader__nr_attrs(r->reader) && off < len; i++) {
+		const struct reader_attr *a = perf_reader__attr(r->reader, i);
+
+		if (!is_sampling(a))
+			continue;
+		escape__text(name, sizeof(name), a->name[0] ? a->name : "?");
+		off += (size_t)snprintf(buf + off, len - off, "%s%zu: %s", n ? ", " : "", n + 1, name);
+		n++;
+	}
+}
+
+/* --event NAME, or the Nth sampling event: the attr reported (r->only).  0, or -EINVAL
+ * after a message. */
+static int pick_event(struct report *r)
+{
+	uint64_t nth = 0, n = 0;
+	char list[1024], name[256];
+
+	r->only = -1;
+	for (size_t i = 0; i < perf_reader__nr_attrs(r->reader); i++)
+		r->nr_sampling += is_sampling(perf_reader__attr(r->reader, i));
+	if (!r->o.event)
+		return 0;
+	if (parse_u64(r->o.event, 10, &nth) < 0)
+		nth = 0;
+	for (size_t i = 0; i < perf_reader__nr_attrs(r->reader) && r->only < 0; i++) {
+		const struct reader_attr *a = perf_reader__attr(r->reader, i);
+
+		if (is_sampling(a) && (++n == nth || (!nth && !strcmp(a->name, r->o.event))))
+			r->only = (long)i;
+	}
+	if (r->only >= 0)
+		return 0;
+	list_events(r, list, sizeof(list));
+	escape__text(name, sizeof(name), r->o.event);
+	fprintf(stderr, "prof report: %s has no event '%s'; its events: %s (give --event NAME or its number)\n",
+		r->o.input, name, list[0] ? list : "none");
+	return -EINVAL;
+}
+
+/*
+ * The events reported, in the file's order: those with samples (as perf report skips
+ * empty ones), else the one asked for or the first sampling event, empty.  0 or
+ * -ENOMEM.
+ */
+static int events_reported(struct report *r, struct report_event **evs, size_t *ret_nr)
+{
+	size_t n = 0, nr_attrs = perf_reader__nr_attrs(r->reader), first = 0;
+
+	for (size_t i = 0; i < nr_attrs; i++)
+		if (r->event_of[i])
+			evs[n++] = r->event_of[i];
+	if (!n && nr_attrs) {
+		while (r->only < 0 && first + 1 < nr_attrs && !is_sampling(perf_reader__attr(r->reader, first)))
+			first++;
+		evs[0] = event_of(r, perf_reader__attr(r->reader, r->only >= 0 ? (size_t)r->only : first));
+		if (!evs[0])
+			return -ENOMEM;
+		n = 1;
+	}
+	*ret_nr = n;
+	return 0;
+}
+
+/* -F pprof's description of the recording: the event, its period, the duration. */
+static struct pprof_meta pprof_meta_of(const struct report *r, const struct report_event *e)
+{
+	const struct reader_attr *a = e->a;
+	const struct profile_stats *st = profile__stats(e->prof);
+	const char *ev = a->name[0] ? a->name : "events";
 
 	return (struct pprof_meta){
 		.event = ev,
 		.time_period = !strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock") ||
-			       (a && a->attr.type == PERF_TYPE_SOFTWARE &&
+			       (a->attr.type == PERF_TYPE_SOFTWARE &&
 				(a->attr.config == PERF_COUNT_SW_CPU_CLOCK || a->attr.config == PERF_COUNT_SW_TASK_CLOCK)),
-		.period = a && !a->attr.freq && a->attr.sample_period ? (int64_t)a->attr.sample_period
+		.period = !a->attr.freq && a->attr.sample_period ? (int64_t)a->attr.sample_period
 			  : st->samples ? (int64_t)(st->period / st->samples) : 0,
-		.duration_ns = r->last_time > r->first_time ? (int64_t)(r->last_time - r->first_time) : 0,
+		.duration_ns = e->last_time > e->first_time ? (int64_t)(e->last_time - e->first_time) : 0,
 		.model = r->model,
 		.reader = r->reader,
 	};
 }
 
-static int write_pprof(struct report *r)
+/* Where -F pprof goes: -o FILE created as the invoking user, else stdout if not a
+ * terminal.  The fd, or -errno after a message. */
+static int pprof_output(const struct report *r)
 {
-	const struct profile_stats *st = profile__stats(r->prof);
-	struct pprof_meta m = pprof_meta_of(r);
-	char scope[600], cut[200];
-	size_t nc = 0;
-	int fd = STDOUT_FILENO, err;
+	int fd;
 
-	snprintf(scope, sizeof(scope), "prof: %s%s%s", r->o.input, r->scope[0] ? ", scope " : "", r->scope);
-	m.comments[nc++] = scope;
-	if (st->cut_samples) {
-		snprintf(cut, sizeof(cut), "prof: %" PRIu64 " samples cut by --max-stacks (under [cut])",
-			 st->cut_samples);
-		m.comments[nc++] = cut;
-	}
 	if (r->o.output) {
 		/* created as the invoking user, whatever rights prof runs with (as record's
 		 * output): file system checks and the owner are theirs */
 		fd = privs__create_as_user(r->o.output, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-		err = fd < 0 ? fd : 0;
-		if (fd < 0) {
-			fprintf(stderr, "prof report: cannot create '%s': %s\n", r->o.output, strerror(-err));
-			return err;
-		}
-	} else if (isatty(STDOUT_FILENO)) {
+		if (fd < 0)
+			fprintf(stderr, "prof report: cannot create '%s': %s\n", r->o.output, strerror(-fd));
+		return fd;
+	}
+	if (isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "prof report: -F pprof writes a binary file: give -o FILE (e.g. -o profile.pb.gz)\n");
 		return -EINVAL;
 	}
-	err = pprof__write(r->prof, &m, fd);
+	return STDOUT_FILENO;
+}
+
+static int write_pprof(struct report *r, const struct report_event *e)
+{
+	const struct profile_stats *st = profile__stats(e->prof);
+	struct pprof_meta m = pprof_meta_of(r, e);
+	char scope[600], cut[200];
+	size_t nc = 0;
+	int fd, err;
+
+	snprintf(scope, sizeof(scope), "prof: %s%s%s", r->o.input, r->scope[0] ? ", scope " : "", r->scope);
+	m.comments[nc++] = scope;
+	if (st->cut_samples) {
+		snprintf(cut, sizeof(cut), "prof: %" PRIu64 " samples cut by %s (under [cut])", st->cut_samples,
+			 st->cut_by_budget ? "the report's memory budget" : "--max-stacks");
+		m.comments[nc++] = cut;
+	}
+	fd = pprof_output(r);
+	if (fd < 0)
+		return fd;
+	err = pprof__write(e->prof, &m, fd);
 	if (fd != STDOUT_FILENO && close(fd) < 0 && !err)
 		err = -errno;
 	if (err < 0)
@@ -445,11 +396,11 @@ static int write_pprof(struct report *r)
 }
 
 /* -F folded and -F svg: the engine's stacks. */
-static int write_stacks(struct report *r)
+static int write_stacks(struct report *r, const struct report_event *e)
 {
 	struct folded *f;
 	char title[600];
-	int err = folded__new(r->prof, &f);
+	int err = folded__new(e->prof, &f);
 
 	if (err < 0)
 		return err;
@@ -459,24 +410,43 @@ static int write_stacks(struct report *r)
 	return err;
 }
 
-/* The text and JSON outputs: rows grouped by the --sort keys. */
-static int write_rows(struct report *r)
+/* The text and JSON outputs: each event's rows grouped by the --sort keys. */
+static int write_rows(struct report *r, struct report_event *const *evs, size_t n)
 {
-	_cleanup_free_ struct profile_row *rows = NULL;
+	struct profile_row *rows[READER_MAX_ATTRS] = { NULL };
 	bool key_on[PROFILE_KEY__MAX] = { false };
-	size_t nr;
-	int err;
+	size_t nr[READER_MAX_ATTRS];
+	int err = 0;
 
 	for (size_t k = 0; k < r->o.view.nr_keys; k++)
 		key_on[r->o.view.keys[k]] = true;
-	err = profile__rows(r->prof, key_on, false, &rows, &nr);
-	if (err < 0)
-		return err;
-	if (r->o.format == FORMAT_JSON)
-		print_json(r, rows, nr);
+	for (size_t i = 0; i < n && !err; i++)
+		err = profile__rows(evs[i]->prof, key_on, false, &rows[i], &nr[i]);
+	if (!err && r->o.format == FORMAT_JSON)
+		report_print__json(r, (const struct report_event *const *)evs, rows, nr, n);
+	for (size_t i = 0; i < n && !err && r->o.format != FORMAT_JSON; i++) {
+		if (i)
+			printf("\n");
+		report_print__text(r, evs[i], rows[i], nr[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(rows[i]);
+	return err;
+}
+
+/* The task facts the output shows, the only ones its entries keep apart. */
+static void choose_keys(struct report *r)
+{
+	enum profile_key keys[PROFILE_KEY__MAX];
+	size_t nr;
+
+	if (r->o.format == FORMAT_FOLDED || r->o.format == FORMAT_SVG)
+		nr = folded__keys(keys);
+	else if (r->o.format == FORMAT_PPROF)
+		nr = pprof__keys(keys);
 	else
-		print_text(r, rows, nr);
-	return 0;
+		memcpy(keys, r->o.view.keys, (nr = r->o.view.nr_keys) * sizeof(*keys));
+	attribution__keep_only(&r->attr, keys, nr);
 }
 
 /* The input open and its header read: model, symbols, engine ready for its records. */
@@ -491,19 +461,18 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 	r->model = model__new();
 	r->syms = symbols__new();
 	r->jit = jitmap__new("/tmp");
-	r->prof = profile__new(r->o.view.max_stacks);
+	r->budget.limit = (size_t)MIN(memory__available() / BUDGET_SHARE, (uint64_t)SIZE_MAX);
 	/* files from prof are in time order: only they have prof's section */
-	if (!r->model || !r->syms || !r->prof || read_prof_section(r, ret_sorted) < 0 ||
+	if (!r->model || !r->syms || read_prof_section(r, ret_sorted) < 0 ||
 	    perf_reader__for_each_build_id(r->reader, expect_build_id, r->syms) < 0) {
 		fprintf(stderr, "prof report: out of memory\n");
 		return -ENOMEM;
 	}
 	r->res = (struct resolver){ .model = r->model, .syms = r->syms, .jit = r->jit, .names = &r->comms,
 				    .kernel_here = kernel_here(r), .inlines = !r->o.no_inline };
-	r->attr = (struct attribution){ .res = &r->res, .prof = r->prof, .callchain = r->o.callchain,
-					.admit = admits, .admit_ctx = r };
-	for (size_t k = 0; k < PROFILE_KEY__MAX; k++)
-		r->attr.keep[k] = true;
+	r->attr = (struct attribution){ .res = &r->res, .callchain = r->o.callchain, .admit = admits,
+					.admit_ctx = r };
+	choose_keys(r);
 	return 0;
 }
 
@@ -511,7 +480,11 @@ static void report_close(struct report *r)
 {
 	if (r->syms)
 		symbols__for_each_refused(r->syms, say_refused, NULL);
-	profile__free(r->prof);
+	for (size_t i = 0; i < READER_MAX_ATTRS; i++) {
+		if (r->event_of[i])
+			profile__free(r->event_of[i]->prof);
+		free(r->event_of[i]);
+	}
 	symbols__free(r->syms);
 	jitmap__free(r->jit);
 	model__free(r->model);
@@ -536,7 +509,7 @@ static void say_unfinished(const struct report *r)
 }
 
 /* What is worth saying once the file is read: JIT maps ignored, samples cut. */
-static void warn_after_reading(const struct report *r)
+static void warn_after_reading(const struct report *r, struct report_event *const *evs, size_t n)
 {
 	char buf[512];
 	const char *why;
@@ -547,21 +520,48 @@ static void warn_after_reading(const struct report *r)
 		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
 			nr > 1 ? "s" : "", buf, nr > 1 ? ", ..." : "");
 	}
-	if (profile__stats(r->prof)->cut_samples)
-		fprintf(stderr, "prof report: %" PRIu64 " of %" PRIu64 " samples cut: more than --max-stacks %zu "
-			"distinct (task, stack) keys; they are counted under [cut]\n",
-			profile__stats(r->prof)->cut_samples, profile__stats(r->prof)->samples,
-			r->o.view.max_stacks ? r->o.view.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES);
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_stats *st = profile__stats(evs[i]->prof);
+
+		if (!st->cut_samples)
+			continue;
+		escape__text(buf, sizeof(buf), report__event_name(evs[i]));
+		fprintf(stderr, "prof report: %" PRIu64 " of %" PRIu64 " %s samples cut: ", st->cut_samples,
+			st->samples, buf);
+		if (st->cut_by_budget)
+			fprintf(stderr, "the report's tables reached their memory budget (%zu MiB, a quarter of the "
+				"memory prof may still take); they are counted under [cut]\n", r->budget.limit >> 20);
+		else
+			fprintf(stderr, "more than --max-stacks %zu distinct keys; they are counted under [cut]\n",
+				r->o.view.max_stacks);
+	}
+}
+
+/* The single-profile formats (folded, svg, pprof) show one event: the first, unless
+ * --event picked it; the others are named on stderr. */
+static const struct report_event *one_event(const struct report *r, struct report_event *const *evs, size_t n)
+{
+	char list[1024];
+
+	if (n > 1) {
+		list_events(r, list, sizeof(list));
+		fprintf(stderr, "prof report: %s has samples of %zu events (%s); -F %s shows the first only, %s: "
+			"pick one with --event NAME\n", r->o.input, n, list,
+			r->o.format == FORMAT_PPROF ? "pprof" : r->o.format == FORMAT_SVG ? "svg" : "folded",
+			report__event_name(evs[0]));
+	}
+	return evs[0];
 }
 
 /* Write the output the format asks for.  An exit code. */
-static int write_output(struct report *r)
+static int write_output(struct report *r, struct report_event *const *evs, size_t n)
 {
 	int err;
 
 	if (r->o.format == FORMAT_PPROF)
-		return write_pprof(r) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
-	err = r->o.format == FORMAT_FOLDED || r->o.format == FORMAT_SVG ? write_stacks(r) : write_rows(r);
+		return write_pprof(r, one_event(r, evs, n)) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+	err = r->o.format == FORMAT_FOLDED || r->o.format == FORMAT_SVG ? write_stacks(r, one_event(r, evs, n))
+									 : write_rows(r, evs, n);
 	if (err == -ENOMEM) {
 		fprintf(stderr, "prof report: out of memory\n");
 		return EXIT_PROF_FAIL;
@@ -572,6 +572,32 @@ static int write_output(struct report *r)
 	return err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
 }
 
+/* Read the file, then write what it holds.  An exit code. */
+static int report_run(struct report *r, bool sorted)
+{
+	struct report_event *evs[READER_MAX_ATTRS];
+	size_t n;
+	int err = read_all(r, sorted);
+
+	if (err < 0) {
+		if (err == -ENOMEM)
+			fprintf(stderr, "prof report: %s: out of memory\n", r->o.input);
+		else if (err == -ENODATA)
+			fprintf(stderr, "prof report: %s: %s; no report written\n", r->o.input, r->err.msg);
+		else
+			fprintf(stderr, "prof report: %s: bad record at offset %" PRIu64 " (type %u, %s): %s\n",
+				r->o.input, r->err.offset, r->err.type, record_type_name(r->err.type), r->err.msg);
+		return EXIT_PROF_FAIL;
+	}
+	if (events_reported(r, evs, &n) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		return EXIT_PROF_FAIL;
+	}
+	say_unfinished(r);
+	warn_after_reading(r, evs, n);
+	return write_output(r, evs, n);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
@@ -580,6 +606,7 @@ int cmd_report(int argc, char **argv)
 	bool sorted = false;
 	int err, ret = EXIT_PROF_FAIL;
 
+	r.only = -1;
 	err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
 	if (err == 1) {
 		fputs(report_opts__usage, stdout);
@@ -590,23 +617,8 @@ int cmd_report(int argc, char **argv)
 		return EXIT_PROF_USAGE;
 	}
 	in_fd = open_input(r.o.input, in_path, sizeof(in_path));
-	if (in_fd < 0 || report_open(&r, in_path, &sorted) < 0)
-		goto out;
-	err = read_all(&r, sorted);
-	if (err < 0) {
-		if (err == -ENOMEM)
-			fprintf(stderr, "prof report: %s: out of memory\n", r.o.input);
-		else if (err == -ENODATA)
-			fprintf(stderr, "prof report: %s: %s; no report written\n", r.o.input, r.err.msg);
-		else
-			fprintf(stderr, "prof report: %s: bad record at offset %" PRIu64 " (type %u, %s): %s\n",
-				r.o.input, r.err.offset, r.err.type, record_type_name(r.err.type), r.err.msg);
-		goto out;
-	}
-	say_unfinished(&r);
-	warn_after_reading(&r);
-	ret = write_output(&r);
-out:
+	if (in_fd >= 0 && report_open(&r, in_path, &sorted) == 0)
+		ret = pick_event(&r) < 0 ? EXIT_PROF_USAGE : report_run(&r, sorted);
 	report_close(&r);
 	return ret;
 }

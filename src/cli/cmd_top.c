@@ -179,14 +179,19 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	r = record_opts__finish_common(ro, err, errlen);
 	if (r < 0)
 		return r;
+	/* One view, one event: the counts of two events (nanoseconds, page faults) do not add. */
+	if (ro->nr_events > 1)
+		return errorf(err, errlen, "prof top shows one event at a time: give one -e (-e %s); to see several, "
+			      "prof record -e them and prof report shows each in turn", ro->events[0].name);
 	/* Its samples would reach the view in the unwound layout, which top does not parse. */
 	if (ro->dwarf)
 		return errorf(err, errlen, "prof top does not unwind DWARF call graphs: use -g (frame pointers), "
 			      "or prof record --call-graph dwarf and then prof report -g");
 	if (!ro->all && !scope__narrowed(&ro->scope))
 		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --pid) or -a for the whole host");
-	for (size_t i = 0; i < o->view.nr_keys; i++)
-		t->attr.keep[o->view.keys[i]] = true;
+	/* The view shows only its --sort keys: facts it does not show are not kept
+	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
+	attribution__keep_only(&t->attr, o->view.keys, o->view.nr_keys);
 	return 0;
 }
 
@@ -203,9 +208,6 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 		t->dropped++;
 		return 0;
 	}
-	/* The view shows only its --sort keys: facts it does not show are not kept
-	 * apart (attr.keep), so a host that forks a lot does not fill the cap with one
-	 * key per pid. */
 	return attribution__add(&t->attr, &s) < 0 ? -ENOMEM : 0;
 }
 
@@ -291,7 +293,7 @@ static int render(struct top *t, uint64_t now)
 		printf("\n");
 	escape__text(buf, sizeof(buf), t->scope);
 	snprintf(line, sizeof(line), "prof top: %.2048s  |  %s, %s%" PRIu64 " Hz  |  %.1f s",
-		 buf, info->event.name, info->freq ? "" : "period ",
+		 buf, info->events[0].name, info->freq ? "" : "period ",
 		 info->freq ? info->freq : t->ro.period, secs);
 	put_line(t, cols, line);
 	snprintf(line, sizeof(line), "samples %" PRIu64 " (%.0f/s), lost %" PRIu64 ", cut %" PRIu64

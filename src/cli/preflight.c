@@ -94,8 +94,9 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 	if (r)
 		return r;
 	if (!o->event_given && cfg->event[0]) {
-		if (event_spec__parse(cfg->event, &o->event) < 0)
+		if (event_spec__parse(cfg->event, &o->events[0]) < 0)
 			return EXIT_PROF_USAGE;     /* checked when parsed */
+		o->nr_events = 1;
 	}
 	if (!o->freq_given && !o->period_given)
 		o->freq = cfg->freq;
@@ -172,7 +173,8 @@ static int apply_policy(struct preflight *p, struct record_opts *o)
 			asked, p->cfg.user_max_frequency, o->freq);
 	if (!p->verdict.kernel) {
 		o->no_kernel = true;
-		o->event.exclude_kernel = true;
+		for (size_t i = 0; i < o->nr_events; i++)
+			o->events[i].exclude_kernel = true;
 	}
 	return 0;
 }
@@ -223,7 +225,7 @@ struct session_config preflight__session(const struct preflight *p, const struct
 /* ---- what a session could not do ---------------------------------------------- */
 
 static void explain_events(const struct preflight *p, const struct record_opts *o, int err,
-			   enum events_stage stage)
+			   enum events_stage stage, size_t event)
 {
 	const char *what = stage == EVENTS_STAGE_SIDEBAND ? "the sideband (task tracking) event"
 			   : stage == EVENTS_STAGE_MMAP   ? "the ring buffers"
@@ -243,21 +245,21 @@ static void explain_events(const struct preflight *p, const struct record_opts *
 	}
 	if (err == -EMFILE || err == -ENFILE) {
 		fprintf(stderr,
-			"prof: out of file descriptors opening %s: prof needs 2 per CPU, %d in all here.\n"
+			"prof: out of file descriptors opening %s: prof needs %zu per CPU, %d in all here.\n"
 			"  Raise the limit (ulimit -n) and retry.\n",
-			what, 2 * (int)sysconf(_SC_NPROCESSORS_ONLN));
+			what, o->nr_events + 1, (int)(o->nr_events + 1) * (int)sysconf(_SC_NPROCESSORS_ONLN));
 		return;
 	}
 	if (stage == EVENTS_STAGE_SAMPLING &&
 	    (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -ENXIO)) {
 		fprintf(stderr, "prof: event '%s' is not supported on this machine (%s); try -e cpu-clock.\n",
-			o->event.name, strerror(-err));
+			o->events[event].name, strerror(-err));
 		return;
 	}
 	if (stage == EVENTS_STAGE_SAMPLING && err == -EINVAL) {
 		fprintf(stderr,
 			"prof: the kernel rejected event '%s' with these settings (%s): check -F/-c and the event's modifiers.\n",
-			o->event.name, strerror(-err));
+			o->events[event].name, strerror(-err));
 		return;
 	}
 	if (stage == EVENTS_STAGE_MMAP && err == -ENOMEM) {
@@ -293,7 +295,7 @@ void preflight__explain(const struct preflight *p, const struct record_opts *o,
 {
 	switch (e->stage) {
 	case SESSION_STAGE_EVENTS:
-		explain_events(p, o, e->err, e->events);
+		explain_events(p, o, e->err, e->events, e->event);
 		break;
 	case SESSION_STAGE_PROC:
 		fprintf(stderr, "prof: cannot open /proc: %s\n", strerror(-e->err));
@@ -324,7 +326,7 @@ void preflight__warn(const struct record_opts *o, const struct session *s)
 	session__stats(s, &st);
 	if (info->fell_back && o->event_given && !o->quiet)
 		fprintf(stderr, "prof: %s is not supported here (no PMU); sampling cpu-clock instead.\n",
-			o->event.name);
+			o->events[0].name);
 	if (info->freq_lowered)
 		fprintf(stderr, "prof: -F %" PRIu64 " is above kernel.perf_event_max_sample_rate; using %" PRIu64 ".\n",
 			o->freq, info->freq);

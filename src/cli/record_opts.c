@@ -21,7 +21,7 @@ const char record_opts__usage[] =
 	"  -p, --pid PID[,PID]     these processes, their threads and descendants\n"
 	"  -a, --all               record every task on the host\n"
 	"      --run-as USER|self  who runs the command (default: the --uid user)\n"
-	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
+	"  -e, --event EV[,EV...]  sampling events (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
 	"  -g, --call-graph MODE   call chains by frame pointers (fp, -g) or dwarf[,SIZE]\n"
@@ -50,7 +50,8 @@ void record_opts__init(struct record_opts *opts)
 		.output = RECORD_DEFAULT_OUTPUT,
 	};
 	/* "cycles" always parses. */
-	event_spec__parse("cycles", &opts->event);
+	event_spec__parse("cycles", &opts->events[0]);
+	opts->nr_events = 1;
 }
 
 
@@ -108,6 +109,55 @@ static int parse_call_graph(struct record_opts *opts, const char *mode, char *er
 	return 0;
 }
 
+/* One event of -e's list: 0, or -EINVAL with err. */
+static int parse_event(struct record_opts *opts, const char *name, char *err, size_t errlen)
+{
+	struct event_spec e;
+	int r = event_spec__parse(name, &e);
+
+	if (r == -ENOENT) {
+		char names[1024];
+		event_spec__known_names(names, sizeof(names));
+		return errorf(err, errlen, "unknown event '%s'; known events: %s", name, names);
+	}
+	if (r < 0)
+		return errorf(err, errlen, "bad event modifier in '%s' (use :u, :k or :uk)", name);
+	for (size_t i = 0; i < opts->nr_events; i++)
+		if (!strcmp(opts->events[i].name, e.name))
+			return errorf(err, errlen, "event '%s' given twice", e.name);
+	if (opts->nr_events >= RECORD_MAX_EVENTS)
+		return errorf(err, errlen, "too many events: at most %d sampling events", RECORD_MAX_EVENTS);
+	opts->events[opts->nr_events++] = e;
+	return 0;
+}
+
+/*
+ * -e a,b,...: each a sampling event of its own, as perf record takes them; the first
+ * -e replaces the default, later ones add to it (-e a -e b is -e a,b).
+ */
+static int parse_events(struct record_opts *opts, const char *arg, char *err, size_t errlen)
+{
+	char name[64];
+
+	if (!opts->event_given)
+		opts->nr_events = 0;
+	opts->event_given = true;
+	for (const char *p = arg;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == 0 || len >= sizeof(name))
+			return errorf(err, errlen, "bad event list '%s': give names separated by commas, "
+				      "e.g. -e cpu-clock,page-faults", arg);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (parse_event(opts, name, err, errlen) < 0)
+			return -EINVAL;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
 int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen)
 {
 	uint64_t v;
@@ -126,18 +176,8 @@ int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, 
 		if (scope__add_cgroup(&opts->scope, arg) < 0)
 			return errorf(err, errlen, "out of memory");
 		return 0;
-	case 'e': {
-		int r = event_spec__parse(arg, &opts->event);
-		if (r == -ENOENT) {
-			char names[1024];
-			event_spec__known_names(names, sizeof(names));
-			return errorf(err, errlen, "unknown event '%s'; known events: %s", arg, names);
-		}
-		if (r < 0)
-			return errorf(err, errlen, "bad event modifier in '%s' (use :u, :k or :uk)", arg);
-		opts->event_given = true;
-		return 0;
-	}
+	case 'e':
+		return parse_events(opts, arg, err, errlen);
 	case 'F':
 		opts->freq_given = true;
 		if (!strcmp(arg, "max")) {

@@ -27,7 +27,11 @@ const char report_opts__usage[] =
 	"                          (gzipped profile.proto, with call chains, for go\n"
 	"                          tool pprof, speedscope, profiling backends)\n"
 	"  -o, --output FILE       where -F pprof writes (default: stdout, not a tty)\n"
-	"      --max-stacks N      distinct (task, stack) keys kept (default 100000);\n"
+	"      --event NAME|N      only this event of the file (its name, or its number\n"
+	"                          as the report lists them; default: every event,\n"
+	"                          each its own table; -F folded/svg/pprof: the first)\n"
+	"      --max-stacks N      at most N distinct keys per event (default: as many\n"
+	"                          as a quarter of the memory prof may take holds);\n"
 	"                          samples beyond are counted under [cut]\n"
 	"  -g, --call-graph        use call chains (folded stacks; frames of each row)\n"
 	"      --no-inline         no \"f (inlined)\" frames from debug information\n"
@@ -50,7 +54,7 @@ int view_opts__parse(struct view_opts *v, int c, const char *arg, char *err, siz
 	}
 }
 
-enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_NO_INLINE };
+enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_NO_INLINE, OPT_EVENT };
 
 static int parse_format(struct report_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -102,7 +106,7 @@ static int parse_filter(struct report_opts *o, int c, const char *arg, char *err
 	}
 }
 
-/* The options of what is shown: -o, -F, -g, --no-inline, --top, --percent-limit. */
+/* The options of what is shown: -o, -F, -g, --no-inline, --event, --top, --percent-limit. */
 static int parse_output(struct report_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	uint64_t v;
@@ -122,6 +126,11 @@ static int parse_output(struct report_opts *o, int c, const char *arg, char *err
 		return 0;
 	case OPT_NO_INLINE:
 		o->no_inline = true;
+		return 0;
+	case OPT_EVENT:
+		if (!arg[0])
+			return errorf(err, errlen, "empty --event: give an event's name or number");
+		o->event = arg;
 		return 0;
 	case OPT_TOP:
 		if (parse_u64(arg, 10, &v) < 0 || v == 0)
@@ -154,6 +163,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};

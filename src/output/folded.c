@@ -132,6 +132,12 @@ static void merge(struct folded *f)
 	f->nr = w;
 }
 
+size_t folded__keys(enum profile_key keys[PROFILE_KEY__MAX])
+{
+	keys[0] = PROFILE_KEY_COMM;
+	return 1;
+}
+
 int folded__new(const struct profile *p, struct folded **ret)
 {
 	size_t nr_frames, nr;

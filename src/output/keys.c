@@ -113,6 +113,10 @@ void keys__raw_text(const struct profile_row *row, enum profile_key k, const str
 	case PROFILE_KEY_SYM:
 		if (row->stack != UINT32_MAX)
 			chain_text(p, row->stack, buf, len);
+		else if (row->sym_shared)
+			/* one name in several objects: which one, as the JSON's "dso" says */
+			snprintf(buf, len, "[%c] %s (%s)", row->kernel ? 'k' : '.', row->sym ? row->sym : "",
+				 row->dso ? row->dso : RESOLVE_UNKNOWN);
 		else
 			snprintf(buf, len, "[%c] %s", row->kernel ? 'k' : '.', row->sym ? row->sym : "");
 		break;

@@ -413,6 +413,15 @@ static int gzip_out(int fd, const uint8_t *buf, size_t len)
 	return ok ? 0 : -EIO;
 }
 
+size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX])
+{
+	static const enum profile_key labelled[] = { PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_COMM,
+						     PROFILE_KEY_PID };
+
+	memcpy(keys, labelled, sizeof(labelled));
+	return ARRAY_SIZE(labelled);
+}
+
 int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd)
 {
 	struct build b;

@@ -608,7 +608,7 @@ static const struct reader_attr *attr_of_id(const struct perf_reader *r, uint64_
 {
 	struct id_entry key = { .id = id }, *e;
 
-	if (r->id_mode == ID_SINGLE || !r->nr_ids)
+	if (!r->nr_ids || (r->id_mode == ID_SINGLE && r->nr_attrs == 1))
 		return &r->attrs[0];
 	e = bsearch(&key, r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
 	/* perf's rule for id 0 (synthesized records): the first event */
@@ -661,6 +661,13 @@ int perf_reader__parse_sample(const struct perf_reader *r, const struct perf_eve
 			return bad(err, off, ev->type, "sample id %llu names no event", (unsigned long long)id);
 	}
 	e = sample__decode(s, &a->attr, ev);
+	/* one layout for all, but events told apart by PERF_SAMPLE_ID (perf record of
+	 * -e a,b without -a): the sample's id names its event */
+	if (e == 0 && r->id_mode == ID_SINGLE && r->nr_attrs > 1 && (a->attr.sample_type & PERF_SAMPLE_ID)) {
+		a = attr_of_id(r, s->id);
+		if (!a)
+			return bad(err, off, ev->type, "sample id %llu names no event", (unsigned long long)s->id);
+	}
 	if (e == -E2BIG)
 		return bad(err, off, ev->type, "call chain of %llu entries", (unsigned long long)s->nr_callchain);
 	if (e < 0)

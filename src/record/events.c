@@ -32,13 +32,13 @@
 
 struct events {
 	struct perf_evlist *evlist;
-	struct perf_evsel *sampling, *sideband;
+	struct perf_evsel *sampling[RECORD_MAX_EVENTS], *sideband;
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct events_info info;
 	struct sample_layout layout;
-	struct perf_data_event events[2];
-	uint64_t *ids[2];
+	struct perf_data_event events[RECORD_MAX_EVENTS + 1];   /* the sampling ones, the sideband */
+	uint64_t *ids[RECORD_MAX_EVENTS + 1];
 	struct events_creds creds[3];
 	size_t nr_creds;
 	uint64_t *creds_ids[3];
@@ -154,13 +154,38 @@ static int open_evsel(struct events *e, struct perf_evsel *evsel)
 	return err;
 }
 
-static int open_sampling(struct events *e, const struct record_opts *o)
+/* Sampling event i (its spec in e->info.events[i]) at freq, added and opened. */
+static int open_one(struct events *e, const struct record_opts *o, size_t i, uint64_t freq)
 {
 	struct perf_event_attr attr;
-	uint64_t freq = o->freq, max;
 	int err;
 
-	e->info.event = o->event;
+	sampling_attr(o, &e->info.events[i], freq, &attr);
+	e->sampling[i] = perf_evsel__new(&attr);
+	if (!e->sampling[i])
+		return -ENOMEM;
+	err = open_evsel(e, e->sampling[i]);
+	if (err < 0 && o->nr_events == 1 && event_spec__is_hardware(&e->info.events[i]) && is_no_pmu(err)) {
+		/* No PMU (VMs, containers): sample on the CPU clock, as perf does (for
+		 * one event: of several, cpu-clock might be another of them). */
+		perf_evlist__remove(e->evlist, e->sampling[i]);
+		perf_evsel__delete(e->sampling[i]);
+		event_spec__cpu_clock(&e->info.events[i]);
+		e->info.fell_back = true;
+		sampling_attr(o, &e->info.events[i], freq, &attr);
+		e->sampling[i] = perf_evsel__new(&attr);
+		if (!e->sampling[i])
+			return -ENOMEM;
+		err = open_evsel(e, e->sampling[i]);
+	}
+	return err;
+}
+
+/* Every sampling event, in -e's order; *ret_event says which one failed. */
+static int open_sampling(struct events *e, const struct record_opts *o, size_t *ret_event)
+{
+	uint64_t freq = o->freq, max;
+
 	if (o->freq && max_sample_rate(&max) == 0) {
 		if (o->freq_max) {
 			freq = max;
@@ -170,24 +195,17 @@ static int open_sampling(struct events *e, const struct record_opts *o)
 		}
 	}
 	e->info.freq = freq;
-	sampling_attr(o, &e->info.event, freq, &attr);
-	e->sampling = perf_evsel__new(&attr);
-	if (!e->sampling)
-		return -ENOMEM;
-	err = open_evsel(e, e->sampling);
-	if (err < 0 && event_spec__is_hardware(&e->info.event) && is_no_pmu(err)) {
-		/* No PMU (VMs, containers): sample on the CPU clock, as perf does. */
-		perf_evlist__remove(e->evlist, e->sampling);
-		perf_evsel__delete(e->sampling);
-		event_spec__cpu_clock(&e->info.event);
-		e->info.fell_back = true;
-		sampling_attr(o, &e->info.event, freq, &attr);
-		e->sampling = perf_evsel__new(&attr);
-		if (!e->sampling)
-			return -ENOMEM;
-		err = open_evsel(e, e->sampling);
+	for (size_t i = 0; i < o->nr_events && i < RECORD_MAX_EVENTS; i++) {
+		int err;
+
+		e->info.events[i] = o->events[i];
+		*ret_event = i;
+		err = open_one(e, o, i, freq);
+		if (err < 0)
+			return err;
+		e->info.nr_events = i + 1;
 	}
-	return err;
+	return 0;
 }
 
 /* The sample id the kernel gave the event on each CPU (read_format has PERF_FORMAT_ID). */
@@ -301,7 +319,8 @@ static int libperf_print(enum libperf_print_level level, const char *fmt, va_lis
 	return 0;
 }
 
-int events__new(const struct record_opts *o, struct events **ret, enum events_stage *ret_stage)
+int events__new(const struct record_opts *o, struct events **ret, enum events_stage *ret_stage,
+		size_t *ret_event)
 {
 	struct events *e;
 	struct perf_event_attr sb;
@@ -322,11 +341,11 @@ int events__new(const struct record_opts *o, struct events **ret, enum events_st
 	e->info.nr_cpus = perf_cpu_map__nr(e->cpus);
 	perf_evlist__set_maps(e->evlist, e->cpus, e->threads);
 
-	err = open_sampling(e, o);
+	err = open_sampling(e, o, ret_event);
 	if (err < 0)
 		goto err;
 	stage = EVENTS_STAGE_SIDEBAND;
-	sideband_attr(perf_evsel__attr(e->sampling), &sb);
+	sideband_attr(perf_evsel__attr(e->sampling[0]), &sb);
 	e->sideband = perf_evsel__new(&sb);
 	if (!e->sideband) {
 		err = -ENOMEM;
@@ -361,14 +380,14 @@ int events__new(const struct record_opts *o, struct events **ret, enum events_st
 		goto err;
 	}
 	stage = EVENTS_STAGE_IDS;
-	err = read_ids(e, e->sampling, 0, e->info.event.name);
+	for (size_t i = 0; i < e->info.nr_events && !err; i++)
+		err = read_ids(e, e->sampling[i], (int)i, e->info.events[i].name);
+	if (!err)
+		err = read_ids(e, e->sideband, (int)e->info.nr_events, "dummy:HG");
 	if (err < 0)
 		goto err;
-	err = read_ids(e, e->sideband, 1, "dummy:HG");
-	if (err < 0)
-		goto err;
-	sample_layout__init(&e->layout, perf_evsel__attr(e->sampling)->sample_type);
-	e->info.nr_fds = (2 + (e->info.creds ? 3 : 0)) * (size_t)e->info.nr_cpus;
+	sample_layout__init(&e->layout, perf_evsel__attr(e->sampling[0])->sample_type);
+	e->info.nr_fds = (e->info.nr_events + 1 + (e->info.creds ? 3 : 0)) * (size_t)e->info.nr_cpus;
 	*ret = e;
 	return 0;
 err:
@@ -472,8 +491,8 @@ struct events *events__free(struct events *e)
 	}
 	perf_cpu_map__put(e->cpus);
 	perf_thread_map__put(e->threads);
-	free(e->ids[0]);
-	free(e->ids[1]);
+	for (size_t i = 0; i < ARRAY_SIZE(e->ids); i++)
+		free(e->ids[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(e->creds_ids); i++)
 		free(e->creds_ids[i]);
 	free(e);
@@ -492,7 +511,7 @@ const struct sample_layout *events__layout(const struct events *e)
 
 const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_nr)
 {
-	*ret_nr = 2;
+	*ret_nr = e->info.nr_events + 1;
 	return e->events;
 }
 

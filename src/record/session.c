@@ -33,7 +33,7 @@ struct session {
 	struct privs privs;
 	struct events *events;
 	const struct sample_layout *layout;
-	struct perf_data_event attrs[2]; /* as the file states them */
+	struct perf_data_event attrs[RECORD_MAX_EVENTS + 1]; /* as the file states them */
 	size_t nr_attrs;
 	struct ordered_queue *queue;
 	struct drained read;            /* what the last drain read, in the order read */
@@ -111,10 +111,9 @@ static int fail(struct session_error *e, enum session_stage stage, int err)
 static int open_events(struct session *s, struct session_error *e)
 {
 	const struct perf_data_event *evs;
-	struct perf_event_attr *a = &s->attrs[0].attr;
 	int err;
 
-	err = events__new(s->opts, &s->events, &e->events);
+	err = events__new(s->opts, &s->events, &e->events, &e->event);
 	if (err < 0)
 		return fail(e, SESSION_STAGE_EVENTS, err);
 	s->layout = events__layout(s->events);
@@ -122,7 +121,10 @@ static int open_events(struct session *s, struct session_error *e)
 	if (s->nr_attrs > ARRAY_SIZE(s->attrs))
 		return fail(e, SESSION_STAGE_EVENTS, -EINVAL);
 	memcpy(s->attrs, evs, s->nr_attrs * sizeof(*evs));
-	if (s->opts->dwarf) {
+	/* the sampling events' (all but the last, the sideband) */
+	for (size_t i = 0; s->opts->dwarf && i + 1 < s->nr_attrs; i++) {
+		struct perf_event_attr *a = &s->attrs[i].attr;
+
 		a->sample_type = unwinder__written_sample_type(a->sample_type);
 		a->sample_regs_user = 0;
 		a->sample_stack_user = 0;

@@ -96,30 +96,41 @@ int policy__check(const struct prof_config *c, const struct record_opts *o, int 
 	return 0;
 }
 
+static bool is_clock(const struct event_spec *e)
+{
+	return e->type == PERF_TYPE_SOFTWARE &&
+	       (e->config == PERF_COUNT_SW_CPU_CLOCK || e->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 int policy__check_rate(const struct prof_config *c, const struct policy_verdict *v, bool sys_admin,
 		       struct record_opts *o, char *err, size_t errlen)
 {
 	static const char who[] = "root sets it in prof.conf's [policy] user_max_frequency; root, "
 				  "CAP_SYS_ADMIN and members of the admin group are not limited";
-	uint64_t cap = c->user_max_frequency, min_period = (UINT64_C(1000000000) + cap - 1) / cap;
-	const struct event_spec *e = &o->event;
+	/* the limit is the recording's: several events (-e a,b) share it */
+	size_t n = o->nr_events > 1 ? o->nr_events : 1;
+	uint64_t cap = MAX(c->user_max_frequency / n, 1), min_period = (UINT64_C(1000000000) + cap - 1) / cap;
+	const struct event_spec *e = &o->events[0];
+	char each[64] = "";
 
 	if (v->admin || sys_admin)
 		return 0;
+	if (n > 1)
+		snprintf(each, sizeof(each), " for each of %zu events", n);
+	/* -c applies to every event: each must be a clock */
+	for (size_t i = 1; o->period && i < n && is_clock(e); i++)
+		e = &o->events[i];
 	if (o->period) {
-		bool clock = e->type == PERF_TYPE_SOFTWARE &&
-			     (e->config == PERF_COUNT_SW_CPU_CLOCK || e->config == PERF_COUNT_SW_TASK_CLOCK);
-
-		if (!clock) {
+		if (!is_clock(e)) {
 			snprintf(err, errlen, "policy: -c (a sampling period) is allowed only with -e cpu-clock or "
-				 "task-clock for users who are not admins; use -F (at most %" PRIu64 " Hz: %s)",
-				 cap, who);
+				 "task-clock for users who are not admins; use -F (at most %" PRIu64 " Hz%s: %s)",
+				 cap, each, who);
 			return -EPERM;
 		}
 		if (o->period < min_period) {
 			snprintf(err, errlen, "policy: -c %" PRIu64 " on %s is %" PRIu64 " samples a second; the "
-				 "limit for users who are not admins is %" PRIu64 " Hz (-c %" PRIu64 " or more): %s",
-				 o->period, e->name, UINT64_C(1000000000) / o->period, cap, min_period, who);
+				 "limit for users who are not admins is %" PRIu64 " Hz%s (-c %" PRIu64 " or more): %s",
+				 o->period, e->name, UINT64_C(1000000000) / o->period, cap, each, min_period, who);
 			return -EPERM;
 		}
 		return 0;
@@ -133,7 +144,7 @@ int policy__check_rate(const struct prof_config *c, const struct policy_verdict 
 		return 0;
 	if (o->freq_given) {
 		snprintf(err, errlen, "policy: -F %" PRIu64 " is above the %" PRIu64 " Hz allowed to users who "
-			 "are not admins (ask for less, or -F max for the limit): %s", o->freq, cap, who);
+			 "are not admins%s (ask for less, or -F max for the limit): %s", o->freq, cap, each, who);
 		return -EPERM;
 	}
 	o->freq = cap;

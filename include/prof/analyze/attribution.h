@@ -22,8 +22,8 @@ struct attribution {
 	struct resolver *res;           /* borrowed: the model, and the strings comms are interned in */
 	struct profile *prof;           /* borrowed */
 	bool callchain;                 /* stacks of the call chain, else of the sampled ip */
-	/* the facts entries are keyed by: the others are zeroed, so samples that differ
-	 * only in them count under one entry */
+	/* the facts entries are keyed by (attribution__keep_only): the others are
+	 * zeroed, so samples that differ only in them count under one entry */
 	bool keep[PROFILE_KEY__MAX];
 	/* the uid tid runs as: NULL asks the model (prof's section of a file) */
 	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
@@ -33,6 +33,15 @@ struct attribution {
 	void *admit_ctx;
 	struct profile_frame frames[ATTRIBUTION_MAX_FRAMES];
 };
+
+/*
+ * Keep apart only the task facts of keys[0..nr) (PROFILE_KEY_DSO and _SYM are the
+ * stack's, always kept): what the output shows, as its --sort keys or its format
+ * needs (folded__keys, pprof__keys).  The others are zeroed before counting, so
+ * samples that differ only in them count under one entry, and a host that forks a
+ * lot does not make one entry per pid.  The one way report and top choose them.
+ */
+void attribution__keep_only(struct attribution *a, const enum profile_key *keys, size_t nr);
 
 /* Count s (its period, 1 when it has none): 1 when counted, 0 when not admitted,
  * -ENOMEM. */

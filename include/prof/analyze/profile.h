@@ -6,11 +6,13 @@
  *
  * Memory is bounded: at most max_entries distinct (task, stack) keys, as many
  * distinct frames, and PROFILE_FRAMES_PER_ENTRY x max_entries frame slots in the
- * stacks they hold (about 350 bytes per entry at worst: 33 MB measured at the default).  A
- * sample that would need more is cut: it is not kept under its own key but added
- * to one "[cut]" entry (so totals stay exact) and counted, and every output says how
- * many samples were cut.  Frames and stacks are interned: one copy each, compared by
- * id; names are compared by pointer, so the caller interns them (strset).
+ * stacks they hold (about 350 bytes per entry at worst: 33 MB measured at the default),
+ * and, when a budget is set, at most its bytes in the tables of every profile
+ * charged to it (a report's profiles, one per event).  A sample that would need
+ * more is cut: it is not kept under its own key but added to one "[cut]" entry (so
+ * totals stay exact) and counted, and every output says how many samples were cut.
+ * Frames and stacks are interned: one copy each, compared by id; names are
+ * compared by pointer, so the caller interns them (strset).
  */
 #ifndef PROF_ANALYZE_PROFILE_H
 #define PROF_ANALYZE_PROFILE_H
@@ -20,6 +22,9 @@
 #include <stdint.h>
 
 #define PROFILE_DEFAULT_MAX_ENTRIES 100000
+/* max_entries for no cap but the engine's own (ids are 32-bit), and a budget's */
+#define PROFILE_UNLIMITED SIZE_MAX
+#define PROFILE_MAX_ENTRIES (UINT32_MAX / PROFILE_FRAMES_PER_ENTRY)
 #define PROFILE_FRAMES_PER_ENTRY 32     /* average stack depth budgeted per entry */
 #define PROFILE_CUT_SYM "[cut]"          /* the frame of samples the cap cut */
 
@@ -55,12 +60,23 @@ struct profile_stats {
 	uint64_t cut_samples, cut_period;
 	size_t entries, stacks, frames, frame_slots;
 	size_t bytes;                   /* memory held by the tables (not the names) */
+	bool cut_by_budget;             /* some were cut by the byte budget, not max_entries */
+};
+
+/* A cap on the bytes held by the tables of the profiles charged to it. */
+struct profile_budget {
+	size_t limit;                   /* 0: none */
+	size_t held;                    /* by its profiles now */
 };
 
 struct profile;
 
-/* max_entries 0: PROFILE_DEFAULT_MAX_ENTRIES.  NULL on ENOMEM. */
+/* max_entries 0: PROFILE_DEFAULT_MAX_ENTRIES; PROFILE_UNLIMITED (or anything above
+ * PROFILE_MAX_ENTRIES): PROFILE_MAX_ENTRIES.  NULL on ENOMEM. */
 struct profile *profile__new(size_t max_entries);
+/* Charge p's tables to b (NULL: none), which must outlive p or be unset first.
+ * Several profiles may share one budget. */
+void profile__set_budget(struct profile *p, struct profile_budget *b);
 /* Parse a --max-stacks value (1..100000000) into *ret; 0, or -EINVAL with err set. */
 int profile__parse_max(const char *arg, size_t *ret, char *err, size_t errlen);
 struct profile *profile__free(struct profile *p);
@@ -88,8 +104,11 @@ const struct profile_frame *profile__frames(const struct profile *p, size_t *ret
 /* Entries grouped by some keys: the grouped facts, the others zero. */
 struct profile_row {
 	struct profile_task task;       /* uid, cgroup, pid, comm when grouped by them */
-	const char *dso, *sym;          /* the leaf frame's, when grouped by them */
+	const char *dso, *sym;          /* the leaf frame's, when grouped by dso or sym (a
+					 * symbol row is that symbol of that object) */
 	bool kernel;                    /* the leaf frame's, with sym */
+	bool sym_shared;                /* grouped by sym, not dso: another row has this
+					 * name in another object */
 	uint32_t stack;                 /* with by_stack, else UINT32_MAX */
 	uint32_t order;                 /* first seen: ties keep that order */
 	uint64_t samples, period;
@@ -97,7 +116,8 @@ struct profile_row {
 
 /*
  * Rows: entries grouped by the keys set in key_on (PROFILE_KEY_DSO/SYM mean the
- * leaf frame's, past frames inlined into it), and by the whole stack too when
+ * leaf frame's, past frames inlined into it; SYM is a symbol of an object, as
+ * perf's --sort sym keeps two objects' symbols of one name apart), and by the whole stack too when
  * by_stack; sorted by period, then samples, largest first.  *ret (malloc'd, the
  * caller frees) holds *ret_nr rows.  0 or -ENOMEM.
  */

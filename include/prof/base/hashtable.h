@@ -60,5 +60,9 @@ static inline size_t hashtable__size(const struct hashtable *t)
 
 /* Bytes the table holds (for the engine's and top's memory figures). */
 size_t hashtable__bytes(const struct hashtable *t);
+/* Bytes the inserts of n more keys would add (0 unless they make the table grow). */
+size_t hashtable__grow_bytes(const struct hashtable *t, size_t n);
+/* Grow now so that n more inserts do not: 0, or -ENOMEM with the table unchanged. */
+int hashtable__reserve(struct hashtable *t, size_t n);
 
 #endif

@@ -14,6 +14,7 @@
 #define RECORD_DEFAULT_PAGES 128        /* 512 KiB per CPU, perf's default for users */
 #define RECORD_DWARF_PAGES 1024        /* the least with --call-graph dwarf (4 MiB per CPU) */
 #define RECORD_DEFAULT_OUTPUT "perf.data"
+#define RECORD_MAX_EVENTS 8             /* sampling events of one recording (-e a,b,...) */
 
 struct record_opts {
 	bool all;               /* -a: every task on the host */
@@ -21,7 +22,8 @@ struct record_opts {
 	bool freq_max;          /* -F max */
 	uint64_t freq;          /* samples per second; 0 when a period is used */
 	uint64_t period;        /* -c */
-	struct event_spec event;
+	struct event_spec events[RECORD_MAX_EVENTS];    /* the sampling events, in -e's order */
+	size_t nr_events;       /* at least 1 */
 	bool event_given;       /* -e was given: fall back only if it is the default */
 	bool callchain;         /* -g, --call-graph */
 	bool dwarf;             /* --call-graph dwarf: user stacks unwound while recording */

@@ -34,6 +34,7 @@ enum report_format { FORMAT_TEXT, FORMAT_FOLDED, FORMAT_JSON, FORMAT_SVG, FORMAT
 struct report_opts {
 	const char *input;
 	const char *output;             /* -o: where -F pprof goes (NULL: stdout) */
+	const char *event;              /* --event NAME or N: the one event reported (NULL: all) */
 	struct view_opts view;
 	enum report_format format;
 	bool callchain;                 /* -g */

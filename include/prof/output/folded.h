@@ -16,6 +16,10 @@
 
 struct folded;
 
+/* The task facts folded stacks show (the comm): the only ones the engine needs to
+ * keep apart for them (attribution__keep_only).  Their number. */
+size_t folded__keys(enum profile_key keys[PROFILE_KEY__MAX]);
+
 /* The folded stacks of p (which must outlive them).  0 or -ENOMEM. */
 int folded__new(const struct profile *p, struct folded **ret);
 struct folded *folded__free(struct folded *f);

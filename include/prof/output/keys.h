@@ -25,7 +25,8 @@ unsigned int keys__width(enum profile_key k);
 /*
  * The text of row's key k, raw (as the recorded tasks named things: for JSON): the
  * user's name (else the uid, "[unknown]"), the cgroup's path (m; "-" for none), the
- * pid, the comm, the object's base name, "[k] sym" or "[.] sym", and for a row of
+ * pid, the comm, the object's base name, "[k] sym" or "[.] sym" (followed by
+ * " (/path/of/object)" when another row has that name in another object), and for a row of
  * a whole stack (profile__rows' by_stack) its chain "leaf <- caller <- ..." (p).
  */
 void keys__raw_text(const struct profile_row *row, enum profile_key k, const struct model *m,

@@ -25,6 +25,10 @@ struct pprof_meta {
 	const struct perf_reader *reader;       /* its HEADER_BUILD_ID names objects' build ids (may be NULL) */
 };
 
+/* The task facts pprof's labels show (uid, cgroup, comm, pid): the ones the engine
+ * keeps apart for it (attribution__keep_only).  Their number. */
+size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX]);
+
 /* Write p to fd, gzipped (fd stays open).  0, -ENOMEM or -EIO. */
 int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd);
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The kernel side of a recording, over libperf: one sampling event and one sideband
- * (dummy) event on every online CPU, system-wide, their ring buffers, and the drain
- * of those buffers into the time-ordered queue.  File descriptors: 2 x CPUs.
+ * The kernel side of a recording, over libperf: the sampling events (one, or those
+ * of -e a,b,...) and one sideband (dummy) event on every online CPU, system-wide,
+ * their ring buffers (one per CPU, shared by the events), and the drain of those
+ * buffers into the time-ordered queue.  File descriptors: (events + 1) x CPUs.
  */
 #ifndef PROF_RECORD_EVENTS_H
 #define PROF_RECORD_EVENTS_H
@@ -18,7 +19,7 @@
 
 enum events_stage {
 	EVENTS_STAGE_NONE,
-	EVENTS_STAGE_SAMPLING,        /* opening the sampling event */
+	EVENTS_STAGE_SAMPLING,        /* opening a sampling event (which: *ret_event) */
 	EVENTS_STAGE_SIDEBAND,        /* opening the sideband event */
 	EVENTS_STAGE_MMAP,            /* mapping ring buffers */
 	EVENTS_STAGE_IDS,             /* reading sample ids */
@@ -27,7 +28,8 @@ enum events_stage {
 struct events;
 
 struct events_info {
-	struct event_spec event;        /* the sampling event actually opened */
+	struct event_spec events[RECORD_MAX_EVENTS];    /* the sampling events actually opened */
+	size_t nr_events;
 	bool fell_back;                 /* the requested hardware event was replaced by cpu-clock */
 	uint64_t freq;                  /* frequency in use (0 with a period) */
 	bool freq_lowered;              /* -F was above kernel.perf_event_max_sample_rate */
@@ -48,14 +50,17 @@ struct events_creds {
 
 /*
  * Open, map and leave disabled.  Returns 0 or -errno; on failure *ret_stage says
- * which step failed and *ret is untouched.
+ * which step failed (and *ret_event which sampling event, at EVENTS_STAGE_SAMPLING)
+ * and *ret is untouched.
  */
-int events__new(const struct record_opts *opts, struct events **ret, enum events_stage *ret_stage);
+int events__new(const struct record_opts *opts, struct events **ret, enum events_stage *ret_stage,
+		size_t *ret_event);
 struct events *events__free(struct events *e);
 
 const struct events_info *events__info(const struct events *e);
 const struct sample_layout *events__layout(const struct events *e);
-/* The two events (sampling first) with their ids, for the file's attrs. */
+/* The events (the sampling ones in -e's order, then the sideband) with their ids, for
+ * the file's attrs.  Every sampling event has the same sample_type (events__layout). */
 const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_nr);
 
 /* The creds events opened (0 when none). */

@@ -63,6 +63,7 @@ enum session_stage {
 struct session_error {
 	enum session_stage stage;
 	enum events_stage events;       /* with SESSION_STAGE_EVENTS */
+	size_t event;                   /* ... the sampling event, at EVENTS_STAGE_SAMPLING */
 	int err;                        /* -errno */
 };
 

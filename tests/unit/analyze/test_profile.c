@@ -140,3 +140,80 @@ Test(profile, frame_budget)
 	cr_assert_eq(profile__stats(p)->cut_samples, 1);
 	profile__free(p);
 }
+
+/* A file's report has no entry cap: more keys than the default cap are all kept. */
+Test(profile, unlimited_keeps_every_key)
+{
+	struct profile *p = profile__new(PROFILE_UNLIMITED);
+	const struct profile_frame f = { LIB, A, false };
+
+	for (int32_t pid = 1; pid <= 2 * PROFILE_DEFAULT_MAX_ENTRIES; pid++) {
+		struct profile_task t = task(pid, COMM);
+		cr_assert_eq(profile__add(p, &t, &f, 1, 1), 0, "pid %d cut", pid);
+	}
+	cr_assert_eq(profile__stats(p)->entries, 2 * PROFILE_DEFAULT_MAX_ENTRIES);
+	cr_assert_eq(profile__stats(p)->cut_samples, 0);
+	profile__free(p);
+}
+
+/* A byte budget shared by two profiles: together they never hold more than it; what
+ * does not fit is cut (and says it was the budget), and a profile freed gives its
+ * bytes back. */
+Test(profile, budget_shared_and_cut)
+{
+	struct profile_budget b = { .limit = 256 * 1024 };
+	struct profile *p = profile__new(PROFILE_UNLIMITED), *q = profile__new(PROFILE_UNLIMITED);
+	const struct profile_frame f = { LIB, A, false };
+	uint64_t cut = 0;
+
+	profile__set_budget(p, &b);
+	profile__set_budget(q, &b);
+	cr_assert_eq(b.held, profile__stats(p)->bytes + profile__stats(q)->bytes);
+	for (int32_t pid = 1; pid <= 20000; pid++) {
+		struct profile_task t = task(pid, COMM);
+		int r = profile__add(pid % 2 ? p : q, &t, &f, 1, 1);
+		cr_assert_geq(r, 0);
+		cut += r == 1;
+		cr_assert_leq(b.held, b.limit, "pid %d: %zu bytes held", pid, b.held);
+	}
+	cr_assert_gt(cut, 0, "nothing cut within 256 KiB");
+	cr_assert_eq(profile__stats(p)->cut_samples + profile__stats(q)->cut_samples, cut);
+	cr_assert(profile__stats(p)->cut_by_budget);
+	cr_assert_eq(profile__stats(p)->samples + profile__stats(q)->samples, 20000, "totals stay exact");
+	cr_assert_eq(b.held, profile__stats(p)->bytes + profile__stats(q)->bytes);
+	profile__free(p);
+	cr_assert_eq(b.held, profile__stats(q)->bytes);
+	profile__free(q);
+	cr_assert_eq(b.held, 0);
+}
+
+/* A symbol row is that symbol of that object, as perf's --sort sym: two copies of a
+ * program are two rows, each told it shares its name; with dso a key they need not. */
+Test(profile, rows_keep_objects_apart)
+{
+	static const char *COPY = "/home/b/x.so";
+	struct profile *p = profile__new(0);
+	struct profile_frame fa = { LIB, A, false }, fb = { COPY, A, false }, fo = { LIB, B, false };
+	struct profile_task t = task(1, COMM);
+	bool keys[PROFILE_KEY__MAX] = { [PROFILE_KEY_SYM] = true };
+	struct profile_row *rows;
+	size_t nr;
+
+	profile__add(p, &t, &fa, 1, 5);
+	profile__add(p, &t, &fb, 1, 4);
+	profile__add(p, &t, &fo, 1, 1);
+	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
+	cr_assert_eq(nr, 3, "%zu rows: one name in two objects was merged", nr);
+	cr_assert_eq(rows[0].sym, A);
+	cr_assert_eq(rows[0].dso, LIB);
+	cr_assert_eq(rows[0].period, 5);
+	cr_assert_eq(rows[1].dso, COPY);
+	cr_assert(rows[0].sym_shared && rows[1].sym_shared && !rows[2].sym_shared);
+	free(rows);
+	keys[PROFILE_KEY_DSO] = true;
+	cr_assert_eq(profile__rows(p, keys, false, &rows, &nr), 0);
+	cr_assert_eq(nr, 3);
+	cr_assert(!rows[0].sym_shared && !rows[1].sym_shared, "the object is a column of its own");
+	free(rows);
+	profile__free(p);
+}

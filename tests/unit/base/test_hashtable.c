@@ -170,3 +170,37 @@ Test(vec, reserve_doubles_and_keeps_contents)
 	cr_assert_eq(cap, 32, "untouched on failure");
 	free(v);
 }
+
+/* What a bounded table needs to refuse growth before it happens: the bytes the next
+ * inserts would add (as vec's), and room made ahead so that they add none. */
+Test(hashtable, grow_bytes_and_reserve)
+{
+	struct hashtable t;
+	void *arr = NULL;
+	size_t cap = 0;
+
+	hashtable__init(&t, sizeof(struct pair), pair_eq, NULL);
+	cr_assert_eq(hashtable__grow_bytes(&t, 1), 16 * (sizeof(struct pair) + 8));
+	for (uint32_t k = 0; k < 1000; k++) {
+		size_t before = hashtable__bytes(&t), predicted = hashtable__grow_bytes(&t, 1);
+		bool created;
+
+		cr_assert_not_null(hashtable__insert(&t, hash__u64(k), &k, &created));
+		cr_assert_eq(hashtable__bytes(&t) - before, predicted, "key %u", k);
+	}
+	cr_assert_eq(hashtable__reserve(&t, 5000), 0);
+	size_t reserved = hashtable__bytes(&t);
+	cr_assert_eq(hashtable__grow_bytes(&t, 5000), 0);
+	for (uint32_t k = 1000; k < 6000; k++) {
+		bool created;
+		cr_assert_not_null(hashtable__insert(&t, hash__u64(k), &k, &created));
+	}
+	cr_assert_eq(hashtable__bytes(&t), reserved, "grew after a reserve");
+	hashtable__release(&t);
+	cr_assert_eq(vec__grow_bytes(cap, 1, 8), 16 * 8);
+	cr_assert_eq(vec__reserve(&arr, &cap, 1, 8), 0);
+	cr_assert_eq(vec__grow_bytes(cap, 16, 8), 0);
+	cr_assert_eq(vec__grow_bytes(cap, 17, 8), 16 * 8);
+	cr_assert_eq(vec__grow_bytes(cap, SIZE_MAX / 4, 8), SIZE_MAX, "overflow is no size");
+	free(arr);
+}

@@ -66,11 +66,11 @@ Test(record_opts, defaults)
 	cr_assert_eq(o.freq, RECORD_DEFAULT_FREQ);
 	cr_assert_eq(o.freq, 4000);
 	cr_assert_eq(o.period, 0);
-	cr_assert_eq(o.event.type, PERF_TYPE_HARDWARE);
-	cr_assert_eq(o.event.config, PERF_COUNT_HW_CPU_CYCLES);
-	cr_assert_str_eq(o.event.name, "cycles");
-	cr_assert_not(o.event.exclude_user);
-	cr_assert_not(o.event.exclude_kernel);
+	cr_assert_eq(o.events[0].type, PERF_TYPE_HARDWARE);
+	cr_assert_eq(o.events[0].config, PERF_COUNT_HW_CPU_CYCLES);
+	cr_assert_str_eq(o.events[0].name, "cycles");
+	cr_assert_not(o.events[0].exclude_user);
+	cr_assert_not(o.events[0].exclude_kernel);
 	cr_assert_not(o.event_given);
 	cr_assert_not(o.callchain);
 	cr_assert_eq(o.mmap_pages, RECORD_DEFAULT_PAGES);
@@ -180,9 +180,9 @@ Test(record_opts, event_cpu_clock)
 
 	cr_assert_eq(PARSE(&c, "-a", "-e", "cpu-clock"), 0, "err: %s", c.err);
 	cr_assert(c.opts.event_given);
-	cr_assert_eq(c.opts.event.type, PERF_TYPE_SOFTWARE);
-	cr_assert_eq(c.opts.event.config, PERF_COUNT_SW_CPU_CLOCK);
-	cr_assert_str_eq(c.opts.event.name, "cpu-clock");
+	cr_assert_eq(c.opts.events[0].type, PERF_TYPE_SOFTWARE);
+	cr_assert_eq(c.opts.events[0].config, PERF_COUNT_SW_CPU_CLOCK);
+	cr_assert_str_eq(c.opts.events[0].name, "cpu-clock");
 }
 
 Test(record_opts, event_with_modifier)
@@ -191,11 +191,11 @@ Test(record_opts, event_with_modifier)
 
 	cr_assert_eq(PARSE(&c, "-a", "--event=cycles:u"), 0, "err: %s", c.err);
 	cr_assert(c.opts.event_given);
-	cr_assert_eq(c.opts.event.type, PERF_TYPE_HARDWARE);
-	cr_assert_eq(c.opts.event.config, PERF_COUNT_HW_CPU_CYCLES);
-	cr_assert(c.opts.event.exclude_kernel);
-	cr_assert_not(c.opts.event.exclude_user);
-	cr_assert_str_eq(c.opts.event.name, "cycles:u");
+	cr_assert_eq(c.opts.events[0].type, PERF_TYPE_HARDWARE);
+	cr_assert_eq(c.opts.events[0].config, PERF_COUNT_HW_CPU_CYCLES);
+	cr_assert(c.opts.events[0].exclude_kernel);
+	cr_assert_not(c.opts.events[0].exclude_user);
+	cr_assert_str_eq(c.opts.events[0].name, "cycles:u");
 }
 
 Test(record_opts, event_unknown_names_it_and_lists_known)
@@ -477,4 +477,28 @@ Test(record_opts, parse_twice_in_one_process)
 	cr_assert(c1.opts.all);
 	cr_assert(c1.opts.callchain);
 	cr_assert_null(c1.opts.argv);
+}
+
+/* -e a,b: several sampling events, as perf record takes them; -e a -e b is the same. */
+Test(record_opts, several_events)
+{
+	struct ctx c;
+
+	cr_assert_eq(PARSE(&c, "-a", "-e", "cpu-clock,page-faults:u"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.nr_events, 2);
+	cr_assert_str_eq(c.opts.events[0].name, "cpu-clock");
+	cr_assert_eq(c.opts.events[1].config, PERF_COUNT_SW_PAGE_FAULTS);
+	cr_assert(c.opts.events[1].exclude_kernel);
+	cr_assert_eq(PARSE(&c, "-a", "-e", "cpu-clock", "-e", "page-faults"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.nr_events, 2, "a second -e adds, the first replaces the default");
+	cr_assert_str_eq(c.opts.events[1].name, "page-faults");
+	cr_assert_eq(PARSE(&c, "-a", "-e", "cpu-clock,cpu-clock"), -EINVAL);
+	assert_err_has(&c, "given twice");
+	cr_assert_eq(PARSE(&c, "-a", "-e", "cpu-clock,"), -EINVAL);
+	assert_err_has(&c, "separated by commas");
+	cr_assert_eq(PARSE(&c, "-a", "-e", "cpu-clock,bogus"), -EINVAL);
+	assert_err_has(&c, "unknown event 'bogus'");
+	cr_assert_eq(PARSE(&c, "-a", "-e", "cycles,instructions,branches,branch-misses,cache-misses,"
+			   "cache-references,cpu-clock,task-clock,page-faults"), -EINVAL);
+	assert_err_has(&c, "at most 8");
 }

@@ -406,3 +406,27 @@ Test(policy, rate_of_admins_is_not_limited)
 	cr_assert(f.o.freq_max, "an admin's -F max is left to the kernel's limit");
 	done(&f);
 }
+
+/* The limit is the recording's: two events share it (each at most half). */
+Test(policy, rate_shared_by_events)
+{
+	struct fixture f = { 0 };
+
+	conf(&f, "[policy]\nuser_max_frequency = 1000\n");
+	CMDLINE(&f, "-e", "cpu-clock,page-faults", "-F", "500", "--", "true");
+	cr_assert_eq(rate(&f, false, false), 0, "2 x 500 Hz: the limit");
+	CMDLINE(&f, "-e", "cpu-clock,page-faults", "-F", "501", "--", "true");
+	cr_assert_eq(rate(&f, false, false), -EPERM);
+	assert_err_has(&f, "-F 501 is above the 500 Hz allowed to users who are not admins for each of 2 events");
+	CMDLINE(&f, "-e", "cpu-clock,page-faults", "-F", "max", "--", "true");
+	cr_assert_eq(rate(&f, false, false), 0);
+	cr_assert_eq(f.o.freq, 500);
+	CMDLINE(&f, "-e", "cpu-clock,page-faults", "-c", "1000000", "--", "true");
+	cr_assert_eq(rate(&f, false, false), -EPERM, "-c on page-faults: its rate is not known");
+	CMDLINE(&f, "-e", "cpu-clock,task-clock", "-c", "1000000", "--", "true");
+	cr_assert_eq(rate(&f, false, false), -EPERM, "2 x 1000 Hz");
+	assert_err_has(&f, "-c 2000000 or more");
+	CMDLINE(&f, "-e", "cpu-clock,task-clock", "-c", "2000000", "--", "true");
+	cr_assert_eq(rate(&f, false, false), 0);
+	done(&f);
+}

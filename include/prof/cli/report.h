@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prof report's state, shared by the command (src/cli/cmd_report.c: reading the
+ * file, the per-event engines, the outputs) and its tables (src/cli/report_print.c:
+ * the text and JSON rows).  One engine per sampling event of the file, as perf
+ * report shows each event on its own: counts of different events (nanoseconds of
+ * cpu-clock, page faults) are never added.
+ */
+#ifndef PROF_CLI_REPORT_H
+#define PROF_CLI_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "prof/analyze/attribution.h"
+#include "prof/analyze/jitmap.h"
+#include "prof/analyze/model.h"
+#include "prof/analyze/profile.h"
+#include "prof/analyze/resolver.h"
+#include "prof/analyze/symbols.h"
+#include "prof/base/strset.h"
+#include "prof/cli/report_opts.h"
+#include "prof/perfdata/perf_reader.h"
+#include "prof/perfdata/prof_section.h"
+
+/* One sampling event of the file and what its samples count. */
+struct report_event {
+	const struct reader_attr *a;
+	size_t attr;                    /* its index among the file's attrs */
+	struct profile *prof;           /* its samples, by the facts the output needs and the stack */
+	uint64_t samples, filtered, first_time, last_time;
+};
+
+struct report {
+	struct report_opts o;
+	struct perf_reader *reader;
+	struct model *model;
+	struct symbols *syms;
+	struct jitmap *jit;
+	struct resolver res;
+	struct attribution attr;        /* samples to their event's engine */
+	struct strset comms;
+	struct prof_section section;    /* prof's section, empty in perf's files */
+	/* the events with samples, made at their first (by attr index; NULL: none yet) */
+	struct report_event *event_of[READER_MAX_ATTRS];
+	struct profile_budget budget;   /* shared by the events' engines */
+	long only;                      /* --event: the one attr reported, else -1 */
+	uint64_t lost;
+	char scope[512];
+	size_t nr_sampling;             /* the file's sampling events */
+	struct reader_error err;
+};
+
+/* The name of an event as the file gives it ("?" when it gives none). */
+const char *report__event_name(const struct report_event *e);
+
+/* One event's table as text: its header, then its rows (which --top and
+ * --percent-limit cut). */
+void report_print__text(const struct report *r, const struct report_event *e, const struct profile_row *rows,
+			size_t nr);
+
+/*
+ * The JSON of the events' rows: one event (n == 1) as schema prof-report/1, several
+ * as prof-report/2, whose "events" array holds each event's part of /1.
+ */
+void report_print__json(const struct report *r, const struct report_event *const *evs,
+			struct profile_row *const *rows, const size_t *nr, size_t n);
+
+#endif

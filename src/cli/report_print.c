@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* prof report's tables: an event's rows as text, the events' rows as JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "prof/base/escape.h"
+#include "prof/base/util.h"
+#include "prof/cli/report.h"
+#include "prof/output/keys.h"
+
+const char *report__event_name(const struct report_event *e)
+{
+	return e->a->name[0] ? e->a->name : "?";
+}
+
+static size_t term_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		return ws.ws_col;
+	return 0;       /* not a terminal: no limit */
+}
+
+static void print_header(const struct report *r, const struct report_event *e)
+{
+	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
+	const struct profile_stats *st = profile__stats(e->prof);
+	char buf[4096];
+
+	/* everything from the file is shown through escape__text(): no raw control bytes */
+	escape__text(buf, sizeof(buf), r->o.input);
+	printf("# prof report: %s\n", buf);
+	escape__text(buf, sizeof(buf), report__event_name(e));
+	printf("# event: %s, %" PRIu64 " samples, %" PRIu64 " lost, %.2f s", buf, st->samples, r->lost,
+	       e->last_time > e->first_time ? (double)(e->last_time - e->first_time) / 1e9 : 0.0);
+	if (host) {
+		escape__text(buf, sizeof(buf), host);
+		printf(", host %s", buf);
+	}
+	printf("\n");
+	if (r->scope[0]) {
+		escape__text(buf, sizeof(buf), r->scope);
+		printf("# scope: %s\n", buf);
+	}
+	if (r->section.has_stats) {
+		const struct prof_section_stats *rec = &r->section.stats;
+
+		/* prof record counts the recording's samples, not each event's */
+		printf("# recorded: %" PRIu64 " samples written, %" PRIu64 " out of scope, %" PRIu64
+		       " unattributed, %" PRIu64 " lost", rec->samples_written, rec->samples_out_of_scope,
+		       rec->unattributed_gone + rec->unattributed_creds, rec->lost + rec->lost_samples);
+		if (r->nr_sampling > 1)
+			printf(" (the %zu events together)", r->nr_sampling);
+		printf("\n");
+	}
+	if (e->filtered)
+		printf("# filtered out: %" PRIu64 " samples\n", e->filtered);
+	if (st->cut_samples)
+		printf("# cut: %" PRIu64 " samples beyond %s, shown as [cut]\n", st->cut_samples,
+		       st->cut_by_budget ? "the report's memory budget" : "--max-stacks");
+	printf("#\n");
+}
+
+/* Is row i past what --percent-limit and --top show? */
+static bool row_hidden(const struct report *r, const struct report_event *e, const struct profile_row *row,
+		       size_t shown)
+{
+	uint64_t total = profile__stats(e->prof)->period;
+	double pct = total ? 100.0 * (double)row->period / (double)total : 0;
+
+	return pct < r->o.percent_limit || (r->o.top && shown >= r->o.top);
+}
+
+void report_print__text(const struct report *r, const struct report_event *e, const struct profile_row *rows,
+			size_t nr)
+{
+	const struct view_opts *v = &r->o.view;
+	uint64_t total = profile__stats(e->prof)->period;
+	size_t width = term_width(), w[PROFILE_KEY__MAX] = { 0 };
+	bool tty = width > 0;
+	char buf[4096], line[4096];
+
+	print_header(r, e);
+	for (size_t k = 0; k < v->nr_keys; k++)
+		w[k] = strlen(keys__title(v->keys[k]));
+	for (size_t i = 0; i < nr; i++)
+		for (size_t k = 0; k < v->nr_keys; k++)
+			w[k] = MAX(w[k], MIN(keys__text(&rows[i], v->keys[k], r->model, e->prof, buf, sizeof(buf)),
+					     (size_t)48));
+	printf("# %8s  %8s", "Overhead", "Samples");
+	for (size_t k = 0; k < v->nr_keys; k++)
+		printf("  %-*s", k + 1 < v->nr_keys ? (int)w[k] : 0, keys__title(v->keys[k]));
+	printf("\n#\n");
+	for (size_t i = 0; i < nr && !row_hidden(r, e, &rows[i], i); i++) {
+		double pct = total ? 100.0 * (double)rows[i].period / (double)total : 0;
+		bool red = tty && pct >= 5;
+		size_t off = (size_t)snprintf(line, sizeof(line), "%s%9.2f%%%s  %8" PRIu64, red ? "\033[31m" : "", pct,
+					      red ? "\033[m" : "", rows[i].samples);
+
+		for (size_t k = 0; k < v->nr_keys && off < sizeof(line); k++) {
+			keys__text(&rows[i], v->keys[k], r->model, e->prof, buf, sizeof(buf));
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
+						k + 1 < v->nr_keys ? (int)w[k] : 0, buf);
+		}
+		/* fit the terminal (escape sequences take no columns) */
+		if (width && off > width + (red ? 6 : 0))
+			line[width + (red ? 6 : 0)] = '\0';
+		printf("%s\n", line);
+	}
+}
+
+static void json_str(const char *s)
+{
+	escape__json(stdout, s, strlen(s));
+}
+
+/* One row's keys as JSON members. */
+static void print_json_keys(const struct report *r, const struct report_event *e, const struct profile_row *row)
+{
+	char buf[1024];
+	bool dso_key = false;
+
+	for (size_t k = 0; k < r->o.view.nr_keys; k++)
+		dso_key |= r->o.view.keys[k] == PROFILE_KEY_DSO;
+	for (size_t k = 0; k < r->o.view.nr_keys; k++) {
+		enum profile_key key = r->o.view.keys[k];
+
+		if (key == PROFILE_KEY_PID) {
+			printf(",\"pid\":%d", row->task.pid);
+			continue;
+		}
+		if (key == PROFILE_KEY_UID && row->task.uid_known)
+			printf(",\"uid\":%u", row->task.uid);
+		if (key == PROFILE_KEY_SYM) {
+			printf(",\"sym\":");
+			json_str(row->sym ? row->sym : "");
+			printf(",\"kernel\":%s", row->kernel ? "true" : "false");
+			/* a symbol row is that symbol of that object: which, when --sort
+			 * does not name dso (it does: its own member) */
+			if (!dso_key) {
+				printf(",\"dso\":");
+				json_str(row->dso ? row->dso : "");
+			}
+			continue;
+		}
+		keys__raw_text(row, key, r->model, e->prof, buf, sizeof(buf));
+		printf(",\"%s\":", keys__json_name(key));
+		json_str(key == PROFILE_KEY_DSO ? (row->dso ? row->dso : "") : buf);
+	}
+}
+
+/* An event's part: "event", its totals, its "rows". */
+static void print_json_event(const struct report *r, const struct report_event *e, const struct profile_row *rows,
+			     size_t nr)
+{
+	const struct profile_stats *st = profile__stats(e->prof);
+
+	printf("\"event\":");
+	json_str(e->a->name);
+	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64, st->samples, st->period);
+	if (e->filtered)
+		printf(",\"filtered\":%" PRIu64, e->filtered);
+	printf(",\"cut\":%" PRIu64 ",\"rows\":[", st->cut_samples);
+	for (size_t i = 0; i < nr && !row_hidden(r, e, &rows[i], i); i++) {
+		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, i ? "," : "",
+		       st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0, rows[i].samples,
+		       rows[i].period);
+		print_json_keys(r, e, &rows[i]);
+		printf("}");
+	}
+	printf("]");
+}
+
+void report_print__json(const struct report *r, const struct report_event *const *evs,
+			struct profile_row *const *rows, const size_t *nr, size_t n)
+{
+	printf("{\"schema\":\"prof-report/%d\",\"file\":", n == 1 ? 1 : 2);
+	json_str(r->o.input);
+	printf(",\"lost\":%" PRIu64 ",\"scope\":", r->lost);
+	json_str(r->scope);
+	if (n == 1) {
+		printf(",");
+		print_json_event(r, evs[0], rows[0], nr[0]);
+	} else {
+		printf(",\"events\":[");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s{", i ? "," : "");
+			print_json_event(r, evs[i], rows[i], nr[i]);
+			printf("}");
+		}
+		printf("]");
+	}
+	printf("}\n");
+}
