@@ -113,8 +113,9 @@ static int report_containers(const struct report *r)
 		fprintf(stderr, "prof report: container '%s' is ambiguous in %s: %zu containers match: %s (give more "
 			"of its id)\n", arg, r->o.input, nr, list);
 	else
-		fprintf(stderr, "prof report: %s has no samples of a container '%s' (the other filters applied); %s%s\n",
-			r->o.input, arg, nr ? "its containers: " : "it has no samples of containers", list);
+		fprintf(stderr, "prof report: %s has no samples of a container '%s'%s; %s%s\n",
+			r->o.input, arg, r->o.has_pid || r->o.has_uid || r->o.comm || r->o.cgroup ? " (with the other filters)"
+			: "", nr ? "its containers: " : "it has no samples of containers", list);
 	return -EINVAL;
 }
 
