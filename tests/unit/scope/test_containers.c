@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "prof/scope/containers.h"
+#include "../fixture.h"
 
 #define ID1 "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
 #define ID2 "0f1e2d3c4b5a6978ffffffffffffffffffffffffffffffffffffffffffffffff"
@@ -101,21 +102,13 @@ static struct {
 
 static void setup(void)
 {
-	strcpy(fx.root, "/tmp/prof-test-containers-XXXXXX");
-	cr_assert_not_null(mkdtemp(fx.root));
-	fx.fd = open(fx.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	cr_assert_geq(fx.fd, 0);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
+	fx.fd = tmpdir_open(fx.root, "containers");
 }
 
 static void teardown(void)
 {
 	close(fx.fd);
-	nftw(fx.root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(fx.root);
 }
 
 /* mkdir -p path under the fake root */
