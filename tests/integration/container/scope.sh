@@ -86,6 +86,28 @@ expect_refused "missing pod" "no pod with uid.*pods here: $POD \\(/$POD_CG\\)" \
 expect_refused "top, ambiguous" "ambiguous" top --container "${A:0:12}" --stdio -n 1 -d 0.2
 pass "ambiguous, missing and malformed ids and pods refused (exit 2), naming the candidates"
 
+# 3b. A tenant (a capability-installed prof run by a test user) may not record a
+# container that is not theirs: its cgroup is checked as a --cgroup's is.
+if command -v setcap >/dev/null && command -v runuser >/dev/null; then
+	U=prof-it-ctr
+	make_user "$U"
+	mkdir -p "$TMP/bin" "$TMP/u" && chmod 755 "$TMP" "$TMP/bin" && chown "$U" "$TMP/u" || fail "dirs"
+	cp "$PROF" "$TMP/bin/prof" && chmod 755 "$TMP/bin/prof" || fail "copy"
+	if setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep "$TMP/bin/prof" 2>/dev/null; then
+		(cd "$TMP/u" && runuser -u "$U" -- timeout 20 "$TMP/bin/prof" record --container "${A:0:16}" -o u.data -d 0.5) \
+			>/dev/null 2>"$TMP/err"
+		rc=$?
+		[ "$rc" -eq 1 ] && grep -q "refused by the access policy.*cgroup /$A_CG is not delegated" "$TMP/err" ||
+			fail "a tenant's --container of root's container: exit $rc: $(cat "$TMP/err")"
+		[ ! -e "$TMP/u/u.data" ] || fail "the refused recording left a file"
+		pass "a tenant's --container of a container not theirs: refused ($(cat "$TMP/err"))"
+	else
+		note "file capabilities are not supported here: the tenant's case was not run"
+	fi
+else
+	note "no setcap or runuser: the tenant's case was not run"
+fi
+
 # 4. A file with everything: --sort container agrees with --sort cgroup.
 F=$TMP/all.data
 "$PROF" record -a -q -o "$F" -d 3 2>"$TMP/err" || fail "record -a: $(cat "$TMP/err")"
