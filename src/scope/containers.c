@@ -61,16 +61,16 @@ static const char *id_of_name(const char *parent, size_t plen, const char *name,
  * path[0..name): kubepods-...-pod<uid with _>.slice, or pod<uid> under kubepods. */
 static bool pod_of_name(const char *path, const char *name, size_t len, char uid[CONTAINER_POD_UID_MAX + 1])
 {
-	const char *u = NULL;
+	const char *u = NULL, *kubepods = strstr(path, "/kubepods");
 	size_t ulen = 0;
 
-	if (len > 8 && !memcmp(name, "kubepods", 8) && len > 6 && !memcmp(name + len - 6, ".slice", 6)) {
+	if (len > 14 && !memcmp(name, "kubepods", 8) && !memcmp(name + len - 6, ".slice", 6)) {
+		/* the last "-pod": kubepods-<qos>-pod<uid>.slice, kubepods-pod<uid>.slice */
 		for (const char *p = name; p + 4 <= name + len - 6; p++)
 			if (!memcmp(p, "-pod", 4))
 				u = p + 4;
 		ulen = u ? (size_t)(name + len - 6 - u) : 0;
-	} else if (len > 3 && !memcmp(name, "pod", 3) && strstr(path, "/kubepods") &&
-		   strstr(path, "/kubepods") < name) {
+	} else if (len > 3 && !memcmp(name, "pod", 3) && kubepods && kubepods < name) {
 		u = name + 3;
 		ulen = len - 3;
 	}

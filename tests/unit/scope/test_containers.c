@@ -139,6 +139,8 @@ static void host(void)
 	mk("/machine.slice/libpod-conmon-" ID3 ".scope");
 	mk(PODDIR "/cri-containerd-" ID3 ".scope");
 	mk("/kubepods/burstable/pod11111111-2222-3333-4444-555555555555/" ID3);
+	/* a Guaranteed pod has no QoS slice */
+	mk("/kubepods.slice/kubepods-pod99999999_aaaa_bbbb_cccc_dddddddddddd.slice");
 }
 
 static int find(enum containers_kind kind, const char *arg, char **path, char *err, size_t len)
@@ -171,6 +173,10 @@ Test(containers, find, .init = setup, .fini = teardown)
 	cr_assert_eq(find(CONTAINERS_POD, "11111111-2222-3333-4444-555555555555", &path, err, sizeof(err)), 0, "%s",
 		     err);
 	cr_assert_str_eq(path, "/kubepods/burstable/pod11111111-2222-3333-4444-555555555555");
+	free(path);
+	cr_assert_eq(find(CONTAINERS_POD, "99999999-AAAA-bbbb-cccc-dddddddddddd", &path, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_str_eq(path, "/kubepods.slice/kubepods-pod99999999_aaaa_bbbb_cccc_dddddddddddd.slice");
 	free(path);
 }
 
