@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Containers as scopes and labels (issue 17, item 4), with containers made by
-# ../container.sh as runtimes make them (Docker's and containerd's cgroup names, a
-# Kubernetes pod), a host process beside them, and perf as the reference:
+# ../container.sh as runtimes make them (Docker's, podman's, containerd's and
+# CRI-O's cgroup names, a Kubernetes pod), a host process beside them, and perf as
+# the reference:
 # - record --container <12-digit prefix> has the container's samples only (not the
 #   host process's, not another container's), perf's --sort cgroup agreeing;
 # - record --pod UID (dashes or underscores) has the pod's containers only;
@@ -31,9 +32,9 @@ container_run "$R" pod -- /app/ctr-hot-nofp 60
 B=$CTR_ID B_CG=$CTR_CGROUP POD=$CTR_POD_UID POD_CG=$CTR_POD_CGROUP
 container_run "$R" "crio:$POD" -- /app/ctr-hot 60
 B2=$CTR_ID
-# C's id shares A's first 12 digits (a docker-<id>.scope of the runtime's form)
+# C's id shares A's first 12 digits; its cgroup is podman's (cgroupfs manager)
 C=${A:0:12}$(ctr_new_id | cut -c13-)
-container_run "$R" "system.slice/docker-$C.scope" -- /app/ctr-hot 60
+container_run "$R" "libpod_parent/libpod-$C" -- /app/ctr-hot 60
 C_CG=$CTR_CGROUP
 [ "${C:0:16}" != "${A:0:16}" ] || skip "two random ids share 16 digits"
 
