@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/scope/containers.h"
 #include "prof/scope/scope.h"
@@ -220,15 +221,19 @@ static int find_fn(const char *path, uint64_t cgroup_id, void *ctx)
 	return note(f->match, &f->nr_match, path, id);
 }
 
-/* "a (/p), b (/q) and 3 more" into buf. */
+/* "a (/p), b (/q) and 3 more" into buf, the paths escaped (a tenant names the
+ * cgroups delegated to it, and the message goes to a terminal). */
 static void list(const struct candidate *v, size_t nr, bool short_ids, char *buf, size_t len)
 {
+	char path[1024];
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < MIN(nr, (size_t)MAX_LISTED) && off < len; i++)
+	for (size_t i = 0; i < MIN(nr, (size_t)MAX_LISTED) && off < len; i++) {
+		escape__text(path, sizeof(path), v[i].path);
 		off += (size_t)snprintf(buf + off, len - off, "%s%.*s (%s)", i ? ", " : "",
-					short_ids ? CONTAINER_PREFIX_MIN : CONTAINER_POD_UID_MAX, v[i].id, v[i].path);
+					short_ids ? CONTAINER_PREFIX_MIN : CONTAINER_POD_UID_MAX, v[i].id, path);
+	}
 	if (nr > MAX_LISTED && off < len)
 		snprintf(buf + off, len - off, " and %zu more", nr - MAX_LISTED);
 }

@@ -201,6 +201,17 @@ Test(containers, find_errors, .init = setup, .fini = teardown)
 	cr_assert_eq(find(CONTAINERS_POD, "pod-x", &path, err, sizeof(err)), -EINVAL);
 }
 
+/* A tenant names the cgroups delegated to it: the message escapes what it lists. */
+Test(containers, hostile_names_escaped, .init = setup, .fini = teardown)
+{
+	char err[2048], *path;
+
+	mk("/user.slice/t\x1b[2J/docker-" ID1 ".scope");
+	cr_assert_eq(find(CONTAINERS_CONTAINER, "ffffffffffff", &path, err, sizeof(err)), -ENOENT);
+	cr_assert_null(strchr(err, '\x1b'), "%s", err);
+	cr_assert(strstr(err, "0f1e2d3c4b5a (/user.slice/t\\x1b[2J/docker-" ID1 ".scope)"), "%s", err);
+}
+
 Test(containers, none_there, .init = setup, .fini = teardown)
 {
 	char err[2048], *path;
