@@ -12,7 +12,8 @@ static int task_of(const struct attribution *a, const struct sample *s, struct p
 
 	if (!comm[0] && s->tid == 0)
 		comm = "swapper";
-	*t = (struct profile_task){ .pid = (int32_t)s->pid, .cgroup = s->cgroup };
+	*t = (struct profile_task){ .pid = (int32_t)s->pid, .cgroup = s->cgroup,
+				    .container = model__container(a->res->model, s->cgroup) };
 	t->uid_known = a->uid_of ? a->uid_of(a->uid_ctx, (int32_t)s->tid, &t->uid)
 				 : model__uid(a->res->model, (int32_t)s->tid, &t->uid);
 	t->comm = strset__intern(a->res->names, comm[0] ? comm : RESOLVE_UNKNOWN);
@@ -45,6 +46,8 @@ int attribution__add(struct attribution *a, const struct sample *s)
 		t.uid = 0, t.uid_known = false;
 	if (!a->keep[PROFILE_KEY_CGROUP])
 		t.cgroup = 0;
+	if (!a->keep[PROFILE_KEY_CONTAINER])
+		t.container = NULL;
 	if (!a->keep[PROFILE_KEY_COMM])
 		t.comm = NULL;
 	err = profile__add(a->prof, &t, a->frames, n, s->period ? s->period : 1);

@@ -6,6 +6,7 @@
 #include <perf/event.h>
 
 #include "prof/analyze/model.h"
+#include "prof/scope/containers.h"
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/strset.h"
@@ -38,6 +39,7 @@ struct uid_entry {
 struct cgroup_entry {
 	uint64_t id;
 	char *path;
+	const char *container;          /* interned in names: its id, "" for a host cgroup */
 };
 
 struct model {
@@ -320,10 +322,18 @@ static int on_cgroup(struct model *m, const struct perf_record_cgroup *c, const 
 	uint64_t id = c->id;
 	char *path = strndup(c->path, max);
 	struct cgroup_entry *e;
+	char cid[CONTAINER_ID_LEN + 1];
+	const char *container;
 	bool created;
 
 	if (!path)
 		return -ENOMEM;
+	/* once per cgroup, so that a sample's container is one lookup */
+	container = strset__intern(&m->names, containers__of_path(path, cid) ? cid : "");
+	if (!container) {
+		free(path);
+		return -ENOMEM;
+	}
 	e = hashtable__insert(&m->cgroups, hash__u64(id), &id, &created);
 	if (!e) {
 		free(path);
@@ -331,7 +341,7 @@ static int on_cgroup(struct model *m, const struct perf_record_cgroup *c, const 
 	}
 	if (!created)
 		free(e->path);  /* the id's latest record names it */
-	*e = (struct cgroup_entry){ .id = id, .path = path };
+	*e = (struct cgroup_entry){ .id = id, .path = path, .container = container };
 	return 0;
 }
 
@@ -428,6 +438,13 @@ const char *model__cgroup(const struct model *m, uint64_t id)
 	const struct cgroup_entry *e = hashtable__find(&m->cgroups, hash__u64(id), &id);
 
 	return e ? e->path : NULL;
+}
+
+const char *model__container(const struct model *m, uint64_t id)
+{
+	const struct cgroup_entry *e = id ? hashtable__find(&m->cgroups, hash__u64(id), &id) : NULL;
+
+	return e ? e->container : NULL;
 }
 
 bool model__kernel_ref(const struct model *m, const char **ret_name, uint64_t *ret_addr)

@@ -55,14 +55,68 @@ static bool cgroup_matches(const char *path, const char *want)
 	return !strncmp(path, want, l) && (path[l] == '\0' || path[l] == '/');
 }
 
-/* The filters (--pid, --comm, --uid, --cgroup). */
+static void remember(const char **v, size_t *nr, const char *c)
+{
+	for (size_t i = 0; i < MIN(*nr, (size_t)REPORT_CONTAINERS_LISTED); i++)
+		if (v[i] == c)
+			return;
+	if (*nr < REPORT_CONTAINERS_LISTED)
+		v[*nr] = c;
+	(*nr)++;
+}
+
+/* --container: is c (interned, NULL unknown) the one asked for?  Judged once per run
+ * of samples of one container; the containers met are kept for report_containers(). */
+static bool container_matches(struct report_containers *rc, const char *c, const char *want)
+{
+	if (c == rc->last && rc->nr_matched + rc->nr_other)
+		return rc->last_ok;
+	rc->last = c;
+	rc->last_ok = c && c[0] && !strncmp(c, want, strlen(want));
+	if (rc->last_ok)
+		remember(rc->matched, &rc->nr_matched, c);
+	else if (c && c[0])
+		remember(rc->other, &rc->nr_other, c);
+	return rc->last_ok;
+}
+
+/* The filters (--pid, --comm, --uid, --cgroup, --container). */
 static bool admits(void *ctx, const struct profile_task *t)
 {
-	const struct report *r = ctx;
+	struct report *r = ctx;
 
 	return !(r->o.has_pid && t->pid != r->o.pid) && !(r->o.comm && strcmp(t->comm, r->o.comm)) &&
 	       !(r->o.has_uid && (!t->uid_known || t->uid != r->o.uid)) &&
-	       !(r->o.cgroup && !cgroup_matches(model__cgroup(r->model, t->cgroup), r->o.cgroup));
+	       !(r->o.cgroup && !cgroup_matches(model__cgroup(r->model, t->cgroup), r->o.cgroup)) &&
+	       !(r->o.container_arg && !container_matches(&r->containers, t->container, r->o.container));
+}
+
+/* After the read, --container matched exactly one of the file's containers.  0, or
+ * -EINVAL after a message naming those it has. */
+static int report_containers(const struct report *r)
+{
+	const struct report_containers *rc = &r->containers;
+	const char *const *v = rc->nr_matched ? rc->matched : rc->other;
+	size_t nr = rc->nr_matched ? rc->nr_matched : rc->nr_other;
+	char arg[128], list[1024];
+	size_t off = 0;
+
+	if (!r->o.container_arg || rc->nr_matched == 1)
+		return 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < MIN(nr, (size_t)REPORT_CONTAINERS_LISTED) && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", v[i]);
+	if (nr > REPORT_CONTAINERS_LISTED && off < sizeof(list))
+		snprintf(list + off, sizeof(list) - off, " and %zu more", nr - REPORT_CONTAINERS_LISTED);
+	escape__text(arg, sizeof(arg), r->o.container_arg);
+	if (rc->nr_matched)
+		fprintf(stderr, "prof report: container '%s' is ambiguous in %s: %zu containers match: %s (give more "
+			"of its id)\n", arg, r->o.input, nr, list);
+	else
+		fprintf(stderr, "prof report: %s has no samples of a container '%s'%s; %s%s\n",
+			r->o.input, arg, r->o.has_pid || r->o.has_uid || r->o.comm || r->o.cgroup ? " (with the other filters)"
+			: "", nr ? "its containers: " : "it has no samples of containers", list);
+	return -EINVAL;
 }
 
 /* The event's engine, made at its first sample.  NULL on ENOMEM. */
@@ -595,6 +649,8 @@ static int report_run(struct report *r, bool sorted)
 	}
 	say_unfinished(r);
 	warn_after_reading(r, evs, n);
+	if (report_containers(r) < 0)
+		return EXIT_PROF_USAGE;
 	return write_output(r, evs, n);
 }
 

@@ -33,19 +33,21 @@
 #include "prof/record/session.h"
 
 static const char usage[] =
-	"usage: prof top [--uid USER|--cgroup CG|--pid PID|-a] [options]\n"
+	"usage: prof top [--uid USER|--cgroup CG|--container ID|--pid PID|-a] [options]\n"
 	"\n"
 	"A live view of the scope's hottest symbols (or call chains with -g).\n"
 	"\n"
 	"  -u, --uid USER[,USER]   everything these users run (repeatable)\n"
 	"  -G, --cgroup CGROUP     everything in this cgroup v2 subtree (repeatable)\n"
+	"      --container ID      a container (id or a 12+ digit prefix; repeatable)\n"
+	"      --pod UID           a Kubernetes pod by its uid (repeatable)\n"
 	"  -p, --pid PID[,PID]     these processes and their descendants\n"
 	"  -a, --all               every task on the host\n"
 	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
 	"  -g, --call-graph        rows are call chains, not just symbols\n"
-	"  -s, --sort KEYS         comma list of uid,cgroup,pid,comm,dso,sym\n"
+	"  -s, --sort KEYS         comma list of uid,cgroup,container,pid,comm,dso,sym\n"
 	"                          (default comm,dso,sym)\n"
 	"  -d, --delay SECONDS     refresh interval (default 2)\n"
 	"  -n, --iterations N      stop after N refreshes\n"
@@ -140,6 +142,7 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 		{ "uid", required_argument, NULL, 'u' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "pid", required_argument, NULL, 'p' },
+		RECORD_SCOPE_LONGOPTS,
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
@@ -188,7 +191,8 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 		return errorf(err, errlen, "prof top does not unwind DWARF call graphs: use -g (frame pointers), "
 			      "or prof record --call-graph dwarf and then prof report -g");
 	if (!ro->all && !scope__narrowed(&ro->scope))
-		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --pid) or -a for the whole host");
+		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --container, --pod, "
+			      "--pid) or -a for the whole host");
 	/* The view shows only its --sort keys: facts it does not show are not kept
 	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
 	attribution__keep_only(&t->attr, o->view.keys, o->view.nr_keys);

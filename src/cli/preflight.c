@@ -119,7 +119,7 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 
 /*
  * Find cgroup2 (also at hybrid locations such as /sys/fs/cgroup/unified), resolve
- * --cgroup arguments, check --pid ones.  0, or an exit code after a message.
+ * --cgroup, --container and --pod arguments, check --pid ones.  0, or an exit code after a message.
  */
 static int resolve_scope(struct preflight *p, struct record_opts *o)
 {
@@ -131,8 +131,8 @@ static int resolve_scope(struct preflight *p, struct record_opts *o)
 		p->cgroup_fd = open(p->cgroup_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o->scope.nr_cgroups) {
 		if (p->cgroup_fd < 0) {
-			fprintf(stderr, "prof record: --cgroup needs a cgroup v2 hierarchy, and none is mounted "
-				"(mount -t cgroup2 none /sys/fs/cgroup/unified).\n");
+			fprintf(stderr, "prof record: --cgroup, --container and --pod need a cgroup v2 hierarchy, "
+				"and none is mounted (mount -t cgroup2 none /sys/fs/cgroup/unified).\n");
 			return EXIT_PROF_USAGE;
 		}
 		if (scope__resolve_cgroups(&o->scope, p->cgroup_fd, p->cgroup_mount, err, sizeof(err)) < 0) {

@@ -9,6 +9,7 @@
 #include "prof/cli/record_opts.h"
 #include "prof/analyze/unwinder.h"
 #include "prof/base/util.h"
+#include "prof/scope/containers.h"
 
 const char record_opts__usage[] =
 	"usage: prof [record] [options] [-- command [args...]]\n"
@@ -16,8 +17,9 @@ const char record_opts__usage[] =
 	"Record samples system-wide into a perf.data file that perf report/script read.\n"
 	"\n"
 	"  -u, --uid USER[,USER]   everything these users run (name or uid; repeatable)\n"
-	"  -G, --cgroup CGROUP     everything in this cgroup v2 subtree (path, or a unit\n"
-	"                          or slice name such as nginx.service; repeatable)\n"
+	"  -G, --cgroup CGROUP     a cgroup v2 subtree (path, or unit name; repeatable)\n"
+	"      --container ID      a container (id or a 12+ digit prefix; repeatable)\n"
+	"      --pod UID           a Kubernetes pod by its uid (repeatable)\n"
 	"  -p, --pid PID[,PID]     these processes, their threads and descendants\n"
 	"  -a, --all               record every task on the host\n"
 	"      --run-as USER|self  who runs the command (default: the --uid user)\n"
@@ -33,9 +35,8 @@ const char record_opts__usage[] =
 	"      --config FILE       configuration file (see prof.conf(5))\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"Scopes add up.  Without one (and without -a) the scope is the command's\n"
-	"process tree.  With a command, recording stops when it exits and prof exits\n"
-	"with its status; without, on Ctrl-C, SIGTERM or --duration.  See prof-record(1).\n";
+	"Scopes add up (default: the command's process tree).  prof stops when the\n"
+	"command exits (with its status), at Ctrl-C, SIGTERM or -d.  See prof-record(1).\n";
 
 void record_opts__release(struct record_opts *opts)
 {
@@ -158,6 +159,20 @@ static int parse_events(struct record_opts *opts, const char *arg, char *err, si
 	}
 }
 
+/* --container ID, --pod UID: checked now, found in the hierarchy by the preflight. */
+static int add_container(struct record_opts *opts, bool pod, const char *arg, char *err, size_t errlen)
+{
+	char id[CONTAINER_ID_LEN + 1];
+
+	if (pod && !arg[0])
+		return errorf(err, errlen, "empty pod uid");
+	if (!pod && containers__parse_id(arg, id, err, errlen) < 0)
+		return -EINVAL;
+	if (scope__add_cgroup_of(&opts->scope, pod ? SCOPE_CGROUP_POD : SCOPE_CGROUP_CONTAINER, arg) < 0)
+		return errorf(err, errlen, "out of memory");
+	return 0;
+}
+
 int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen)
 {
 	uint64_t v;
@@ -176,6 +191,9 @@ int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, 
 		if (scope__add_cgroup(&opts->scope, arg) < 0)
 			return errorf(err, errlen, "out of memory");
 		return 0;
+	case RECORD_OPT_CONTAINER:
+	case RECORD_OPT_POD:
+		return add_container(opts, c == RECORD_OPT_POD, arg, err, errlen);
 	case 'e':
 		return parse_events(opts, arg, err, errlen);
 	case 'F':
@@ -217,7 +235,8 @@ int record_opts__finish_common(struct record_opts *opts, char *err, size_t errle
 	if (opts->period_given)
 		opts->freq = 0;
 	if (opts->all && scope__narrowed(&opts->scope))
-		return errorf(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup or --pid");
+		return errorf(err, errlen, "-a records every task: it cannot be combined with --uid, --cgroup, --container, "
+			      "--pod or --pid");
 	opts->scope.all = opts->all;
 	return 0;
 }
@@ -231,6 +250,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "uid", required_argument, NULL, 'u' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "pid", required_argument, NULL, 'p' },
+		RECORD_SCOPE_LONGOPTS,
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -298,7 +318,8 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		opts->argc = argc - optind;
 	}
 	if (!opts->all && !opts->argv && !scope__narrowed(&opts->scope))
-		return errorf(err, errlen, "nothing to record: give a command after '--', a scope (--uid, --cgroup, --pid), or -a for the whole host");
+		return errorf(err, errlen, "nothing to record: give a command after '--', a scope (--uid, --cgroup, "
+			      "--container, --pod, --pid), or -a for the whole host");
 	if (opts->run_as && !opts->argv)
 		return errorf(err, errlen, "--run-as needs a command to run");
 	return 0;

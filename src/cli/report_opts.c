@@ -10,6 +10,7 @@
 #include "prof/base/util.h"
 #include "prof/cli/report_opts.h"
 #include "prof/output/keys.h"
+#include "prof/scope/containers.h"
 
 const char report_opts__usage[] =
 	"usage: prof report [-i FILE] [--sort KEYS] [filters] [--format FMT] [-g]\n"
@@ -17,9 +18,12 @@ const char report_opts__usage[] =
 	"Where the time went in a perf.data file (written by prof or perf record).\n"
 	"\n"
 	"  -i, --input FILE        the file (default perf.data)\n"
-	"  -s, --sort KEYS         any of uid,cgroup,pid,comm,dso,sym (default sym)\n"
+	"  -s, --sort KEYS         any of uid,cgroup,container,pid,comm,dso,sym\n"
+	"                          (default sym)\n"
 	"      --uid USER          only this user's samples (name or uid)\n"
 	"      --cgroup PATH       only samples in this cgroup subtree\n"
+	"      --container ID      only this container's samples (its id, or a prefix\n"
+	"                          of at least 12 hex digits)\n"
 	"      --pid PID           only this process's samples\n"
 	"      --comm NAME         only samples of this command name\n"
 	"  -F, --format FMT        text (default), folded (flame graph stacks), svg\n"
@@ -54,7 +58,7 @@ int view_opts__parse(struct view_opts *v, int c, const char *arg, char *err, siz
 	}
 }
 
-enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_NO_INLINE, OPT_EVENT };
+enum { OPT_UID = 256, OPT_CGROUP, OPT_PID, OPT_COMM, OPT_TOP, OPT_PERCENT, OPT_NO_INLINE, OPT_EVENT, OPT_CONTAINER };
 
 static int parse_format(struct report_opts *o, const char *arg, char *err, size_t errlen)
 {
@@ -71,7 +75,7 @@ static int parse_format(struct report_opts *o, const char *arg, char *err, size_
 	return errorf(err, errlen, "unknown format '%s' (text, folded, json, svg or pprof)", arg);
 }
 
-/* --uid, --pid, --comm, --cgroup: 0, -EINVAL, or -ENOENT for another option. */
+/* --uid, --pid, --comm, --cgroup, --container: 0, -EINVAL, or -ENOENT for another option. */
 static int parse_filter(struct report_opts *o, int c, const char *arg, char *err, size_t errlen)
 {
 	struct passwd *pw;
@@ -91,6 +95,11 @@ static int parse_filter(struct report_opts *o, int c, const char *arg, char *err
 		return 0;
 	case OPT_CGROUP:
 		o->cgroup = arg;
+		return 0;
+	case OPT_CONTAINER:
+		if (containers__parse_id(arg, o->container, err, errlen) < 0)
+			return -EINVAL;
+		o->container_arg = arg;
 		return 0;
 	case OPT_PID:
 		if (parse_u64(arg, 10, &v) < 0 || v == 0 || v > INT32_MAX)
@@ -158,6 +167,7 @@ int report_opts__parse(struct report_opts *o, int argc, char **argv, char *err, 
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "uid", required_argument, NULL, OPT_UID },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "container", required_argument, NULL, OPT_CONTAINER },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "top", required_argument, NULL, OPT_TOP },

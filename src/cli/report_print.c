@@ -122,10 +122,13 @@ static void json_str(const char *s)
 static void print_json_keys(const struct report *r, const struct report_event *e, const struct profile_row *row)
 {
 	char buf[1024];
-	bool dso_key = false;
+	bool dso_key = false, container_key = false;
+	const char *c;
 
-	for (size_t k = 0; k < r->o.view.nr_keys; k++)
+	for (size_t k = 0; k < r->o.view.nr_keys; k++) {
 		dso_key |= r->o.view.keys[k] == PROFILE_KEY_DSO;
+		container_key |= r->o.view.keys[k] == PROFILE_KEY_CONTAINER;
+	}
 	for (size_t k = 0; k < r->o.view.nr_keys; k++) {
 		enum profile_key key = r->o.view.keys[k];
 
@@ -150,6 +153,12 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 		keys__raw_text(row, key, r->model, e->prof, buf, sizeof(buf));
 		printf(",\"%s\":", keys__json_name(key));
 		json_str(key == PROFILE_KEY_DSO ? (row->dso ? row->dso : "") : buf);
+		/* a cgroup's row names its container too ("" for the host's) */
+		if (key == PROFILE_KEY_CGROUP && !container_key) {
+			c = model__container(r->model, row->task.cgroup);
+			printf(",\"container\":");
+			json_str(c ? c : RESOLVE_UNKNOWN);
+		}
 	}
 }
 

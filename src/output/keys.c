@@ -7,6 +7,7 @@
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/output/keys.h"
+#include "prof/scope/containers.h"
 
 static const struct {
 	const char *name, *json, *title;
@@ -18,6 +19,7 @@ static const struct {
 	[PROFILE_KEY_COMM] = { "comm", "comm", "Command", 16 },
 	[PROFILE_KEY_DSO] = { "dso", "dso", "Shared Object", 20 },
 	[PROFILE_KEY_SYM] = { "sym", "sym", "Symbol", 0 },
+	[PROFILE_KEY_CONTAINER] = { "container", "container", "Container", 12 },
 };
 
 int keys__parse(const char *arg, enum profile_key out[PROFILE_KEY__MAX], size_t *ret_nr, char *err, size_t errlen)
@@ -33,7 +35,8 @@ int keys__parse(const char *arg, enum profile_key out[PROFILE_KEY__MAX], size_t 
 			if (strlen(keys[k].name) == len && !strncmp(p, keys[k].name, len))
 				found = k;
 		if (found < 0)
-			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, pid, comm, dso, sym)",
+			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, container, pid, comm, "
+				      "dso, sym)",
 				      (int)len, p);
 		for (size_t i = 0; i < nr; i++)
 			if ((int)out[i] == found)
@@ -100,6 +103,9 @@ void keys__raw_text(const struct profile_row *row, enum profile_key k, const str
 		cg = model__cgroup(m, t->cgroup);
 		snprintf(buf, len, "%s", cg ? cg : t->cgroup ? RESOLVE_UNKNOWN : "-");
 		break;
+	case PROFILE_KEY_CONTAINER:
+		snprintf(buf, len, "%s", t->container ? t->container : RESOLVE_UNKNOWN);
+		break;
 	case PROFILE_KEY_PID:
 		snprintf(buf, len, "%d", t->pid);
 		break;
@@ -131,6 +137,14 @@ size_t keys__text(const struct profile_row *row, enum profile_key k, const struc
 	char raw[1024];
 
 	keys__raw_text(row, k, m, p, raw, sizeof(raw));
+	/* a terminal shows a container as docker ps does: the id's first 12 digits, "-"
+	 * for a host task */
+	if (k == PROFILE_KEY_CONTAINER && row->task.container) {
+		if (!row->task.container[0])
+			snprintf(raw, sizeof(raw), "-");
+		else
+			raw[CONTAINER_PREFIX_MIN] = '\0';
+	}
 	/* names come from the tasks recorded: nothing they hold may reach a terminal raw */
 	return escape__text(buf, len, raw);
 }

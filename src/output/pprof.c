@@ -20,7 +20,7 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-#define NR_LABELS 5     /* uid, user, cgroup, comm, pid */
+#define NR_LABELS 6     /* uid, user, cgroup, container, comm, pid */
 
 /* The string table: strings by index, and the index of each by its text. */
 struct strtab {
@@ -378,6 +378,9 @@ static int build_samples(struct build *b, const struct profile *p, const struct 
 		}
 		if (cg)
 			label(b, &l[nl++], "cgroup", cg, false, 0);
+		/* the id, empty for a host task (as pprof writes an empty string: index 0) */
+		if (e[i].task.container)
+			label(b, &l[nl++], "container", e[i].task.container, false, 0);
 		if (e[i].task.comm)
 			label(b, &l[nl++], "comm", e[i].task.comm, false, 0);
 		if (e[i].task.pid > 0)
@@ -415,8 +418,8 @@ static int gzip_out(int fd, const uint8_t *buf, size_t len)
 
 size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX])
 {
-	static const enum profile_key labelled[] = { PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_COMM,
-						     PROFILE_KEY_PID };
+	static const enum profile_key labelled[] = { PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_CONTAINER,
+						     PROFILE_KEY_COMM, PROFILE_KEY_PID };
 
 	memcpy(keys, labelled, sizeof(labelled));
 	return ARRAY_SIZE(labelled);

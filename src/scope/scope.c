@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "prof/sys/procfs.h"
+#include "prof/scope/containers.h"
 #include "prof/scope/scope.h"
 #include "prof/base/util.h"
 
@@ -128,7 +129,12 @@ int scope__add_pids(struct scope *s, const char *arg, char *err, size_t errlen)
 
 int scope__add_cgroup(struct scope *s, const char *arg)
 {
-	struct scope_cgroup c = { .arg = strdup(arg) };
+	return scope__add_cgroup_of(s, SCOPE_CGROUP_PATH, arg);
+}
+
+int scope__add_cgroup_of(struct scope *s, enum scope_cgroup_kind kind, const char *arg)
+{
+	struct scope_cgroup c = { .kind = kind, .arg = strdup(arg) };
 
 	if (!c.arg)
 		return -ENOMEM;
@@ -275,7 +281,12 @@ static int resolve_one(struct scope_cgroup *c, int root_fd, const char *mount, c
 	char *path = NULL;
 	int r;
 
-	if (!strncmp(a, mount, mlen) && (a[mlen] == '/' || a[mlen] == '\0')) {
+	if (c->kind != SCOPE_CGROUP_PATH) {
+		r = containers__find(root_fd, mount, c->kind == SCOPE_CGROUP_POD ? CONTAINERS_POD : CONTAINERS_CONTAINER,
+				     a, &path, err, errlen);
+		if (r < 0)
+			return r;
+	} else if (!strncmp(a, mount, mlen) && (a[mlen] == '/' || a[mlen] == '\0')) {
 		r = asprintf(&path, "/%s", a[mlen] ? a + mlen + 1 : "");
 	} else if (strchr(a, '/')) {
 		r = asprintf(&path, "%s%s", a[0] == '/' ? "" : "/", a);
@@ -326,8 +337,14 @@ void scope__describe(const struct scope *s, char *buf, size_t len)
 		if (getpwuid_r(s->uids[i], &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
 			ADD(" (%s)", res->pw_name);
 	}
-	for (size_t i = 0; i < s->nr_cgroups; i++)
-		ADD("%scgroup %s", off ? ", " : "", s->cgroups[i].path ? s->cgroups[i].path : s->cgroups[i].arg);
+	for (size_t i = 0; i < s->nr_cgroups; i++) {
+		const struct scope_cgroup *c = &s->cgroups[i];
+		if (c->kind != SCOPE_CGROUP_PATH)
+			ADD("%s%s %s (", off ? ", " : "", c->kind == SCOPE_CGROUP_POD ? "pod" : "container", c->arg);
+		ADD("%scgroup %s", off && c->kind == SCOPE_CGROUP_PATH ? ", " : "", c->path ? c->path : c->arg);
+		if (c->kind != SCOPE_CGROUP_PATH)
+			ADD(")");
+	}
 	for (size_t i = 0; i < s->nr_pids; i++)
 		ADD("%spid %d", off ? ", " : "", s->pids[i]);
 	if (s->workload)

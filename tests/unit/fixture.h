@@ -7,11 +7,15 @@
 #ifndef PROF_TESTS_UNIT_FIXTURE_H
 #define PROF_TESTS_UNIT_FIXTURE_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <criterion/criterion.h>
@@ -172,6 +176,29 @@ static inline void put_file(int dirfd, const char *path, const char *text)
 	cr_assert_geq(fd, 0, "create %s: %s", path, strerror(errno));
 	cr_assert_eq(write(fd, text, len), (ssize_t)len);
 	close(fd);
+}
+
+/* A fresh directory /tmp/prof-test-NAME-XXXXXX, its path into path: an fd of it. */
+static inline int tmpdir_open(char path[64], const char *name)
+{
+	int fd;
+
+	snprintf(path, 64, "/tmp/prof-test-%s-XXXXXX", name);
+	cr_assert_not_null(mkdtemp(path), "mkdtemp: %s", strerror(errno));
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	return fd;
+}
+
+static inline int tmpdir_rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* Remove path and all it holds. */
+static inline void tmpdir_remove(const char *path)
+{
+	nftw(path, tmpdir_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* What a for-each-cgroup walk called back with (cgroups.h). */

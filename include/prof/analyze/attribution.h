@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What a sample counts under in the engine (profile.h): its task's facts (pid,
- * uid, cgroup, comm) and its stack resolved to frames.  The one way from a sample
+ * uid, cgroup, its container, comm) and its stack resolved to frames.  The one way from a sample
  * to an entry, for prof report (samples of a file) and prof top (live ones).
  */
 #ifndef PROF_ANALYZE_ATTRIBUTION_H

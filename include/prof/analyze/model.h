@@ -71,6 +71,9 @@ const char *model__comm(const struct model *m, int32_t tid);
 bool model__uid(const struct model *m, int32_t tid, uint32_t *ret);
 /* Path of cgroup id, or NULL. */
 const char *model__cgroup(const struct model *m, uint64_t id);
+/* The container cgroup id is in (containers__of_path() of its path), interned (one
+ * pointer per id); "" for a host cgroup; NULL when the id is 0 or unknown. */
+const char *model__container(const struct model *m, uint64_t id);
 /* The kernel map's reference symbol and address (for relocation), false if none. */
 bool model__kernel_ref(const struct model *m, const char **ret_name, uint64_t *ret_addr);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The aggregation engine shared by `prof report`, `prof top` (and a daemon later):
- * samples counted per (task facts, stack), where task facts are uid, cgroup, pid and
- * comm, and a stack is a list of resolved frames (object, symbol), leaf first.
+ * samples counted per (task facts, stack), where task facts are uid, cgroup, container,
+ * pid and comm, and a stack is a list of resolved frames (object, symbol), leaf first.
  *
  * Memory is bounded: at most max_entries distinct (task, stack) keys, as many
  * distinct frames, and PROFILE_FRAMES_PER_ENTRY x max_entries frame slots in the
@@ -31,6 +31,7 @@
 /* The facts a row can group by (the --sort keys of report and top). */
 enum profile_key {
 	PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_PID, PROFILE_KEY_COMM, PROFILE_KEY_DSO, PROFILE_KEY_SYM,
+	PROFILE_KEY_CONTAINER,
 	PROFILE_KEY__MAX
 };
 
@@ -38,6 +39,7 @@ struct profile_task {
 	uint32_t uid;
 	bool uid_known;
 	uint64_t cgroup;                /* cgroup2 id, 0 when none */
+	const char *container;          /* interned: its id, "" for a host task, NULL unknown */
 	int32_t pid;
 	const char *comm;               /* interned */
 };
@@ -103,7 +105,7 @@ const struct profile_frame *profile__frames(const struct profile *p, size_t *ret
 
 /* Entries grouped by some keys: the grouped facts, the others zero. */
 struct profile_row {
-	struct profile_task task;       /* uid, cgroup, pid, comm when grouped by them */
+	struct profile_task task;       /* uid, cgroup, container, pid, comm when grouped by them */
 	const char *dso, *sym;          /* the leaf frame's, when grouped by dso or sym (a
 					 * symbol row is that symbol of that object) */
 	bool kernel;                    /* the leaf frame's, with sym */

@@ -18,7 +18,7 @@
 
 struct record_opts {
 	bool all;               /* -a: every task on the host */
-	struct scope scope;     /* --uid/--cgroup/--pid (all also mirrors -a) */
+	struct scope scope;     /* --uid/--cgroup/--container/--pod/--pid (all also mirrors -a) */
 	bool freq_max;          /* -F max */
 	uint64_t freq;          /* samples per second; 0 when a period is used */
 	uint64_t period;        /* -c */
@@ -60,10 +60,15 @@ uint64_t record_opts__max_mmap_pages(void);
 /*
  * The options prof record shares with prof top (scope, event, sampling, ring
  * buffer, --config): c is getopt's value for them ('a', 'u', 'G', 'p', 'e', 'F', 'c',
- * 'g' with fp|dwarf[,SIZE], 'm', RECORD_OPT_CONFIG).  0 when handled, -ENOENT when c is not one of
+ * 'g' with fp|dwarf[,SIZE], 'm', RECORD_OPT_CONFIG, and RECORD_SCOPE_LONGOPTS').  0 when handled, -ENOENT when c is not one of
  * them, -EINVAL with a message in err.  finish_common checks how they combine.
  */
 #define RECORD_OPT_CONFIG 300
+#define RECORD_OPT_CONTAINER 310        /* --container ID */
+#define RECORD_OPT_POD 311              /* --pod UID */
+#define RECORD_SCOPE_LONGOPTS                                                          \
+	{ "container", required_argument, NULL, RECORD_OPT_CONTAINER },                \
+	{ "pod", required_argument, NULL, RECORD_OPT_POD }
 int record_opts__parse_common(struct record_opts *opts, int c, const char *arg, char *err, size_t errlen);
 int record_opts__finish_common(struct record_opts *opts, char *err, size_t errlen);
 /*

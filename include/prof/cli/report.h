@@ -31,6 +31,16 @@ struct report_event {
 	uint64_t samples, filtered, first_time, last_time;
 };
 
+/* The containers of the file --container met, to tell it matched one (interned
+ * pointers, one per container; the first REPORT_CONTAINERS_LISTED of each kind). */
+#define REPORT_CONTAINERS_LISTED 8
+struct report_containers {
+	const char *last;               /* the last one judged, and whether it matched */
+	bool last_ok;
+	const char *matched[REPORT_CONTAINERS_LISTED], *other[REPORT_CONTAINERS_LISTED];
+	size_t nr_matched, nr_other;
+};
+
 struct report {
 	struct report_opts o;
 	struct perf_reader *reader;
@@ -45,6 +55,7 @@ struct report {
 	struct report_event *event_of[READER_MAX_ATTRS];
 	struct profile_budget budget;   /* shared by the events' engines */
 	long only;                      /* --event: the one attr reported, else -1 */
+	struct report_containers containers;
 	uint64_t lost;
 	char scope[512];
 	size_t nr_sampling;             /* the file's sampling events */

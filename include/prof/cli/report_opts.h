@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "prof/analyze/profile.h"
+#include "prof/scope/containers.h"
 
 /* The options of the engine's view, the same in report and top: --sort, --max-stacks. */
 struct view_opts {
@@ -48,6 +49,8 @@ struct report_opts {
 	int32_t pid;
 	const char *comm;
 	const char *cgroup;
+	const char *container_arg;      /* --container as given (NULL: none) */
+	char container[CONTAINER_ID_LEN + 1];   /* ... the id prefix it gives */
 };
 
 /* Parse argv; -EINVAL with err; 1 for --help. */

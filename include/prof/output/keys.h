@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The row keys of prof report and prof top (--sort uid,cgroup,pid,comm,dso,sym):
+ * The row keys of prof report and prof top (--sort uid,cgroup,container,pid,comm,dso,sym):
  * their names, column titles and widths, and the text of a row's key.
  */
 #ifndef PROF_OUTPUT_KEYS_H
@@ -25,14 +25,15 @@ unsigned int keys__width(enum profile_key k);
 /*
  * The text of row's key k, raw (as the recorded tasks named things: for JSON): the
  * user's name (else the uid, "[unknown]"), the cgroup's path (m; "-" for none), the
- * pid, the comm, the object's base name, "[k] sym" or "[.] sym" (followed by
+ * container's id ("" for a host task, "[unknown]" when its cgroup is), the pid, the comm, the object's base name, "[k] sym" or "[.] sym" (followed by
  * " (/path/of/object)" when another row has that name in another object), and for a row of
  * a whole stack (profile__rows' by_stack) its chain "leaf <- caller <- ..." (p).
  */
 void keys__raw_text(const struct profile_row *row, enum profile_key k, const struct model *m,
 		    const struct profile *p, char *buf, size_t len);
 
-/* The same through escape__text(), for a terminal.  Returns its length. */
+/* The same through escape__text(), for a terminal (a container's id shortened to
+ * CONTAINER_PREFIX_MIN digits, "-" for a host task).  Returns its length. */
 size_t keys__text(const struct profile_row *row, enum profile_key k, const struct model *m,
 		  const struct profile *p, char *buf, size_t len);
 

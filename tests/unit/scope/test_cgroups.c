@@ -27,22 +27,14 @@ static struct {
 static void setup(void)
 {
 	memset(&fx, 0, sizeof(fx));
-	strcpy(fx.root, "/tmp/prof-test-cgroups-XXXXXX");
-	cr_assert_not_null(mkdtemp(fx.root));
-	fx.fd = open(fx.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	cr_assert_geq(fx.fd, 0);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
+	fx.fd = tmpdir_open(fx.root, "cgroups");
 }
 
 static void teardown(void)
 {
 	cgroups__free(fx.c);
 	close(fx.fd);
-	nftw(fx.root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir_remove(fx.root);
 }
 
 TestSuite(cgroups, .init = setup, .fini = teardown);
