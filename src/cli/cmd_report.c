@@ -23,6 +23,7 @@
 #include "prof/base/strset.h"
 #include "prof/base/util.h"
 #include "prof/cli/commands.h"
+#include "prof/cli/daemon_report.h"
 #include "prof/cli/report_opts.h"
 #include "prof/output/folded.h"
 #include "prof/output/keys.h"
@@ -558,12 +559,15 @@ static int write_output(struct report *r)
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
+	struct daemon_query dq = { 0 };         /* --daemon: profd's history instead of a file */
 	_cleanup_close_ int in_fd = -1;
 	char errbuf[512], in_path[64];
 	bool sorted = false;
 	int err, ret = EXIT_PROF_FAIL;
 
-	err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
+	err = daemon_query__take_opts(&dq, &argc, argv, errbuf, sizeof(errbuf));
+	if (!err)
+		err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
 	if (err == 1) {
 		fputs(report_opts__usage, stdout);
 		return EXIT_PROF_OK;
@@ -572,10 +576,13 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: %s\n", errbuf);
 		return EXIT_PROF_USAGE;
 	}
-	in_fd = open_input(r.o.input, in_path, sizeof(in_path));
+	in_fd = dq.on ? daemon_query__open(&dq, &r.o, in_path, sizeof(in_path))
+		      : open_input(r.o.input, in_path, sizeof(in_path));
 	if (in_fd < 0 || report_open(&r, in_path, &sorted) < 0)
 		goto out;
 	err = read_all(&r, sorted);
+	if (!err && dq.on)
+		err = daemon_query__fill(&dq, r.prof, r.model, &r.comms, &r.first_time, &r.last_time);
 	if (err < 0) {
 		if (err == -ENOMEM)
 			fprintf(stderr, "prof report: %s: out of memory\n", r.o.input);
@@ -588,5 +595,6 @@ int cmd_report(int argc, char **argv)
 	ret = write_output(&r);
 out:
 	report_close(&r);
+	daemon_query__release(&dq);
 	return ret;
 }

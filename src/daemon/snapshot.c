@@ -21,7 +21,7 @@ void snap_out__release(struct snap_out *o)
 	*o = (struct snap_out){ 0 };
 }
 
-static void put(struct snap_out *o, const void *p, size_t n)
+void snapshot__put_raw(struct snap_out *o, const void *p, size_t n)
 {
 	if (o->err)
 		return;
@@ -36,12 +36,12 @@ static void put(struct snap_out *o, const void *p, size_t n)
 /* x86-64 and every target prof builds for are little-endian: the bytes as they are. */
 static void put32(struct snap_out *o, uint32_t v)
 {
-	put(o, &v, 4);
+	snapshot__put_raw(o, &v, 4);
 }
 
 static void put64(struct snap_out *o, uint64_t v)
 {
-	put(o, &v, 8);
+	snapshot__put_raw(o, &v, 8);
 }
 
 /* Start a record; its length is filled in and its CRC appended by end(). */
@@ -76,7 +76,7 @@ void snapshot__put_text(struct snap_out *o, enum snap_type type, const char *tex
 {
 	size_t at = begin(o, type);
 
-	put(o, text, MIN(len, (size_t)SNAP_MAX_TEXT));
+	snapshot__put_raw(o, text, MIN(len, (size_t)SNAP_MAX_TEXT));
 	end(o, at);
 }
 
@@ -94,13 +94,13 @@ static void put_items_of(struct snap_out *o, const struct dict *d, enum dict_kin
 		switch (k) {
 		case DICT_STR:
 			s = dict__str_get(d, (uint32_t)i, &n);
-			put(o, s, n);
+			snapshot__put_raw(o, s, n);
 			break;
 		case DICT_OBJ:
 			ob = dict__obj_get(d, (uint32_t)i);
 			put32(o, ob->path);
-			put(o, (uint8_t[4]){ ob->kind, ob->has_stat, ob->build_id_len, 0 }, 4);
-			put(o, ob->build_id, sizeof(ob->build_id));
+			snapshot__put_raw(o, (uint8_t[4]){ ob->kind, ob->has_stat, ob->build_id_len, 0 }, 4);
+			snapshot__put_raw(o, ob->build_id, sizeof(ob->build_id));
 			put32(o, ob->mode);
 			put32(o, ob->uid);
 			put32(o, ob->gid);
@@ -115,7 +115,7 @@ static void put_items_of(struct snap_out *o, const struct dict *d, enum dict_kin
 		case DICT_STACK:
 			ids = dict__stack_get(d, (uint32_t)i, &n);
 			put32(o, (uint32_t)n);
-			put(o, ids, n * sizeof(*ids));
+			snapshot__put_raw(o, ids, n * sizeof(*ids));
 			break;
 		case DICT_TASK:
 			t = dict__task_get(d, (uint32_t)i);

@@ -55,6 +55,8 @@ struct snap_cursor {
 };
 
 void snap_out__release(struct snap_out *o);
+/* Bytes as they are (not a record: the socket's headers). */
+void snapshot__put_raw(struct snap_out *o, const void *p, size_t n);
 
 /* A SEG or META record of text. */
 void snapshot__put_text(struct snap_out *o, enum snap_type type, const char *text, size_t len);
