@@ -18,6 +18,7 @@
 #include <termios.h>
 
 #include "prof/cli/commands.h"
+#include "prof/cli/daemon_top.h"
 #include "prof/base/escape.h"
 #include "prof/analyze/model_reaper.h"
 #include "prof/analyze/attribution.h"
@@ -433,6 +434,8 @@ int cmd_top(int argc, char **argv)
 	char errbuf[1400];
 	int err, ret = EXIT_PROF_FAIL;
 
+	if (daemon_top__wanted(argc, argv))
+		return daemon_top__run(argc, argv);     /* profd's history, no session */
 	record_opts__init(&t.ro);
 	preflight__init(&t.pf);
 	err = parse_opts(&t, argc, argv, errbuf, sizeof(errbuf));
