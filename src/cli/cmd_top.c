@@ -395,6 +395,7 @@ static int top_start(struct top *t)
 	struct session_error e = { 0 };
 	int err;
 
+	cfg.live = true;        /* no file: no list of every task with samples */
 	t->model = model__new();
 	t->syms = symbols__new();
 	t->jit = jitmap__new("/tmp");

@@ -194,8 +194,10 @@ static int start_session(struct profd *p)
 	struct session_config cfg = preflight__session(&p->pf, &p->ro, 0, sampler__sink, p->sampler);
 	const struct events_info *info;
 	struct session_error e = { 0 };
-	int err = session__new(&cfg, &p->session, &e);
+	int err;
 
+	cfg.live = true;
+	err = session__new(&cfg, &p->session, &e);
 	if (err == 0)
 		err = session__start(p->session, &e);
 	if (err < 0) {

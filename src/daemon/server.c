@@ -18,6 +18,7 @@
 
 #define MAX_EVENTS 64
 #define LISTEN_BACKLOG 4096
+#define SEND_BUFFER (64 << 10)
 
 enum conn_state { READING, WRITING };
 
@@ -205,6 +206,9 @@ static int add_conn(struct server *s, int fd, const struct server_peer *p, uint6
 
 	if (!c)
 		return -ENOMEM;
+	/* a client that does not read holds this much of the kernel's memory, no more;
+	 * the rest of its answer waits here, counted in answers_memory_max */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &(int){ SEND_BUFFER }, sizeof(int));
 	c->fd = fd;
 	c->peer = *p;
 	c->want = PROTOCOL_REQUEST_HDR;
