@@ -62,6 +62,7 @@ struct sampler {
 	uint64_t unattributed_seen;     /* the session's count at the last close */
 	uint64_t last_mono;
 	struct sampler_stats st;
+	uint64_t coarse_told;            /* st.coarse as the last tick returned it */
 };
 
 uint64_t sampler__realtime_ns(void)
@@ -421,8 +422,17 @@ int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
 	/* realtime may step (NTP): the offset is measured again at every turn */
 	s->rt_off = rt - mono_now;
 	s->last_mono = mono_now;
+	uint64_t made;
+	int err;
+
 	model_reaper__reap(&s->reaper, s->model, mono_now > FORGET_AFTER_NS ? mono_now - CLOSE_SLACK_NS : 0);
-	return rt > CLOSE_SLACK_NS ? close_before(s, rt - CLOSE_SLACK_NS, unattributed) : 0;
+	err = rt > CLOSE_SLACK_NS ? close_before(s, rt - CLOSE_SLACK_NS, unattributed) : 0;
+	if (err < 0)
+		return err;
+	/* spans are mostly closed by a later sample, in the sink: count those too */
+	made = s->st.coarse - s->coarse_told;
+	s->coarse_told = s->st.coarse;
+	return (int)MIN(made, (uint64_t)INT32_MAX);
 }
 
 int sampler__finish(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
