@@ -87,7 +87,8 @@ static int list_segments(struct store *s)
 		s->next_seq = MAX(s->next_seq, seq + 1);
 	}
 	closedir(d);
-	qsort(s->segs, s->nr_segs, sizeof(*s->segs), cmp_seg);
+	if (s->nr_segs)         /* qsort of NULL is undefined, even for none */
+		qsort(s->segs, s->nr_segs, sizeof(*s->segs), cmp_seg);
 	return 0;
 }
 

@@ -96,6 +96,19 @@ grep -q hot-beta "$TMP/rootb" && ! grep -q alpha "$TMP/rootb" || fail "root --ui
 grep -q hot-alpha "$TMP/rootcg" && ! grep -q hot-beta "$TMP/rootcg" || fail "root --cgroup tenant-a: $(head "$TMP/rootcg")"
 pass "root gets both; --uid and --cgroup select one"
 
+# prof daemon status: the sampling and the span for everyone, host-wide counts for root
+as_user profda "$PUB_PROF" daemon status --socket "$SOCK" >"$TMP/st.a" 2>"$TMP/err" || fail "status as profda: $(cat "$TMP/err")"
+grep -q "^profd at $SOCK: up [0-9]* s, cpu-clock at 19 Hz per CPU, call chains, follows set\*uid()" "$TMP/st.a" &&
+	grep -q '^history: ' "$TMP/st.a" || fail "profda's status: $(cat "$TMP/st.a")"
+grep -qE '^(samples|memory|disk|clients|profd itself):' "$TMP/st.a" && fail "profda gets the host's counts: $(cat "$TMP/st.a")"
+as_user profda "$PUB_PROF" daemon status --raw --socket "$SOCK" | grep -qE '^(samples|clients|disk_dir|rss_bytes) ' &&
+	fail "profda's raw status has the host's counts"
+"$PROF" daemon status --socket "$SOCK" >"$TMP/st.root" || fail "status as root"
+for k in samples memory disk clients "profd itself"; do
+	grep -q "^$k: " "$TMP/st.root" || fail "root's status lacks '$k:': $(cat "$TMP/st.root")"
+done
+pass "prof daemon status: $(head -n 1 "$TMP/st.a" | cut -c1-60)...; host-wide lines for root only"
+
 # the live view, asked while both ran
 grep -qE 'profda +hot-alpha' "$TMP/top.a" || fail "top --daemon as profda lacks hot-alpha: $(head -20 "$TMP/top.a")"
 grep -qE 'hot-beta|profdb' "$TMP/top.a" && fail "top --daemon as profda shows profdb's program"
