@@ -153,6 +153,22 @@ static void meta_of(const struct daemon_settings *s, const struct view_identity 
 	snprintf(m->osrelease, sizeof(m->osrelease), "%s", s->osrelease);
 }
 
+/* The end of the newest fine bucket, or now when there is none, or it is in the future,
+ * or more than 10 s old (the sampling stalled: the window is not moved back to it). */
+static uint64_t newest_fine_end(struct history *h, uint64_t now)
+{
+	uint64_t end = now, last;
+	size_t n;
+
+	history__rlock(h);
+	n = history__nr(h, true);
+	last = n ? history__at(h, true, n - 1)->h.end_ns : now;
+	if (last < now && now - last <= 10000000000ull)
+		end = last;
+	history__runlock(h);
+	return end;
+}
+
 static void answer_query(struct daemon *d, const struct daemon_settings *s, const struct view_identity *id,
 			 struct protocol_request *r, struct snap_out *out)
 {
@@ -164,8 +180,14 @@ static void answer_query(struct daemon *d, const struct daemon_settings *s, cons
 	uint64_t len;
 	int e;
 
-	if (r->has_since)
-		r->q.from = r->since < now ? now - r->since : 0;
+	if (r->has_since) {
+		/* the last `since` of what was sampled: back from the newest closed second,
+		 * which lags now by the close's slack (more on a loaded host), so that
+		 * `since=1s` is never a window with no bucket closed in it yet */
+		uint64_t end = newest_fine_end(d->history, now);
+
+		r->q.from = r->since < end ? end - r->since : 0;
+	}
 	if (!r->has_until)
 		r->q.until = now;
 	e = view__build(d->history, id, &r->q, &a, err, sizeof(err));
