@@ -44,7 +44,7 @@ sleep 2         # the last fine bucket closes about a second after its end
 ask() {         # ask USER ARGS...: prof report --daemon as USER into $TMP/out
 	local u=$1
 	shift
-	as_user "$u" "$PUB_PROF" report --daemon --socket "$SOCK" --since 5m "$@" >"$TMP/out" 2>"$TMP/err"
+	as_user "$u" "$PUB_PROF" report --daemon --socket "$SOCK" --since 1m "$@" >"$TMP/out" 2>"$TMP/err"
 }
 ask profda --sort uid,comm,cgroup,sym || fail "profda's report: $(cat "$TMP/err")"
 cp "$TMP/out" "$TMP/a.text"
@@ -62,7 +62,7 @@ for fmt in "-F json --sort uid,comm,cgroup,sym" "-F folded -g" "-F svg -g"; do
 	grep -qE 'hot-beta|profdb|tenant-b' "$TMP/out" && fail "profda $fmt names profdb's program or cgroup"
 done
 mkdir "$TMP/a-out" && chown profda "$TMP/a-out" || fail "mkdir $TMP/a-out"
-as_user profda "$PUB_PROF" report --daemon --socket "$SOCK" --since 5m -F pprof -g -o "$TMP/a-out/a.pb.gz" 2>"$TMP/err" ||
+as_user profda "$PUB_PROF" report --daemon --socket "$SOCK" --since 1m -F pprof -g -o "$TMP/a-out/a.pb.gz" 2>"$TMP/err" ||
 	fail "profda -F pprof: $(cat "$TMP/err")"
 if command -v go >/dev/null; then
 	HOME=$TMP go tool pprof -raw "$TMP/a-out/a.pb.gz" >"$TMP/a.raw" 2>"$TMP/err" || fail "go tool pprof: $(cat "$TMP/err")"
@@ -87,12 +87,12 @@ grep -qE 'hot-beta|profdb' "$TMP/out" && fail "the refusal still printed profdb'
 pass "profda --uid profdb: $(head -n 1 "$TMP/err")"
 
 # root gets both; --uid selects one
-"$PROF" report --daemon --socket "$SOCK" --since 5m --sort uid,comm >"$TMP/root" 2>"$TMP/err" || fail "root: $(cat "$TMP/err")"
+"$PROF" report --daemon --socket "$SOCK" --since 1m --sort uid,comm >"$TMP/root" 2>"$TMP/err" || fail "root: $(cat "$TMP/err")"
 grep -qE 'profda +hot-alpha' "$TMP/root" && grep -qE 'profdb +hot-beta' "$TMP/root" && grep -qE 'profda +gone-alpha' "$TMP/root" ||
 	fail "root does not get both users' programs: $(head -20 "$TMP/root")"
-"$PROF" report --daemon --socket "$SOCK" --since 5m --sort uid,comm --uid profdb >"$TMP/rootb" 2>"$TMP/err" || fail "root --uid"
+"$PROF" report --daemon --socket "$SOCK" --since 1m --sort uid,comm --uid profdb >"$TMP/rootb" 2>"$TMP/err" || fail "root --uid"
 grep -q hot-beta "$TMP/rootb" && ! grep -q alpha "$TMP/rootb" || fail "root --uid profdb: $(head "$TMP/rootb")"
-"$PROF" report --daemon --socket "$SOCK" --since 5m --sort comm --cgroup "${CG#$root}/tenant-a" >"$TMP/rootcg" 2>"$TMP/err" || fail "root --cgroup"
+"$PROF" report --daemon --socket "$SOCK" --since 1m --sort comm --cgroup "${CG#$root}/tenant-a" >"$TMP/rootcg" 2>"$TMP/err" || fail "root --cgroup"
 grep -q hot-alpha "$TMP/rootcg" && ! grep -q hot-beta "$TMP/rootcg" || fail "root --cgroup tenant-a: $(head "$TMP/rootcg")"
 pass "root gets both; --uid and --cgroup select one"
 
