@@ -61,6 +61,11 @@ bool idmap__get(const struct idmap *m, uint64_t key, uint32_t *ret_value)
 	return true;
 }
 
+bool idmap__remove(struct idmap *m, uint64_t key)
+{
+	return hashtable__remove(&m->t, hash__u64(key), &key);
+}
+
 size_t idmap__size(const struct idmap *m)
 {
 	return hashtable__size(&m->t);

@@ -16,6 +16,7 @@
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/cli/commands.h"
+#include "prof/cli/daemon_report.h"
 #include "prof/cli/report.h"
 #include "prof/output/folded.h"
 #include "prof/output/pprof.h"
@@ -626,12 +627,28 @@ static int write_output(struct report *r, struct report_event *const *evs, size_
 	return err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
 }
 
-/* Read the file, then write what it holds.  An exit code. */
-static int report_run(struct report *r, bool sorted)
+/* prof report --daemon: the answer's entries into the engine of the header's one event. */
+static int fill_from_daemon(struct report *r, struct daemon_query *dq)
+{
+	struct report_event *e = perf_reader__nr_attrs(r->reader) ? event_of(r, perf_reader__attr(r->reader, 0)) : NULL;
+	int err;
+
+	if (!e)
+		return -ENOMEM;
+	err = daemon_query__fill(dq, e->prof, r->model, &r->comms, &e->first_time, &e->last_time);
+	e->samples = profile__stats(e->prof)->samples;
+	return err;
+}
+
+/* Read the file (or the daemon's answer), then write what it holds.  An exit code. */
+static int report_run(struct report *r, bool sorted, struct daemon_query *dq)
 {
 	struct report_event *evs[READER_MAX_ATTRS];
 	size_t n;
 	int err = read_all(r, sorted);
+
+	if (!err && dq)
+		err = fill_from_daemon(r, dq);
 
 	if (err < 0) {
 		if (err == -ENOMEM)
@@ -657,13 +674,16 @@ static int report_run(struct report *r, bool sorted)
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
+	struct daemon_query dq = { 0 };         /* --daemon: profd's history instead of a file */
 	_cleanup_close_ int in_fd = -1;
 	char errbuf[512], in_path[64];
 	bool sorted = false;
 	int err, ret = EXIT_PROF_FAIL;
 
 	r.only = -1;
-	err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
+	err = daemon_query__take_opts(&dq, &argc, argv, errbuf, sizeof(errbuf));
+	if (!err)
+		err = report_opts__parse(&r.o, argc, argv, errbuf, sizeof(errbuf));
 	if (err == 1) {
 		fputs(report_opts__usage, stdout);
 		return EXIT_PROF_OK;
@@ -672,9 +692,11 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: %s\n", errbuf);
 		return EXIT_PROF_USAGE;
 	}
-	in_fd = open_input(r.o.input, in_path, sizeof(in_path));
+	in_fd = dq.on ? daemon_query__open(&dq, &r.o, in_path, sizeof(in_path))
+		      : open_input(r.o.input, in_path, sizeof(in_path));
 	if (in_fd >= 0 && report_open(&r, in_path, &sorted) == 0)
-		ret = pick_event(&r) < 0 ? EXIT_PROF_USAGE : report_run(&r, sorted);
+		ret = pick_event(&r) < 0 ? EXIT_PROF_USAGE : report_run(&r, sorted, dq.on ? &dq : NULL);
 	report_close(&r);
+	daemon_query__release(&dq);
 	return ret;
 }

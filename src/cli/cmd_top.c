@@ -18,9 +18,9 @@
 #include <termios.h>
 
 #include "prof/cli/commands.h"
+#include "prof/cli/daemon_top.h"
 #include "prof/base/escape.h"
-#include "prof/base/idmap.h"
-#include "prof/base/linger.h"
+#include "prof/analyze/model_reaper.h"
 #include "prof/analyze/attribution.h"
 #include "prof/analyze/profile.h"
 #include "prof/cli/report_opts.h"
@@ -93,9 +93,7 @@ struct top {
 	bool tio_saved;
 	uint64_t interval_start;
 	char scope[512];
-	struct linger exits;            /* key pid << 32 | tid, tag the seq at the exit */
-	uint32_t seq;                   /* counts EXITs and FORKs */
-	struct idmap *forked;           /* tid -> seq of its last FORK: a reused tid is not forgotten */
+	struct model_reaper reaper;     /* the model forgets exited tasks */
 };
 
 enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS };
@@ -215,26 +213,6 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 	return attribution__add(&t->attr, &s) < 0 ? -ENOMEM : 0;
 }
 
-static int remember_exit(struct top *t, const struct perf_record_fork *e)
-{
-	return linger__add(&t->exits, (uint64_t)e->pid << 32 | e->tid, e->time, ++t->seq);
-}
-
-/* The model forgets tasks that exited a while ago (their teardown samples are in). */
-static void forget_exited(struct top *t, uint64_t now)
-{
-	struct linger_entry e;
-
-	while (linger__expire(&t->exits, now, &e)) {
-		int32_t pid = (int32_t)(e.key >> 32), tid = (int32_t)(uint32_t)e.key;
-		uint32_t fork_seq;
-
-		/* unless the tid was given to a new task since */
-		if (!idmap__get(t->forked, (uint64_t)(uint32_t)tid, &fork_seq) || fork_seq < e.tag)
-			model__forget(t->model, pid, tid);
-	}
-}
-
 /* What passes the scope: samples to the engine, sideband to the model. */
 static int sink(const void *rec, size_t len, void *ctx)
 {
@@ -245,10 +223,7 @@ static int sink(const void *rec, size_t len, void *ctx)
 		return on_sample(t, ev);
 	if (ev->type == PERF_RECORD_FINISHED_ROUND)
 		return 0;
-	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_record_fork))
-		return remember_exit(t, rec);
-	if (ev->type == PERF_RECORD_FORK && ev->size >= sizeof(struct perf_record_fork) &&
-	    idmap__set(t->forked, (uint64_t)((const struct perf_record_fork *)rec)->tid, ++t->seq) < 0)
+	if (model_reaper__note(&t->reaper, ev) < 0)
 		return -ENOMEM;
 	return model__process(t->model, ev);
 }
@@ -402,7 +377,7 @@ static int top_loop(struct top *t)
 		if (read_keys(t))
 			break;
 		now = clock_mono_ns();
-		forget_exited(t, now);
+		model_reaper__reap(&t->reaper, t->model, now);
 		if (now < next)
 			continue;
 		err = render(t, now);
@@ -426,13 +401,12 @@ static int top_start(struct top *t)
 	struct session_error e = { 0 };
 	int err;
 
+	cfg.live = true;        /* no file: no list of every task with samples */
 	t->model = model__new();
 	t->syms = symbols__new();
 	t->jit = jitmap__new("/tmp");
 	t->prof = profile__new(t->o.view.max_stacks);
-	t->forked = idmap__new();
-	linger__init(&t->exits, TOP_FORGET_AFTER_NS);
-	if (!t->model || !t->syms || !t->prof || !t->forked) {
+	if (!t->model || !t->syms || !t->prof || model_reaper__init(&t->reaper, TOP_FORGET_AFTER_NS) < 0) {
 		fprintf(stderr, "prof top: out of memory\n");
 		return -ENOMEM;
 	}
@@ -467,6 +441,8 @@ int cmd_top(int argc, char **argv)
 	char errbuf[1400];
 	int err, ret = EXIT_PROF_FAIL;
 
+	if (daemon_top__wanted(argc, argv))
+		return daemon_top__run(argc, argv);     /* profd's history, no session */
 	record_opts__init(&t.ro);
 	preflight__init(&t.pf);
 	err = parse_opts(&t, argc, argv, errbuf, sizeof(errbuf));
@@ -509,7 +485,6 @@ out:
 	jitmap__free(t.jit);
 	model__free(t.model);
 	strset__release(&t.names);
-	linger__release(&t.exits);
-	idmap__free(t.forked);
+	model_reaper__release(&t.reaper);
 	return ret;
 }

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -15,11 +16,28 @@
 #include "prof/cli/record_opts.h"
 #include "prof/base/util.h"
 
+/* ---- [daemon] -------------------------------------------------------------------- */
+
+/* profd's defaults: the rate and spans measured for the closing note (docs/DESIGN.md). */
+static void daemon_defaults(struct prof_daemon_config *d)
+{
+	*d = (struct prof_daemon_config){ .freq = 19, .callchain = true, .mmap_pages = 64, .bucket = 10,
+					  .fine_span = 300, .history = 3600, .memory_max = 32 << 20,
+					  .disk_max = 256 << 20, .answers_memory_max = 64 << 20,
+					  .bucket_max_stacks = 20000, .fsync = true, .max_clients = 256,
+					  .max_clients_per_uid = 16, .client_timeout = 5 };
+	strcpy(d->event, "cpu-clock");
+	strcpy(d->state_dir, "/var/lib/prof");
+	strcpy(d->socket, "/run/prof/profd.sock");
+	strcpy(d->user, "prof");
+}
+
 void config__defaults(struct prof_config *c)
 {
 	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128,
 				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY };
 	strcpy(c->output, "perf.data");
+	daemon_defaults(&c->daemon);
 }
 
 struct parse_ctx {
@@ -70,6 +88,128 @@ static int copy(char *dst, size_t len, const char *v)
 	return 0;
 }
 
+/* An event name prof record -e accepts (record's and the daemon's). */
+static int set_event(struct parse_ctx *x, char *dst, size_t len, const char *value)
+{
+	struct event_spec e;
+
+	if (event_spec__parse(value, &e) < 0)
+		return bad(x, "unknown event '%s'", value);
+	return copy(dst, len, value) < 0 ? bad(x, "event name too long") : 1;
+}
+
+static int set_pages(struct parse_ctx *x, unsigned int *dst, const char *value)
+{
+	uint64_t u;
+
+	if (parse_uint(value, 1, record_opts__max_mmap_pages(), &u) < 0 || (u & (u - 1)))
+		return bad(x, "bad mmap_pages '%s' (a power of two from 1 to %" PRIu64 ")", value,
+			   record_opts__max_mmap_pages());
+	*dst = (unsigned int)u;
+	return 1;
+}
+
+/* "32M": bytes, with K, M or G (powers of 1024). */
+static int parse_size(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	char num[32];
+	size_t n = strlen(v);
+	unsigned int shift = 0;
+	uint64_t x;
+
+	if (n && strchr("KMG", v[n - 1] & ~0x20)) {
+		shift = (v[n - 1] & ~0x20) == 'K' ? 10 : (v[n - 1] & ~0x20) == 'M' ? 20 : 30;
+		n--;
+	}
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	if (parse_u64(num, 10, &x) < 0 || x > (max >> shift) || (x << shift) < min)
+		return -EINVAL;
+	*ret = x << shift;
+	return 0;
+}
+
+enum daemon_key_kind { DK_UINT, DK_SIZE, DK_BOOL, DK_STR };
+
+/* The [daemon] keys: where each goes, its bounds and what a bad value is told. */
+static const struct daemon_key {
+	const char *name;
+	enum daemon_key_kind kind;
+	size_t off, size;               /* in struct prof_daemon_config; size of a string */
+	uint64_t min, max;
+	const char *what;
+} daemon_keys[] = {
+#define DK(n, k, f, lo, hi, w) { #n, k, offsetof(struct prof_daemon_config, f), \
+				 sizeof(((struct prof_daemon_config *)0)->f), lo, hi, w }
+	DK(frequency, DK_UINT, freq, 1, 100000, "samples per second per CPU, 1 to 100000"),
+	DK(bucket, DK_UINT, bucket, 1, 3600, "seconds, 1 to 3600, dividing 3600"),
+	DK(fine_span, DK_UINT, fine_span, 2, 86400, "seconds of 1 s buckets, at least two buckets"),
+	DK(history, DK_UINT, history, 60, 31 * 86400, "seconds of history, 60 to 2678400"),
+	DK(memory_max, DK_SIZE, memory_max, 1 << 20, UINT64_C(1) << 40, "bytes (K, M, G), at least 1M"),
+	DK(disk_max, DK_SIZE, disk_max, 1 << 16, UINT64_C(1) << 42, "bytes (K, M, G), at least 64K"),
+	DK(answers_memory_max, DK_SIZE, answers_memory_max, 1 << 20, UINT64_C(1) << 40, "bytes (K, M, G), at least 1M"),
+	DK(bucket_max_stacks, DK_UINT, bucket_max_stacks, 1, 100000000, "distinct (task, stack) keys, 1 to 100000000"),
+	DK(max_clients, DK_UINT, max_clients, 1, 65536, "connections, 1 to 65536"),
+	DK(max_clients_per_uid, DK_UINT, max_clients_per_uid, 1, 65536, "connections, 1 to 65536"),
+	DK(client_timeout, DK_UINT, client_timeout, 1, 3600, "seconds, 1 to 3600"),
+	DK(callchain, DK_BOOL, callchain, 0, 1, "yes or no"),
+	DK(fsync, DK_BOOL, fsync, 0, 1, "yes or no"),
+	DK(state_dir, DK_STR, state_dir, 0, 0, "an absolute path"),
+	DK(socket, DK_STR, socket, 0, 0, "an absolute path of at most 107 bytes"),
+	DK(user, DK_STR, user, 0, 0, "a user name"),
+#undef DK
+};
+
+static int daemon_key(struct parse_ctx *x, const char *name, const char *value)
+{
+	struct prof_daemon_config *d = &x->c->daemon;
+	uint64_t u;
+	bool b;
+
+	if (!x->allow_policy)
+		return bad(x, "[daemon] may only be set in the system configuration");
+	if (!strcmp(name, "event"))
+		return set_event(x, d->event, sizeof(d->event), value);
+	if (!strcmp(name, "mmap_pages"))
+		return set_pages(x, &d->mmap_pages, value);
+	for (size_t i = 0; i < sizeof(daemon_keys) / sizeof(daemon_keys[0]); i++) {
+		const struct daemon_key *k = &daemon_keys[i];
+		char *at = (char *)d + k->off;
+
+		if (strcmp(name, k->name))
+			continue;
+		if ((k->kind == DK_UINT && parse_uint(value, k->min, k->max, &u) < 0) ||
+		    (k->kind == DK_SIZE && parse_size(value, k->min, k->max, &u) < 0) ||
+		    (k->kind == DK_BOOL && parse_bool(value, &b) < 0) ||
+		    (k->kind == DK_STR && ((value[0] != '/' && strcmp(name, "user")) || !value[0] ||
+					   copy(at, k->size, value) < 0)))
+			return bad(x, "bad %s '%s' (%s)", name, value, k->what);
+		if (k->kind == DK_UINT || k->kind == DK_SIZE)
+			memcpy(at, &u, sizeof(u));
+		else if (k->kind == DK_BOOL)
+			memcpy(at, &b, sizeof(b));
+		return 1;
+	}
+	return bad(x, "unknown key '%s' in [daemon]", name);
+}
+
+/* How the [daemon] keys must fit together; 0 or -EINVAL with err set. */
+static int daemon_check(const struct prof_daemon_config *d, const char *filename, char *err, size_t errlen)
+{
+	const char *why = 3600 % d->bucket ? "bucket must divide 3600 (buckets start on the hour)"
+			  : d->fine_span < 2 * d->bucket ? "fine_span must be at least two buckets"
+			  : d->fine_span > d->history ? "fine_span must not be longer than history"
+			  : d->history < d->bucket ? "history must be at least one bucket" : NULL;
+
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s: [daemon]: %s (bucket %" PRIu64 ", fine_span %" PRIu64 ", history %" PRIu64 ")",
+		 filename, why, d->bucket, d->fine_span, d->history);
+	return -EINVAL;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *x = user;
@@ -78,12 +218,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	bool b;
 
 	if (!strcmp(section, "record")) {
-		if (!strcmp(name, "event")) {
-			struct event_spec e;
-			if (event_spec__parse(value, &e) < 0)
-				return bad(x, "unknown event '%s'", value);
-			return copy(c->event, sizeof(c->event), value) < 0 ? bad(x, "event name too long") : 1;
-		}
+		if (!strcmp(name, "event"))
+			return set_event(x, c->event, sizeof(c->event), value);
 		if (!strcmp(name, "frequency")) {
 			if (parse_uint(value, 1, 1000000, &u) < 0)
 				return bad(x, "bad frequency '%s' (samples per second, 1 to 1000000)", value);
@@ -96,13 +232,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			c->callchain = b;
 			return 1;
 		}
-		if (!strcmp(name, "mmap_pages")) {
-			if (parse_uint(value, 1, record_opts__max_mmap_pages(), &u) < 0 || (u & (u - 1)))
-				return bad(x, "bad mmap_pages '%s' (a power of two from 1 to %" PRIu64 ")", value,
-					   record_opts__max_mmap_pages());
-			c->mmap_pages = (unsigned int)u;
-			return 1;
-		}
+		if (!strcmp(name, "mmap_pages"))
+			return set_pages(x, &c->mmap_pages, value);
 		if (!strcmp(name, "output")) {
 			if (!value[0] || copy(c->output, sizeof(c->output), value) < 0)
 				return bad(x, "bad output '%s'", value);
@@ -141,6 +272,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		return bad(x, "unknown key '%s' in [policy]", name);
 	}
+	if (!strcmp(section, "daemon"))
+		return daemon_key(x, name, value);
 	return bad(x, section[0] ? "unknown section [%s]" : "key '%s' outside a section", section[0] ? section : name);
 }
 
@@ -173,7 +306,7 @@ int config__parse(struct prof_config *c, const char *text, const char *filename,
 		snprintf(err, errlen, "%s: out of memory", filename);
 		return -ENOMEM;
 	}
-	return 0;
+	return daemon_check(&c->daemon, filename, err, errlen);
 }
 
 int config__load(struct prof_config *c, const char *path, bool allow_policy, bool must_be_safe,

@@ -49,9 +49,11 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(verb, "top"))
 		return cmd_top(argc - 1, argv + 1);
+	if (!strcmp(verb, "daemon"))
+		return cmd_daemon(argc - 1, argv + 1);
 	/* record is the default verb: "prof -a -- make" is "prof record -a -- make". */
 	if (verb[0] == '-')
 		return cmd_record(argc, argv);
-	fprintf(stderr, "prof: unknown command '%s' (commands: record, report, top; see prof --help)\n", verb);
+	fprintf(stderr, "prof: unknown command '%s' (commands: record, report, top, daemon; see prof --help)\n", verb);
 	return EXIT_PROF_USAGE;
 }

@@ -3,8 +3,13 @@
 
 #include "prof/cli/signals.h"
 
-/* The one piece of global state: a signal handler can reach nothing else. */
-static volatile sig_atomic_t stop_signal;
+/* The pieces of global state: a signal handler can reach nothing else. */
+static volatile sig_atomic_t stop_signal, reload_signal;
+
+static void on_reload_signal(int sig)
+{
+	reload_signal = 1;
+}
 
 static void on_stop_signal(int sig)
 {
@@ -34,4 +39,24 @@ void signals__install(void)
 int signals__stop(void)
 {
 	return stop_signal;
+}
+
+void signals__install_daemon(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_reload_signal;
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int signals__reload(void)
+{
+	int r = reload_signal;
+
+	reload_signal = 0;
+	return r;
 }

@@ -354,7 +354,7 @@ int events__new(const struct record_opts *o, struct events **ret, enum events_st
 	err = open_evsel(e, e->sideband);
 	if (err < 0)
 		goto err;
-	if (o->scope.nr_uids) {
+	if (o->scope.nr_uids || o->track_uids) {
 		/* Best effort: on failure remove whatever of them was added. */
 		e->info.creds_err = open_creds(e);
 		if (e->info.creds_err < 0) {

@@ -244,6 +244,8 @@ static int open_scope(struct pipeline *p, const struct pipeline_config *cfg)
 		return -ENOMEM;
 	if (cfg->scope->workload && tracker__add_tree_root(p->tracker, cfg->scope->workload) < 0)
 		return -ENOMEM;
+	if (cfg->live)
+		ledger__forget_written_tasks(p->ledger);
 	if (cfg->workload)
 		ledger__set_workload(p->ledger, cfg->workload, cfg->workload_comm ? cfg->workload_comm : "prof");
 	return 0;

@@ -158,6 +158,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.cgroup_fd = cfg->cgroup_fd, .creds_events = info->creds, .raw_uid_off = info->raw_uid_off,
 		.unwind = s->opts->dwarf ? events__attrs(s->events, &(size_t){ 0 })[0].attr.sample_type : 0,
 		.workload = cfg->workload, .workload_comm = comm, .sink = cfg->sink, .sink_ctx = cfg->sink_ctx,
+		.live = cfg->live,
 	};
 	size_t n;
 	int err;

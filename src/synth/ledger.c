@@ -35,6 +35,7 @@ struct ledger {
 	struct linger exits;
 	struct cgroups *cgroups;
 	struct ledger_task *log;        /* tasks with written samples */
+	bool no_log;                    /* a live view's: the log is not kept */
 	size_t nr_log, cap_log;
 	int32_t workload;               /* prof's corked child, named workload_comm ... */
 	bool workload_execd;            /* ... until its exec */
@@ -97,6 +98,14 @@ struct ledger *ledger__new(struct cgroups *c)
 	linger__init(&l->exits, EXIT_GRACE_NS);
 	l->cgroups = c;
 	return l;
+}
+
+void ledger__forget_written_tasks(struct ledger *l)
+{
+	l->no_log = true;
+	free(l->log);
+	l->log = NULL;
+	l->nr_log = l->cap_log = 0;
 }
 
 struct ledger *ledger__free(struct ledger *l)
@@ -167,7 +176,7 @@ static int note_sample(struct ledger *l, const struct judgement *j, struct ledge
 	}
 	if (task & WRITTEN)
 		return 0;
-	if (set_flags(l, j->tid, WRITTEN) < 0 || log_written(l, j) < 0)
+	if (set_flags(l, j->tid, WRITTEN) < 0 || (!l->no_log && log_written(l, j) < 0))
 		return -ENOMEM;
 	return 0;
 }

@@ -15,6 +15,8 @@ struct idmap *idmap__free(struct idmap *m);
 int idmap__set(struct idmap *m, uint64_t key, uint32_t value);
 /* True and *ret_value when present. */
 bool idmap__get(const struct idmap *m, uint64_t key, uint32_t *ret_value);
+/* Remove key; false when it was not there. */
+bool idmap__remove(struct idmap *m, uint64_t key);
 size_t idmap__size(const struct idmap *m);
 
 #endif

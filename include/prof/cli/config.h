@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prof.conf (inih format): recording defaults in [record], the live aggregation's in
- * [aggregate], the access policy in [policy].  The system file may set all; a user's
+ * [aggregate], the access policy in [policy], profd's in [daemon].  The system file may set all; a user's
  * file (and --config for a user who is not root) may not set [policy].  Errors name file:line.
  */
 #ifndef PROF_CLI_CONFIG_H
@@ -28,6 +28,21 @@ struct prof_config {
 	char admin_group[64];           /* members may record any scope; "" = root only */
 	bool user_kernel;               /* ordinary users get kernel samples and addresses */
 	uint64_t user_max_frequency;    /* highest sampling rate (Hz per CPU) for ordinary users */
+	/* [daemon]: profd, and where prof's --daemon clients find it (the system file only) */
+	struct prof_daemon_config {
+		char event[64];
+		uint64_t freq;
+		bool callchain;
+		unsigned int mmap_pages;
+		uint64_t bucket, fine_span, history;    /* seconds */
+		uint64_t memory_max, disk_max, answers_memory_max;      /* bytes */
+		uint64_t bucket_max_stacks;
+		bool fsync;
+		char state_dir[1024];
+		char socket[108];               /* sun_path's size */
+		char user[64];                  /* the daemon's user: clients trust only it or root */
+		uint64_t max_clients, max_clients_per_uid, client_timeout;    /* timeout: seconds */
+	} daemon;
 };
 
 void config__defaults(struct prof_config *c);

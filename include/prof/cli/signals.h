@@ -13,4 +13,9 @@ void signals__install(void);
 /* The signal that asked to stop, 0 while none did. */
 int signals__stop(void);
 
+/* profd's: SIGINT and SIGTERM stop, SIGHUP asks to reload the configuration. */
+void signals__install_daemon(void);
+/* Whether SIGHUP came since the last call (it is taken). */
+int signals__reload(void);
+
 #endif

@@ -49,6 +49,7 @@ struct pipeline_config {
 	const char *workload_comm;              /* ... and its name until its exec */
 	pipeline_sink_fn sink;
 	void *sink_ctx;
+	bool live;                              /* no file: the written-task list is not kept */
 };
 
 struct pipeline_stats {

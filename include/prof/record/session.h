@@ -48,6 +48,8 @@ struct session_config {
 	pid_t workload;                         /* the corked child prof runs, 0 for none */
 	session_sink_fn sink;                   /* called from session__start() on */
 	void *sink_ctx;
+	bool live;                              /* prof top, profd: no file, so no list of the tasks
+						 * with samples (it would grow with every task) */
 };
 
 enum session_stage {

@@ -67,6 +67,10 @@ int ledger__note(struct ledger *l, const struct perf_event_header *ev, int verdi
 /* How a need was met: err 0, or -ESRCH etc. when /proc had nothing.  0 or -ENOMEM. */
 int ledger__described(struct ledger *l, const struct ledger_need *need, int err);
 
+/* A live view (prof top, profd) writes no file and needs no list of the tasks with
+ * samples, which would grow with every task the host ever ran: stop keeping it. */
+void ledger__forget_written_tasks(struct ledger *l);
+
 /* Tasks with written samples, in the order they first had one. */
 const struct ledger_task *ledger__written_tasks(const struct ledger *l, size_t *ret_nr);
 

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The daemon's sink on the live session (session.h): what passes the scope (-a)
+ * feeds a model of the host, the resolver and the aggregation engine, as prof top's
+ * does, and every fine span (one second) the engine's entries go into history as a
+ * bucket (history.h), named in its dictionary: the task's uid (the tracker's, at
+ * judging), cgroup path, container (none yet) and comm, and the stack resolved here,
+ * while the maps are known (a tenant asking later cannot resolve them any more).
+ *
+ * The model forgets exited tasks (model_reaper.h), keys hold no pid, and the engine
+ * is reset at each close, so a fork storm costs no memory that stays.
+ * Runs in the sampling thread; it takes history's writer lock only to close a bucket.
+ */
+#ifndef PROF_DAEMON_SAMPLER_H
+#define PROF_DAEMON_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/daemon/history.h"
+#include "prof/perfdata/sample.h"
+
+struct sampler_config {
+	struct history *history;        /* borrowed */
+	bool callchain;                 /* stacks of the call chain, else of the ip */
+	size_t max_stacks;              /* the live engine's cap per fine span */
+	bool kernel;                    /* kernel symbols are readable (kallsyms) */
+	/* the tracker's uid of tid, at judging time */
+	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
+	void *uid_ctx;
+};
+
+struct sampler_stats {
+	uint64_t samples;               /* added to the engine */
+	uint64_t short_samples;         /* too short to read */
+	uint64_t late;                  /* stamped before the open bucket (added to it) */
+	uint64_t lost;                  /* the kernel's LOST and LOST_SAMPLES counts */
+	uint64_t closed;                /* fine buckets closed */
+	uint64_t coarse;                /* coarse buckets made */
+	uint64_t objects;               /* objects described (mode, owner, build id) */
+	uint64_t close_wait_max_ns;     /* longest wait for history's lock at a close */
+	size_t engine_bytes;            /* the live engine's tables */
+};
+
+struct sampler;
+
+/* 0 or -ENOMEM. */
+int sampler__new(const struct sampler_config *c, struct sampler **ret);
+struct sampler *sampler__free(struct sampler *s);
+
+/* Once the session is open: the layout of the samples it passes on. */
+void sampler__set_layout(struct sampler *s, const struct sample_layout *l);
+/* Read the kernel's symbols now, while kallsyms shows addresses (before privileges go). */
+void sampler__load_kernel(struct sampler *s);
+
+/* The session's sink (session_sink_fn): ctx is the sampler.  0 or -ENOMEM. */
+int sampler__sink(const void *rec, size_t len, void *ctx);
+
+/*
+ * Time passed (CLOCK_MONOTONIC now, with the session's judging done up to about
+ * 50 ms before): close every fine span that ended, and have the model forget the
+ * tasks exited long enough ago.  unattributed: the session's count so far.
+ * Returns how many coarse buckets were made (the store has work), or -ENOMEM.
+ */
+int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed);
+
+/* The daemon stops: close the open fine span and coarse span as PARTIAL.  Coarse
+ * buckets made (0 or 1), or -ENOMEM. */
+int sampler__finish(struct sampler *s, uint64_t mono_now, uint64_t unattributed);
+
+void sampler__stats(const struct sampler *s, struct sampler_stats *ret);
+
+/* Realtime ns now (the clock history's buckets are stamped in). */
+uint64_t sampler__realtime_ns(void);
+
+#endif

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <perf/event.h>
+
+#include "prof/base/util.h"
+#include "prof/cli/daemon_report.h"
+#include "prof/daemon/sampler.h"
+#include "prof/perfdata/perf_data.h"
+#include "prof/perfdata/prof_section.h"
+
+/* ---- options ------------------------------------------------------------------------ */
+
+/* --name VALUE or --name=VALUE at argv[*i]: the value (and *i past it), NULL if not it. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched, char *err,
+			     size_t errlen)
+{
+	size_t l = strlen(name);
+
+	*matched = false;
+	if (strncmp(argv[*i], name, l) || (argv[*i][l] != '=' && argv[*i][l] != '\0'))
+		return NULL;
+	*matched = true;
+	if (argv[*i][l] == '=')
+		return argv[*i] + l + 1;
+	if (*i + 1 >= argc) {
+		errorf(err, errlen, "%s needs a value", name);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int daemon_query__take_opts(struct daemon_query *q, int *argc, char **argv, char *err, size_t errlen)
+{
+	static const char *const names[] = { "--since", "--from", "--until", "--socket" };
+	const char **slots[] = { &q->since, &q->from, &q->until, &q->socket };
+	int out = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		bool matched = false;
+		size_t k;
+
+		if (!strcmp(argv[i], "--daemon")) {
+			q->on = true;
+			continue;
+		}
+		for (k = 0; k < ARRAY_SIZE(names) && !matched; k++) {
+			const char *v = opt_value(*argc, argv, &i, names[k], &matched, err, errlen);
+
+			if (matched && !v)
+				return -EINVAL;
+			if (matched)
+				*slots[k] = v;
+		}
+		if (!matched)
+			argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	*argc = out;
+	if (!q->on && (q->since || q->from || q->until || q->socket))
+		return errorf(err, errlen, "--since, --from, --until and --socket ask profd: give --daemon too");
+	if (q->since && q->from)
+		return errorf(err, errlen, "give --since or --from, not both");
+	return 0;
+}
+
+/* ---- asking ---------------------------------------------------------------------------- */
+
+static int request_of(const struct daemon_query *q, const struct report_opts *o, struct protocol_request *r,
+		      char *err, size_t errlen)
+{
+	uint64_t now = sampler__realtime_ns();
+
+	memset(r, 0, offsetof(struct protocol_request, text));
+	r->op = PROTOCOL_QUERY;
+	if (o->has_pid)
+		return errorf(err, errlen, "profd keeps no process ids (a fork storm would fill its history): select "
+			      "with --uid, --cgroup or --comm");
+	if (q->since && daemon_client__parse_duration(q->since, &r->since) < 0)
+		return errorf(err, errlen, "bad --since '%s' (a duration: 90s, 10m, 2h, 1d)", q->since);
+	r->has_since = q->since != NULL;
+	if (q->from && daemon_client__parse_time(q->from, now, &r->q.from) < 0)
+		return errorf(err, errlen, "bad --from '%s' (HH:MM[:SS], YYYY-mm-dd HH:MM[:SS], Unix seconds or -10m)",
+			      q->from);
+	if (q->until && daemon_client__parse_time(q->until, now, &r->q.until) < 0)
+		return errorf(err, errlen, "bad --until '%s' (HH:MM[:SS], YYYY-mm-dd HH:MM[:SS], Unix seconds or -10m)",
+			      q->until);
+	r->has_until = q->until != NULL;
+	if (r->has_until && r->q.until <= (q->from ? r->q.from : r->has_since ? now - MIN(r->since, now) : 0))
+		return errorf(err, errlen, "--until is not after the window's start");
+	if (o->has_uid)
+		r->q.uids[r->q.nr_uids++] = o->uid;
+	if (o->cgroup)
+		r->q.cgroups[r->q.nr_cgroups++] = o->cgroup;
+	if (o->comm)
+		r->q.comms[r->q.nr_comms++] = o->comm;
+	r->q.max_stacks = o->view.max_stacks;
+	return 0;
+}
+
+/* Ask, and read the answer into q->a.  0, or -errno after a message. */
+int daemon_query__ask(struct daemon_query *q, const struct report_opts *o, const char *cmd)
+{
+	struct protocol_request *r = malloc(sizeof(*r));
+	struct daemon_client c;
+	_cleanup_free_ uint8_t *body = NULL;
+	char err[1200];
+	size_t len;
+	int status, e = r ? request_of(q, o, r, err, sizeof(err)) : -ENOMEM;
+
+	if (!e)
+		e = daemon_client__init(&c, q->socket, err, sizeof(err));
+	if (!e) {
+		snprintf(q->socket_path, sizeof(q->socket_path), "%s", c.socket);
+		e = daemon_client__ask(&c, r, &status, &body, &len, err, sizeof(err));
+	}
+	free(r);
+	if (e < 0) {
+		fprintf(stderr, "%s: %s\n", cmd, e == -ENOMEM && !err[0] ? "out of memory" : err);
+		return e;
+	}
+	if (status < 0) {
+		fprintf(stderr, "%s: profd refused: %s\n", cmd, (const char *)body);
+		return status;
+	}
+	e = answer__read(body, len, &q->a, err, sizeof(err));
+	if (e < 0)
+		fprintf(stderr, "%s: profd's answer is not readable: %s\n", cmd, err);
+	return e;
+}
+
+/* ---- the header the report reads ------------------------------------------------------- */
+
+static int put_string_feature(struct perf_writer *w, unsigned int feat, const char *s)
+{
+	struct feat_buf b = { 0 };
+	int err;
+
+	feat_buf__string(&b, s);
+	err = b.err ? b.err : perf_writer__add_feature(w, feat, b.data, b.len);
+	feat_buf__release(&b);
+	return err;
+}
+
+/* prof's section: the scope the answer covers, and what the daemon counted. */
+static int put_section(struct perf_writer *w, const struct answer *a, const struct report_opts *o)
+{
+	struct prof_section s = { .has_stats = true };
+	struct feat_buf b = { 0 };
+	uint32_t uid = o->has_uid ? o->uid : a->m.uid;
+	char *cg = (char *)o->cgroup;
+	int err;
+
+	s.scope_all = a->m.admin && !o->has_uid && !o->cgroup;
+	if (!s.scope_all && (o->has_uid || !a->m.admin)) {
+		s.scope_uids = &uid;
+		s.nr_scope_uids = 1;
+	}
+	if (o->cgroup) {
+		s.scope_cgroups = &cg;
+		s.nr_scope_cgroups = 1;
+	}
+	s.stats = (struct prof_section_stats){ .samples_written = a->window.c.samples,
+					       .unattributed_gone = a->window.c.unattributed,
+					       .lost = a->window.c.lost };
+	prof_section__build(&b, &s);
+	err = b.err ? b.err : perf_writer__set_prof_section(w, b.data, b.len);
+	feat_buf__release(&b);
+	return err;
+}
+
+static int write_header(int fd, const struct answer *a, const struct report_opts *o)
+{
+	const struct answer_meta *m = &a->m;
+	struct perf_data_event ev = { .name = m->event };
+	struct perf_record_lost lost = { .header = { .type = PERF_RECORD_LOST, .size = sizeof(lost) },
+					 .lost = a->window.c.lost };
+	struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND, .size = sizeof(round) };
+	struct perf_writer *w;
+	int err;
+
+	ev.attr = (struct perf_event_attr){ .type = m->event_type, .size = sizeof(ev.attr), .config = m->event_config,
+					    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+							   PERF_SAMPLE_PERIOD |
+							   (m->callchain ? PERF_SAMPLE_CALLCHAIN : 0),
+					    .freq = m->freq != 0, .use_clockid = 1, .clockid = CLOCK_MONOTONIC };
+	ev.attr.sample_period = m->freq ? m->freq : m->period;
+	err = perf_writer__new(fd, &ev, 1, &w);
+	if (err < 0)
+		return err;
+	/* the data section holds what the kernel lost, and is never empty (a file with no
+	 * data was not finished) */
+	if (!err && a->window.c.lost)
+		err = perf_writer__write(w, &lost, sizeof(lost));
+	if (!err)
+		err = perf_writer__write(w, &round, sizeof(round));
+	if (!err && m->host[0])
+		err = put_string_feature(w, HEADER_HOSTNAME, m->host);
+	if (!err && m->osrelease[0])
+		err = put_string_feature(w, HEADER_OSRELEASE, m->osrelease);
+	if (!err)
+		err = put_section(w, a, o);
+	if (!err)
+		err = perf_writer__finish(w);
+	perf_writer__free(w);
+	return err;
+}
+
+/* Say what the answer covers, in the report's first line, and what it misses. */
+static void describe(struct daemon_query *q, const struct answer *a, const char *socket)
+{
+	char from[32], until[32], gap[32];
+
+	daemon_client__format_time(a->window.start_ns, from, sizeof(from));
+	daemon_client__format_time(a->window.end_ns, until, sizeof(until));
+	snprintf(q->label, sizeof(q->label), "profd (%s), %s to %s (%.0f s)%s", socket, from, until,
+		 (double)(a->window.end_ns - a->window.start_ns) / 1e9,
+		 a->window.flags & BUCKET_AFTER_GAP ? ", profd started within it" : "");
+	if (a->m.evicted_before && a->m.evicted_before > a->m.asked_from) {
+		daemon_client__format_time(a->m.evicted_before, gap, sizeof(gap));
+		fprintf(stderr, "prof report: the daemon dropped history before %s to stay within [daemon] memory_max: "
+			"the window asked starts earlier than what is left\n", gap);
+	}
+	if (a->window.c.cut_samples)
+		fprintf(stderr, "prof report: %" PRIu64 " of %" PRIu64 " samples were cut by the daemon (more distinct "
+			"stacks than [daemon] bucket_max_stacks or --max-stacks): they are counted under [cut]\n",
+			a->window.c.cut_samples, a->window.c.samples);
+}
+
+int daemon_query__open(struct daemon_query *q, struct report_opts *o, char *path, size_t len)
+{
+	int fd, err = daemon_query__ask(q, o, "prof report");
+
+	if (err < 0)
+		return err;
+	fd = memfd_create("prof-daemon-answer", MFD_CLOEXEC);
+	if (fd < 0 || (err = write_header(fd, &q->a, o)) < 0) {
+		err = fd < 0 ? -errno : err;
+		fprintf(stderr, "prof report: cannot hold the answer in memory: %s\n", strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	describe(q, &q->a, q->socket_path);
+	o->input = q->label;
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+/* ---- the answer as the report's engine ----------------------------------------------------- */
+
+/* The model's name of a path: objects with a build id are told to the model (an MMAP2
+ * of a pid of its own), so pprof's mappings name it; others are plain names. */
+static const char *object_name(struct model *m, struct strset *names, const struct dict *d,
+			       const struct dict_obj *o, uint64_t at)
+{
+	const char *path = dict__text(d, o->path);
+	union {
+		struct perf_record_mmap2 r;
+		char bytes[sizeof(struct perf_record_mmap2) - PATH_MAX + DICT_MAX_STR + 8];
+	} u = { 0 };
+	size_t n = strlen(path), size = ALIGN_UP(offsetof(struct perf_record_mmap2, filename) + n + 1, (size_t)8);
+	const struct model_dso *md;
+
+	if (o->kind != DICT_OBJ_FILE || !o->build_id_len || n > DICT_MAX_STR)
+		return strset__intern(names, path);
+	u.r.header = (struct perf_event_header){ .type = PERF_RECORD_MMAP2, .size = (uint16_t)size,
+						 .misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID };
+	u.r.pid = u.r.tid = 1;
+	u.r.start = at;
+	u.r.len = 4096;
+	u.r.prot = 5;           /* read, exec */
+	u.r.build_id_size = o->build_id_len;
+	memcpy(u.r.build_id, o->build_id, o->build_id_len);
+	memcpy(u.r.filename, path, n);
+	if (model__process(m, &u.r.header) < 0)
+		return NULL;
+	for (uint32_t i = 0; (md = model__dso(m, i)); i++)
+		if (!strcmp(md->name, path) && md->build_id_len == o->build_id_len &&
+		    !memcmp(md->build_id, o->build_id, o->build_id_len))
+			return md->name;
+	return strset__intern(names, path);
+}
+
+/* Every frame of the answer as the engine's (frames[i] for dict frame i). */
+static int frames_of(const struct answer *a, struct model *m, struct strset *names, struct profile_frame *frames)
+{
+	size_t nobj = dict__nr(a->dict, DICT_OBJ);
+	const char **objs = calloc(nobj + 1, sizeof(*objs));
+
+	if (!objs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nobj; i++)
+		if (!(objs[i] = object_name(m, names, a->dict, dict__obj_get(a->dict, (uint32_t)i),
+					    (uint64_t)(i + 1) << 24))) {
+			free(objs);
+			return -ENOMEM;
+		}
+	for (size_t i = 0; i < dict__nr(a->dict, DICT_FRAME); i++) {
+		const struct dict_frame *f = dict__frame_get(a->dict, (uint32_t)i);
+
+		frames[i] = (struct profile_frame){ .dso = objs[f->obj], .sym = strset__intern(names, dict__text(a->dict, f->sym)),
+						    .kernel = f->flags & DICT_FRAME_KERNEL,
+						    .inlined = f->flags & DICT_FRAME_INLINED };
+		if (!frames[i].sym) {
+			free(objs);
+			return -ENOMEM;
+		}
+	}
+	free(objs);
+	return 0;
+}
+
+/* A task's cgroup path, told to the model as the kernel's CGROUP record would. */
+static int tell_cgroup(struct model *m, const struct dict *d, const struct dict_task *t)
+{
+	union {
+		struct perf_record_cgroup r;
+		char bytes[sizeof(struct perf_event_header) + 8 + DICT_MAX_STR + 8];
+	} u = { 0 };
+	const char *path = dict__text(d, t->cgroup);
+	size_t n = strlen(path);
+
+	if (t->cgroup == DICT_NONE || !t->cgroup_id || model__cgroup(m, t->cgroup_id) || n > DICT_MAX_STR)
+		return 0;
+	u.r.header = (struct perf_event_header){ .type = PERF_RECORD_CGROUP,
+						 .size = (uint16_t)ALIGN_UP(offsetof(struct perf_record_cgroup, path) + n + 1, (size_t)8) };
+	u.r.id = t->cgroup_id;
+	memcpy(u.r.path, path, n);
+	return model__process(m, &u.r.header);
+}
+
+/* One entry's samples, each counted as the engine counts a sample: the period shared out. */
+static int add_entry(struct profile *p, const struct profile_task *t, const struct profile_frame *st, size_t nr,
+		     const struct bucket_entry *e)
+{
+	uint64_t share = e->samples ? e->period / e->samples : 0;
+
+	for (uint64_t s = 0; s < e->samples; s++) {
+		uint64_t period = s + 1 == e->samples ? e->period - share * (e->samples - 1) : share;
+
+		if (profile__add(p, t, st, nr, period) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct model *m, struct strset *names)
+{
+	struct profile_frame *frames = calloc(dict__nr(a->dict, DICT_FRAME) + 1, sizeof(*frames));
+	struct profile_frame stack[DICT_MAX_STACK];
+	int err = frames ? frames_of(a, m, names, frames) : -ENOMEM;
+
+	for (size_t i = 0; i < a->nr && !err; i++) {
+		const struct dict_task *t = dict__task_get(a->dict, a->e[i].task);
+		struct profile_task pt = { .uid = t->uid, .uid_known = t->flags & DICT_TASK_UID_KNOWN,
+					   .cgroup = t->cgroup != DICT_NONE ? t->cgroup_id : 0,
+					   .comm = strset__intern(names, dict__text(a->dict, t->comm)) };
+		size_t nr;
+		const uint32_t *ids = dict__stack_get(a->dict, a->e[i].stack, &nr);
+
+		err = pt.comm ? tell_cgroup(m, a->dict, t) : -ENOMEM;
+		pt.container = pt.cgroup ? model__container(m, pt.cgroup) : "";
+		for (size_t j = 0; j < nr; j++)
+			stack[j] = frames[ids[j]];
+		if (!err)
+			err = add_entry(p, &pt, stack, nr, &a->e[i]);
+	}
+	free(frames);
+	return err;
+}
+
+int daemon_query__fill(struct daemon_query *q, struct profile *p, struct model *m, struct strset *names,
+		       uint64_t *first, uint64_t *last)
+{
+	*first = q->a.window.start_ns;
+	*last = q->a.window.end_ns;
+	return daemon_query__fill_answer(&q->a, p, m, names);
+}
+
+void daemon_query__release(struct daemon_query *q)
+{
+	answer__release(&q->a);
+}

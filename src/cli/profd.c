@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * profd: always-on profiling of the whole host at a low rate, kept as history for
+ * each tenant to read back (prof report --daemon, prof top --daemon) through a Unix
+ * socket, with nothing but their own samples in what they get.  This file is the
+ * command: options, prof.conf's [daemon], the session, signals (SIGTERM stops and
+ * writes history, SIGHUP reloads), the sampling loop and the log; the daemon's
+ * parts are src/daemon/.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "prof/base/util.h"
+#include "prof/cli/commands.h"
+#include "prof/cli/config.h"
+#include "prof/cli/preflight.h"
+#include "prof/cli/record_opts.h"
+#include "prof/cli/signals.h"
+#include "prof/daemon/daemon.h"
+#include "prof/daemon/sampler.h"
+#include "prof/daemon/server.h"
+#include "prof/record/session.h"
+#include "prof/scope/scope.h"
+
+static const char usage[] =
+	"usage: profd [--foreground] [--config FILE]\n"
+	"\n"
+	"Profile every tenant of this host, always, at a low rate, and keep the history\n"
+	"for each of them to read back: prof report --daemon, prof top --daemon.\n"
+	"\n"
+	"  -f, --foreground   stay in the foreground, log to stderr (for systemd and tests)\n"
+	"      --config FILE  read FILE instead of " PROF_SYSCONFDIR "/prof.conf\n"
+	"  -h, --help         this text\n"
+	"  -v, --version      profd's version\n"
+	"\n"
+	"Settings are prof.conf's [daemon] and [policy] sections.  SIGTERM writes the\n"
+	"history and stops; SIGHUP reloads the configuration.  See profd(8).\n";
+
+struct profd {
+	const char *config_path;
+	bool foreground;
+	int ready_fd;                   /* the waiting parent's pipe, -1 */
+	struct preflight pf;            /* privileges, configuration, cgroup2 root, verdict */
+	struct record_opts ro;
+	struct daemon_settings set;
+	struct daemon *d;
+	struct sampler *sampler;
+	struct session *session;
+	uint64_t started_ns;
+};
+
+/* ---- the log ------------------------------------------------------------------------ */
+
+__attribute__((format(printf, 3, 4)))
+static void say(const struct profd *p, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (p->foreground || p->ready_fd >= 0) {
+		fputs("profd: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	} else {
+		vsyslog(level, fmt, ap);
+	}
+	va_end(ap);
+}
+
+/* systemd's readiness protocol (Type=notify), without libsystemd: one datagram. */
+static void notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') || (len = strlen(path)) >= sizeof(a.sun_path))
+		return;
+	memcpy(a.sun_path, path, len);
+	if (a.sun_path[0] == '@')
+		a.sun_path[0] = '\0';   /* an abstract socket */
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&a,
+		   (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) < 0) {
+		/* no systemd listening: nothing to tell */
+	}
+	close(fd);
+}
+
+/* ---- configuration ------------------------------------------------------------------ */
+
+static int load_config(const char *path, struct prof_config *c, char *err, size_t errlen)
+{
+	config__defaults(c);
+	/* profd runs privileged: a file anyone but root could have written is refused */
+	return config__load(c, path, true, true, err, errlen);
+}
+
+/* The daemon's settings from a configuration.  0, or -EINVAL with err set. */
+static int settings_of(const struct prof_config *c, struct daemon_settings *s, char *err, size_t errlen)
+{
+	const struct prof_daemon_config *d = &c->daemon;
+	struct group gr, *res = NULL;
+	char buf[8192];
+	struct utsname u;
+
+	*s = (struct daemon_settings){
+		.history = { .fine_ns = 1000000000ull, .bucket_ns = d->bucket * 1000000000ull,
+			     .span_ns = d->history * 1000000000ull, .fine_span_ns = d->fine_span * 1000000000ull,
+			     .memory_max = d->memory_max, .bucket_max_stacks = d->bucket_max_stacks },
+		.store = { .disk_max = d->disk_max, .segment_bytes = 4u << 20, .segment_ns = 600000000000ull,
+			   .fsync = d->fsync },
+		.server = { .max_clients = d->max_clients, .max_per_uid = d->max_clients_per_uid,
+			    .timeout_ms = d->client_timeout * 1000, .answers_memory_max = d->answers_memory_max },
+		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain,
+	};
+	if (snprintf(s->history_dir, sizeof(s->history_dir), "%s/history", d->state_dir) >= (int)sizeof(s->history_dir))
+		return errorf(err, errlen, "[daemon] state_dir is too long");
+	if (c->admin_group[0]) {
+		if (getgrnam_r(c->admin_group, &gr, buf, sizeof(buf), &res) != 0 || !res)
+			return errorf(err, errlen, "[policy] admin_group '%s' is not a group here", c->admin_group);
+		s->has_admin_gid = true;
+		s->admin_gid = res->gr_gid;
+	}
+	snprintf(s->event, sizeof(s->event), "%s", d->event);
+	if (uname(&u) == 0) {
+		snprintf(s->host, sizeof(s->host), "%s", u.nodename);
+		snprintf(s->osrelease, sizeof(s->osrelease), "%s", u.release);
+	}
+	return 0;
+}
+
+/* The session's options: the whole host, the daemon's event and rate, set*uid() followed. */
+static int session_opts(struct profd *p, char *err, size_t errlen)
+{
+	const struct prof_daemon_config *d = &p->pf.cfg.daemon;
+	struct record_opts *o = &p->ro;
+
+	o->all = true;
+	o->scope.all = true;
+	o->freq = d->freq;
+	o->freq_given = true;
+	o->callchain = d->callchain;
+	o->mmap_pages = d->mmap_pages;
+	o->mmap_given = true;
+	o->track_uids = true;
+	o->quiet = true;
+	o->nr_events = 1;
+	if (event_spec__parse(d->event, &o->events[0]) < 0)
+		return errorf(err, errlen, "[daemon] event '%s' is not known", d->event);
+	o->event_given = true;
+	return 0;
+}
+
+/* ---- start ---------------------------------------------------------------------------- */
+
+static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
+{
+	const struct profd *p = ctx;
+
+	return p->session && session__uid(p->session, tid, ret);
+}
+
+static int open_cgroup_root(struct preflight *pf)
+{
+	_cleanup_free_ char *mi = NULL;
+
+	if (read_file_full(AT_FDCWD, "/proc/self/mountinfo", 16u << 20, &mi) >= 0 &&
+	    scope__cgroup2_mount(mi, pf->cgroup_mount, sizeof(pf->cgroup_mount)) == 0)
+		pf->cgroup_fd = open(pf->cgroup_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return 0;
+}
+
+/* The session on the sampler: events open, the kernel read, privileges dropped. */
+static int start_session(struct profd *p)
+{
+	struct session_config cfg = preflight__session(&p->pf, &p->ro, 0, sampler__sink, p->sampler);
+	const struct events_info *info;
+	struct session_error e = { 0 };
+	int err;
+
+	cfg.live = true;
+	err = session__new(&cfg, &p->session, &e);
+	if (err == 0)
+		err = session__start(p->session, &e);
+	if (err < 0) {
+		preflight__explain(&p->pf, &p->ro, &e, NULL);
+		return err;
+	}
+	preflight__warn(&p->ro, p->session);
+	info = session__info(p->session);
+	sampler__set_layout(p->sampler, session__layout(p->session));
+	sampler__load_kernel(p->sampler);      /* kallsyms shows addresses only now */
+	err = session__drop_privileges(p->session);
+	if (err < 0)
+		say(p, LOG_WARNING, "warning: could not drop capabilities: %s", strerror(-err));
+	p->set.creds = info->creds;
+	snprintf(p->set.event, sizeof(p->set.event), "%s", info->events[0].name);
+	p->set.freq = info->freq;
+	p->set.period = info->freq ? 0 : p->ro.period;
+	p->set.event_type = p->ro.events[0].type;
+	p->set.event_config = p->ro.events[0].config;
+	if (!info->creds)
+		say(p, LOG_WARNING, "warning: cannot follow set*uid() calls (%s): only root and the admin group will "
+		    "be served (tracefs must be readable: CAP_DAC_READ_SEARCH)", strerror(-info->creds_err));
+	return 0;
+}
+
+/* The server and store threads take no signal: they all reach the sampling thread. */
+static int start_threads(struct profd *p, int fd)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = daemon__start(p->d, &p->set, fd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err < 0) {
+		say(p, LOG_ERR, "cannot start its threads: %s", strerror(-err));
+		return EXIT_PROF_FAIL;
+	}
+	return 0;
+}
+
+/* Everything but the sampling loop.  0, or an exit code after a message. */
+static int profd_start(struct profd *p)
+{
+	struct sampler_config sc = { .callchain = p->ro.callchain, .uid_of = uid_of, .uid_ctx = p };
+	struct store_stats st;
+	char err[1024];
+	int fd;
+
+	if (mkdir(p->pf.cfg.daemon.state_dir, 0700) < 0 && errno != EEXIST) {
+		say(p, LOG_ERR, "cannot make the state directory %s: %s", p->pf.cfg.daemon.state_dir, strerror(errno));
+		return EXIT_PROF_FAIL;
+	}
+	if (daemon__new(&p->set, &p->d, err, sizeof(err)) < 0) {
+		say(p, LOG_ERR, "%s", err);
+		return EXIT_PROF_FAIL;
+	}
+	daemon__store_stats(p->d, &st);
+	if (st.loaded || st.corrupt || st.refused)
+		say(p, LOG_INFO, "history: %" PRIu64 " buckets read back from %s (%" PRIu64 " too old, %" PRIu64
+		    " corrupt segment tails, %" PRIu64 " segments refused)%s%s", st.loaded, p->set.history_dir,
+		    st.skipped_old, st.corrupt, st.refused, st.last_corrupt[0] ? ": " : "", st.last_corrupt);
+	fd = server__listen(p->pf.cfg.daemon.socket, err, sizeof(err));
+	if (fd < 0) {
+		say(p, LOG_ERR, "%s", err);
+		return EXIT_PROF_FAIL;
+	}
+	sc.history = daemon__history(p->d);
+	sc.max_stacks = p->pf.cfg.daemon.bucket_max_stacks;
+	sc.kernel = true;
+	if (sampler__new(&sc, &p->sampler) < 0 || start_session(p) < 0) {
+		close(fd);
+		say(p, LOG_ERR, "could not start sampling");
+		return EXIT_PROF_FAIL;
+	}
+	return start_threads(p, fd);
+}
+
+/* ---- running ---------------------------------------------------------------------------- */
+
+static void reload(struct profd *p)
+{
+	struct prof_config c;
+	struct daemon_settings s;
+	char err[1024], msg[1100], later[256];
+
+	notify("RELOADING=1");
+	err[0] = later[0] = '\0';
+	if (load_config(p->config_path, &c, err, sizeof(err)) < 0 || settings_of(&c, &s, err, sizeof(err)) < 0 ||
+	    daemon__reconfigure(p->d, &s, later, sizeof(later)) < 0) {
+		snprintf(msg, sizeof(msg), "reload failed: %s (keeping the previous configuration)", err[0] ? err : later);
+		say(p, LOG_ERR, "%s", msg);
+	} else {
+		snprintf(msg, sizeof(msg), "configuration reloaded from %s%s%s%s", p->config_path,
+			 later[0] ? " (" : "", later, later[0] ? " change only at a restart)" : "");
+		say(p, LOG_INFO, "%s", msg);
+	}
+	daemon__set_reload_result(p->d, msg);
+	notify("READY=1");
+}
+
+static void publish(struct profd *p)
+{
+	struct daemon_sampling ds = { .started_ns = p->started_ns };
+	struct session_stats st;
+
+	session__stats(p->session, &st);
+	sampler__stats(p->sampler, &ds.sampler);
+	ds.lost = st.records->lost;
+	ds.lost_samples = st.records->lost_samples;
+	ds.unattributed = st.scope->unattributed_gone + st.scope->unattributed_creds;
+	daemon__publish(p->d, &ds);
+}
+
+static uint64_t unattributed(const struct profd *p)
+{
+	struct session_stats st;
+
+	session__stats(p->session, &st);
+	return st.scope->unattributed_gone + st.scope->unattributed_creds;
+}
+
+/* Sample until a stop signal; then close the open spans and write history. */
+static int profd_loop(struct profd *p)
+{
+	uint64_t next_publish = 0;
+	int err = 0, made;
+
+	while (!signals__stop()) {
+		uint64_t now;
+
+		err = session__step(p->session);
+		if (err < 0)
+			break;
+		now = clock_mono_ns();
+		made = sampler__tick(p->sampler, now, unattributed(p));
+		if (made < 0) {
+			err = made;
+			break;
+		}
+		if (made)
+			daemon__coarse_made(p->d);
+		if (now >= next_publish) {
+			publish(p);
+			next_publish = now + 500000000ull;
+		}
+		if (signals__reload())
+			reload(p);
+	}
+	if (err < 0)
+		say(p, LOG_ERR, "sampling failed: %s", strerror(-err));
+	notify("STOPPING=1");
+	session__stop(p->session);
+	made = sampler__finish(p->sampler, clock_mono_ns(), unattributed(p));
+	publish(p);
+	if (daemon__stop(p->d) < 0 || made < 0)
+		say(p, LOG_ERR, "the last buckets could not be written to %s", p->set.history_dir);
+	return err < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+}
+
+/* ---- background ------------------------------------------------------------------------ */
+
+/*
+ * Without --foreground: the parent waits until the child is ready (or says why it is
+ * not) and exits with its verdict, so `profd && prof daemon status` works in scripts.
+ * Forked before anything is opened or any thread runs.
+ */
+static int go_background(struct profd *p)
+{
+	int fds[2];
+	pid_t pid;
+	char c = 1;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) == 1 && c == 0 ? EXIT_PROF_OK : EXIT_PROF_FAIL);
+	}
+	close(fds[0]);
+	setsid();
+	p->ready_fd = fds[1];
+	openlog("profd", LOG_PID, LOG_DAEMON);
+	return 0;
+}
+
+static void ready(struct profd *p)
+{
+	char ok = 0;
+	int null;
+
+	notify("READY=1");
+	if (p->ready_fd < 0)
+		return;
+	if (write(p->ready_fd, &ok, 1) < 0) {
+		/* the parent is gone: nobody waits */
+	}
+	close(p->ready_fd);
+	p->ready_fd = -1;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+}
+
+/* ---- main ------------------------------------------------------------------------------ */
+
+static int parse(struct profd *p, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ 0 }
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+fhv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			p->foreground = true;
+			break;
+		case 'c':
+			p->config_path = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		case 'v':
+			printf("profd %s\n", PROF_VERSION);
+			return 1;
+		default:
+			fprintf(stderr, "profd: unknown option '%s' (see profd --help)\n", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "profd: unexpected argument '%s' (see profd --help)\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Privileges and the configuration, before anything is opened.  0 or an exit code. */
+static int prepare(struct profd *p)
+{
+	char err[1024];
+
+	if (privs__probe(&p->pf.privs) < 0 || !privs__can_record_system_wide(&p->pf.privs)) {
+		say(p, LOG_ERR, "not allowed to open system-wide perf events: profd needs CAP_PERFMON (or "
+		    "CAP_SYS_ADMIN); run it as root or as the unit etc/profd.service does");
+		return EXIT_PROF_FAIL;
+	}
+	if (load_config(p->config_path, &p->pf.cfg, err, sizeof(err)) < 0 ||
+	    settings_of(&p->pf.cfg, &p->set, err, sizeof(err)) < 0 || session_opts(p, err, sizeof(err)) < 0) {
+		say(p, LOG_ERR, "%s", err);
+		return EXIT_PROF_USAGE;
+	}
+	/* the daemon records every task: the policy's verdict is an admin's */
+	p->pf.verdict = (struct policy_verdict){ .admin = true, .kernel = true, .uid = getuid() };
+	return open_cgroup_root(&p->pf);
+}
+
+int main(int argc, char **argv)
+{
+	struct profd p = { .config_path = PROF_SYSCONFDIR "/prof.conf", .ready_fd = -1 };
+	int ret;
+
+	ret = parse(&p, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_PROF_OK : EXIT_PROF_USAGE;
+	record_opts__init(&p.ro);
+	preflight__init(&p.pf);
+	signals__install_daemon();
+	if (!p.foreground && go_background(&p) < 0) {
+		fprintf(stderr, "profd: cannot go to the background: %s\n", strerror(errno));
+		return EXIT_PROF_FAIL;
+	}
+	ret = prepare(&p);
+	if (!ret)
+		ret = profd_start(&p);
+	if (!ret) {
+		p.started_ns = sampler__realtime_ns();
+		say(&p, LOG_INFO, "sampling %s at %" PRIu64 " Hz per CPU%s, %s set*uid(); history %" PRIu64 " s in %" PRIu64
+		    " s buckets within %" PRIu64 " MiB, in %s; answering on %s", p.set.event, p.set.freq,
+		    p.set.callchain ? " with call chains" : "", p.set.creds ? "following" : "NOT following",
+		    p.pf.cfg.daemon.history, p.pf.cfg.daemon.bucket, (uint64_t)(p.set.history.memory_max >> 20),
+		    p.set.history_dir, p.pf.cfg.daemon.socket);
+		ready(&p);
+		ret = profd_loop(&p);
+		say(&p, LOG_INFO, "stopped (%s)", signals__stop() == SIGINT ? "SIGINT" : "SIGTERM");
+	}
+	daemon__free(p.d);
+	session__free(p.session);
+	sampler__free(p.sampler);
+	preflight__release(&p.pf);
+	record_opts__release(&p.ro);
+	if (p.pf.cfg.daemon.socket[0] && !ret)
+		unlink(p.pf.cfg.daemon.socket);
+	return ret;
+}

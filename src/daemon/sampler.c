@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <perf/event.h>
+
+#include "prof/analyze/attribution.h"
+#include "prof/analyze/jitmap.h"
+#include "prof/analyze/model.h"
+#include "prof/analyze/model_reaper.h"
+#include "prof/analyze/profile.h"
+#include "prof/analyze/resolver.h"
+#include "prof/analyze/symbols.h"
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/strset.h"
+#include "prof/base/util.h"
+#include "prof/base/vec.h"
+#include "prof/daemon/sampler.h"
+#include "prof/perfdata/build_id.h"
+#include "prof/sys/privs.h"
+
+/* Exited tasks are forgotten this long after their EXIT (their teardown samples first). */
+#define FORGET_AFTER_NS (3ull * 1000 * 1000 * 1000)
+/* A span is closed once realtime is this far past its end (records are judged ~50 ms
+ * after they are stamped). */
+#define CLOSE_SLACK_NS (150ull * 1000 * 1000)
+/* After a stall longer than this many spans, the empty ones are not made one by one. */
+#define MAX_CATCH_UP 30
+
+/* What an object of the model is, by its interned name: described once. */
+struct obj_info {
+	const char *name;
+	struct dict_obj o;              /* all but the path */
+};
+
+struct sampler {
+	struct sampler_config c;
+	const struct sample_layout *layout;
+	struct model *model;
+	struct symbols *syms;
+	struct jitmap *jit;
+	struct strset names;
+	struct resolver res;
+	struct profile *prof;
+	struct attribution attr;
+	struct model_reaper reaper;
+	struct hashtable objs;          /* of struct obj_info, by name pointer */
+	uint32_t objs_scanned;          /* model objects looked at so far */
+	uint32_t *frame_ids;            /* engine frame -> dict frame, for one close */
+	size_t cap_frame_ids;
+	struct bucket_entry *entries;   /* for one close */
+	size_t cap_entries;
+	uint64_t rt_off;                /* realtime - monotonic, ns */
+	uint64_t live_start, live_end;  /* the open fine span, realtime */
+	uint32_t live_flags;
+	uint64_t live_lost;
+	uint64_t unattributed_seen;     /* the session's count at the last close */
+	uint64_t last_mono;
+	struct sampler_stats st;
+	uint64_t coarse_told;            /* st.coarse as the last tick returned it */
+};
+
+uint64_t sampler__realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool obj_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct obj_info *)e)->name == key;
+}
+
+static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
+{
+	const struct sampler *s = ctx;
+
+	return s->c.uid_of(s->c.uid_ctx, tid, ret);
+}
+
+static void open_span(struct sampler *s, uint64_t rt)
+{
+	uint64_t fine = history__config(s->c.history)->fine_ns;
+
+	s->live_start = rt - rt % fine;
+	s->live_end = s->live_start + fine;
+}
+
+int sampler__new(const struct sampler_config *c, struct sampler **ret)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->c = *c;
+	s->model = model__new();
+	s->syms = symbols__new();
+	s->jit = jitmap__new("/tmp");
+	s->prof = profile__new(c->max_stacks);
+	hashtable__init(&s->objs, sizeof(struct obj_info), obj_eq, NULL);
+	if (!s->model || !s->syms || !s->prof || model_reaper__init(&s->reaper, FORGET_AFTER_NS) < 0) {
+		sampler__free(s);
+		return -ENOMEM;
+	}
+	s->res = (struct resolver){ .model = s->model, .syms = s->syms, .jit = s->jit, .names = &s->names,
+				    .kernel_here = c->kernel };
+	s->attr = (struct attribution){ .res = &s->res, .prof = s->prof, .callchain = c->callchain,
+					.uid_of = uid_of, .uid_ctx = s };
+	/* the keys of history: no pid, so a fork storm does not multiply them */
+	s->attr.keep[PROFILE_KEY_UID] = s->attr.keep[PROFILE_KEY_CGROUP] = s->attr.keep[PROFILE_KEY_COMM] = true;
+	s->last_mono = clock_mono_ns();
+	s->rt_off = sampler__realtime_ns() - s->last_mono;
+	open_span(s, s->last_mono + s->rt_off);
+	s->live_flags = BUCKET_AFTER_GAP;       /* nothing was sampled before the start */
+	*ret = s;
+	return 0;
+}
+
+struct sampler *sampler__free(struct sampler *s)
+{
+	if (!s)
+		return NULL;
+	profile__free(s->prof);
+	symbols__free(s->syms);
+	jitmap__free(s->jit);
+	model__free(s->model);
+	strset__release(&s->names);
+	model_reaper__release(&s->reaper);
+	hashtable__release(&s->objs);
+	free(s->frame_ids);
+	free(s->entries);
+	free(s);
+	return NULL;
+}
+
+void sampler__set_layout(struct sampler *s, const struct sample_layout *l)
+{
+	s->layout = l;
+}
+
+void sampler__load_kernel(struct sampler *s)
+{
+	if (s->c.kernel)
+		resolver__load_kernel(&s->res);
+}
+
+/* ---- objects ------------------------------------------------------------------------ */
+
+/* Mode, owner and build id of a mapped file, read as the daemon's user may. */
+static void describe_file(const struct model_dso *d, struct dict_obj *o)
+{
+	struct build_id bid = { .size = 0 };
+	struct stat st;
+	int fd;
+
+	if (d->build_id_len) {
+		o->build_id_len = MIN(d->build_id_len, (uint8_t)sizeof(o->build_id));
+		memcpy(o->build_id, d->build_id, o->build_id_len);
+	}
+	if (!d->has_inode)
+		return;
+	fd = privs__open_mapped(d->name, d->maj, d->min, d->ino);
+	if (fd < 0)
+		return;         /* gone or replaced since: nobody but admins gets its names */
+	if (fstat(fd, &st) == 0) {
+		o->has_stat = 1;
+		o->mode = st.st_mode & 07777;
+		o->uid = st.st_uid;
+		o->gid = st.st_gid;
+	}
+	if (!o->build_id_len && build_id__read_elf(fd, &bid) == 0) {
+		o->build_id_len = bid.size;
+		memcpy(o->build_id, bid.data, bid.size);
+	}
+	close(fd);
+}
+
+static int add_obj(struct sampler *s, const char *name, const struct model_dso *d)
+{
+	bool created;
+	struct obj_info *i = hashtable__insert(&s->objs, hash__u64((uintptr_t)name), name, &created);
+
+	if (!i)
+		return -ENOMEM;
+	if (!created)
+		return 0;       /* the first object of a name (the model's order) describes it */
+	i->name = name;
+	i->o = (struct dict_obj){ .kind = DICT_OBJ_OTHER };
+	if (d && d->kernel)
+		i->o.kind = DICT_OBJ_KERNEL;
+	else if (d && name[0] == '/') {
+		i->o.kind = DICT_OBJ_FILE;
+		describe_file(d, &i->o);
+		s->st.objects++;
+	}
+	return 0;
+}
+
+/* The object a frame's dso name stands for, described the first time it is met. */
+static const struct obj_info *obj_of(struct sampler *s, const char *name)
+{
+	const struct obj_info *i = hashtable__find(&s->objs, hash__u64((uintptr_t)name), name);
+	const struct model_dso *d;
+
+	if (i)
+		return i;
+	for (; (d = model__dso(s->model, s->objs_scanned)); s->objs_scanned++)
+		if (add_obj(s, d->name, d) < 0)
+			return NULL;
+	i = hashtable__find(&s->objs, hash__u64((uintptr_t)name), name);
+	if (!i && add_obj(s, name, NULL) == 0)  /* [unknown], [cut]: no object of the model */
+		i = hashtable__find(&s->objs, hash__u64((uintptr_t)name), name);
+	return i;
+}
+
+/* ---- into history --------------------------------------------------------------------- */
+
+static int64_t intern_text(struct dict *d, const char *s)
+{
+	return dict__str(d, s, strlen(s));
+}
+
+static int64_t intern_frame(struct sampler *s, struct dict *d, const struct profile_frame *f)
+{
+	const struct obj_info *i = obj_of(s, f->dso);
+	struct dict_obj o;
+	int64_t path, obj, sym;
+
+	if (!i)
+		return -ENOMEM;
+	o = i->o;
+	path = intern_text(d, f->dso);
+	if (path < 0)
+		return path;
+	o.path = (uint32_t)path;
+	obj = dict__obj(d, &o);
+	sym = obj < 0 ? obj : intern_text(d, f->sym);
+	if (sym < 0)
+		return sym;
+	return dict__frame(d, &(struct dict_frame){ .obj = (uint32_t)obj, .sym = (uint32_t)sym,
+						    .flags = (f->kernel ? DICT_FRAME_KERNEL : 0) |
+							     (f->inlined ? DICT_FRAME_INLINED : 0) });
+}
+
+static int64_t intern_task(struct sampler *s, struct dict *d, const struct profile_task *t)
+{
+	const char *cg = t->cgroup ? model__cgroup(s->model, t->cgroup) : NULL;
+	struct dict_task dt = { .uid = t->uid, .flags = t->uid_known ? DICT_TASK_UID_KNOWN : 0,
+				.cgroup_id = t->cgroup, .cgroup = DICT_NONE };
+	int64_t v;
+
+	if (cg && (v = intern_text(d, cg)) < 0)
+		return v;
+	dt.cgroup = cg ? (uint32_t)v : DICT_NONE;
+	/* containers are told from cgroups and namespaces later: "" is the host */
+	if ((v = intern_text(d, "")) < 0)
+		return v;
+	dt.container = (uint32_t)v;
+	if ((v = intern_text(d, t->comm ? t->comm : RESOLVE_UNKNOWN)) < 0)
+		return v;
+	dt.comm = (uint32_t)v;
+	return dict__task(d, &dt);
+}
+
+/* The engine's entries as history's, interned (under the writer's lock). */
+static int intern_entries(struct sampler *s, struct dict *d, size_t *ret_nr)
+{
+	size_t nr, nf, nstack;
+	const struct profile_entry *e = profile__entries(s->prof, &nr);
+	const struct profile_frame *f = profile__frames(s->prof, &nf);
+
+	if (VEC_RESERVE(s->frame_ids, s->cap_frame_ids, nf + 1) < 0 ||
+	    VEC_RESERVE(s->entries, s->cap_entries, nr + 1) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < nf; i++) {
+		int64_t id = intern_frame(s, d, &f[i]);
+
+		if (id < 0)
+			return (int)id;
+		s->frame_ids[i] = (uint32_t)id;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const uint32_t *ids = profile__stack(s->prof, e[i].stack, &nstack);
+		uint32_t mapped[DICT_MAX_STACK];
+		int64_t task = intern_task(s, d, &e[i].task), stack;
+
+		nstack = MIN(nstack, (size_t)DICT_MAX_STACK);
+		for (size_t j = 0; j < nstack; j++)
+			mapped[j] = s->frame_ids[ids[j]];
+		stack = task < 0 ? task : dict__stack(d, mapped, nstack);
+		if (stack < 0)
+			return (int)stack;
+		s->entries[i] = (struct bucket_entry){ (uint32_t)task, (uint32_t)stack, e[i].samples, e[i].period };
+	}
+	*ret_nr = nr;
+	return 0;
+}
+
+/* Close the open fine span at end: its bucket into history.  Coarse made (0, 1) or -ENOMEM. */
+static int close_span(struct sampler *s, uint64_t end, uint32_t flags, uint64_t unattributed)
+{
+	const struct profile_stats *ps = profile__stats(s->prof);
+	struct bucket_hdr h = { .start_ns = s->live_start, .end_ns = end, .flags = s->live_flags | flags,
+				.c = { ps->samples, ps->period, ps->cut_samples, ps->cut_period, s->live_lost,
+				       unattributed - s->unattributed_seen } };
+	uint64_t t0, wait;
+	struct bucket *b = NULL;
+	size_t nr = 0, nf;
+	const struct profile_frame *f = profile__frames(s->prof, &nf);
+	int err;
+
+	/* objects are described (files opened) before the lock, not under it */
+	for (size_t i = 0; i < nf; i++)
+		if (!obj_of(s, f[i].dso))
+			return -ENOMEM;
+	s->st.engine_bytes = ps->bytes;
+	t0 = clock_mono_ns();
+	history__lock(s->c.history);
+	wait = clock_mono_ns() - t0;
+	err = intern_entries(s, history__dict(s->c.history), &nr);
+	if (!err)
+		b = bucket__new(&h, s->entries, nr, history__dict(s->c.history));
+	err = err ? err : b ? history__add_fine(s->c.history, b) : -ENOMEM;
+	history__unlock(s->c.history);
+	s->st.close_wait_max_ns = MAX(s->st.close_wait_max_ns, wait);
+	profile__reset(s->prof);
+	s->live_flags = 0;
+	s->live_lost = 0;
+	s->unattributed_seen = unattributed;
+	s->st.closed++;
+	if (err > 0)
+		s->st.coarse += (uint64_t)err;
+	return err;
+}
+
+/* Close every span that ended before rt (a sample's time, or now less the slack). */
+static int close_before(struct sampler *s, uint64_t rt, uint64_t unattributed)
+{
+	uint64_t fine = history__config(s->c.history)->fine_ns;
+	int made = 0, err;
+
+	if (rt > s->live_end + MAX_CATCH_UP * fine) {
+		/* a stall (a suspended host, a stopped daemon): one span up to now, then a gap */
+		err = close_span(s, s->live_end, 0, unattributed);
+		if (err < 0)
+			return err;
+		open_span(s, rt - fine);
+		s->live_flags = BUCKET_AFTER_GAP;
+		made += err;
+	}
+	while (rt >= s->live_end) {
+		err = close_span(s, s->live_end, 0, unattributed);
+		if (err < 0)
+			return err;
+		made += err;
+		s->live_start = s->live_end;
+		s->live_end += fine;
+	}
+	return made;
+}
+
+/* ---- the sink ------------------------------------------------------------------------- */
+
+static int on_sample(struct sampler *s, const struct perf_event_header *ev)
+{
+	struct sample smp;
+	uint64_t rt;
+	int err;
+
+	if (!s->layout || !sample_layout__sample(s->layout, ev, &smp)) {
+		s->st.short_samples++;
+		return 0;
+	}
+	rt = smp.time + s->rt_off;
+	if (rt >= s->live_end) {
+		err = close_before(s, rt, s->unattributed_seen);
+		if (err < 0)
+			return err;
+	} else if (rt < s->live_start) {
+		s->st.late++;
+	}
+	s->st.samples++;
+	return attribution__add(&s->attr, &smp) < 0 ? -ENOMEM : 0;
+}
+
+int sampler__sink(const void *rec, size_t len, void *ctx)
+{
+	const struct perf_event_header *ev = rec;
+	struct sampler *s = ctx;
+
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		return on_sample(s, ev);
+	case PERF_RECORD_LOST:
+		if (ev->size >= sizeof(struct perf_record_lost))
+			s->live_lost += ((const struct perf_record_lost *)rec)->lost;
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (ev->size >= sizeof(struct perf_record_lost_samples))
+			s->live_lost += ((const struct perf_record_lost_samples *)rec)->lost;
+		return 0;
+	case PERF_RECORD_FINISHED_ROUND:
+		return 0;
+	default:
+		if (model_reaper__note(&s->reaper, ev) < 0)
+			return -ENOMEM;
+		return model__process(s->model, ev);
+	}
+}
+
+int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
+{
+	uint64_t rt = sampler__realtime_ns();
+
+	/* realtime may step (NTP): the offset is measured again at every turn */
+	s->rt_off = rt - mono_now;
+	s->last_mono = mono_now;
+	uint64_t made;
+	int err;
+
+	model_reaper__reap(&s->reaper, s->model, mono_now > FORGET_AFTER_NS ? mono_now - CLOSE_SLACK_NS : 0);
+	err = rt > CLOSE_SLACK_NS ? close_before(s, rt - CLOSE_SLACK_NS, unattributed) : 0;
+	if (err < 0)
+		return err;
+	/* spans are mostly closed by a later sample, in the sink: count those too */
+	made = s->st.coarse - s->coarse_told;
+	s->coarse_told = s->st.coarse;
+	return (int)MIN(made, (uint64_t)INT32_MAX);
+}
+
+int sampler__finish(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
+{
+	uint64_t rt = mono_now + s->rt_off;
+	int made = close_span(s, MAX(rt, s->live_start), BUCKET_PARTIAL, unattributed), err;
+
+	if (made < 0)
+		return made;
+	history__lock(s->c.history);
+	err = history__close_coarse(s->c.history, BUCKET_PARTIAL);
+	history__unlock(s->c.history);
+	return err < 0 ? err : made + err;
+}
+
+void sampler__stats(const struct sampler *s, struct sampler_stats *ret)
+{
+	*ret = s->st;
+}

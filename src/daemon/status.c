@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "prof/daemon/status.h"
+
+__attribute__((format(printf, 2, 3)))
+static void line(struct snap_out *o, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		snapshot__put_raw(o, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* What anyone may know: the sampling and the history's span. */
+static void write_public(struct snap_out *o, const struct status_facts *f)
+{
+	const struct daemon_settings *s = f->s;
+
+	line(o, "version 1\n");
+	line(o, "uid %u\nadmin %d\n", f->uid, f->admin);
+	line(o, "started %" PRIu64 "\nuptime_s %.1f\n", f->sampling.started_ns,
+	     f->now > f->sampling.started_ns ? (double)(f->now - f->sampling.started_ns) / 1e9 : 0.0);
+	line(o, "event %s\nfrequency %" PRIu64 "\nperiod %" PRIu64 "\ncallchain %d\n", s->event, s->freq, s->period,
+	     s->callchain);
+	line(o, "follows_setuid %d\n", s->creds);
+	line(o, "bucket_s %.3f\nfine_s %.3f\nhistory_s %.0f\nfine_span_s %.0f\n", (double)s->history.bucket_ns / 1e9,
+	     (double)s->history.fine_ns / 1e9, (double)s->history.span_ns / 1e9,
+	     (double)s->history.fine_span_ns / 1e9);
+	line(o, "history_from %" PRIu64 "\nhistory_until %" PRIu64 "\n", f->history.oldest_ns, f->history.newest_ns);
+	line(o, "evicted_before %" PRIu64 "\n", f->history.evicted_before);
+	line(o, "export_successes 0\nexport_failures 0\n");
+}
+
+static void write_sampling(struct snap_out *o, const struct status_facts *f)
+{
+	const struct bucket_counts *t = &f->history.total;
+	const struct sampler_stats *ss = &f->sampling.sampler;
+
+	line(o, "samples %" PRIu64 "\nsamples_per_s %.2f\n", t->samples,
+	     f->recent_ns ? (double)f->recent_samples * 1e9 / (double)f->recent_ns : 0.0);
+	line(o, "lost %" PRIu64 "\nlost_samples %" PRIu64 "\n", f->sampling.lost, f->sampling.lost_samples);
+	line(o, "cut %" PRIu64 "\nunattributed %" PRIu64 "\n", t->cut_samples, f->sampling.unattributed);
+	line(o, "late %" PRIu64 "\nshort %" PRIu64 "\nobjects %" PRIu64 "\n", ss->late, ss->short_samples, ss->objects);
+	line(o, "close_wait_max_ms %.3f\nengine_bytes %zu\n", (double)ss->close_wait_max_ns / 1e6, ss->engine_bytes);
+}
+
+static void write_history(struct snap_out *o, const struct status_facts *f)
+{
+	const struct history_stats *h = &f->history;
+
+	line(o, "memory_bytes %zu\nmemory_max %zu\ndict_bytes %zu\n", h->bytes, f->s->history.memory_max, h->dict_bytes);
+	line(o, "dict_items %zu %zu %zu %zu %zu\n", h->dict_items[DICT_STR], h->dict_items[DICT_OBJ],
+	     h->dict_items[DICT_FRAME], h->dict_items[DICT_STACK], h->dict_items[DICT_TASK]);
+	line(o, "buckets_fine %zu\nbuckets_coarse %zu\n", h->fine, h->coarse);
+	line(o, "evicted_buckets %" PRIu64 "\nevicted_samples %" PRIu64 "\nexpired_buckets %" PRIu64
+	     "\ncompactions %" PRIu64 "\n", h->evicted_buckets, h->evicted_samples, h->expired_buckets, h->compactions);
+}
+
+static void write_store(struct snap_out *o, const struct status_facts *f)
+{
+	const struct store_stats *st = &f->store;
+
+	line(o, "disk_dir %s\ndisk_bytes %" PRIu64 "\ndisk_max %" PRIu64 "\ndisk_segments %zu\n", f->s->history_dir,
+	     st->bytes, f->s->store.disk_max, st->segments);
+	line(o, "disk_written %" PRIu64 "\ndisk_write_errors %" PRIu64 "\ndisk_last_errno %d\n", st->written,
+	     st->write_errors, st->last_errno);
+	line(o, "disk_loaded %" PRIu64 "\ndisk_skipped_old %" PRIu64 "\ndisk_corrupt %" PRIu64 "\ndisk_refused %" PRIu64
+	     "\n", st->loaded, st->skipped_old, st->corrupt, st->refused);
+	line(o, "disk_removed %" PRIu64 "\ndisk_evicted %" PRIu64 "\n", st->removed, st->disk_evicted);
+	if (st->last_corrupt[0])
+		line(o, "disk_last_corrupt %s\n", st->last_corrupt);
+}
+
+static void write_clients(struct snap_out *o, const struct status_facts *f)
+{
+	const struct server_stats *c = &f->server;
+
+	line(o, "clients %zu\nclients_accepted %" PRIu64 "\nclients_served %" PRIu64 "\n", c->connected, c->accepted,
+	     c->served);
+	line(o, "clients_busy %" PRIu64 "\nclients_busy_uid %" PRIu64 "\nclients_bad_request %" PRIu64 "\n", c->busy,
+	     c->busy_uid, c->bad_request);
+	line(o, "clients_timeout %" PRIu64 "\nclients_stalled %" PRIu64 "\nbytes_out %" PRIu64 "\n", c->timeouts,
+	     c->stalled, c->bytes_out);
+	line(o, "answer_bytes %zu\nanswer_bytes_max %zu\nanswers_memory_max %zu\n", c->answer_bytes,
+	     c->answer_bytes_max, f->s->server.answers_memory_max);
+}
+
+void status__write(struct snap_out *o, const struct status_facts *f)
+{
+	write_public(o, f);
+	if (!f->admin)
+		return;
+	write_sampling(o, f);
+	write_history(o, f);
+	write_store(o, f);
+	write_clients(o, f);
+	line(o, "cpu_s %.3f\nrss_bytes %" PRIu64 "\n", (double)f->cpu_ns / 1e9, f->rss);
+	if (f->reload[0])
+		line(o, "reload %s\n", f->reload);
+}
