@@ -20,6 +20,7 @@
 #include "prof/daemon/view.h"
 
 #define PROFILE_PATH "/debug/pprof/profile"
+#define SYMBOL_PATH "/debug/pprof/symbol"
 #define DEFAULT_SECONDS 30              /* as Go's net/http/pprof */
 #define MAX_SECONDS (31ull * 86400)
 #define REQUEST_MEMORY (32u << 10)
@@ -118,6 +119,29 @@ static enum MHD_Result respond_text(struct export_http *x, struct MHD_Connection
 		x->st.failed++;
 	snprintf(x->st.last_error, sizeof(x->st.last_error), "%u %.*s", status, n - 1, msg);
 	pthread_mutex_unlock(&x->lock);
+	return ret;
+}
+
+/*
+ * Go's symbol service, which go tool pprof asks for the addresses profd did not
+ * name: profd names every frame it can in the profile already, so it knows none
+ * more (an empty answer: they stay addresses, for a backend with debug files).
+ * Without it go tool pprof fails on the 405.
+ */
+static enum MHD_Result respond_symbol(struct MHD_Connection *c, const char *method)
+{
+	static const char none[] = "num_symbols: 0\n";
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET);
+	struct MHD_Response *r = MHD_create_response_from_buffer(get ? sizeof(none) - 1 : 0, (void *)none,
+								 MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	ret = MHD_queue_response(c, get || !strcmp(method, MHD_HTTP_METHOD_POST) ? MHD_HTTP_OK
+				 : MHD_HTTP_METHOD_NOT_ALLOWED, r);
+	MHD_destroy_response(r);
 	return ret;
 }
 
@@ -303,6 +327,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	x->st.requests++;
 	snprintf(token, sizeof(token), "Bearer %s", x->s.token);
 	pthread_mutex_unlock(&x->lock);
+	if (!strcmp(url, SYMBOL_PATH))
+		return respond_symbol(c, method);
 	if (strcmp(method, MHD_HTTP_METHOD_GET))
 		return respond_text(x, c, MHD_HTTP_METHOD_NOT_ALLOWED, "profd answers GET %s only", PROFILE_PATH);
 	auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -402,25 +428,36 @@ void export_http__stats(struct export_http *x, struct export_http_stats *ret)
 	pthread_mutex_unlock(&x->lock);
 }
 
-void export_http__status(struct export_http *x, struct snap_out *o, bool admin)
+void export_http__add_stats(struct export_http_stats *sum, const struct export_http_stats *a)
 {
-	struct export_http_stats st = { 0 };
+	sum->requests += a->requests;
+	sum->ok += a->ok;
+	sum->bad_request += a->bad_request;
+	sum->unauthorized += a->unauthorized;
+	sum->not_found += a->not_found;
+	sum->failed += a->failed;
+	sum->bytes_out += a->bytes_out;
+	sum->port = a->port;
+	if (a->last_error[0])
+		memcpy(sum->last_error, a->last_error, sizeof(sum->last_error));
+}
+
+void export_http__status(const struct export_http_stats *st, bool on, struct snap_out *o, bool admin)
+{
 	char line[600];
 	int n;
 
-	if (x)
-		export_http__stats(x, &st);
 	if (!admin)
 		return;
 	n = snprintf(line, sizeof(line),
 		     "pull %s\npull_port %u\npull_requests %" PRIu64 "\npull_ok %" PRIu64 "\npull_bad_request %" PRIu64
 		     "\npull_unauthorized %" PRIu64 "\npull_not_found %" PRIu64 "\npull_failed %" PRIu64
-		     "\npull_bytes %" PRIu64 "\n", x ? "on" : "off", st.port, st.requests, st.ok, st.bad_request,
-		     st.unauthorized, st.not_found, st.failed, st.bytes_out);
+		     "\npull_bytes %" PRIu64 "\n", on ? "on" : "off", on ? st->port : 0, st->requests, st->ok,
+		     st->bad_request, st->unauthorized, st->not_found, st->failed, st->bytes_out);
 	if (n > 0)
 		snapshot__put_raw(o, line, MIN((size_t)n, sizeof(line) - 1));
-	if (st.last_error[0]) {
-		n = snprintf(line, sizeof(line), "pull_last_error %s\n", st.last_error);
+	if (st->last_error[0]) {
+		n = snprintf(line, sizeof(line), "pull_last_error %s\n", st->last_error);
 		if (n > 0)
 			snapshot__put_raw(o, line, MIN((size_t)n, sizeof(line) - 1));
 	}

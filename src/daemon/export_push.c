@@ -268,6 +268,8 @@ static bool org_of(const struct export_config *c, uint32_t uid, const char *user
 	for (const char *t = hit->org; *t; t++) {
 		size_t o = strlen(org);
 
+		if (t[0] == '%' && t[1] == 'u' && !has_user)
+			return false;   /* no name to put there */
 		if (t[0] == '%' && (t[1] == 'u' || t[1] == 'i')) {
 			snprintf(org + o, len - o, "%s", t[1] == 'u' ? user : num + 1);
 			t++;

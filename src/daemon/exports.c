@@ -20,6 +20,7 @@ struct exports {
 	uint64_t freq, period;
 	struct export_http *pull;
 	struct export_push *push;
+	struct export_http_stats pull_before;   /* of listeners stopped by reloads */
 };
 
 static uint64_t mean_period(const struct exports *x)
@@ -42,6 +43,20 @@ static void push_settings(const struct exports *x, const struct export_config *c
 	*s = (struct export_push_settings){ .c = *c, .time_period = x->time_period, .period = mean_period(x),
 					    .freq = x->freq ? x->freq : (x->period ? 1000000000ull / x->period : 0) };
 	snprintf(s->event, sizeof(s->event), "%s", x->event);
+}
+
+/* A listener stopped: its counts stay in status. */
+static void retire_pull(struct exports *x, struct export_http *old)
+{
+	struct export_http_stats st;
+
+	if (!old)
+		return;
+	export_http__stats(old, &st);
+	export_http__free(old);
+	pthread_mutex_lock(&x->lock);
+	export_http__add_stats(&x->pull_before, &st);
+	pthread_mutex_unlock(&x->lock);
 }
 
 /* The pull endpoint as c wants it (started, stopped, restarted, or told the new token). */
@@ -67,7 +82,7 @@ static int apply_pull(struct exports *x, const struct export_config *c, char *er
 			old = x->pull;
 			x->pull = NULL;
 			pthread_mutex_unlock(&x->lock);
-			export_http__free(old);
+			retire_pull(x, old);
 		}
 		if ((e = export_http__start(x->h, &s, &fresh, err, errlen)) < 0)
 			return e;
@@ -76,7 +91,7 @@ static int apply_pull(struct exports *x, const struct export_config *c, char *er
 	old = x->pull;
 	x->pull = fresh;
 	pthread_mutex_unlock(&x->lock);
-	export_http__free(old);
+	retire_pull(x, old);
 	return 0;
 }
 
@@ -155,14 +170,17 @@ struct exports *exports__free(struct exports *x)
 void exports__status(void *ctx, struct snap_out *o, bool admin)
 {
 	struct exports *x = ctx;
-	struct export_http_stats hs = { 0 };
+	struct export_http_stats hs, now;
 	struct export_push_stats ps = { 0 };
 	char line[160];
 	int n;
 
 	pthread_mutex_lock(&x->lock);
-	if (x->pull)
-		export_http__stats(x->pull, &hs);
+	hs = x->pull_before;
+	if (x->pull) {
+		export_http__stats(x->pull, &now);
+		export_http__add_stats(&hs, &now);
+	}
 	if (x->push)
 		export_push__stats(x->push, &ps);
 	/* every client sees how the exports fare; their details are the admins' */
@@ -170,7 +188,7 @@ void exports__status(void *ctx, struct snap_out *o, bool admin)
 		     hs.failed + ps.failures + ps.rejected + ps.dropped);
 	if (n > 0)
 		snapshot__put_raw(o, line, MIN((size_t)n, sizeof(line) - 1));
-	export_http__status(x->pull, o, admin);
+	export_http__status(&hs, x->pull != NULL, o, admin);
 	export_push__status(x->push, o, admin);
 	pthread_mutex_unlock(&x->lock);
 }

@@ -64,7 +64,9 @@ struct export_http *export_http__free(struct export_http *x);
 void export_http__configure(struct export_http *x, const struct export_http_settings *s);
 
 void export_http__stats(struct export_http *x, struct export_http_stats *ret);
-/* Status lines (pull_*) into o; NULL x: off. */
-void export_http__status(struct export_http *x, struct snap_out *o, bool admin);
+/* Add a's counts to *sum (the port and last error are a's when it has them). */
+void export_http__add_stats(struct export_http_stats *sum, const struct export_http_stats *a);
+/* Status lines (pull_*) of st into o, for admins; on: serving. */
+void export_http__status(const struct export_http_stats *st, bool on, struct snap_out *o, bool admin);
 
 #endif
