@@ -154,5 +154,7 @@ ok=$(pstatus pull_ok)
 [ "$ok" -ge 6 ] && [ "$(pstatus pull_unauthorized)" -ge 2 ] && [ "$(pstatus pull_bad_request)" -ge 2 ] ||
 	fail "status: $("$PROF" daemon status --raw --socket "$SOCK" | grep -E '^(pull|export)')"
 [ "$(pstatus export_successes)" -ge "$ok" ] || fail "export_successes $(pstatus export_successes) < pull_ok $ok"
+"$PROF" daemon status --socket "$SOCK" | grep -qE "^pull: port $port, .* answered" ||
+	fail "prof daemon status: $("$PROF" daemon status --socket "$SOCK")"
 pass "status: pull_ok $ok, pull_unauthorized $(pstatus pull_unauthorized), pull_bad_request $(pstatus pull_bad_request)"
 stop_profd || fail "profd's exit after SIGTERM"

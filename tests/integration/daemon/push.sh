@@ -145,6 +145,8 @@ fails=$(pstatus push_failures)
 pstatus push_last_error | grep -qi "connect" || fail "last error: $(pstatus push_last_error)"
 [ "$(pstatus export_failures)" -ge "$fails" ] || fail "export_failures $(pstatus export_failures)"
 "$PROF" daemon status --socket "$SOCK" >"$TMP/status.txt" || fail "prof daemon status"
+grep -qE "^push: .* $fails failures.*last error: Failed to connect" "$TMP/status.txt" ||
+	grep -qE "^push: .* [0-9]+ failures.*last error: " "$TMP/status.txt" || fail "prof daemon status: $(cat "$TMP/status.txt")"
 pass "receiver down: $fails failures, queue $(pstatus push_queue) (at most $(pstatus push_queue_max) of 4), $(pstatus push_dropped) buckets dropped, last error: $(pstatus push_last_error)"
 
 # it comes back: pushing resumes, oldest first
