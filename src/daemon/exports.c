@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,9 +134,7 @@ int exports__start(struct history *h, const struct export_config *c, const struc
 	x->time_period = s->time_period;
 	x->freq = s->freq;
 	x->period = s->period;
-	e = apply_pull(x, c, err, errlen);
-	if (!e)
-		e = apply_push(x, c, err, errlen);
+	e = exports__reconfigure(x, c, err, errlen);
 	if (e < 0) {
 		exports__free(x);
 		return e;
@@ -147,10 +146,16 @@ int exports__start(struct history *h, const struct export_config *c, const struc
 
 int exports__reconfigure(struct exports *x, const struct export_config *c, char *err, size_t errlen)
 {
-	int e = apply_pull(x, c, err, errlen);
+	sigset_t all, old;
+	int e;
 
+	/* the threads made here take no signal: the sampling thread waits for them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = apply_pull(x, c, err, errlen);
 	if (!e)
 		e = apply_push(x, c, err, errlen);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!e)
 		x->c = *c;
 	return e;
