@@ -31,17 +31,7 @@ static int copy_to(char *dst, size_t size, const char *v)
 
 static int uint_in(const char *v, uint64_t lo, uint64_t hi, uint64_t *ret)
 {
-	char *end;
-	unsigned long long u;
-
-	if (!v[0] || v[0] == '-')
-		return -EINVAL;
-	errno = 0;
-	u = strtoull(v, &end, 10);
-	if (errno || *end || u < lo || u > hi)
-		return -EINVAL;
-	*ret = u;
-	return 0;
+	return parse_u64(v, 10, ret) < 0 || *ret < lo || *ret > hi ? -EINVAL : 0;
 }
 
 int export_config__listen_addr(const char *listen, struct sockaddr_storage *ret, size_t *ret_len,

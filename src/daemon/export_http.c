@@ -147,17 +147,7 @@ static enum MHD_Result respond_symbol(struct MHD_Connection *c, const char *meth
 
 static bool arg_u64(const char *v, uint64_t lo, uint64_t hi, uint64_t *ret)
 {
-	char *end;
-	unsigned long long u;
-
-	if (!v || !v[0] || v[0] == '-')
-		return false;
-	errno = 0;
-	u = strtoull(v, &end, 10);
-	if (errno || *end || u < lo || u > hi)
-		return false;
-	*ret = u;
-	return true;
+	return v && parse_u64(v, 10, ret) == 0 && *ret >= lo && *ret <= hi;
 }
 
 static bool add_sel(const char **v, size_t *nr, const char *value)

@@ -10,6 +10,7 @@
 #include "prof/base/vec.h"
 #include "prof/daemon/export_pprof.h"
 #include "prof/output/pprof.h"
+#include "prof/perfdata/build_id.h"
 
 #define USER_CACHE 16
 
@@ -76,13 +77,6 @@ void export_pprof__unit(const char *cgroup, char *buf, size_t len)
 	}
 }
 
-static void hex(char *dst, const uint8_t *id, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		sprintf(dst + 2 * i, "%02x", id[i]);
-	dst[2 * len] = '\0';
-}
-
 static void loc(void *ctx, uint32_t i, struct pprof_loc *ret)
 {
 	struct src *s = ctx;
@@ -92,7 +86,10 @@ static void loc(void *ctx, uint32_t i, struct pprof_loc *ret)
 	const char *sym = dict__text(d, f->sym);
 	bool has_addr = f->flags & DICT_FRAME_HAS_ADDR;
 
-	hex(s->hex, ob->build_id, MIN((size_t)ob->build_id_len, sizeof(ob->build_id)));
+	struct build_id bid = { .size = (uint8_t)MIN((size_t)ob->build_id_len, sizeof(ob->build_id)) };
+
+	memcpy(bid.data, ob->build_id, bid.size);
+	build_id__hex(&bid, s->hex, sizeof(s->hex));
 	/* the daemon keeps no file offsets: the fake mapping (addresses are the object's) */
 	*ret = (struct pprof_loc){ .obj = dict__text(d, ob->path), .build_id = s->hex, .sym = sym,
 				   .has_addr = has_addr, .addr = f->addr };

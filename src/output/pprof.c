@@ -11,6 +11,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/vec.h"
 #include "prof/output/pprof.h"
+#include "prof/perfdata/build_id.h"
 #include "prof/base/util.h"
 #include "profile.pb-c.h"
 
@@ -477,9 +478,10 @@ struct engine_src {
 
 static void hex(char *dst, const uint8_t *id, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		sprintf(dst + 2 * i, "%02x", id[i]);
-	dst[2 * len] = '\0';
+	struct build_id b = { .size = (uint8_t)MIN(len, (size_t)BUILD_ID_MAX) };
+
+	memcpy(b.data, id, b.size);
+	build_id__hex(&b, dst, 2 * 20 + 1);
 }
 
 static int bid_add(const struct reader_build_id *b, void *ctx)
