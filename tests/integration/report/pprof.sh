@@ -67,7 +67,7 @@ fi
 # executable segment they are in (readelf's), so that pprof's base is 0.
 if command -v readelf >/dev/null && command -v nm >/dev/null; then
 	vaddr=$(nm "$PROF_HOT" | awk '$3 == "hot_function" { print $1; exit }')
-	readelf -lW "$PROF_HOT" | awk '$1 == "LOAD" && $7 ~ /E/ { print $2, $3, $6 }' >"$TMP/text.seg"
+	readelf -lW "$PROF_HOT" | awk '$1 == "LOAD" && / E / { print $2, $3, $6 }' >"$TMP/text.seg"
 	python3 - "$TMP/raw.txt" "$(readlink -f "$PROF_HOT")" "$vaddr" "$TMP/text.seg" <<'PY' ||
 import re, sys
 raw, path, vaddr = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3], 16)
