@@ -378,6 +378,13 @@ static enum outcome push_bucket(struct export_push *p, const struct export_push_
 		failed(p, -1, "out of memory reading history", "", false);
 		return PUSH_RETRY;
 	}
+	if (!a.coarse && !a.fine && w->samples) {
+		/* evicted (memory_max) before its turn came: said, not pushed as empty */
+		pthread_mutex_lock(&p->lock);
+		p->st.dropped++;
+		p->st.dropped_samples += w->samples;
+		pthread_mutex_unlock(&p->lock);
+	}
 	for (; *next < nr; ++*next) {
 		r = push_series(p, s, w, &a, &series[*next], tries_422);
 		if (r == PUSH_RETRY)

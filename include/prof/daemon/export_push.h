@@ -46,7 +46,8 @@ struct export_push_stats {
 	uint64_t retries;
 	uint64_t rejected;              /* profiles the server refused for good */
 	uint64_t rejected_by_status[6]; /* 400, 401, 403, 404, 413, 422 */
-	uint64_t dropped;               /* buckets the full queue let go, unpushed */
+	uint64_t dropped;               /* buckets not pushed: the full queue let them go, or
+					 * history evicted them first */
 	uint64_t dropped_samples;
 	uint64_t skipped;               /* series no push_tenant maps, or of an unknown uid */
 	uint64_t sanitized;             /* label values that lost ',' or '}' */
