@@ -50,7 +50,8 @@ static bool frame_eq(const void *e, const void *key, const void *ctx)
 {
 	const struct profile_frame *a = &((const struct profile *)ctx)->frames[*(const uint32_t *)e], *b = key;
 
-	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel && a->inlined == b->inlined;
+	return a->dso == b->dso && a->sym == b->sym && a->kernel == b->kernel && a->inlined == b->inlined &&
+	       a->has_addr == b->has_addr && a->addr == b->addr;
 }
 
 static bool stack_eq(const void *e, const void *key, const void *ctx)
@@ -78,8 +79,9 @@ static bool entry_eq(const void *e, const void *key, const void *ctx)
 
 static uint64_t frame_hash(const struct profile_frame *f)
 {
-	return hash__mix(hash__mix(hash__u64((uintptr_t)f->dso), (uintptr_t)f->sym),
-			 (uint64_t)f->kernel | (uint64_t)f->inlined << 1);
+	return hash__mix(hash__mix(hash__mix(hash__u64((uintptr_t)f->dso), (uintptr_t)f->sym),
+				   (uint64_t)f->kernel | (uint64_t)f->inlined << 1 | (uint64_t)f->has_addr << 2),
+			 f->addr);
 }
 
 static uint64_t task_hash(uint64_t h, const struct profile_task *t)

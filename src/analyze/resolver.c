@@ -55,6 +55,10 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 			sym = symbols__kernel(r->syms, loc.off);
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
 		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
+		if (r->addrs && symbols__vaddr(r->syms, d->name, d->build_id, d->build_id_len, loc.off, &ret->addr)) {
+			ret->has_addr = true;
+			ret->off = loc.off;
+		}
 	} else if (r->jit) {
 		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map,
 		 * trusted when its own user (as recorded) wrote it */

@@ -471,6 +471,18 @@ const char *symbols__user(struct symbols *s, const char *path, const uint8_t *bu
 	return a < d->syms[k].end ? d->syms[k].name : NULL;
 }
 
+bool symbols__vaddr(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
+		    uint64_t off, uint64_t *ret)
+{
+	uint64_t a;
+	struct dso_entry *d = dso_addr(s, path, build_id, build_id_len, off, &a);
+
+	if (!d)
+		return false;
+	*ret = a - d->bias;
+	return true;
+}
+
 /* An inlined subroutine's name: its linkage name demangled, else its name (both
  * through DW_AT_abstract_origin), as "f (inlined)" the way perf shows it. */
 static const char *inlined_name(struct symbols *s, Dwarf_Die *die)

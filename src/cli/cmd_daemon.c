@@ -70,6 +70,35 @@ static void print_public(const struct status *s, const char *socket)
 	       num(s, "export_failures"));
 }
 
+/* "; last error: ..." of key, "" when there is none. */
+static const char *last_error(const struct status *s, const char *key, char *buf, size_t len)
+{
+	char v[300];
+
+	if (!snapshot__text_value(s->text, s->len, key, v, sizeof(v)))
+		return "";
+	snprintf(buf, len, "; last error: %s", v);
+	return buf;
+}
+
+/* The exports' lines (src/daemon/export_http.c, export_push.c). */
+static void print_exports(const struct status *s)
+{
+	char v[300], w[320];
+
+	if (!strcmp(get(s, "pull", v, sizeof(v)), "on"))
+		printf("pull: port %" PRIu64 ", %" PRIu64 " requests, %" PRIu64 " answered, %" PRIu64 " bad, %" PRIu64
+		       " unauthorized, %" PRIu64 " failed%s\n", num(s, "pull_port"), num(s, "pull_requests"),
+		       num(s, "pull_ok"), num(s, "pull_bad_request"), num(s, "pull_unauthorized"), num(s, "pull_failed"),
+		       last_error(s, "pull_last_error", w, sizeof(w)));
+	if (!strcmp(get(s, "push", v, sizeof(v)), "on"))
+		printf("push: %" PRIu64 " profiles pushed (%.2f MiB), %" PRIu64 " failures, %" PRIu64 " retries, %" PRIu64
+		       " rejected, %" PRIu64 " buckets dropped, %" PRIu64 " series skipped; queue %" PRIu64 " of %" PRIu64
+		       "%s\n", num(s, "push_pushed"), (double)num(s, "push_bytes") / 1048576, num(s, "push_failures"),
+		       num(s, "push_retries"), num(s, "push_rejected"), num(s, "push_dropped"), num(s, "push_skipped"),
+		       num(s, "push_queue"), num(s, "push_queue_cap"), last_error(s, "push_last_error", w, sizeof(w)));
+}
+
 static void print_admin(const struct status *s)
 {
 	char v[300];
@@ -92,6 +121,7 @@ static void print_admin(const struct status *s)
 	       "), bad requests %" PRIu64 ", timeouts %" PRIu64 ", stalled %" PRIu64 "\n", num(s, "clients"),
 	       num(s, "clients_served"), num(s, "clients_busy"), num(s, "clients_busy_uid"),
 	       num(s, "clients_bad_request"), num(s, "clients_timeout"), num(s, "clients_stalled"));
+	print_exports(s);
 	printf("profd itself: %.2f s of CPU, %.1f MiB resident\n", real(s, "cpu_s"),
 	       (double)num(s, "rss_bytes") / 1048576);
 	if (snapshot__text_value(s->text, s->len, "reload", v, sizeof(v)))

@@ -524,7 +524,9 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 		return -ENOMEM;
 	}
 	r->res = (struct resolver){ .model = r->model, .syms = r->syms, .jit = r->jit, .names = &r->comms,
-				    .kernel_here = kernel_here(r), .inlines = !r->o.no_inline };
+				    .kernel_here = kernel_here(r), .inlines = !r->o.no_inline,
+				    /* pprof's locations carry addresses (a backend symbolizes by them) */
+				    .addrs = r->o.format == FORMAT_PPROF };
 	r->attr = (struct attribution){ .res = &r->res, .callchain = r->o.callchain, .admit = admits,
 					.admit_ctx = r };
 	choose_keys(r);

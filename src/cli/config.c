@@ -30,6 +30,7 @@ static void daemon_defaults(struct prof_daemon_config *d)
 	strcpy(d->state_dir, "/var/lib/prof");
 	strcpy(d->socket, "/run/prof/profd.sock");
 	strcpy(d->user, "prof");
+	export_config__defaults(&d->export);
 }
 
 void config__defaults(struct prof_config *c)
@@ -165,11 +166,16 @@ static const struct daemon_key {
 static int daemon_key(struct parse_ctx *x, const char *name, const char *value)
 {
 	struct prof_daemon_config *d = &x->c->daemon;
+	char msg[256];
 	uint64_t u;
 	bool b;
+	int e;
 
 	if (!x->allow_policy)
 		return bad(x, "[daemon] may only be set in the system configuration");
+	e = export_config__set(&d->export, name, value, msg, sizeof(msg));
+	if (e)
+		return e > 0 ? 1 : bad(x, "%s", msg);
 	if (!strcmp(name, "event"))
 		return set_event(x, d->event, sizeof(d->event), value);
 	if (!strcmp(name, "mmap_pages"))
@@ -202,7 +208,12 @@ static int daemon_check(const struct prof_daemon_config *d, const char *filename
 			  : d->fine_span < 2 * d->bucket ? "fine_span must be at least two buckets"
 			  : d->fine_span > d->history ? "fine_span must not be longer than history"
 			  : d->history < d->bucket ? "history must be at least one bucket" : NULL;
+	char msg[256];
 
+	if (!why && export_config__check(&d->export, msg, sizeof(msg)) < 0) {
+		snprintf(err, errlen, "%s: [daemon]: %s", filename, msg);
+		return -EINVAL;
+	}
 	if (!why)
 		return 0;
 	snprintf(err, errlen, "%s: [daemon]: %s (bucket %" PRIu64 ", fine_span %" PRIu64 ", history %" PRIu64 ")",

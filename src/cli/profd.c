@@ -7,6 +7,7 @@
  * writes history, SIGHUP reloads), the sampling loop and the log; the daemon's
  * parts are src/daemon/.
  */
+#include <curl/curl.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
@@ -32,6 +33,7 @@
 #include "prof/cli/record_opts.h"
 #include "prof/cli/signals.h"
 #include "prof/daemon/daemon.h"
+#include "prof/daemon/exports.h"
 #include "prof/daemon/sampler.h"
 #include "prof/daemon/server.h"
 #include "prof/record/session.h"
@@ -61,6 +63,7 @@ struct profd {
 	struct daemon *d;
 	struct sampler *sampler;
 	struct session *session;
+	struct exports *exports;        /* pull and push, when prof.conf turns them on */
 	uint64_t started_ns;
 };
 
@@ -241,6 +244,26 @@ static int start_threads(struct profd *p, int fd)
 	return 0;
 }
 
+/* The pull endpoint and the push, as [daemon] asks (after the session: the event
+ * and rate are known).  0, or an exit code after a message. */
+static int start_exports(struct profd *p)
+{
+	const struct perf_event_attr *a = &(struct perf_event_attr){ .type = p->set.event_type,
+								     .config = p->set.event_config };
+	struct exports_sampling s = { .event = p->set.event, .freq = p->set.freq, .period = p->set.period,
+				      .time_period = a->type == PERF_TYPE_SOFTWARE &&
+						     (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+						      a->config == PERF_COUNT_SW_TASK_CLOCK) };
+	char err[1024];
+
+	if (exports__start(daemon__history(p->d), &p->pf.cfg.daemon.export, &s, &p->exports, err, sizeof(err)) < 0) {
+		say(p, LOG_ERR, "%s", err);
+		return EXIT_PROF_FAIL;
+	}
+	daemon__set_exports_status(p->d, exports__status, p->exports);
+	return 0;
+}
+
 /* Everything but the sampling loop.  0, or an exit code after a message. */
 static int profd_start(struct profd *p)
 {
@@ -275,7 +298,7 @@ static int profd_start(struct profd *p)
 		say(p, LOG_ERR, "could not start sampling");
 		return EXIT_PROF_FAIL;
 	}
-	return start_threads(p, fd);
+	return start_threads(p, fd) ? EXIT_PROF_FAIL : start_exports(p);
 }
 
 /* ---- running ---------------------------------------------------------------------------- */
@@ -289,7 +312,8 @@ static void reload(struct profd *p)
 	notify("RELOADING=1");
 	err[0] = later[0] = '\0';
 	if (load_config(p->config_path, &c, err, sizeof(err)) < 0 || settings_of(&c, &s, err, sizeof(err)) < 0 ||
-	    daemon__reconfigure(p->d, &s, later, sizeof(later)) < 0) {
+	    daemon__reconfigure(p->d, &s, later, sizeof(later)) < 0 ||
+	    exports__reconfigure(p->exports, &c.daemon.export, err, sizeof(err)) < 0) {
 		snprintf(msg, sizeof(msg), "reload failed: %s (keeping the previous configuration)", err[0] ? err : later);
 		say(p, LOG_ERR, "%s", msg);
 	} else {
@@ -355,6 +379,8 @@ static int profd_loop(struct profd *p)
 	session__stop(p->session);
 	made = sampler__finish(p->sampler, clock_mono_ns(), unattributed(p));
 	publish(p);
+	daemon__set_exports_status(p->d, NULL, NULL);
+	p->exports = exports__free(p->exports);
 	if (daemon__stop(p->d) < 0 || made < 0)
 		say(p, LOG_ERR, "the last buckets could not be written to %s", p->set.history_dir);
 	return err < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
@@ -482,6 +508,7 @@ int main(int argc, char **argv)
 	record_opts__init(&p.ro);
 	preflight__init(&p.pf);
 	signals__install_daemon();
+	curl_global_init(CURL_GLOBAL_DEFAULT);  /* before any thread: push's libcurl */
 	if (!p.foreground && go_background(&p) < 0) {
 		fprintf(stderr, "profd: cannot go to the background: %s\n", strerror(errno));
 		return EXIT_PROF_FAIL;
@@ -500,11 +527,15 @@ int main(int argc, char **argv)
 		ret = profd_loop(&p);
 		say(&p, LOG_INFO, "stopped (%s)", signals__stop() == SIGINT ? "SIGINT" : "SIGTERM");
 	}
+	if (p.d)
+		daemon__set_exports_status(p.d, NULL, NULL);
+	exports__free(p.exports);
 	daemon__free(p.d);
 	session__free(p.session);
 	sampler__free(p.sampler);
 	preflight__release(&p.pf);
 	record_opts__release(&p.ro);
+	curl_global_cleanup();
 	if (p.pf.cfg.daemon.socket[0] && !ret)
 		unlink(p.pf.cfg.daemon.socket);
 	return ret;

@@ -20,6 +20,8 @@ struct daemon {
 	pthread_mutex_t lock;           /* s (the live parts), sampling, reload */
 	struct daemon_sampling sampling;
 	char reload[512];
+	void (*exports)(void *ctx, struct snap_out *o, bool admin);
+	void *exports_ctx;
 	struct history *history;
 	struct store *store;
 	pthread_mutex_t store_lock;     /* the store, its stats, and the work flag */
@@ -250,6 +252,8 @@ static void status_answer(struct daemon *d, const struct view_identity *id, stru
 	pthread_mutex_lock(&d->lock);
 	s = d->s;
 	f.sampling = d->sampling;
+	f.exports = d->exports;
+	f.exports_ctx = d->exports_ctx;
 	memcpy(reload, d->reload, sizeof(reload));
 	pthread_mutex_unlock(&d->lock);
 	f.reload = reload;
@@ -417,6 +421,14 @@ int daemon__reconfigure(struct daemon *d, const struct daemon_settings *n, char 
 	d->s.user_kernel = n->user_kernel;
 	pthread_mutex_unlock(&d->lock);
 	return 0;
+}
+
+void daemon__set_exports_status(struct daemon *d, void (*fn)(void *ctx, struct snap_out *o, bool admin), void *ctx)
+{
+	pthread_mutex_lock(&d->lock);
+	d->exports = fn;
+	d->exports_ctx = ctx;
+	pthread_mutex_unlock(&d->lock);
 }
 
 void daemon__set_reload_result(struct daemon *d, const char *text)

@@ -110,7 +110,9 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 		return -ENOMEM;
 	}
 	s->res = (struct resolver){ .model = s->model, .syms = s->syms, .jit = s->jit, .names = &s->names,
-				    .kernel_here = c->kernel };
+				    .kernel_here = c->kernel,
+				    /* frames keep their objects' addresses, for the exports (pprof) */
+				    .addrs = true };
 	s->attr = (struct attribution){ .res = &s->res, .prof = s->prof, .callchain = c->callchain,
 					.uid_of = uid_of, .uid_ctx = s };
 	/* the keys of history: no pid, so a fork storm does not multiply them */
@@ -246,7 +248,9 @@ static int64_t intern_frame(struct sampler *s, struct dict *d, const struct prof
 		return sym;
 	return dict__frame(d, &(struct dict_frame){ .obj = (uint32_t)obj, .sym = (uint32_t)sym,
 						    .flags = (f->kernel ? DICT_FRAME_KERNEL : 0) |
-							     (f->inlined ? DICT_FRAME_INLINED : 0) });
+							     (f->inlined ? DICT_FRAME_INLINED : 0) |
+							     (f->has_addr ? DICT_FRAME_HAS_ADDR : 0),
+						    .addr = f->has_addr ? f->addr : 0 });
 }
 
 static int64_t intern_task(struct sampler *s, struct dict *d, const struct profile_task *t)

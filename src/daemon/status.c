@@ -37,7 +37,10 @@ static void write_public(struct snap_out *o, const struct status_facts *f)
 	     (double)s->history.fine_span_ns / 1e9);
 	line(o, "history_from %" PRIu64 "\nhistory_until %" PRIu64 "\n", f->history.oldest_ns, f->history.newest_ns);
 	line(o, "evicted_before %" PRIu64 "\n", f->history.evicted_before);
-	line(o, "export_successes 0\nexport_failures 0\n");
+	if (f->exports)
+		f->exports(f->exports_ctx, o, f->admin);
+	else
+		line(o, "export_successes 0\nexport_failures 0\n");
 }
 
 static void write_sampling(struct snap_out *o, const struct status_facts *f)

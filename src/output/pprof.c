@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/vec.h"
 #include "prof/output/pprof.h"
+#include "prof/perfdata/build_id.h"
 #include "prof/base/util.h"
 #include "profile.pb-c.h"
 
@@ -20,9 +24,9 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-#define NR_LABELS 6     /* uid, user, cgroup, container, comm, pid */
+#define PAGE 4096u
 
-/* The string table: strings by index, and the index of each by its text. */
+/* A string table: strings by index, and the index of each by its text. */
 struct strtab {
 	char **v;
 	size_t nr, cap;
@@ -41,18 +45,20 @@ static void strtab_init(struct strtab *t)
 	hashtable__init(&t->index, sizeof(uint32_t), str_eq, t);
 }
 
-/* The index of s, added the first time. */
-static int64_t str_index(struct strtab *t, const char *s)
+/* The index of s, added the first time (*created says so, when asked). */
+static int64_t str_add(struct strtab *t, const char *s, bool *created)
 {
 	uint64_t h = hash__bytes(s, strlen(s));
 	uint32_t *slot = hashtable__find(&t->index, h, s);
-	bool created;
+	bool c;
 
+	if (created)
+		*created = !slot;
 	if (slot)
 		return *slot;
 	if (VEC_RESERVE(t->v, t->cap, t->nr + 1) < 0 || !(t->v[t->nr] = strdup(s)))
 		goto enomem;
-	slot = hashtable__insert(&t->index, h, s, &created);
+	slot = hashtable__insert(&t->index, h, s, &c);
 	if (!slot) {
 		free(t->v[t->nr]);
 		goto enomem;
@@ -61,15 +67,14 @@ static int64_t str_index(struct strtab *t, const char *s)
 	return (int64_t)t->nr++;
 enomem:
 	t->err = -ENOMEM;
+	if (created)
+		*created = false;
 	return 0;
 }
 
-/* The index of s, or -1 when it is not in the table. */
-static int64_t str_find(const struct strtab *t, const char *s)
+static int64_t str_index(struct strtab *t, const char *s)
 {
-	const uint32_t *slot = hashtable__find(&t->index, hash__bytes(s, strlen(s)), s);
-
-	return slot ? (int64_t)*slot : -1;
+	return str_add(t, s, NULL);
 }
 
 static void strtab_release(struct strtab *t)
@@ -80,66 +85,43 @@ static void strtab_release(struct strtab *t)
 	hashtable__release(&t->index);
 }
 
-/* The recording's build ids (HEADER_BUILD_ID) by file name, as hex strings. */
-struct bid_table {
-	struct strtab names;            /* index i: a file name; hex[i] its build id */
-	char (*hex)[2 * 20 + 1];
-	size_t cap;
+/* ---- building the profile ------------------------------------------------------------ */
+
+/* What a mapping's locations say of it: the range of their addresses, and the one
+ * distance from file offsets to addresses they agree on. */
+struct map_facts {
+	uint64_t lo, hi;
+	int64_t delta;                  /* addr - off */
+	bool has_range, range_ok, all_named;
 };
-
-static int bid_add(const struct reader_build_id *b, void *ctx)
-{
-	struct bid_table *t = ctx;
-	size_t before = t->names.nr;
-	int64_t i = str_index(&t->names, b->filename);
-
-	if (t->names.err)
-		return t->names.err;
-	if ((size_t)i < before)
-		return 0;               /* the first record of a path wins */
-	if (VEC_RESERVE(t->hex, t->cap, t->names.nr) < 0)
-		return -ENOMEM;
-	for (size_t k = 0; k < MIN(b->size, (uint8_t)20); k++)
-		sprintf(t->hex[i] + 2 * k, "%02x", b->data[k]);
-	t->hex[i][2 * MIN(b->size, (uint8_t)20)] = '\0';
-	return 0;
-}
-
-/* An object's name (a pointer: the model's and the frames' names are interned), and
- * what it stands for: a mapping's index, or one of the model's objects. */
-struct by_name {
-	const char *name;
-	uint32_t idx;
-};
-
-static bool by_name_eq(const void *e, const void *key, const void *ctx)
-{
-	return ((const struct by_name *)e)->name == key;
-}
 
 struct build {
 	PbProfile prof;
-	struct bid_table bids;
-	struct strtab strs;
-	struct hashtable mappings;      /* of struct by_name: an object's mapping */
-	struct hashtable dsos;          /* of struct by_name: the model's object of that name */
+	struct strtab strs, map_names, func_names;
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
 	PbMapping *maps;
-	PbMapping **map_ptrs;
-	PbLocation *locs;
-	PbLocation **loc_ptrs;
-	PbLine *lines;
-	PbLine **line_ptrs;
+	struct map_facts *facts;
+	size_t cap_maps, cap_facts;
 	PbFunction *funcs;
-	PbFunction **func_ptrs;
+	size_t cap_funcs;
+	PbLocation *locs;
+	PbLine *lines;                  /* lines[i]: location i's, when it has one */
+	size_t cap_locs, cap_lines;
+	uint32_t *loc_of;               /* the source's location -> its id, 0 until used */
 	PbSample *samples;
-	PbSample **sample_ptrs;
+	size_t nr_samples, cap_samples;
+	uint64_t *ids;                  /* every sample's location ids, one after another */
+	size_t nr_ids, cap_ids;
 	PbLabel *labels;
-	PbLabel **label_ptrs;
-	uint64_t *loc_ids;
+	size_t nr_labels, cap_labels;
+	size_t *sample_at;              /* per sample: its first id, first label */
+	size_t cap_at;
 	int64_t *values;
+	size_t cap_values;
 	int64_t comments[4];
+	/* pointer arrays protobuf-c wants, made once everything is in place */
+	void **ptrs;
 };
 
 static void build_init(struct build *b)
@@ -147,39 +129,434 @@ static void build_init(struct build *b)
 	*b = (struct build){ 0 };
 	perftools__profiles__profile__init(&b->prof);
 	strtab_init(&b->strs);
-	strtab_init(&b->bids.names);
-	hashtable__init(&b->mappings, sizeof(struct by_name), by_name_eq, NULL);
-	hashtable__init(&b->dsos, sizeof(struct by_name), by_name_eq, NULL);
+	strtab_init(&b->map_names);
+	strtab_init(&b->func_names);
 }
 
 static void build_free(struct build *b)
 {
-	hashtable__release(&b->mappings);
-	hashtable__release(&b->dsos);
-	strtab_release(&b->bids.names);
-	free(b->bids.hex);
 	strtab_release(&b->strs);
+	strtab_release(&b->map_names);
+	strtab_release(&b->func_names);
 	free(b->maps);
-	free(b->map_ptrs);
-	free(b->locs);
-	free(b->loc_ptrs);
-	free(b->lines);
-	free(b->line_ptrs);
+	free(b->facts);
 	free(b->funcs);
-	free(b->func_ptrs);
+	free(b->locs);
+	free(b->lines);
+	free(b->loc_of);
 	free(b->samples);
-	free(b->sample_ptrs);
+	free(b->ids);
 	free(b->labels);
-	free(b->label_ptrs);
-	free(b->loc_ids);
+	free(b->sample_at);
 	free(b->values);
+	free(b->ptrs);
 }
+
+/* The mapping of l's object (its index), made the first time. */
+static int mapping_of(struct build *b, const struct pprof_loc *l, uint32_t *ret)
+{
+	bool created;
+	int64_t i = str_add(&b->map_names, l->obj, &created);
+	PbMapping *m;
+
+	if (b->map_names.err)
+		return -ENOMEM;
+	*ret = (uint32_t)i;
+	if (!created) {
+		m = &b->maps[i];
+		if (!m->build_id && l->build_id && l->build_id[0])
+			m->build_id = str_index(&b->strs, l->build_id);
+		return 0;
+	}
+	if (VEC_RESERVE(b->maps, b->cap_maps, (size_t)i + 1) < 0 ||
+	    VEC_RESERVE(b->facts, b->cap_facts, (size_t)i + 1) < 0)
+		return -ENOMEM;
+	m = &b->maps[i];
+	perftools__profiles__mapping__init(m);
+	m->id = (uint64_t)i + 1;
+	m->filename = str_index(&b->strs, l->obj);
+	if (l->build_id && l->build_id[0])
+		m->build_id = str_index(&b->strs, l->build_id);
+	b->facts[i] = (struct map_facts){ .range_ok = true, .all_named = true };
+	return 0;
+}
+
+/* What location l tells of its mapping. */
+static void map_learn(struct map_facts *f, const struct pprof_loc *l)
+{
+	if (!l->sym)
+		f->all_named = false;
+	if (!l->has_addr || !l->has_off)
+		return;
+	if (!f->has_range) {
+		*f = (struct map_facts){ .lo = l->addr, .hi = l->addr, .delta = (int64_t)(l->addr - l->off),
+					 .has_range = true, .range_ok = f->range_ok, .all_named = f->all_named };
+		return;
+	}
+	f->lo = MIN(f->lo, l->addr);
+	f->hi = l->addr > f->hi ? l->addr : f->hi;
+	if ((int64_t)(l->addr - l->off) != f->delta)
+		f->range_ok = false;    /* two segments: no one range says both */
+}
+
+/* The function named sym (its id), made the first time. */
+static int function_of(struct build *b, const char *sym, uint64_t *ret)
+{
+	bool created;
+	int64_t i = str_add(&b->func_names, sym, &created);
+	PbFunction *f;
+
+	if (b->func_names.err)
+		return -ENOMEM;
+	*ret = (uint64_t)i + 1;
+	if (!created)
+		return 0;
+	if (VEC_RESERVE(b->funcs, b->cap_funcs, (size_t)i + 1) < 0)
+		return -ENOMEM;
+	f = &b->funcs[i];
+	perftools__profiles__function__init(f);
+	f->id = (uint64_t)i + 1;
+	f->name = f->system_name = str_index(&b->strs, sym);
+	return 0;
+}
+
+/* The id of the source's location i, made the first time. */
+static int location_of(struct build *b, const struct pprof_source *src, uint32_t i, uint64_t *ret)
+{
+	struct pprof_loc l = { 0 };
+	size_t n = b->prof.n_location;
+	PbLocation *loc;
+	uint32_t mi;
+	uint64_t fid = 0;
+
+	if (i >= src->nr_locs)
+		return -EINVAL;
+	if (b->loc_of[i]) {
+		*ret = b->loc_of[i];
+		return 0;
+	}
+	src->loc(src->ctx, i, &l);
+	if (!l.obj)
+		l.obj = "[unknown]";
+	if (mapping_of(b, &l, &mi) < 0 || (l.sym && function_of(b, l.sym, &fid) < 0) ||
+	    VEC_RESERVE(b->locs, b->cap_locs, n + 1) < 0 || VEC_RESERVE(b->lines, b->cap_lines, n + 1) < 0)
+		return -ENOMEM;
+	map_learn(&b->facts[mi], &l);
+	loc = &b->locs[n];
+	perftools__profiles__location__init(loc);
+	loc->id = n + 1;
+	loc->mapping_id = (uint64_t)mi + 1;
+	loc->address = l.has_addr ? l.addr : 0;
+	perftools__profiles__line__init(&b->lines[n]);
+	if (l.sym) {
+		b->lines[n].function_id = fid;
+		loc->n_line = 1;
+	}
+	b->prof.n_location = n + 1;
+	*ret = b->loc_of[i] = (uint32_t)(n + 1);
+	return 0;
+}
+
+static void label(struct build *b, PbLabel *l, const struct pprof_label *in)
+{
+	perftools__profiles__label__init(l);
+	l->key = str_index(&b->strs, in->key);
+	if (!in->str) {
+		l->num = in->num;
+		/* a unit makes a zero (uid 0) a value, not an absent label: readers skip
+		 * labels with neither a string nor a nonzero number nor a unit */
+		l->num_unit = str_index(&b->strs, in->key);
+	} else {
+		l->str = str_index(&b->strs, in->str);
+	}
+}
+
+static int add_sample(struct build *b, const struct pprof_source *src, const struct pprof_sample *s)
+{
+	size_t n = b->nr_samples;
+	PbSample *ps;
+
+	if (VEC_RESERVE(b->samples, b->cap_samples, n + 1) < 0 || VEC_RESERVE(b->sample_at, b->cap_at, 2 * n + 2) < 0 ||
+	    VEC_RESERVE(b->values, b->cap_values, 2 * n + 2) < 0 ||
+	    VEC_RESERVE(b->ids, b->cap_ids, b->nr_ids + s->nr + 1) < 0 ||
+	    VEC_RESERVE(b->labels, b->cap_labels, b->nr_labels + s->nr_labels + 1) < 0)
+		return -ENOMEM;
+	b->sample_at[2 * n] = b->nr_ids;
+	b->sample_at[2 * n + 1] = b->nr_labels;
+	for (size_t k = 0; k < s->nr; k++) {
+		int err = location_of(b, src, s->locs[k], &b->ids[b->nr_ids]);
+
+		if (err < 0)
+			return err;
+		b->nr_ids++;
+	}
+	for (size_t k = 0; k < s->nr_labels; k++)
+		label(b, &b->labels[b->nr_labels++], &s->labels[k]);
+	ps = &b->samples[n];
+	perftools__profiles__sample__init(ps);
+	ps->n_location_id = s->nr;
+	ps->n_label = s->nr_labels;
+	ps->n_value = 2;
+	b->values[2 * n] = (int64_t)s->samples;
+	b->values[2 * n + 1] = (int64_t)s->period;
+	b->nr_samples = n + 1;
+	return b->strs.err;
+}
+
+/*
+ * A mapping's range, where its locations' file offsets give one: from the page of
+ * the lowest address to past the highest, the file offset of its start.  Readers
+ * (pprof's GetBase, Parca) then compute a base of 0 and take the addresses as they
+ * are.  Else the fake mapping 0/0/0, which they read the same way.
+ */
+static void finish_mapping(PbMapping *m, const struct map_facts *f)
+{
+	uint64_t start = f->lo & ~(uint64_t)(PAGE - 1), limit = ALIGN_UP(f->hi + 1, (uint64_t)PAGE);
+
+	m->has_functions = f->all_named;
+	if (!f->has_range || !f->range_ok || (int64_t)start < f->delta)
+		return;
+	m->memory_start = start;
+	m->memory_limit = limit;
+	m->file_offset = (uint64_t)((int64_t)start - f->delta);
+}
+
+/* The pointer arrays protobuf-c serializes from, now that nothing moves. */
+static int link_pointers(struct build *b)
+{
+	size_t nm = b->map_names.nr, nf = b->func_names.nr, nl = b->prof.n_location, ns = b->nr_samples;
+	void **p = b->ptrs = calloc(nm + nf + 2 * nl + ns + b->nr_labels + 1, sizeof(void *));
+
+	if (!p)
+		return -ENOMEM;
+	b->prof.mapping = (PbMapping **)p;
+	b->prof.n_mapping = nm;
+	for (size_t i = 0; i < nm; i++) {
+		finish_mapping(&b->maps[i], &b->facts[i]);
+		*p++ = &b->maps[i];
+	}
+	b->prof.function = (PbFunction **)p;
+	b->prof.n_function = nf;
+	for (size_t i = 0; i < nf; i++)
+		*p++ = &b->funcs[i];
+	b->prof.location = (PbLocation **)p;
+	for (size_t i = 0; i < nl; i++)
+		*p++ = &b->locs[i];
+	for (size_t i = 0; i < nl; i++) {
+		b->locs[i].line = (PbLine **)p;
+		*p++ = &b->lines[i];
+	}
+	b->prof.sample = (PbSample **)p;
+	b->prof.n_sample = ns;
+	for (size_t i = 0; i < ns; i++)
+		*p++ = &b->samples[i];
+	for (size_t i = 0; i < ns; i++) {
+		PbSample *s = &b->samples[i];
+
+		s->location_id = b->ids + b->sample_at[2 * i];
+		s->value = &b->values[2 * i];
+		s->label = (PbLabel **)p;
+		for (size_t k = 0; k < s->n_label; k++)
+			*p++ = &b->labels[b->sample_at[2 * i + 1] + k];
+	}
+	return 0;
+}
+
+static void header(struct build *b, const struct pprof_meta *m)
+{
+	size_t nc = 0;
+
+	str_index(&b->strs, "");        /* string_table[0] must be "" */
+	/* value 0: samples; value 1: the period, cpu time when the event counts time */
+	for (int i = 0; i < 2; i++) {
+		perftools__profiles__value_type__init(&b->types[i]);
+		b->type_ptrs[i] = &b->types[i];
+	}
+	b->types[0].type = str_index(&b->strs, "samples");
+	b->types[0].unit = str_index(&b->strs, "count");
+	b->types[1].type = str_index(&b->strs, m->time_period ? "cpu" : m->event);
+	b->types[1].unit = str_index(&b->strs, m->time_period ? "nanoseconds" : "count");
+	b->prof.n_sample_type = 2;
+	b->prof.sample_type = b->type_ptrs;
+	b->period_type = b->types[1];
+	b->prof.period_type = &b->period_type;
+	b->prof.period = m->period;
+	b->prof.time_nanos = m->time_ns;
+	b->prof.duration_nanos = m->duration_ns;
+	b->prof.default_sample_type = b->types[1].type;
+	for (; nc < ARRAY_SIZE(m->comments) && m->comments[nc]; nc++)
+		b->comments[nc] = str_index(&b->strs, m->comments[nc]);
+	b->prof.comment = b->comments;
+	b->prof.n_comment = nc;
+}
+
+/* buf gzipped, into *ret (malloc'd).  0 or -ENOMEM. */
+static int gzip_buf(const uint8_t *buf, size_t len, uint8_t **ret, size_t *ret_len)
+{
+	z_stream z = { 0 };
+	size_t cap;
+	uint8_t *out;
+	int r;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, len) + 32;
+	out = malloc(cap);
+	if (!out) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = (uint8_t *)buf;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	r = deflate(&z, Z_FINISH);
+	*ret_len = z.total_out;
+	deflateEnd(&z);
+	if (r != Z_STREAM_END) {
+		free(out);
+		return -ENOMEM;
+	}
+	*ret = out;
+	return 0;
+}
+
+int pprof__encode(const struct pprof_source *src, const struct pprof_meta *m, uint8_t **ret, size_t *ret_len)
+{
+	struct build b;
+	_cleanup_free_ uint8_t *buf = NULL;
+	struct pprof_sample s;
+	uint64_t unused;
+	size_t len;
+	int err = 0;
+
+	*ret = NULL;
+	*ret_len = 0;
+	build_init(&b);
+	header(&b, m);
+	b.loc_of = calloc(src->nr_locs + 1, sizeof(*b.loc_of));
+	if (!b.loc_of)
+		err = -ENOMEM;
+	/* pprof takes mapping 1 for the main binary */
+	if (!err && src->main_loc >= 0)
+		err = location_of(&b, src, (uint32_t)src->main_loc, &unused);
+	for (size_t i = 0; i < src->nr_samples && !err; i++)
+		if (src->sample(src->ctx, i, &s))
+			err = add_sample(&b, src, &s);
+	if (!err)
+		err = b.strs.err ? b.strs.err : link_pointers(&b);
+	if (err)
+		goto out;
+	b.prof.string_table = b.strs.v;
+	b.prof.n_string_table = b.strs.nr;
+	len = perftools__profiles__profile__get_packed_size(&b.prof);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	perftools__profiles__profile__pack(&b.prof, buf);
+	err = gzip_buf(buf, len, ret, ret_len);
+out:
+	build_free(&b);
+	return err;
+}
+
+/* ---- the engine's profile as a source ------------------------------------------------- */
+
+struct engine_src {
+	const struct profile *p;
+	const struct pprof_meta *m;
+	const struct profile_frame *frames;
+	const struct profile_entry *entries;
+	struct strtab bid_names;        /* HEADER_BUILD_ID's file names; bid_hex[i] their ids */
+	char (*bid_hex)[2 * 20 + 1];
+	size_t cap_hex;
+	struct pprof_label labels[6];   /* uid, user, cgroup, container, comm, pid */
+	char hex[2 * 20 + 1];
+};
 
 static void hex(char *dst, const uint8_t *id, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		sprintf(dst + 2 * i, "%02x", id[i]);
-	dst[2 * len] = '\0';
+	struct build_id b = { .size = (uint8_t)MIN(len, (size_t)BUILD_ID_MAX) };
+
+	memcpy(b.data, id, b.size);
+	build_id__hex(&b, dst, 2 * 20 + 1);
+}
+
+static int bid_add(const struct reader_build_id *b, void *ctx)
+{
+	struct engine_src *e = ctx;
+	bool created;
+	int64_t i = str_add(&e->bid_names, b->filename, &created);
+
+	if (e->bid_names.err)
+		return e->bid_names.err;
+	if (!created)
+		return 0;               /* the first record of a path wins */
+	if (VEC_RESERVE(e->bid_hex, e->cap_hex, e->bid_names.nr) < 0)
+		return -ENOMEM;
+	hex(e->bid_hex[i], b->data, MIN(b->size, (uint8_t)20));
+	return 0;
+}
+
+/* An object's build id: the recording's HEADER_BUILD_ID, else what the model's MMAP2
+ * records of it carried (the first of that name with one). */
+static const char *engine_bid(struct engine_src *e, const char *dso)
+{
+	const uint32_t *slot = hashtable__find(&e->bid_names.index, hash__bytes(dso, strlen(dso)), dso);
+	const struct model_dso *d;
+
+	if (slot && e->bid_hex[*slot][0])
+		return e->bid_hex[*slot];
+	for (uint32_t i = 0; e->m->model && (d = model__dso(e->m->model, i)); i++)
+		if (d->name == dso && d->build_id_len) {
+			hex(e->hex, d->build_id, MIN(d->build_id_len, (size_t)20));
+			return e->hex;
+		}
+	return NULL;
+}
+
+static void engine_loc(void *ctx, uint32_t i, struct pprof_loc *ret)
+{
+	struct engine_src *e = ctx;
+	const struct profile_frame *f = &e->frames[i];
+
+	*ret = (struct pprof_loc){ .obj = f->dso, .build_id = engine_bid(e, f->dso), .sym = f->sym,
+				   .has_addr = f->has_addr, .addr = f->addr, .has_off = f->has_addr, .off = f->off };
+	/* what prof could not name, a backend may, by the address and the build id */
+	if (f->has_addr && !strncmp(f->sym, "[unknown]", 9))
+		ret->sym = NULL;
+}
+
+static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)
+{
+	struct engine_src *e = ctx;
+	const struct profile_entry *en = &e->entries[i];
+	const char *cg = en->task.cgroup && e->m->model ? model__cgroup(e->m->model, en->task.cgroup) : NULL;
+	const uint32_t *ids;
+	struct passwd *pw;
+	size_t n, nl = 0;
+
+	ids = profile__stack(e->p, en->stack, &n);
+	if (en->task.uid_known) {
+		e->labels[nl++] = (struct pprof_label){ .key = "uid", .num = en->task.uid };
+		pw = getpwuid(en->task.uid);
+		if (pw)
+			e->labels[nl++] = (struct pprof_label){ .key = "user", .str = pw->pw_name };
+	}
+	if (cg)
+		e->labels[nl++] = (struct pprof_label){ .key = "cgroup", .str = cg };
+	/* the id, empty for a host task (as pprof writes an empty string: index 0) */
+	if (en->task.container)
+		e->labels[nl++] = (struct pprof_label){ .key = "container", .str = en->task.container };
+	if (en->task.comm)
+		e->labels[nl++] = (struct pprof_label){ .key = "comm", .str = en->task.comm };
+	if (en->task.pid > 0)
+		e->labels[nl++] = (struct pprof_label){ .key = "pid", .num = en->task.pid };
+	*ret = (struct pprof_sample){ .locs = ids, .nr = n, .samples = en->samples, .period = en->period,
+				      .labels = e->labels, .nr_labels = nl };
+	return true;
 }
 
 /* The leaf frame of the hottest entry in a user-space file, or -1. */
@@ -201,219 +578,19 @@ static long main_frame(const struct profile *p)
 	return ret;
 }
 
-static bool lookup_bid(const struct bid_table *t, const char *path, char *hex_out)
+static int write_all(int fd, const uint8_t *buf, size_t len)
 {
-	int64_t i = str_find(&t->names, path);
+	while (len) {
+		ssize_t n = write(fd, buf, len);
 
-	if (i < 0)
-		return false;
-	strcpy(hex_out, t->hex[i]);
-	return hex_out[0] != '\0';
-}
-
-/* The model's objects by name, each the first of its name with a build id, else the
- * first: frames hold the model's (interned) names. */
-static int index_dsos(struct build *b, const struct model *m)
-{
-	const struct model_dso *d;
-
-	for (uint32_t i = 0; m && (d = model__dso(m, i)); i++) {
-		bool created;
-		struct by_name *e = hashtable__insert(&b->dsos, hash__u64((uintptr_t)d->name), d->name, &created);
-
-		if (!e)
-			return -ENOMEM;
-		if (created || (d->build_id_len && !model__dso(m, e->idx)->build_id_len))
-			*e = (struct by_name){ .name = d->name, .idx = i };
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
 	}
 	return 0;
-}
-
-/* The mapping of object dso, made the first time (ids in that order). */
-static int mapping_of(struct build *b, const struct model *m, const char *dso, uint32_t *ret)
-{
-	uint64_t h = hash__u64((uintptr_t)dso);
-	const struct by_name *known = hashtable__find(&b->mappings, h, dso), *di;
-	struct by_name *e;
-	PbMapping *map;
-	bool created;
-	char bid[41];
-
-	if (known) {
-		*ret = known->idx;
-		return 0;
-	}
-	map = &b->maps[b->prof.n_mapping];
-	perftools__profiles__mapping__init(map);
-	map->id = b->prof.n_mapping + 1;
-	map->filename = str_index(&b->strs, dso);
-	map->has_functions = true;
-	/* the recording's HEADER_BUILD_ID, else what its MMAP2 records carried */
-	di = hashtable__find(&b->dsos, h, dso);
-	if (lookup_bid(&b->bids, dso, bid)) {
-		map->build_id = str_index(&b->strs, bid);
-	} else if (di && model__dso(m, di->idx)->build_id_len) {
-		hex(bid, model__dso(m, di->idx)->build_id, MIN(model__dso(m, di->idx)->build_id_len, (size_t)20));
-		map->build_id = str_index(&b->strs, bid);
-	}
-	b->map_ptrs[b->prof.n_mapping] = map;
-	*ret = (uint32_t)b->prof.n_mapping++;
-	e = hashtable__insert(&b->mappings, h, dso, &created);
-	if (!e)
-		return -ENOMEM;
-	*e = (struct by_name){ .name = dso, .idx = *ret };
-	return 0;
-}
-
-/* Room for n frames' mappings, locations, lines and functions. */
-static int reserve_frames(struct build *b, size_t n)
-{
-	b->maps = calloc(n + 1, sizeof(*b->maps));
-	b->map_ptrs = calloc(n + 1, sizeof(*b->map_ptrs));
-	b->locs = calloc(n + 1, sizeof(*b->locs));
-	b->loc_ptrs = calloc(n + 1, sizeof(*b->loc_ptrs));
-	b->lines = calloc(n + 1, sizeof(*b->lines));
-	b->line_ptrs = calloc(n + 1, sizeof(*b->line_ptrs));
-	b->funcs = calloc(n + 1, sizeof(*b->funcs));
-	b->func_ptrs = calloc(n + 1, sizeof(*b->func_ptrs));
-	if (!b->maps || !b->map_ptrs || !b->locs || !b->loc_ptrs || !b->lines || !b->line_ptrs || !b->funcs ||
-	    !b->func_ptrs)
-		return -ENOMEM;
-	return 0;
-}
-
-/* One mapping per object, one function and one location per frame. */
-static int build_frames(struct build *b, const struct profile *p, const struct model *m)
-{
-	size_t nr_frames;
-	const struct profile_frame *f = profile__frames(p, &nr_frames);
-	long main = main_frame(p);
-	uint32_t mi;
-
-	if (index_dsos(b, m) < 0 || reserve_frames(b, nr_frames) < 0)
-		return -ENOMEM;
-	b->prof.mapping = b->map_ptrs;
-	/* pprof takes mapping[0] for the main binary: the object of the hottest user frame */
-	if (main >= 0 && mapping_of(b, m, f[main].dso, &mi) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr_frames; i++) {
-		PbLocation *loc = &b->locs[i];
-
-		if (mapping_of(b, m, f[i].dso, &mi) < 0)
-			return -ENOMEM;
-		perftools__profiles__function__init(&b->funcs[i]);
-		b->funcs[i].id = i + 1;
-		b->funcs[i].name = b->funcs[i].system_name = str_index(&b->strs, f[i].sym);
-		b->func_ptrs[i] = &b->funcs[i];
-		perftools__profiles__line__init(&b->lines[i]);
-		b->lines[i].function_id = i + 1;
-		b->line_ptrs[i] = &b->lines[i];
-		perftools__profiles__location__init(loc);
-		loc->id = i + 1;
-		loc->mapping_id = mi + 1;
-		loc->n_line = 1;
-		loc->line = &b->line_ptrs[i];
-		b->loc_ptrs[i] = loc;
-	}
-	b->prof.n_location = b->prof.n_function = nr_frames;
-	b->prof.location = b->loc_ptrs;
-	b->prof.function = b->func_ptrs;
-	return b->strs.err;
-}
-
-static void label(struct build *b, PbLabel *l, const char *key, const char *str, bool has_num, int64_t num)
-{
-	perftools__profiles__label__init(l);
-	l->key = str_index(&b->strs, key);
-	if (has_num) {
-		l->num = num;
-		/* a unit makes a zero (uid 0) a value, not an absent label: readers skip
-		 * labels with neither a string nor a nonzero number nor a unit */
-		l->num_unit = str_index(&b->strs, key);
-	} else
-		l->str = str_index(&b->strs, str);
-}
-
-static int build_samples(struct build *b, const struct profile *p, const struct model *m)
-{
-	size_t nr, nr_ids = 0, ids_off = 0;
-	const struct profile_entry *e = profile__entries(p, &nr);
-
-	for (size_t i = 0; i < nr; i++) {
-		size_t n;
-		profile__stack(p, e[i].stack, &n);
-		nr_ids += n;
-	}
-	b->samples = calloc(nr + 1, sizeof(*b->samples));
-	b->sample_ptrs = calloc(nr + 1, sizeof(*b->sample_ptrs));
-	b->labels = calloc(nr * NR_LABELS + 1, sizeof(*b->labels));
-	b->label_ptrs = calloc(nr * NR_LABELS + 1, sizeof(*b->label_ptrs));
-	b->loc_ids = calloc(nr_ids + 1, sizeof(*b->loc_ids));
-	b->values = calloc(2 * nr + 1, sizeof(*b->values));
-	if (!b->samples || !b->sample_ptrs || !b->labels || !b->label_ptrs || !b->loc_ids || !b->values)
-		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++) {
-		PbSample *s = &b->samples[i];
-		PbLabel *l = &b->labels[i * NR_LABELS];
-		size_t n, nl = 0;
-		const uint32_t *ids = profile__stack(p, e[i].stack, &n);
-		const char *cg = e[i].task.cgroup && m ? model__cgroup(m, e[i].task.cgroup) : NULL;
-		struct passwd *pw;
-
-		perftools__profiles__sample__init(s);
-		for (size_t k = 0; k < n; k++)
-			b->loc_ids[ids_off + k] = (uint64_t)ids[k] + 1;
-		s->location_id = b->loc_ids + ids_off;
-		s->n_location_id = n;
-		ids_off += n;
-		b->values[2 * i] = (int64_t)e[i].samples;
-		b->values[2 * i + 1] = (int64_t)e[i].period;
-		s->value = &b->values[2 * i];
-		s->n_value = 2;
-		if (e[i].task.uid_known) {
-			label(b, &l[nl++], "uid", NULL, true, e[i].task.uid);
-			pw = getpwuid(e[i].task.uid);
-			if (pw)
-				label(b, &l[nl++], "user", pw->pw_name, false, 0);
-		}
-		if (cg)
-			label(b, &l[nl++], "cgroup", cg, false, 0);
-		/* the id, empty for a host task (as pprof writes an empty string: index 0) */
-		if (e[i].task.container)
-			label(b, &l[nl++], "container", e[i].task.container, false, 0);
-		if (e[i].task.comm)
-			label(b, &l[nl++], "comm", e[i].task.comm, false, 0);
-		if (e[i].task.pid > 0)
-			label(b, &l[nl++], "pid", NULL, true, e[i].task.pid);
-		for (size_t k = 0; k < nl; k++)
-			b->label_ptrs[i * NR_LABELS + k] = &l[k];
-		s->label = &b->label_ptrs[i * NR_LABELS];
-		s->n_label = nl;
-		b->sample_ptrs[i] = s;
-	}
-	b->prof.n_sample = nr;
-	b->prof.sample = b->sample_ptrs;
-	return b->strs.err;
-}
-
-static int gzip_out(int fd, const uint8_t *buf, size_t len)
-{
-	int dup_fd = dup(fd);
-	gzFile gz;
-	int ok;
-
-	if (dup_fd < 0)
-		return -errno;
-	/* gzclose closes the fd it was given: give it a copy */
-	gz = gzdopen(dup_fd, "wb9");
-	if (!gz) {
-		close(dup_fd);
-		return -ENOMEM;
-	}
-	ok = len == 0 || gzwrite(gz, buf, (unsigned)len) == (int)len;
-	if (gzclose(gz) != Z_OK)
-		ok = 0;
-	return ok ? 0 : -EIO;
 }
 
 size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX])
@@ -427,54 +604,22 @@ size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX])
 
 int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd)
 {
-	struct build b;
-	_cleanup_free_ uint8_t *buf = NULL;
-	size_t len, nc = 0;
-	int err;
+	struct engine_src e = { .p = p, .m = m };
+	struct pprof_source src = { .loc = engine_loc, .sample = engine_sample, .ctx = &e, .main_loc = main_frame(p) };
+	_cleanup_free_ uint8_t *out = NULL;
+	size_t len;
+	int err = 0;
 
-	build_init(&b);
-	str_index(&b.strs, "");         /* string_table[0] must be "" */
-	/* value 0: samples; value 1: the period, cpu time when the event counts time */
-	for (int i = 0; i < 2; i++) {
-		perftools__profiles__value_type__init(&b.types[i]);
-		b.type_ptrs[i] = &b.types[i];
-	}
-	b.types[0].type = str_index(&b.strs, "samples");
-	b.types[0].unit = str_index(&b.strs, "count");
-	b.types[1].type = str_index(&b.strs, m->time_period ? "cpu" : m->event);
-	b.types[1].unit = str_index(&b.strs, m->time_period ? "nanoseconds" : "count");
-	b.prof.n_sample_type = 2;
-	b.prof.sample_type = b.type_ptrs;
-	b.period_type = b.types[1];
-	b.prof.period_type = &b.period_type;
-	b.prof.period = m->period;
-	b.prof.duration_nanos = m->duration_ns;
-	b.prof.default_sample_type = b.types[1].type;
-	for (; nc < ARRAY_SIZE(m->comments) && m->comments[nc]; nc++)
-		b.comments[nc] = str_index(&b.strs, m->comments[nc]);
-	b.prof.comment = b.comments;
-	b.prof.n_comment = nc;
-	if (m->reader) {
-		err = perf_reader__for_each_build_id(m->reader, bid_add, &b.bids);
-		if (err < 0)
-			goto out;
-	}
-	err = build_frames(&b, p, m->model);
+	e.frames = profile__frames(p, &src.nr_locs);
+	e.entries = profile__entries(p, &src.nr_samples);
+	strtab_init(&e.bid_names);
+	if (m->reader)
+		err = perf_reader__for_each_build_id(m->reader, bid_add, &e);
 	if (!err)
-		err = build_samples(&b, p, m->model);
-	if (err)
-		goto out;
-	b.prof.string_table = b.strs.v;
-	b.prof.n_string_table = b.strs.nr;
-	len = perftools__profiles__profile__get_packed_size(&b.prof);
-	buf = malloc(len ? len : 1);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out;
-	}
-	perftools__profiles__profile__pack(&b.prof, buf);
-	err = gzip_out(fd, buf, len);
-out:
-	build_free(&b);
+		err = pprof__encode(&src, m, &out, &len);
+	if (!err)
+		err = write_all(fd, out, len);
+	strtab_release(&e.bid_names);
+	free(e.bid_hex);
 	return err;
 }

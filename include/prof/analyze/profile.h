@@ -49,6 +49,10 @@ struct profile_frame {
 	const char *sym;                /* interned */
 	bool kernel;
 	bool inlined;                   /* sym is inlined into the next frame ("f (inlined)") */
+	bool has_addr;                  /* addr and off are known (a resolver asked for them) */
+	uint64_t addr;                  /* the object's ELF virtual address of the frame: what a
+					 * backend symbolizes by build id (not ASLR's) */
+	uint64_t off;                   /* the file offset of addr */
 };
 
 struct profile_entry {

@@ -34,6 +34,9 @@ struct resolver {
 	bool kernel_tried, kernel_ok;
 	/* with_chain stacks show inlined functions as frames of their own (symbols__inlined) */
 	bool inlines;
+	/* frames of user objects carry their ELF virtual address (profile_frame.addr), for
+	 * pprof; they then stay apart by address in the engine */
+	bool addrs;
 };
 
 /* Read the kernel's symbols now (else at the first kernel frame): before privileges

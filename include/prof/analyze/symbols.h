@@ -28,6 +28,15 @@ const char *symbols__user(struct symbols *s, const char *path, const uint8_t *bu
 			  size_t build_id_len, uint64_t off);
 
 /*
+ * The ELF virtual address (p_vaddr space, without any load bias) of file offset off
+ * of path, trusted as for symbols__user: what a backend looks up in the object's
+ * symbol table by its build id.  false when the file is not the recorded one or off
+ * is in no PT_LOAD segment.
+ */
+bool symbols__vaddr(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
+		    uint64_t off, uint64_t *ret);
+
+/*
  * The functions inlined at file offset off of path (trusted as for symbols__user),
  * from its DWARF debug information: "f (inlined)" names, the innermost first, the
  * function they are inlined into (symbols__user's) not included.  At most max (and

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "prof/daemon/export_config.h"
+
 #define CONFIG_MAX_LINE 200     /* inih's line buffer: longer lines are errors */
 #define CONFIG_USER_MAX_FREQUENCY 10000 /* default [policy] user_max_frequency */
 
@@ -42,6 +44,7 @@ struct prof_config {
 		char socket[108];               /* sun_path's size */
 		char user[64];                  /* the daemon's user: clients trust only it or root */
 		uint64_t max_clients, max_clients_per_uid, client_timeout;    /* timeout: seconds */
+		struct export_config export;    /* pull_* and push_* keys */
 	} daemon;
 };
 

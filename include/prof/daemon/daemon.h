@@ -23,6 +23,8 @@
 #include "prof/daemon/server.h"
 #include "prof/daemon/store.h"
 
+struct snap_out;
+
 /* What the configuration makes of the daemon ([daemon] and [policy] of prof.conf). */
 struct daemon_settings {
 	struct history_config history;
@@ -77,6 +79,10 @@ void daemon__publish(struct daemon *d, const struct daemon_sampling *s);
  * is named in msg.  0, or -EINVAL with msg saying why (the old one stays).
  */
 int daemon__reconfigure(struct daemon *d, const struct daemon_settings *s, char *msg, size_t msglen);
+/* The exports' status lines (status.h), from profd's command: fn runs on the
+ * server's thread, so it locks what it reads. */
+void daemon__set_exports_status(struct daemon *d, void (*fn)(void *ctx, struct snap_out *o, bool admin), void *ctx);
+
 /* What the last reload said, shown by status. */
 void daemon__set_reload_result(struct daemon *d, const char *text);
 

@@ -27,6 +27,10 @@ struct status_facts {
 	uint64_t rss;                   /* bytes */
 	bool admin;
 	uint32_t uid;
+	/* the exports' lines (export_successes, export_failures for all; the rest for
+	 * admins), NULL: none running */
+	void (*exports)(void *ctx, struct snap_out *o, bool admin);
+	void *exports_ctx;
 };
 
 /* The lines into o (no header). */

@@ -62,6 +62,33 @@ if command -v readelf >/dev/null; then
 	pass "prof-hot's mapping has its build id $bid"
 fi
 
+# Fit for a backend that symbolizes by build id: hot_function's locations carry its
+# ELF virtual address (nm's), and prof-hot's mapping the range and file offset of the
+# executable segment they are in (readelf's), so that pprof's base is 0.
+if command -v readelf >/dev/null && command -v nm >/dev/null; then
+	vaddr=$(nm "$PROF_HOT" | awk '$3 == "hot_function" { print $1; exit }')
+	readelf -lW "$PROF_HOT" | awk '$1 == "LOAD" && / E / { print $2, $3, $6 }' >"$TMP/text.seg"
+	python3 - "$TMP/raw.txt" "$(readlink -f "$PROF_HOT")" "$vaddr" "$TMP/text.seg" <<'PY' ||
+import re, sys
+raw, path, vaddr = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3], 16)
+off, va, memsz = (int(x, 16) for x in open(sys.argv[4]).read().split())
+maps = raw[raw.index("Mappings"):]
+m = re.search(r"^\s*(\d+): (0x[0-9a-f]+)/(0x[0-9a-f]+)/(0x[0-9a-f]+) %s " % re.escape(path), maps, re.M)
+assert m, "no mapping of " + path
+mid, start, limit, foff = m.group(1), int(m.group(2), 16), int(m.group(3), 16), int(m.group(4), 16)
+locs = raw[raw.index("Locations"):raw.index("Mappings")]
+addrs = [int(a, 16) for a, mm in re.findall(r"^\s*\d+: (0x[0-9a-f]+) M=(\d+) hot_function", locs, re.M) if mm == mid]
+assert addrs, "no hot_function location in mapping " + mid
+assert all(vaddr <= a < vaddr + 4096 for a in addrs), ("not ELF addresses", hex(vaddr), [hex(a) for a in addrs])
+assert start and start <= min(addrs) and max(addrs) < limit, ("range", hex(start), hex(limit))
+assert start - foff == va - off, ("file offset", hex(start), hex(foff), "segment", hex(va), hex(off))
+assert va <= start and limit <= ((va + memsz + 4095) & ~4095), ("outside the segment", hex(start), hex(limit))
+print("hot_function at", [hex(a) for a in addrs], "in", hex(start), hex(limit), "offset", hex(foff))
+PY
+		fail "hot_function's addresses or prof-hot's mapping range: $(sed -n '/^Locations/,$p' "$TMP/raw.txt" | head -40)"
+	pass "hot_function's locations carry its ELF address ($vaddr...); prof-hot's mapping has the executable segment's range and file offset"
+fi
+
 
 # speedscope: its page, served locally, opens the file from #profileURL=; a hook in a
 # copy of the page records the text speedscope draws on its canvases into the DOM,
