@@ -166,17 +166,17 @@ pass "the receiver back: $(( $(nlog) - n0 )) pushes, oldest bucket first"
 # Retry-After is retried until it is taken
 echo 400 >"$R/mode"
 n1=$(nlog)
-for _ in $(seq 60); do [ "$(pstatus push_rejected)" -ge 2 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(pstatus push_rejected)" -ge 2 ] && break; sleep 0.1; done
 [ "$(pstatus push_rejected)" -ge 2 ] && pstatus push_rejected_by_status | grep -q '400=[1-9]' ||
 	fail "400s: rejected $(pstatus push_rejected), $(pstatus push_rejected_by_status)"
 pstatus push_last_error | grep -q "HTTP 400.*test receiver says 400" || fail "last error: $(pstatus push_last_error)"
 echo "503 1" >"$R/mode"
 f1=$(pstatus push_failures)
-for _ in $(seq 60); do [ "$(pstatus push_failures)" -gt "$f1" ] && break; sleep 0.1; done
+for _ in $(seq 200); do [ "$(pstatus push_failures)" -gt "$f1" ] && break; sleep 0.1; done
 [ "$(pstatus push_failures)" -gt "$f1" ] || fail "a 503 is not counted"
 ok1=$(pstatus push_pushed)
 echo 200 >"$R/mode"
-for _ in $(seq 60); do [ "$(pstatus push_pushed)" -gt "$ok1" ] && break; sleep 0.1; done
+for _ in $(seq 200); do [ "$(pstatus push_pushed)" -gt "$ok1" ] && break; sleep 0.1; done
 [ "$(pstatus push_pushed)" -gt "$ok1" ] || fail "no push after the 503s"
 pass "400: rejected and counted ($(pstatus push_rejected_by_status)); 503 + Retry-After: retried, then taken"
 stop_profd || fail "profd's exit after SIGTERM"
