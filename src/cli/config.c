@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -14,11 +15,15 @@
 #include "prof/record/event_spec.h"
 #include "prof/cli/record_opts.h"
 #include "prof/base/util.h"
+#include "prof/perfdata/build_id_cache.h"
 
 void config__defaults(struct prof_config *c)
 {
 	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128,
-				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY };
+				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY, .keep_objects = true,
+				   .keep_object_max = BUILD_ID_CACHE_OBJECT_MAX,
+				   .keep_recording_max = BUILD_ID_CACHE_RECORDING_MAX,
+				   .keep_cache_max = BUILD_ID_CACHE_MAX };
 	strcpy(c->output, "perf.data");
 }
 
@@ -62,12 +67,69 @@ static int parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
+int config__parse_size(const char *v, uint64_t *ret)
+{
+	static const char units[] = "KMGT";
+	char digits[32];
+	size_t n = strspn(v, "0123456789");
+	const char *u = v[n] ? strchr(units, v[n] & ~0x20) : NULL;
+	uint64_t x;
+
+	if (!n || n >= sizeof(digits) || (v[n] && (!u || !*u || v[n + 1])))
+		return -EINVAL;
+	memcpy(digits, v, n);
+	digits[n] = '\0';
+	if (parse_u64(digits, 10, &x) < 0)
+		return -EINVAL;
+	for (int shift = u ? 10 * (int)(u - units + 1) : 0; shift > 0; shift -= 10) {
+		if (x > (1ull << 50) >> 10)
+			return -EINVAL;
+		x <<= 10;
+	}
+	if (x > 1ull << 50)
+		return -EINVAL;
+	*ret = x;
+	return 0;
+}
+
 static int copy(char *dst, size_t len, const char *v)
 {
 	if (strlen(v) >= len)
 		return -ENAMETOOLONG;
 	strcpy(dst, v);
 	return 0;
+}
+
+/* [record] keep_objects and its limits; the other [record] keys are the handler's. */
+static int record_keep_key(struct parse_ctx *x, const char *name, const char *value)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} sizes[] = {
+		{ "keep_object_max", offsetof(struct prof_config, keep_object_max) },
+		{ "keep_recording_max", offsetof(struct prof_config, keep_recording_max) },
+		{ "keep_cache_max", offsetof(struct prof_config, keep_cache_max) },
+	};
+	uint64_t u;
+	bool b;
+
+	if (!strcmp(name, "keep_objects")) {
+		if (parse_bool(value, &b) < 0)
+			return bad(x, "bad keep_objects '%s' (yes or no)", value);
+		x->c->keep_objects = b;
+		return 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		if (strcmp(name, sizes[i].name))
+			continue;
+		if (config__parse_size(value, &u) < 0 || u == 0)
+			return bad(x, "bad %s '%s' (bytes, with K, M, G or T for powers of 1024; 1 to 1024T)",
+				   name, value);
+		*(uint64_t *)(void *)((char *)x->c + sizes[i].off) = u;
+		return 1;
+	}
+	return bad(x, "unknown key '%s' in [record]", name);
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value)
@@ -108,7 +170,7 @@ static int handler(void *user, const char *section, const char *name, const char
 				return bad(x, "bad output '%s'", value);
 			return 1;
 		}
-		return bad(x, "unknown key '%s' in [record]", name);
+		return record_keep_key(x, name, value);
 	}
 	if (!strcmp(section, "aggregate")) {
 		if (!strcmp(name, "max_stacks")) {
