@@ -36,6 +36,7 @@ struct recording {
 	struct perf_writer *writer;
 	struct build_id_table *build_ids;       /* of the mapped objects the file names */
 	struct build_id_cache *cache;           /* where their copies are kept, or NULL */
+	_Alignas(8) uint8_t mmap2[8192];        /* an MMAP2 rewritten with its build id */
 	int write_err;                          /* the file could not be written */
 	struct workload_identity ident;         /* who runs the workload */
 	char *exe;                              /* ... which program */
@@ -226,6 +227,7 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 	const struct ledger_task *log = ledger__written_tasks(session__ledger(r->session), &nr);
 
 	*sec = (struct prof_section){
+		.mmap_build_ids = true,
 		.scope_all = scope->all, .scope_uids = scope->uids, .nr_scope_uids = scope->nr_uids,
 		.scope_cgroups = calloc(scope->nr_cgroups + 1, sizeof(char *)), .nr_scope_cgroups = scope->nr_cgroups,
 		.scope_pids = scope->pids, .nr_scope_pids = scope->nr_pids, .scope_workload = scope->workload,
@@ -365,15 +367,42 @@ static int report_exec_error(const char *cmd, int err)
 	return EXIT_PROF_NOEXEC;
 }
 
-/* The session's sink: the file, and the build id of each executable mapping's object,
- * read now, while it is the mapped file. */
+/*
+ * An executable file's MMAP2 as the file gets it: carrying its object's build id
+ * (PERF_RECORD_MISC_MMAP_BUILD_ID, as perf record --buildid-mmap writes them) where
+ * the session read one, so every reader knows each mapping's object exactly: a
+ * container's /usr/bin/python3 and the host's are two objects, not one path with two
+ * build ids.  prof's section says so (mmap-build-ids): one without is an object whose
+ * build id is unknown.
+ */
+static const void *with_build_id(struct recording *r, const void *rec, size_t len)
+{
+	const struct perf_record_mmap2 *m = rec;
+	struct perf_record_mmap2 *out = (void *)r->mmap2;
+	struct build_id b;
+
+	if (!build_id__mmap2_path(rec) || (m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    len > sizeof(r->mmap2) || !session__build_id(r->session, m->maj, m->min, m->ino, &b))
+		return rec;
+	memcpy(out, rec, len);
+	out->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	out->build_id_size = b.size;
+	out->__reserved_1 = 0;
+	out->__reserved_2 = 0;
+	memset(out->build_id, 0, sizeof(out->build_id));
+	memcpy(out->build_id, b.data, b.size);
+	return out;
+}
+
+/* The session's sink: the file, and the table of the objects its MMAP2s name (their
+ * build ids were read as the session passed them on). */
 static int write_sink(const void *rec, size_t len, void *ctx)
 {
 	struct recording *r = ctx;
 	int err = build_id_table__note(r->build_ids, rec);
 
 	if (err == 0)
-		err = perf_writer__write(r->writer, rec, len);
+		err = perf_writer__write(r->writer, with_build_id(r, rec, len), len);
 	if (err < 0)
 		r->write_err = err;
 	return err;
