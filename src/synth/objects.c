@@ -317,6 +317,14 @@ static int read_elf(int fd, struct build_id *ret)
 	return err < 0 ? err : build_id__read_elf(fd, ret);
 }
 
+/* A path of /proc/PID/maps whose file was unlinked (or renamed over). */
+static bool deleted(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 10 && !strcmp(path + n - 10, " (deleted)");
+}
+
 /* Reach obj now and read its build id; the descriptor is held for a copy when only
  * the task gave it.  0 or -ENOMEM (anything else is obj->err). */
 static int object_read(struct objects *o, uint32_t idx)
@@ -329,7 +337,11 @@ static int object_read(struct objects *o, uint32_t idx)
 
 	obj->tries++;
 	fd = reach(o, obj, false, &way);
+	if (fd == -ENOENT && deleted(obj->path))
+		fd = -ESTALE;   /* unlinked or renamed over, and no way in but its path */
 	obj->err = fd < 0 ? fd : read_elf(fd, &bid);
+	if (fd >= 0 && obj->err == -ENOENT)
+		obj->err = -ENODATA;    /* reached, but without a build-id note */
 	if (obj->err < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -379,7 +391,8 @@ static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_
 	obj->pid = (int32_t)m->pid;
 	obj->start = m->start;
 	obj->end = m->start + m->len;
-	if (obj->kept >= 0 || obj->tries >= MAX_TRIES || obj->err == -ENOEXEC || obj->err == -EINVAL)
+	if (obj->kept >= 0 || obj->tries >= MAX_TRIES || obj->err == -ENOEXEC || obj->err == -EINVAL ||
+	    obj->err == -ENODATA)
 		return 0;
 	return object_read(o, *idx);
 }
@@ -645,7 +658,7 @@ static void count_unread(struct objects *o)
 			o->st.not_elf++;
 		else if (e == -EINVAL)
 			o->st.malformed++;
-		else if (e == -ENOENT)
+		else if (e == -ENODATA)
 			o->st.no_build_id++;
 		else
 			o->st.other++;

@@ -54,7 +54,8 @@ struct objects_stats {
 	uint64_t via_task;              /* ... reached through their task (map_files, its root) */
 	/* the others, by why */
 	uint64_t gone;                  /* their tasks exited before prof reached them */
-	uint64_t replaced;              /* their path names another file, map_files out of reach */
+	uint64_t replaced;              /* their path names another file or none (deleted),
+					 * map_files out of reach */
 	uint64_t denied;                /* not the invoking user's to read */
 	uint64_t not_elf;
 	uint64_t malformed;             /* hostile or damaged ELF headers, refused */
