@@ -15,6 +15,8 @@
 # - each sampled object of the containers is in $HOME/.debug/.build-id/xx/rest/elf
 #   once, byte for byte the container's file, 0600, the host decoy's never, and the
 #   summary line says how many were kept.
+# The same with -g on overlay roots (lower dir: the root, as Docker mounts image
+# layers): the objects' device is the overlay's.
 # Before issue 17 prof named 0 % (the host's file was read: [unknown], or decoy_*).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../container.sh"
@@ -30,6 +32,7 @@ R=$TMP/root
 D=$CTR_DECOY_DIR
 [ -n "$(ctr_build_id "$R/app/ctr-hot")" ] || skip "gcc writes no build ids here"
 ev=(-e cpu-clock -F 1000)
+OVL=
 
 # One scenario: SFX ("" or -nofp), then the prof record options.
 run() {
@@ -37,17 +40,17 @@ run() {
 	shift 2
 	export HOME=$TMP/home-$name
 	mkdir -p "$HOME"
-	container_run --quiet "$R" pod -- /app/ctr-hot pause
+	container_run --quiet ${OVL:+--overlay} "$R" pod -- /app/ctr-hot pause
 	POD=$CTR_POD_CGROUP POD_UID=$CTR_POD_UID
-	container_run --quiet "$R" "pod:$POD_UID" -- "/app/ctr-hot$sfx" 0
+	container_run --quiet ${OVL:+--overlay} "$R" "pod:$POD_UID" -- "/app/ctr-hot$sfx" 0
 	app=$CTR_PID
-	container_run --quiet "$R" "pod:$POD_UID" -- "$D/ctr-hot$sfx" 0
+	container_run --quiet ${OVL:+--overlay} "$R" "pod:$POD_UID" -- "$D/ctr-hot$sfx" 0
 	decoy=$CTR_PID
 	F=$TMP/$name.data
 	"$PROF" record --cgroup "$POD" "$@" "${ev[@]}" -o "$F" -d 4 2>"$TMP/$name.err" &
 	local rec=$!
 	sleep 1
-	container_run --quiet "$R" "pod:$POD_UID" -- "$D/ctr-hot$sfx" 1.5
+	container_run --quiet ${OVL:+--overlay} "$R" "pod:$POD_UID" -- "$D/ctr-hot$sfx" 1.5
 	short=$CTR_PID
 	local short_n=$CTR_N
 	wait "$rec" || fail "$name: prof record exited $?: $(cat "$TMP/$name.err")"
@@ -120,3 +123,12 @@ check_stacks dwarf running
 container_cleanup
 check_names dwarf after
 check_stacks dwarf after
+
+# 3. Overlay roots, frame pointers.
+OVL=1
+run "" overlay -g
+[ "$(stat -c %d "/proc/$app/root/app/ctr-hot")" != "$(stat -c %d "$R/app/ctr-hot")" ] ||
+	fail "overlay: the container's file has the lower dir's device"
+check_names overlay running
+container_cleanup
+check_names overlay after
