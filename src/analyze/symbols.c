@@ -134,7 +134,8 @@ static bool dso_eq(const void *e, const void *key, const void *ctx)
 	const struct dso_entry *d = &((const struct symbols *)ctx)->dsos[*(const uint32_t *)e];
 	const struct dso_key *k = key;
 
-	return d->bid_len == k->bid_len && !memcmp(d->bid, k->bid, k->bid_len) && !strcmp(d->path, k->path);
+	return d->bid_len == k->bid_len && (!k->bid_len || !memcmp(d->bid, k->bid, k->bid_len)) &&
+	       !strcmp(d->path, k->path);
 }
 
 static uint64_t dso_hash(const struct dso_key *k)
