@@ -24,11 +24,14 @@ struct process {
 	uint32_t set;
 };
 
-/* An object's identity: its path and, when known, the mapped file's device and inode. */
+/* An object's identity: its path and, when known, the mapped file's device and inode,
+ * or the build id its MMAP2 carries (objects of one path and two builds are two). */
 struct dso_key {
 	const char *name;               /* interned */
 	uint32_t maj, min;
 	uint64_t ino;
+	uint8_t bid_len;
+	uint8_t bid[20];
 };
 
 struct uid_entry {
@@ -82,7 +85,8 @@ static bool dso_eq(const void *e, const void *key, const void *ctx)
 	const struct model_dso *d = &((const struct model *)ctx)->dsos[*(const uint32_t *)e];
 	const struct dso_key *k = key;
 
-	return d->name == k->name && d->maj == k->maj && d->min == k->min && d->ino == k->ino;
+	return d->name == k->name && d->maj == k->maj && d->min == k->min && d->ino == k->ino &&
+	       (d->has_inode || (d->build_id_len == k->bid_len && !memcmp(d->build_id, k->bid, k->bid_len)));
 }
 
 static uint64_t tid_hash(int32_t tid)
@@ -92,7 +96,9 @@ static uint64_t tid_hash(int32_t tid)
 
 static uint64_t dso_hash(const struct dso_key *k)
 {
-	return hash__mix(hash__mix(hash__u64((uintptr_t)k->name), (uint64_t)k->maj << 32 | k->min), k->ino);
+	uint64_t h = hash__mix(hash__mix(hash__u64((uintptr_t)k->name), (uint64_t)k->maj << 32 | k->min), k->ino);
+
+	return k->bid_len ? hash__mix(h, hash__bytes(k->bid, k->bid_len)) : h;
 }
 
 struct model *model__new(void)
@@ -274,6 +280,8 @@ static bool mmap_fields(const struct perf_event_header *ev, struct map *ret, int
 		} else if (m2->build_id_size <= 20) {
 			*ret_bid = m2->build_id;
 			*ret_bid_len = m2->build_id_size;
+			key->bid_len = m2->build_id_size;
+			memcpy(key->bid, m2->build_id, m2->build_id_size);
 		}
 	} else {
 		fn = m1->filename;

@@ -54,8 +54,8 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 		if (r->kernel_ok && !strcmp(d->name, "[kernel.kallsyms]"))
 			sym = symbols__kernel(r->syms, loc.off);
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
-		sym = symbols__user(r->syms, d->name, d->build_id, d->build_id_len, loc.off);
-		if (r->addrs && symbols__vaddr(r->syms, d->name, d->build_id, d->build_id_len, loc.off, &ret->addr)) {
+		sym = symbols__user(r->syms, d, loc.off);
+		if (r->addrs && symbols__vaddr(r->syms, d, loc.off, &ret->addr)) {
 			ret->has_addr = true;
 			ret->off = loc.off;
 		}
@@ -106,8 +106,7 @@ static size_t frames_at(struct resolver *r, int32_t pid, bool kernel, uint64_t i
 
 	d = frame_at(r, pid, kernel, ip, &f, &off);
 	if (r->inlines && d && !d->kernel && d->name[0] == '/' && f.sym[0] != '[' && max > 1)
-		n = symbols__inlined(r->syms, d->name, d->build_id, d->build_id_len,
-				     ret_addr && off ? off - 1 : off, inl, MIN(max - 1, SYMBOLS_INLINE_MAX));
+		n = symbols__inlined(r->syms, d, ret_addr && off ? off - 1 : off, inl, MIN(max - 1, SYMBOLS_INLINE_MAX));
 	for (size_t i = 0; i < n; i++)
 		ret[i] = (struct profile_frame){ .dso = f.dso, .sym = inl[i], .inlined = true };
 	ret[n] = f;

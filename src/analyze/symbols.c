@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "prof/perfdata/build_id.h"
+#include "prof/perfdata/build_id_cache.h"
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/strset.h"
@@ -17,8 +19,17 @@
 #include "prof/base/util.h"
 #include "prof/sys/privs.h"
 
+/*
+ * One object as the report meets it: a path and the build id its MMAP2 carries
+ * (bid_len 0: none, the recording's HEADER_BUILD_ID for the path applies).
+ */
 struct dso_entry {
 	char *path;
+	uint8_t bid[20];
+	uint8_t bid_len;
+	bool by_inode;                  /* no build id to check: only the mapped (device,
+					 * inode) at the path is trusted */
+	uint64_t file_dev, file_ino;    /* ... of the file opened at the path */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
@@ -28,6 +39,7 @@ struct dso_entry {
 	bool bad;                       /* missing, not ELF, or build id mismatch */
 	bool conflict;                  /* the recording gave two build ids for the path */
 	enum symbols_refusal refused;   /* why bad, when it is the build id */
+	bool refused_inode;             /* a lookup was refused: another file at the path */
 	uint8_t expect[20];             /* the recording's build id for the path */
 	uint8_t expect_len;
 	uint8_t found[20];              /* the file's, when it differs */
@@ -59,6 +71,8 @@ struct ksym {
 
 struct symbols {
 	struct strset names;
+	char cache_dir[4096];           /* perf's build-id cache, "" when there is none */
+	bool unread_unknown;            /* an MMAP2 without a build id: one prof could not read */
 	struct dso_entry *dsos;
 	size_t nr_dsos, cap_dsos;
 	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
@@ -108,9 +122,27 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/* The key of an entry: a path, and the build id the mapping's record carries. */
+struct dso_key {
+	const char *path;
+	const uint8_t *bid;
+	size_t bid_len;
+};
+
 static bool dso_eq(const void *e, const void *key, const void *ctx)
 {
-	return !strcmp(((const struct symbols *)ctx)->dsos[*(const uint32_t *)e].path, key);
+	const struct dso_entry *d = &((const struct symbols *)ctx)->dsos[*(const uint32_t *)e];
+	const struct dso_key *k = key;
+
+	return d->bid_len == k->bid_len && (!k->bid_len || !memcmp(d->bid, k->bid, k->bid_len)) &&
+	       !strcmp(d->path, k->path);
+}
+
+static uint64_t dso_hash(const struct dso_key *k)
+{
+	uint64_t h = hash__bytes(k->path, strlen(k->path));
+
+	return k->bid_len ? hash__mix(h, hash__bytes(k->bid, k->bid_len)) : h;
 }
 
 static bool inl_eq(const void *entry, const void *key, const void *ctx)
@@ -122,8 +154,11 @@ struct symbols *symbols__new(void)
 {
 	struct symbols *s = calloc(1, sizeof(struct symbols));
 
-	if (s)
-		hashtable__init(&s->dso_index, sizeof(uint32_t), dso_eq, s);
+	if (!s)
+		return NULL;
+	hashtable__init(&s->dso_index, sizeof(uint32_t), dso_eq, s);
+	if (build_id_cache__default_dir(s->cache_dir, sizeof(s->cache_dir)) < 0)
+		s->cache_dir[0] = '\0';
 	return s;
 }
 
@@ -311,6 +346,8 @@ static int report_file(struct dso_entry *d, const char *file, const unsigned cha
 		close(fd);
 		return -ENOENT;
 	}
+	d->file_dev = st.st_dev;
+	d->file_ino = st.st_ino;
 	/* libdwfl owns fd from here (it closes it with the Dwfl) */
 	d->mod = dwfl_report_offline(d->dwfl, d->path, file, fd);
 	dwfl_report_end(d->dwfl, NULL, NULL);
@@ -319,53 +356,75 @@ static int report_file(struct dso_entry *d, const char *file, const unsigned cha
 	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
 }
 
-/* perf's build-id cache entry of the recorded build id: ~/.debug/.build-id/xx/yyyy/elf. */
-static bool cache_path(const struct dso_entry *d, char *buf, size_t len)
+/* perf's build-id cache entry of the expected build id: ~/.debug/.build-id/xx/yyyy/elf. */
+static bool cache_path(const struct symbols *s, const struct dso_entry *d, char *buf, size_t len)
 {
-	const char *home = getenv("HOME");
 	struct build_id b = { .size = d->expect_len };
-	char hex[2 * BUILD_ID_MAX + 1];
-	int n;
 
-	if (!home || home[0] != '/' || !d->expect_len)
+	if (!s->cache_dir[0] || !d->expect_len)
 		return false;
 	memcpy(b.data, d->expect, d->expect_len);
-	build_id__hex(&b, hex, sizeof(hex));
-	n = snprintf(buf, len, "%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
-	return n > 0 && (size_t)n < len;
+	return build_id_cache__elf_path(s->cache_dir, &b, buf, len);
 }
 
-static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *build_id, size_t build_id_len)
+/*
+ * d's file: with a build id to expect, perf's build-id cache first (a copy the
+ * recording kept: the container's file, the build that ran), then the path, each
+ * only with that build id; without one, the file at the path, which lookups then
+ * trust only for the device and inode it has (by_inode).
+ */
+static void dso_find_file(struct symbols *s, struct dso_entry *d)
 {
-	const unsigned char *bid;
+	const unsigned char *bid = NULL;
+	char cached[PATH_MAX];
+	int n;
+
+	if (!d->expect_len) {
+		d->by_inode = true;
+		report_file(d, d->path, &bid);
+		return;
+	}
+	if (cache_path(s, d, cached, sizeof(cached))) {
+		n = report_file(d, cached, &bid);
+		if (same_build_id(bid, n, d->expect, d->expect_len))
+			return;
+	}
+	n = report_file(d, d->path, &bid);
+	if (same_build_id(bid, n, d->expect, d->expect_len))
+		return;
+	/* not the file that was mapped, and no copy of it */
+	d->refused = SYMBOLS_REFUSED_MISMATCH;
+	d->found_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->found)) : 0;
+	if (n > 0)
+		memcpy(d->found, bid, d->found_len);
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+}
+
+static void dso_open(struct symbols *s, struct dso_entry *d)
+{
 	Elf *elf;
 	size_t phnum;
-	int n;
 
 	d->opened = true;
 	d->bad = true;
-	expect(d, build_id, build_id_len);
+	if (d->bid_len) {
+		/* the mapping's own build id: the path's others are not its */
+		memcpy(d->expect, d->bid, d->bid_len);
+		d->expect_len = d->bid_len;
+		d->conflict = false;
+	} else if (s->unread_unknown) {
+		d->expect_len = 0;      /* an object the recording could not read */
+		d->conflict = false;
+	}
 	if (d->conflict) {
 		/* which of the two files a sample hit is not known: name none */
 		d->refused = SYMBOLS_REFUSED_CONFLICT;
 		return;
 	}
-	n = report_file(d, d->path, &bid);
-	if (d->expect_len && !same_build_id(bid, n, d->expect, d->expect_len)) {
-		/* not the file that was mapped: perf's build-id cache may hold that one */
-		char cached[PATH_MAX];
-
-		d->refused = SYMBOLS_REFUSED_MISMATCH;
-		d->found_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->found)) : 0;
-		if (n > 0)
-			memcpy(d->found, bid, d->found_len);
-		if (!cache_path(d, cached, sizeof(cached)))
-			return;
-		n = report_file(d, cached, &bid);
-		if (!same_build_id(bid, n, d->expect, d->expect_len))
-			return;
-		d->refused = SYMBOLS_NOT_REFUSED;
-	}
+	dso_find_file(s, d);
 	if (!d->mod)
 		return;
 	elf = dwfl_module_getelf(d->mod, &d->bias);
@@ -383,12 +442,13 @@ static void dso_open(struct symbols *s, struct dso_entry *d, const uint8_t *buil
 	d->bad = false;
 }
 
-/* The entry of path, added (not opened) when missing. */
-/* The entry of path, made the first time; NULL on ENOMEM.  Valid until the next one is made. */
-static struct dso_entry *dso_get(struct symbols *s, const char *path)
+/* The entry of (path, build id), made the first time; NULL on ENOMEM.  Valid until
+ * the next one is made. */
+static struct dso_entry *dso_get(struct symbols *s, const char *path, const uint8_t *bid, size_t bid_len)
 {
-	uint64_t h = hash__bytes(path, strlen(path));
-	uint32_t *slot = hashtable__find(&s->dso_index, h, path);
+	struct dso_key k = { path, bid, bid_len <= 20 ? bid_len : 0 };
+	uint64_t h = dso_hash(&k);
+	uint32_t *slot = hashtable__find(&s->dso_index, h, &k);
 	struct dso_entry *d;
 	bool created;
 
@@ -397,8 +457,12 @@ static struct dso_entry *dso_get(struct symbols *s, const char *path)
 	if (VEC_RESERVE(s->dsos, s->cap_dsos, s->nr_dsos + 1) < 0)
 		return NULL;
 	d = &s->dsos[s->nr_dsos];
-	*d = (struct dso_entry){ .path = strdup(path) };
-	if (!d->path || !(slot = hashtable__insert(&s->dso_index, h, path, &created))) {
+	*d = (struct dso_entry){ .path = strdup(path), .bid_len = (uint8_t)k.bid_len };
+	if (k.bid_len)
+		memcpy(d->bid, bid, k.bid_len);
+	k.path = d->path;
+	k.bid = d->bid;
+	if (!d->path || !(slot = hashtable__insert(&s->dso_index, h, &k, &created))) {
 		free(d->path);
 		return NULL;
 	}
@@ -409,12 +473,17 @@ static struct dso_entry *dso_get(struct symbols *s, const char *path)
 
 int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t *build_id, size_t len)
 {
-	struct dso_entry *d = dso_get(s, path);
+	struct dso_entry *d = dso_get(s, path, NULL, 0);
 
 	if (!d)
 		return -ENOMEM;
 	expect(d, build_id, len);
 	return 0;
+}
+
+void symbols__set_unread_unknown(struct symbols *s, bool on)
+{
+	s->unread_unknown = on;
 }
 
 void symbols__for_each_refused(const struct symbols *s,
@@ -428,24 +497,32 @@ void symbols__for_each_refused(const struct symbols *s,
 
 		if (d->opened && d->refused)
 			fn(&o, ctx);
+		else if (d->refused_inode && !d->bad)
+			fn(&(struct symbols_refused){ .path = d->path, .why = SYMBOLS_REFUSED_NOT_MAPPED }, ctx);
 	}
 }
 
-/* The trusted, opened entry of path and the module address of file offset off. */
-static struct dso_entry *dso_addr(struct symbols *s, const char *path, const uint8_t *build_id,
-				  size_t build_id_len, uint64_t off, uint64_t *ret_addr)
+/* The trusted, opened entry of object o and the module address of file offset off. */
+static struct dso_entry *dso_addr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_addr)
 {
 	struct dso_entry *d;
 
-	if (path[0] != '/')
+	if (o->name[0] != '/')
 		return NULL;    /* [vdso], //anon, [heap]...: no file to read */
-	d = dso_get(s, path);
+	d = dso_get(s, o->name, o->build_id, o->build_id_len);
 	if (!d)
 		return NULL;
 	if (!d->opened)
-		dso_open(s, d, build_id, build_id_len);
+		dso_open(s, d);
 	if (d->bad)
 		return NULL;
+	if (d->by_inode && o->has_inode &&
+	    (makedev(o->maj, o->min) != d->file_dev || o->ino != d->file_ino)) {
+		/* no build id vouches for the file, and it is not the one that was mapped
+		 * (another container's, a decoy, a file replaced since) */
+		d->refused_inode = true;
+		return NULL;
+	}
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		const GElf_Phdr *ph = &d->loads[i];
 		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
@@ -456,11 +533,10 @@ static struct dso_entry *dso_addr(struct symbols *s, const char *path, const uin
 	return NULL;
 }
 
-const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
-			  size_t build_id_len, uint64_t off)
+const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t off)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, path, build_id, build_id_len, off, &a);
+	struct dso_entry *d = dso_addr(s, o, off, &a);
 	size_t k;
 
 	if (!d)
@@ -471,11 +547,10 @@ const char *symbols__user(struct symbols *s, const char *path, const uint8_t *bu
 	return a < d->syms[k].end ? d->syms[k].name : NULL;
 }
 
-bool symbols__vaddr(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
-		    uint64_t off, uint64_t *ret)
+bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, path, build_id, build_id_len, off, &a);
+	struct dso_entry *d = dso_addr(s, o, off, &a);
 
 	if (!d)
 		return false;
@@ -565,8 +640,7 @@ static void inline_keep(struct dso_entry *d, uint64_t a, const char **names, siz
 	d->nr_inl_names += n;
 }
 
-size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
-			uint64_t off, const char **ret, size_t max)
+size_t symbols__inlined(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret, size_t max)
 {
 	const char *names[SYMBOLS_INLINE_MAX];
 	const struct inl *cached;
@@ -574,7 +648,7 @@ size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *buil
 	uint64_t a;
 	size_t n;
 
-	d = dso_addr(s, path, build_id, build_id_len, off, &a);
+	d = dso_addr(s, o, off, &a);
 	if (!d || !d->mod || !max)
 		return 0;
 	cached = hashtable__find(&d->inl, hash__u64(a), &a);

@@ -20,7 +20,6 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/perfdata/sample.h"
-#include "prof/sys/privs.h"
 
 /*
  * libdwfl keeps each reported file open (and mapped) for the life of its Dwfl: the
@@ -65,6 +64,8 @@ struct unwinder {
 	struct perf_event_attr attr;    /* what the kernel's samples hold */
 	size_t head_size;               /* bytes of the header and fixed fields, kept as they are */
 	struct model *model;            /* the processes' maps, as the file describes them */
+	unwinder_open_fn open;          /* the mapped files */
+	void *open_ctx;
 	struct hashtable procs;         /* of struct uproc, by pid */
 	unsigned int open_files;        /* by all Dwfls */
 	unsigned int max_open_files;
@@ -114,7 +115,15 @@ static uint64_t pid_hash(int32_t pid)
 	return hash__u64((uint32_t)pid);
 }
 
-struct unwinder *unwinder__new(uint64_t kernel_sample_type)
+/* Without an opener: the file from prof's root, else through the task. */
+static int open_default(void *ctx, const struct task_file *f)
+{
+	enum task_file_way way;
+
+	return task_file__open(f, TASK_FILE_TRY_HOST, &way, NULL);
+}
+
+struct unwinder *unwinder__new(uint64_t kernel_sample_type, unwinder_open_fn open, void *ctx)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 	struct sample_layout l;
@@ -132,6 +141,8 @@ struct unwinder *unwinder__new(uint64_t kernel_sample_type)
 		return NULL;
 	}
 	hashtable__init(&u->procs, sizeof(struct uproc), uproc_eq, NULL);
+	u->open = open ? open : open_default;
+	u->open_ctx = ctx;
 	u->max_open_files = MAX_OPEN_FILES;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		/* room for the Dwfls' files, as perf lifts its own limit for its fds */
@@ -177,6 +188,11 @@ struct unwinder *unwinder__free(struct unwinder *u)
 	model__free(u->model);
 	free(u);
 	return NULL;
+}
+
+struct model *unwinder__model(struct unwinder *u)
+{
+	return u->model;
 }
 
 const struct unwinder_stats *unwinder__stats(const struct unwinder *u)
@@ -498,7 +514,9 @@ static bool report_new_maps(struct unwinder *u, struct uproc *p, const struct ma
 		if (!unwindable(u, m) || dwfl_addrmodule(p->d->dwfl, m->start))
 			continue;       /* another segment of a file already reported */
 		d = model__dso(u->model, m->dso);
-		fd = privs__open_mapped(d->name, d->maj, d->min, d->ino);
+		fd = u->open(u->open_ctx, &(struct task_file){ .pid = p->pid, .start = m->start, .end = m->end,
+							       .path = d->name, .maj = d->maj, .min = d->min,
+							       .ino = d->ino });
 		if (fd < 0)
 			continue;
 		/* libdwfl opens its own descriptor of the very file checked here */

@@ -17,6 +17,7 @@
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
 #include "prof/cli/signals.h"
+#include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/build_id_table.h"
 #include "prof/perfdata/features.h"
 #include "prof/perfdata/prof_section.h"
@@ -34,6 +35,8 @@ struct recording {
 	struct output_file out;
 	struct perf_writer *writer;
 	struct build_id_table *build_ids;       /* of the mapped objects the file names */
+	struct build_id_cache *cache;           /* where their copies are kept, or NULL */
+	_Alignas(8) uint8_t mmap2[8192];        /* an MMAP2 rewritten with its build id */
 	int write_err;                          /* the file could not be written */
 	struct workload_identity ident;         /* who runs the workload */
 	char *exe;                              /* ... which program */
@@ -77,6 +80,62 @@ static void summary_unwinding(const struct recording *r, const struct session_st
 			u->dwfl_builds, u->dwfl_evictions, u->foreign_abi, s->records->malformed);
 }
 
+/* ", N why" for a non-zero count, into buf at *n; *sum adds it. */
+static void add_count(char *buf, size_t len, size_t *n, uint64_t *sum, uint64_t v, const char *why)
+{
+	if (!v || *n >= len)
+		return;
+	*n += (size_t)snprintf(buf + *n, len - *n, "%s%" PRIu64 " %s", *n ? ", " : "", v, why);
+	*sum += v;
+}
+
+/*
+ * The objects: what was kept in the build-id cache for the report, what could not
+ * be (why), and the objects prof could not read a build id of (why; their samples
+ * stay [unknown]).  Host objects without a build-id note, or not the user's to read,
+ * are said with -v only: a report names them at their path as before.
+ */
+static void summary_objects(const struct recording *r, const struct objects_stats *o)
+{
+	char kept[160] = "", lost[400] = "", unread[400] = "", size[32];
+	size_t nk = 0, nl = 0, nu = 0;
+	uint64_t sum = 0, nlost = 0, nunread = 0;
+
+	human_size(o->kept_bytes, size, sizeof(size));
+	if (o->kept)
+		nk = (size_t)snprintf(kept, sizeof(kept), "%" PRIu64 " kept in %s (%s)", o->kept,
+				      build_id_cache__dir(r->cache), size);
+	add_count(kept, sizeof(kept), &nk, &sum, o->present, "there already");
+	add_count(lost, sizeof(lost), &nl, &nlost, o->too_big, "too big (keep_object_max)");
+	add_count(lost, sizeof(lost), &nl, &nlost, o->recording_full, "over the recording's limit (keep_recording_max)");
+	add_count(lost, sizeof(lost), &nl, &nlost, o->cache_full, "cache full (keep_cache_max)");
+	add_count(lost, sizeof(lost), &nl, &nlost, o->conflict, "another file at their place in the cache");
+	add_count(lost, sizeof(lost), &nl, &nlost, o->changed, "changed while copied");
+	add_count(lost, sizeof(lost), &nl, &nlost, o->lost, "gone before they were copied");
+	add_count(lost, sizeof(lost), &nl, &nlost, o->failed, "not written");
+	add_count(unread, sizeof(unread), &nu, &nunread, o->gone, "gone (their tasks exited first)");
+	add_count(unread, sizeof(unread), &nu, &nunread, o->replaced, "replaced at their path");
+	add_count(unread, sizeof(unread), &nu, &nunread, o->not_elf, "not ELF");
+	add_count(unread, sizeof(unread), &nu, &nunread, o->malformed, "malformed ELF (refused)");
+	if (r->opts.verbose) {
+		add_count(unread, sizeof(unread), &nu, &nunread, o->denied, "not readable by you");
+		add_count(unread, sizeof(unread), &nu, &nunread, o->no_build_id, "without a build id");
+		add_count(unread, sizeof(unread), &nu, &nunread, o->other, "not reached");
+	}
+	if (nk || nl)
+		fprintf(stderr, "prof: objects with samples: %s%s%s%s\n", kept, nk && nl ? "; " : "",
+			nl ? "not kept: " : "", lost);
+	if (o->failed)
+		fprintf(stderr, "prof: warning: the build-id cache %s could not be written: %s\n",
+			build_id_cache__dir(r->cache), strerror(-o->failed_err));
+	if (nu)
+		fprintf(stderr, "prof: %" PRIu64 " of %" PRIu64 " mapped objects without a build id in the file: %s\n",
+			nunread, o->objects, unread);
+	if (r->opts.verbose)
+		fprintf(stderr, "prof: %" PRIu64 " mapped objects, %" PRIu64 " build ids read, %" PRIu64
+			" of them through their task\n", o->objects, o->read, o->via_task);
+}
+
 static void summary_verbose(const struct session_stats *s)
 {
 	const struct tracker_stats *t = s->scope;
@@ -118,6 +177,8 @@ static void summary(const struct recording *r)
 			lost->lost, lost->lost_samples);
 	if (s.unwind)
 		summary_unwinding(r, &s);
+	if (s.objects)
+		summary_objects(r, s.objects);
 	if (unattributed)
 		fprintf(stderr,
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
@@ -166,6 +227,7 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 	const struct ledger_task *log = ledger__written_tasks(session__ledger(r->session), &nr);
 
 	*sec = (struct prof_section){
+		.mmap_build_ids = true,
 		.scope_all = scope->all, .scope_uids = scope->uids, .nr_scope_uids = scope->nr_uids,
 		.scope_cgroups = calloc(scope->nr_cgroups + 1, sizeof(char *)), .nr_scope_cgroups = scope->nr_cgroups,
 		.scope_pids = scope->pids, .nr_scope_pids = scope->nr_pids, .scope_workload = scope->workload,
@@ -178,6 +240,12 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 		sec->tasks[i] = (struct prof_section_task){ log[i].pid, log[i].tid, log[i].uid, log[i].uid_known };
 	for (size_t i = 0; sec->scope_cgroups && i < scope->nr_cgroups; i++)
 		sec->scope_cgroups[i] = scope->cgroups[i].path ? scope->cgroups[i].path : scope->cgroups[i].arg;
+}
+
+/* The build id the session's objects have for (maj, min, ino). */
+static bool build_id_of(void *ctx, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
+{
+	return session__build_id(ctx, maj, min, ino, ret);
 }
 
 /* The features, build ids and prof's section after the data, then the header. */
@@ -202,7 +270,7 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 			build_id_table__set_kernel(r->build_ids, &kbid);
 	}
 	err = features__add(r->writer, &f);
-	build_id_table__write(r->build_ids, &bids);
+	build_id_table__write(r->build_ids, &bids, build_id_of, r->session);
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);
@@ -299,15 +367,42 @@ static int report_exec_error(const char *cmd, int err)
 	return EXIT_PROF_NOEXEC;
 }
 
-/* The session's sink: the file, and the build id of each executable mapping's object,
- * read now, while it is the mapped file. */
+/*
+ * An executable file's MMAP2 as the file gets it: carrying its object's build id
+ * (PERF_RECORD_MISC_MMAP_BUILD_ID, as perf record --buildid-mmap writes them) where
+ * the session read one, so every reader knows each mapping's object exactly: a
+ * container's /usr/bin/python3 and the host's are two objects, not one path with two
+ * build ids.  prof's section says so (mmap-build-ids): one without is an object whose
+ * build id is unknown.
+ */
+static const void *with_build_id(struct recording *r, const void *rec, size_t len)
+{
+	const struct perf_record_mmap2 *m = rec;
+	struct perf_record_mmap2 *out = (void *)r->mmap2;
+	struct build_id b;
+
+	if (!build_id__mmap2_path(rec) || (m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
+	    len > sizeof(r->mmap2) || !session__build_id(r->session, m->maj, m->min, m->ino, &b))
+		return rec;
+	memcpy(out, rec, len);
+	out->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+	out->build_id_size = b.size;
+	out->__reserved_1 = 0;
+	out->__reserved_2 = 0;
+	memset(out->build_id, 0, sizeof(out->build_id));
+	memcpy(out->build_id, b.data, b.size);
+	return out;
+}
+
+/* The session's sink: the file, and the table of the objects its MMAP2s name (their
+ * build ids were read as the session passed them on). */
 static int write_sink(const void *rec, size_t len, void *ctx)
 {
 	struct recording *r = ctx;
 	int err = build_id_table__note(r->build_ids, rec);
 
 	if (err == 0)
-		err = perf_writer__write(r->writer, rec, len);
+		err = perf_writer__write(r->writer, with_build_id(r, rec, len), len);
 	if (err < 0)
 		r->write_err = err;
 	return err;
@@ -363,6 +458,33 @@ static int start_workload(struct recording *r)
 }
 
 /*
+ * The user's build-id cache, where the objects that samples hit are kept when only
+ * a copy keeps them for a report ([record] keep_objects).  0, or -errno after a
+ * message.
+ */
+static int open_cache(struct recording *r)
+{
+	const struct prof_config *c = &r->pf.cfg;
+	struct build_id_cache_limits l = { c->keep_object_max, c->keep_recording_max, c->keep_cache_max };
+	char dir[4096];
+	int err;
+
+	if (!c->keep_objects)
+		return 0;
+	err = build_id_cache__default_dir(dir, sizeof(dir));
+	if (err == 0)
+		err = build_id_cache__new(dir, &l, &r->cache);
+	if (err == -ENOMEM) {
+		fprintf(stderr, "prof: out of memory\n");
+		return err;
+	}
+	if (err < 0 && !r->opts.quiet)
+		fprintf(stderr, "prof: warning: no build-id cache (%s: set HOME); objects will not be kept.\n",
+			err == -ENOENT ? "no home directory" : strerror(-err));
+	return 0;
+}
+
+/*
  * The session, then the file (its attrs name the session's events), then the start:
  * the kernel described, the events enabled, the workload run, the privileges dropped.
  * 0, or an exit code after a message.
@@ -376,6 +498,11 @@ static int start_recording(struct recording *r)
 	size_t nr;
 	int err, ret;
 
+	err = open_cache(r);
+	if (err < 0)
+		return EXIT_PROF_FAIL;
+	cfg.objects = true;
+	cfg.cache = r->cache;
 	if (session__new(&cfg, &r->session, &e) < 0) {
 		preflight__explain(&r->pf, &r->opts, &e, r->out.path);
 		return EXIT_PROF_FAIL;
@@ -496,6 +623,7 @@ out:
 	session__free(r.session);
 	perf_writer__free(r.writer);
 	build_id_table__free(r.build_ids);
+	build_id_cache__free(r.cache);
 	free(r.exe);
 	preflight__release(&r.pf);
 	record_opts__release(&r.opts);

@@ -237,6 +237,7 @@ static int read_prof_section(struct report *r, bool *ret_found)
 		if (r->section.tasks[i].uid_known)
 			err = model__set_uid(r->model, r->section.tasks[i].tid, r->section.tasks[i].uid);
 	prof_section__describe_scope(&r->section, r->scope, sizeof(r->scope));
+	symbols__set_unread_unknown(r->syms, r->section.mmap_build_ids);
 	return err;
 }
 
@@ -295,7 +296,10 @@ static void say_refused(const struct symbols_refused *o, void *ctx)
 	memcpy(want.data, o->expected, want.size);
 	build_id__hex(&want, hex, sizeof(hex));
 	escape__text(path, sizeof(path), o->path);      /* a path a tenant chose */
-	if (o->why == SYMBOLS_REFUSED_CONFLICT)
+	if (o->why == SYMBOLS_REFUSED_NOT_MAPPED)
+		fprintf(stderr, "prof report: %s: not the file that was mapped (another device and inode, and the "
+			"recording has no build id of it): its samples are shown as [unknown]\n", path);
+	else if (o->why == SYMBOLS_REFUSED_CONFLICT)
 		fprintf(stderr, "prof report: %s: the recording names two different files at this path (replaced "
 			"while recording): its samples are shown as [unknown]\n", path);
 	else

@@ -15,6 +15,7 @@
 #include "prof/record/event_spec.h"
 #include "prof/cli/record_opts.h"
 #include "prof/base/util.h"
+#include "prof/perfdata/build_id_cache.h"
 
 /* ---- [daemon] -------------------------------------------------------------------- */
 
@@ -36,7 +37,10 @@ static void daemon_defaults(struct prof_daemon_config *d)
 void config__defaults(struct prof_config *c)
 {
 	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128,
-				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY };
+				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY, .keep_objects = true,
+				   .keep_object_max = BUILD_ID_CACHE_OBJECT_MAX,
+				   .keep_recording_max = BUILD_ID_CACHE_RECORDING_MAX,
+				   .keep_cache_max = BUILD_ID_CACHE_MAX };
 	strcpy(c->output, "perf.data");
 	daemon_defaults(&c->daemon);
 }
@@ -81,6 +85,31 @@ static int parse_uint(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
+int config__parse_size(const char *v, uint64_t *ret)
+{
+	static const char units[] = "KMGT";
+	char digits[32];
+	size_t n = strspn(v, "0123456789");
+	const char *u = v[n] ? strchr(units, v[n] & ~0x20) : NULL;
+	uint64_t x;
+
+	if (!n || n >= sizeof(digits) || (v[n] && (!u || !*u || v[n + 1])))
+		return -EINVAL;
+	memcpy(digits, v, n);
+	digits[n] = '\0';
+	if (parse_u64(digits, 10, &x) < 0)
+		return -EINVAL;
+	for (int shift = u ? 10 * (int)(u - units + 1) : 0; shift > 0; shift -= 10) {
+		if (x > (1ull << 50) >> 10)
+			return -EINVAL;
+		x <<= 10;
+	}
+	if (x > 1ull << 50)
+		return -EINVAL;
+	*ret = x;
+	return 0;
+}
+
 static int copy(char *dst, size_t len, const char *v)
 {
 	if (strlen(v) >= len)
@@ -110,25 +139,14 @@ static int set_pages(struct parse_ctx *x, unsigned int *dst, const char *value)
 	return 1;
 }
 
-/* "32M": bytes, with K, M or G (powers of 1024). */
+/* A size (config__parse_size) within [min, max]. */
 static int parse_size(const char *v, uint64_t min, uint64_t max, uint64_t *ret)
 {
-	char num[32];
-	size_t n = strlen(v);
-	unsigned int shift = 0;
 	uint64_t x;
 
-	if (n && strchr("KMG", v[n - 1] & ~0x20)) {
-		shift = (v[n - 1] & ~0x20) == 'K' ? 10 : (v[n - 1] & ~0x20) == 'M' ? 20 : 30;
-		n--;
-	}
-	if (!n || n >= sizeof(num))
+	if (config__parse_size(v, &x) < 0 || x < min || x > max)
 		return -EINVAL;
-	memcpy(num, v, n);
-	num[n] = '\0';
-	if (parse_u64(num, 10, &x) < 0 || x > (max >> shift) || (x << shift) < min)
-		return -EINVAL;
-	*ret = x << shift;
+	*ret = x;
 	return 0;
 }
 
@@ -221,6 +239,38 @@ static int daemon_check(const struct prof_daemon_config *d, const char *filename
 	return -EINVAL;
 }
 
+/* [record] keep_objects and its limits; the other [record] keys are the handler's. */
+static int record_keep_key(struct parse_ctx *x, const char *name, const char *value)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} sizes[] = {
+		{ "keep_object_max", offsetof(struct prof_config, keep_object_max) },
+		{ "keep_recording_max", offsetof(struct prof_config, keep_recording_max) },
+		{ "keep_cache_max", offsetof(struct prof_config, keep_cache_max) },
+	};
+	uint64_t u;
+	bool b;
+
+	if (!strcmp(name, "keep_objects")) {
+		if (parse_bool(value, &b) < 0)
+			return bad(x, "bad keep_objects '%s' (yes or no)", value);
+		x->c->keep_objects = b;
+		return 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		if (strcmp(name, sizes[i].name))
+			continue;
+		if (config__parse_size(value, &u) < 0 || u == 0)
+			return bad(x, "bad %s '%s' (bytes, with K, M, G or T for powers of 1024; 1 to 1024T)",
+				   name, value);
+		*(uint64_t *)(void *)((char *)x->c + sizes[i].off) = u;
+		return 1;
+	}
+	return bad(x, "unknown key '%s' in [record]", name);
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *x = user;
@@ -250,7 +300,7 @@ static int handler(void *user, const char *section, const char *name, const char
 				return bad(x, "bad output '%s'", value);
 			return 1;
 		}
-		return bad(x, "unknown key '%s' in [record]", name);
+		return record_keep_key(x, name, value);
 	}
 	if (!strcmp(section, "aggregate")) {
 		if (!strcmp(name, "max_stacks")) {

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <elf.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <perf/event.h>
 #include <string.h>
 
 #include "prof/perfdata/build_id.h"
@@ -115,6 +118,62 @@ int build_id__read_elf(int fd, struct build_id *ret)
 	READ_PHDRS(Elf64_Ehdr, Elf64_Phdr);
 }
 
+/* Does [off, off + len) lie within a file of size bytes? */
+static bool within(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/*
+ * The headers of an ELF file of size bytes, checked against it: program and section
+ * header tables of the class's entry size inside the file, and every PT_LOAD and
+ * PT_NOTE segment's bytes too (a truncated file, or notes pointing past its end).
+ */
+#define CHECK_ELF(Ehdr, Phdr, Shdr)                                                         \
+	do {                                                                                \
+		const Ehdr *eh = (const void *)&hdr;                                       \
+		Phdr ph[BUILD_ID_MAX_PHDRS];                                                \
+		if (eh->e_ehsize != sizeof(Ehdr) || eh->e_phentsize != sizeof(Phdr) ||      \
+		    eh->e_phnum == 0 || eh->e_phnum > BUILD_ID_MAX_PHDRS ||                 \
+		    !within(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Phdr), size))      \
+			return -EINVAL;                                                     \
+		if (eh->e_shoff && (eh->e_shentsize != sizeof(Shdr) || eh->e_shnum == 0 ||  \
+				    eh->e_shnum >= SHN_LORESERVE ||                         \
+				    !within(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Shdr), size))) \
+			return -EINVAL;                                                     \
+		r = pread_exact(fd, ph, eh->e_phnum * sizeof(Phdr), eh->e_phoff);           \
+		if (r < 0)                                                                  \
+			return r;                                                           \
+		for (size_t i = 0; i < eh->e_phnum; i++)                                    \
+			if ((ph[i].p_type == PT_LOAD || ph[i].p_type == PT_NOTE) &&        \
+			    !within(ph[i].p_offset, ph[i].p_filesz, size))                  \
+				return -EINVAL;                                             \
+		return 0;                                                                   \
+	} while (0)
+
+int build_id__check_elf(int fd, uint64_t size)
+{
+	union {
+		Elf32_Ehdr e32;
+		Elf64_Ehdr e64;
+	} hdr;
+	const uint8_t *ident = hdr.e64.e_ident;
+	const uint8_t native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	int r = size < sizeof(Elf64_Ehdr) ? -ENOEXEC : pread_exact(fd, &hdr, sizeof(hdr), 0);
+
+	if (r < 0)
+		return r == -EINVAL ? -ENOEXEC : r;
+	if (memcmp(ident, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	if (ident[EI_DATA] != native || ident[EI_VERSION] != EV_CURRENT)
+		return -EINVAL;
+	if (ident[EI_CLASS] == ELFCLASS32)
+		CHECK_ELF(Elf32_Ehdr, Elf32_Phdr, Elf32_Shdr);
+	if (ident[EI_CLASS] != ELFCLASS64)
+		return -EINVAL;
+	CHECK_ELF(Elf64_Ehdr, Elf64_Phdr, Elf64_Shdr);
+}
+
 void build_id__hex(const struct build_id *b, char *hex, size_t hexlen)
 {
 	if (hexlen < 2u * b->size + 1) {
@@ -125,4 +184,20 @@ void build_id__hex(const struct build_id *b, char *hex, size_t hexlen)
 	for (size_t i = 0; i < b->size; i++)
 		snprintf(hex + 2 * i, 3, "%02x", b->data[i]);
 	hex[2 * b->size] = '\0';
+}
+
+size_t build_id__mmap2_path(const struct perf_event_header *ev)
+{
+	const struct perf_record_mmap2 *m = (const void *)ev;
+	size_t max, len;
+
+	if (ev->type != PERF_RECORD_MMAP2 || ev->size <= offsetof(struct perf_record_mmap2, filename))
+		return 0;
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+		return 0;
+	max = ev->size - offsetof(struct perf_record_mmap2, filename);
+	len = strnlen(m->filename, max);
+	if (len == max || !strncmp(m->filename, "/memfd:", 7))
+		return 0;       /* unterminated, or no file of a path */
+	return len;
 }

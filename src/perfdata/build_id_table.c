@@ -7,12 +7,12 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-#include "prof/sys/privs.h"
 
 struct object {
 	uint32_t maj, min;
 	uint64_t ino;
-	struct build_id bid;            /* size 0: none (unreadable, or not the mapped file) */
+	struct build_id bid;            /* one the record carried; else found when written */
+	bool carried;
 };
 
 struct entry {
@@ -29,7 +29,7 @@ struct build_id_table {
 	size_t nr_objs, cap_objs;
 	struct entry *ents;
 	size_t nr_ents, cap_ents;
-	struct hashtable obj_index;     /* files read, by (maj, min, ino) */
+	struct hashtable obj_index;     /* files, by (maj, min, ino) */
 	struct hashtable ent_index;     /* entries, by path: one per (path, object) */
 	struct build_id kernel;
 	struct build_id_table_stats st;
@@ -73,8 +73,8 @@ static bool ent_eq(const void *entry, const void *key, const void *ctx)
 	if (strncmp(e->path, k->path, k->len) || e->path[k->len])
 		return false;
 	if (m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID)
-		return m->build_id_size == o->bid.size && !memcmp(m->build_id, o->bid.data, o->bid.size);
-	return o->maj == m->maj && o->min == m->min && o->ino == m->ino;
+		return o->carried && m->build_id_size == o->bid.size && !memcmp(m->build_id, o->bid.data, o->bid.size);
+	return !o->carried && o->maj == m->maj && o->min == m->min && o->ino == m->ino;
 }
 
 struct build_id_table *build_id_table__new(void)
@@ -102,20 +102,10 @@ struct build_id_table *build_id_table__free(struct build_id_table *t)
 	return NULL;
 }
 
-/* Read the object's build id now, with the invoking user's rights only. */
-static void object_read(struct object *o, const char *path)
-{
-	_cleanup_close_ int fd = privs__open_mapped(path, o->maj, o->min, o->ino);
-
-	if (fd >= 0 && build_id__read_elf(fd, &o->bid) < 0)
-		o->bid.size = 0;
-}
-
-/* The object (maj, min, ino), read the first time it is met.  Index or -ENOMEM. */
-static int64_t object_get(struct build_id_table *t, const struct perf_record_mmap2 *m, const char *path)
+/* The object (maj, min, ino), made the first time it is met.  Index or -ENOMEM. */
+static int64_t object_get(struct build_id_table *t, const struct perf_record_mmap2 *m)
 {
 	struct obj_key key = { m->maj, m->min, m->ino };
-	struct object *o;
 	uint32_t *idx;
 	bool created;
 
@@ -127,11 +117,8 @@ static int64_t object_get(struct build_id_table *t, const struct perf_record_mma
 	if (!created)
 		return *idx;
 	*idx = (uint32_t)t->nr_objs;
-	o = &t->objs[t->nr_objs];
-	*o = (struct object){ .maj = key.maj, .min = key.min, .ino = key.ino };
-	object_read(o, path);
+	t->objs[t->nr_objs] = (struct object){ .maj = key.maj, .min = key.min, .ino = key.ino };
 	t->st.objects++;
-	t->st.read += o->bid.size > 0;
 	return (int64_t)t->nr_objs++;
 }
 
@@ -143,7 +130,7 @@ static int64_t object_carried(struct build_id_table *t, const struct perf_record
 	if (VEC_RESERVE(t->objs, t->cap_objs, t->nr_objs + 1) < 0)
 		return -ENOMEM;
 	o = &t->objs[t->nr_objs];
-	*o = (struct object){ .maj = UINT32_MAX, .min = UINT32_MAX, .ino = UINT64_MAX };
+	*o = (struct object){ .maj = UINT32_MAX, .min = UINT32_MAX, .ino = UINT64_MAX, .carried = true };
 	if (m->build_id_size > 0 && m->build_id_size <= BUILD_ID_MAX) {
 		memcpy(o->bid.data, m->build_id, m->build_id_size);
 		o->bid.size = m->build_id_size;
@@ -152,28 +139,10 @@ static int64_t object_carried(struct build_id_table *t, const struct perf_record
 	return (int64_t)t->nr_objs++;
 }
 
-/* An executable file's MMAP2 (not data, [vdso], //anon, a deleted file...): its path's length. */
-static size_t mapped_path_len(const struct perf_event_header *ev)
-{
-	const struct perf_record_mmap2 *m = (const void *)ev;
-	size_t max, len;
-
-	if (ev->type != PERF_RECORD_MMAP2 || ev->size <= offsetof(struct perf_record_mmap2, filename))
-		return 0;
-	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
-		return 0;
-	max = ev->size - offsetof(struct perf_record_mmap2, filename);
-	len = strnlen(m->filename, max);
-	if (len == max || (len > 10 && !memcmp(m->filename + len - 10, " (deleted)", 10)) ||
-	    !strncmp(m->filename, "/memfd:", 7))
-		return 0;       /* unterminated, or no file to read any more */
-	return len;
-}
-
 int build_id_table__note(struct build_id_table *t, const struct perf_event_header *ev)
 {
 	const struct perf_record_mmap2 *m = (const void *)ev;
-	struct ent_key key = { m->filename, mapped_path_len(ev), m };
+	struct ent_key key = { m->filename, build_id__mmap2_path(ev), m };
 	uint64_t h;
 	uint32_t *idx;
 	int64_t obj;
@@ -186,7 +155,7 @@ int build_id_table__note(struct build_id_table *t, const struct perf_event_heade
 	/* the same path and object as before: the common case, no file access */
 	if (hashtable__find(&t->ent_index, h, &key))
 		return 0;
-	obj = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? object_carried(t, m) : object_get(t, m, m->filename);
+	obj = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? object_carried(t, m) : object_get(t, m);
 	if (obj < 0)
 		return (int)obj;
 	if (VEC_RESERVE(t->ents, t->cap_ents, t->nr_ents + 1) < 0)
@@ -225,23 +194,73 @@ static void write_one(struct feat_buf *b, const char *name, const struct build_i
 	feat_buf__put(b, NULL, len - strlen(name) - 1);
 }
 
-void build_id_table__write(struct build_id_table *t, struct feat_buf *b)
+/* An entry being written: its path and the build id found for it. */
+struct written {
+	const char *path;
+	const struct build_id *bid;
+};
+
+static bool written_eq(const void *entry, const void *key, const void *ctx)
 {
+	const struct written *a = entry, *b = key;
+
+	return a->bid->size == b->bid->size && !memcmp(a->bid->data, b->bid->data, a->bid->size) &&
+	       !strcmp(a->path, b->path);
+}
+
+/* The build id of entry i: the one its record carried, else lookup's.  NULL: none. */
+static const struct build_id *entry_build_id(const struct build_id_table *t, size_t i, build_id_table_lookup_fn lookup,
+					     void *ctx, struct build_id *buf)
+{
+	const struct object *o = &t->objs[t->ents[i].obj];
+
+	if (o->carried)
+		return o->bid.size ? &o->bid : NULL;
+	return lookup && lookup(ctx, o->maj, o->min, o->ino, buf) && buf->size ? buf : NULL;
+}
+
+void build_id_table__write(struct build_id_table *t, struct feat_buf *b, build_id_table_lookup_fn lookup, void *ctx)
+{
+	struct hashtable seen;
+	struct build_id *bids = calloc(t->nr_ents + 1, sizeof(*bids));
+
 	t->st.entries = 0;
+	t->st.read = 0;
+	if (!bids) {
+		b->err = -ENOMEM;
+		return;
+	}
+	hashtable__init(&seen, sizeof(struct written), written_eq, NULL);
 	/* the kernel first: perf's reader recognises an old layout by that entry */
 	if (t->kernel.size) {
 		write_one(b, "[kernel.kallsyms]", &t->kernel, PERF_RECORD_MISC_KERNEL);
 		t->st.entries++;
 	}
 	for (size_t i = 0; i < t->nr_ents; i++) {
-		const struct object *o = &t->objs[t->ents[i].obj];
+		struct written w = { t->ents[i].path, entry_build_id(t, i, lookup, ctx, &bids[i]) };
+		bool created;
+		struct written *e;
 
 		/* a path longer than a record can hold: no record (perf's limit is PATH_MAX) */
-		if (!o->bid.size || strlen(t->ents[i].path) >= 4096)
+		if (!w.bid || strlen(w.path) >= 4096)
 			continue;
-		write_one(b, t->ents[i].path, &o->bid, PERF_RECORD_MISC_USER);
+		t->st.read++;
+		/* objects of one build id at one path (a container image's file in each
+		 * container's overlay): one record */
+		e = hashtable__insert(&seen, hash__mix(hash__bytes(w.path, strlen(w.path)),
+						       hash__bytes(w.bid->data, w.bid->size)), &w, &created);
+		if (!e) {
+			b->err = -ENOMEM;
+			break;
+		}
+		if (!created)
+			continue;
+		*e = w;
+		write_one(b, w.path, w.bid, PERF_RECORD_MISC_USER);
 		t->st.entries++;
 	}
+	hashtable__release(&seen);
+	free(bids);
 }
 
 const struct build_id_table_stats *build_id_table__stats(const struct build_id_table *t)

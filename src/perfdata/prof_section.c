@@ -53,6 +53,8 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 	line(b, "prof-scope 1\n");
 	if (s->kernel_build_id[0])
 		line(b, "kernel-build-id %s\n", s->kernel_build_id);
+	if (s->mmap_build_ids)
+		line(b, "mmap-build-ids 1\n");
 	if (s->scope_all)
 		line(b, "scope all\n");
 	for (size_t i = 0; i < s->nr_scope_uids; i++)
@@ -163,6 +165,10 @@ static int parse_line(struct parser *p, char *l)
 	if (!strncmp(l, "kernel-build-id ", 16)) {
 		snprintf(p->s->kernel_build_id, sizeof(p->s->kernel_build_id), "%.*s",
 			 (int)sizeof(p->s->kernel_build_id) - 1, l + 16);
+		return 0;
+	}
+	if (!strcmp(l, "mmap-build-ids 1")) {
+		p->s->mmap_build_ids = true;
 		return 0;
 	}
 	if (!strncmp(l, "scope ", 6))

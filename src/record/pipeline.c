@@ -22,6 +22,7 @@ struct pipeline {
 	struct map_dedup *dedup;
 	struct synth_env synth;
 	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
+	struct objects *objects;        /* the mapped objects of what is written */
 	uint8_t *unwound;               /* ... one rewritten sample */
 	size_t unwound_len;
 	struct pipeline_stats st;
@@ -39,6 +40,9 @@ static int sink(const void *rec, size_t len, void *ctx)
 	if (p->sink_err)
 		return p->sink_err;
 	err = p->unwinder ? unwinder__note(p->unwinder, rec) : 0;
+	/* before the sink: it asks for the build ids of the objects it is given */
+	if (err == 0 && p->objects)
+		err = objects__note(p->objects, rec);
 	if (err == 0)
 		err = p->sink(rec, len, p->sink_ctx);
 	if (err < 0) {
@@ -192,6 +196,8 @@ int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, 
 	if (err < 0)
 		return err;
 	paused = err > 0;
+	if (p->objects)
+		objects__round(p->objects);
 	if (p->st.records != before) {
 		struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND,
 						   .size = sizeof(round) };
@@ -214,6 +220,17 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
 	}
 	return 0;
+}
+
+void pipeline__finish(struct pipeline *p)
+{
+	if (p->objects)
+		objects__finish(p->objects);
+}
+
+bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
+{
+	return p->objects && objects__build_id(p->objects, maj, min, ino, ret);
 }
 
 int pipeline__describe_kernel(struct pipeline *p)
@@ -251,6 +268,14 @@ static int open_scope(struct pipeline *p, const struct pipeline_config *cfg)
 	return 0;
 }
 
+/* The unwinder's files: the recorded objects, reached as they are for the file. */
+static int open_object(void *ctx, const struct task_file *f)
+{
+	struct pipeline *p = ctx;
+
+	return p->objects ? objects__open(p->objects, f) : -ENOENT;
+}
+
 int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 {
 	struct pipeline *p = calloc(1, sizeof(*p));
@@ -266,11 +291,20 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	if (!p->dedup)
 		goto err;
 	if (cfg->unwind) {
-		p->unwinder = unwinder__new(cfg->unwind);
+		p->unwinder = unwinder__new(cfg->unwind, cfg->objects ? open_object : NULL, p);
 		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
 		p->unwound = malloc(p->unwound_len);
 		if (!p->unwinder || !p->unwound)
 			goto err;
+	}
+	if (cfg->objects) {
+		struct objects_config oc = { .sample_type = cfg->sample_type, .cache = cfg->cache,
+					     .model = p->unwinder ? unwinder__model(p->unwinder) : NULL };
+
+		err = objects__new(&oc, &p->objects);
+		if (err < 0)
+			goto err;
+		err = -ENOMEM;
 	}
 	err = open_scope(p, cfg);
 	if (err < 0)
@@ -290,6 +324,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	ledger__free(p->ledger);
 	cgroups__free(p->cgroups);
 	map_dedup__free(p->dedup);
+	objects__free(p->objects);
 	unwinder__free(p->unwinder);
 	free(p->unwound);
 	free(p);
@@ -319,6 +354,11 @@ const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p)
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
 {
 	return p->unwinder ? unwinder__stats(p->unwinder) : NULL;
+}
+
+const struct objects_stats *pipeline__objects_stats(const struct pipeline *p)
+{
+	return p->objects ? objects__stats(p->objects) : NULL;
 }
 
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret)

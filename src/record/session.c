@@ -95,7 +95,14 @@ int session__stop(struct session *s)
 		err = drain(s);
 	if (err < 0)
 		return err;
-	return flush_round(s, UINT64_MAX, 0);
+	err = flush_round(s, UINT64_MAX, 0);
+	pipeline__finish(s->pipeline);
+	return err;
+}
+
+bool session__build_id(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
+{
+	return pipeline__build_id(s->pipeline, maj, min, ino, ret);
 }
 
 /* ---- life cycle ------------------------------------------------------------- */
@@ -157,8 +164,8 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.sample_type = s->attrs[0].attr.sample_type, .proc_fd = proc_fd,
 		.cgroup_fd = cfg->cgroup_fd, .creds_events = info->creds, .raw_uid_off = info->raw_uid_off,
 		.unwind = s->opts->dwarf ? events__attrs(s->events, &(size_t){ 0 })[0].attr.sample_type : 0,
-		.workload = cfg->workload, .workload_comm = comm, .sink = cfg->sink, .sink_ctx = cfg->sink_ctx,
-		.live = cfg->live,
+		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
+		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,
 	};
 	size_t n;
 	int err;
@@ -280,6 +287,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.records = pipeline__stats(s->pipeline),
 		.scope = pipeline__scope_stats(s->pipeline),
 		.unwind = pipeline__unwind_stats(s->pipeline),
+		.objects = pipeline__objects_stats(s->pipeline),
 		.kernel_hidden = s->kernel_hidden,
 	};
 	ledger__written_tasks(pipeline__ledger(s->pipeline), &ret->tasks_written);

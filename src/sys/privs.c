@@ -16,6 +16,9 @@
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
 #endif
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE 40
+#endif
 
 static bool has(unsigned int cap)
 {
@@ -39,6 +42,9 @@ int privs__probe(struct privs *p)
 	p->setgid = has(CAP_SETGID);
 	p->syslog = has(CAP_SYSLOG);
 	p->kill = has(CAP_KILL);
+	/* root's own right, not one a file capability lends a user: privs__as_user
+	 * clears it for them */
+	p->map_files = p->uid == 0 && has(CAP_CHECKPOINT_RESTORE);
 	return 0;
 }
 
@@ -66,6 +72,7 @@ int privs__drop_after_start(const struct privs *p)
 		{ CAP_SYS_PTRACE, offsetof(struct privs, sys_ptrace) },
 		{ CAP_PERFMON, offsetof(struct privs, perfmon) },
 		{ CAP_KILL, offsetof(struct privs, kill) },
+		{ CAP_CHECKPOINT_RESTORE, offsetof(struct privs, map_files) },
 	};
 
 	capng_clear(CAPNG_SELECT_CAPS);

@@ -4,6 +4,14 @@
  * and .gnu_debuglink debug files); the kernel through /proc/kallsyms, when the
  * recording host is this host.  A lookup that cannot be trusted (no file, a build id
  * that does not match) answers NULL: the caller shows [unknown], never a wrong name.
+ *
+ * An object is found by its build id when the recording has one (the one its MMAP2
+ * carries, else HEADER_BUILD_ID's for its path): in perf's build-id cache first
+ * (~/.debug/.build-id/xx/yyyy/elf: the copy prof record keeps of a container's
+ * object or of a file replaced while it ran), then at its path, each only if the
+ * build id matches.  Objects of one path with different build ids are different
+ * objects.  Without a build id, the file at the path is trusted only where it is
+ * the mapped device and inode (same host, not replaced).
  */
 #ifndef PROF_ANALYZE_SYMBOLS_H
 #define PROF_ANALYZE_SYMBOLS_H
@@ -12,32 +20,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prof/analyze/model.h"
+
 struct symbols;
 
 struct symbols *symbols__new(void);
 struct symbols *symbols__free(struct symbols *s);
 
 /*
- * The function at file offset `off` of the ELF file `path` (as mapped by an MMAP2
- * record).  The file's build id must be the recording's: the one given to
- * symbols__expect_build_id() for the path, else build_id (may be NULL, from the
- * MMAP2 record).  The returned name lives as long as s.  NULL when unknown, and
- * for every offset of a file that is not the recorded one.
+ * The function at file offset `off` of object o (as its MMAP2 names it: path, and
+ * build id or device and inode).  The file's build id must be the recording's: o's,
+ * else the one given to symbols__expect_build_id() for the path.  The returned name
+ * lives as long as s.  NULL when unknown, and for every offset of a file that is not
+ * the recorded one.
  */
-const char *symbols__user(struct symbols *s, const char *path, const uint8_t *build_id,
-			  size_t build_id_len, uint64_t off);
+const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t off);
 
 /*
  * The ELF virtual address (p_vaddr space, without any load bias) of file offset off
- * of path, trusted as for symbols__user: what a backend looks up in the object's
+ * of o, trusted as for symbols__user: what a backend looks up in the object's
  * symbol table by its build id.  false when the file is not the recorded one or off
  * is in no PT_LOAD segment.
  */
-bool symbols__vaddr(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
-		    uint64_t off, uint64_t *ret);
+bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret);
 
 /*
- * The functions inlined at file offset off of path (trusted as for symbols__user),
+ * The functions inlined at file offset off of o (trusted as for symbols__user),
  * from its DWARF debug information: "f (inlined)" names, the innermost first, the
  * function they are inlined into (symbols__user's) not included.  At most max (and
  * SYMBOLS_INLINE_MAX) are written to ret; the count, 0 without debug information.
@@ -45,8 +53,7 @@ bool symbols__vaddr(struct symbols *s, const char *path, const uint8_t *build_id
  */
 #define SYMBOLS_INLINE_MAX 8
 #define SYMBOLS_INLINE_CACHE (1u << 18)
-size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *build_id, size_t build_id_len,
-			uint64_t off, const char **ret, size_t max);
+size_t symbols__inlined(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret, size_t max);
 
 /*
  * The recording's build id for path (perf.data's HEADER_BUILD_ID).  Two different
@@ -55,10 +62,19 @@ size_t symbols__inlined(struct symbols *s, const char *path, const uint8_t *buil
  */
 int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t *build_id, size_t len);
 
+/*
+ * The recording's MMAP2s carry the build id of every object it could read (prof
+ * writes them so): one without is an object whose build id is unknown, which the
+ * path's HEADER_BUILD_ID does not vouch for.
+ */
+void symbols__set_unread_unknown(struct symbols *s, bool on);
+
 enum symbols_refusal {
 	SYMBOLS_NOT_REFUSED,
 	SYMBOLS_REFUSED_MISMATCH,       /* the file's build id is not the recording's */
 	SYMBOLS_REFUSED_CONFLICT,       /* two build ids recorded for the path */
+	SYMBOLS_REFUSED_NOT_MAPPED,     /* no build id, and the path is another file than the
+					 * mapped device and inode */
 };
 
 struct symbols_refused {

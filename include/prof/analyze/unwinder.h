@@ -17,8 +17,9 @@
  * of its own (model.h).  A
  * process's Dwfl is built the first time one of its samples is unwound and kept
  * until its executable mappings change, or until the open files of all Dwfls
- * exceed a budget (the least recently used is dropped).  Files are opened as the invoking user,
- * only when they are still the (device, inode) that was mapped.
+ * exceed a budget (the least recently used is dropped).  Files are opened by the
+ * caller's opener (the recording's objects: as the invoking user, the very file
+ * that was mapped, through the task for a container's: src/synth/objects.c).
  *
  * Nothing about the live task is read: a task that exited or exec'd since its
  * sample unwinds as well as any other.  What cannot be unwound (no maps known,
@@ -31,6 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+
+#include "prof/analyze/model.h"
+#include "prof/sys/task_file.h"
 
 /* perf's defaults and limits for --call-graph dwarf,SIZE */
 #define UNWIND_DEFAULT_STACK 8192u
@@ -56,11 +60,18 @@ bool unwinder__supported(void);
 /* The PERF_SAMPLE_REGS_USER mask the unwinder needs. */
 uint64_t unwinder__regs_mask(void);
 
+/* The mapped file of mapping f, opened for reading: an fd (the unwinder's), or -errno. */
+typedef int (*unwinder_open_fn)(void *ctx, const struct task_file *f);
+
 /*
  * kernel_sample_type: what the sampling event records (with REGS_USER and
- * STACK_USER, and CALLCHAIN when the kernel's part is wanted).  NULL on ENOMEM.
+ * STACK_USER, and CALLCHAIN when the kernel's part is wanted).  open (ctx) opens
+ * the mapped files; NULL: task_file__open(), from prof's root first.  NULL on ENOMEM.
  */
-struct unwinder *unwinder__new(uint64_t kernel_sample_type);
+struct unwinder *unwinder__new(uint64_t kernel_sample_type, unwinder_open_fn open, void *ctx);
+
+/* The processes' maps as the unwinder was shown them (unwinder__note keeps them). */
+struct model *unwinder__model(struct unwinder *u);
 struct unwinder *unwinder__free(struct unwinder *u);
 
 /* The sample_type the rewritten samples have: CALLCHAIN, no REGS_USER/STACK_USER. */

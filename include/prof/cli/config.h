@@ -24,6 +24,10 @@ struct prof_config {
 	bool callchain;
 	unsigned int mmap_pages;
 	char output[1024];              /* name pattern: %u user, %h host, %t time, %p pid */
+	bool keep_objects;              /* copy objects with samples into the build-id cache */
+	uint64_t keep_object_max;       /* ... bytes of one object */
+	uint64_t keep_recording_max;    /* ... bytes one recording adds */
+	uint64_t keep_cache_max;        /* ... bytes of the whole cache */
 	/* [aggregate] */
 	uint64_t max_stacks;            /* prof top's --max-stacks default (0: the engine's) */
 	/* [policy] */
@@ -70,6 +74,10 @@ int config__load(struct prof_config *c, const char *path, bool allow_policy, boo
  * regular file and is refused); path names it in messages.  fd is not closed. */
 int config__load_fd(struct prof_config *c, int fd, const char *path, bool allow_policy, bool must_be_safe,
 		    char *err, size_t errlen);
+
+/* A size: digits and an optional K, M, G or T (powers of 1024), at most 2^50.
+ * 0 or -EINVAL. */
+int config__parse_size(const char *v, uint64_t *ret);
 
 /* Expand the output pattern into buf.  0 or -ENAMETOOLONG. */
 int config__expand_output(const char *pattern, char *buf, size_t len);

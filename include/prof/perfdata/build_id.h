@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
 
 #define BUILD_ID_MAX 20                 /* what perf.data's build id records hold */
 #define BUILD_ID_MAX_PHDRS 256
@@ -35,6 +36,22 @@ int build_id__from_notes(const uint8_t *notes, size_t len, size_t align, struct 
  * machine's byte order, or malformed), or -errno from pread.
  */
 int build_id__read_elf(int fd, struct build_id *ret);
+
+/*
+ * Check the ELF file open on fd, size bytes long, before anything else reads it
+ * (libelf, a copy into the build-id cache): its header, program headers (at most
+ * BUILD_ID_MAX_PHDRS) and section header table inside the file and of this machine's
+ * byte order, and the bytes of its loadable and note segments too.  0, -ENOEXEC (no
+ * ELF file), -EINVAL (malformed: truncated, absurd counts, segments past its end),
+ * or -errno from pread.
+ */
+int build_id__check_elf(int fd, uint64_t size);
+
+/*
+ * The path's length of an MMAP2 of an executable file (a deleted file's " (deleted)"
+ * path included), else 0: data, [vdso], //anon, memfd, an unterminated path.
+ */
+size_t build_id__mmap2_path(const struct perf_event_header *ev);
 
 /* Lower-case hex, NUL-terminated; hexlen must hold 2 * size + 1 (else ""). */
 void build_id__hex(const struct build_id *b, char *hex, size_t hexlen);

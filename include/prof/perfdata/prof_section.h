@@ -19,6 +19,9 @@
  *
  *   prof-scope 1
  *   kernel-build-id <hex>          (of the recording kernel, for report's kallsyms)
+ *   mmap-build-ids 1               (each MMAP2 of an executable file carries its build
+ *                                   id where prof could read it: one without is an
+ *                                   object whose build id is unknown)
  *   scope all
  *   scope uid 1001
  *   scope cgroup /system.slice/nginx.service
@@ -57,6 +60,7 @@ struct prof_section_stats {
 /* The section's facts: filled by the recorder to build it, by the parser from a file. */
 struct prof_section {
 	char kernel_build_id[84];       /* hex, "" when unknown */
+	bool mmap_build_ids;            /* MMAP2s carry the build ids prof could read */
 	bool scope_all;
 	uint32_t *scope_uids;
 	size_t nr_scope_uids;

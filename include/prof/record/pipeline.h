@@ -8,7 +8,9 @@
  *   judge     against the scope (tracker__judge)
  *   describe  what the file lacks to name a written record's task: a cgroup's path,
  *             a pre-existing task's comm and maps (ledger.h, synth.h)
- *   sink      the caller's; with --call-graph dwarf, samples reach it unwound
+ *   sink      the caller's; with --call-graph dwarf, samples reach it unwound; the
+ *             objects of what it is given are reached (objects.h), and at the end of
+ *             a round those samples hit are kept
  *
  * The session (session.h) drains the ring buffers and drives it; tests feed it
  * records by hand, with a fixture /proc.  It prints nothing.
@@ -30,6 +32,7 @@
 #include "prof/scope/scope.h"
 #include "prof/scope/tracker.h"
 #include "prof/synth/ledger.h"
+#include "prof/synth/objects.h"
 
 /* Where what passes the scope goes: 0 or -errno (which stops the pipeline). */
 typedef int (*pipeline_sink_fn)(const void *rec, size_t len, void *ctx);
@@ -45,6 +48,10 @@ struct pipeline_config {
 	int raw_uid_off;                        /* ... their uid argument in PERF_SAMPLE_RAW */
 	uint64_t unwind;                        /* --call-graph dwarf: the sampling event's
 						 * sample_type; 0 for no unwinding */
+	bool objects;                           /* reach the mapped objects of what is written
+						 * (their build ids, the unwinder's files) */
+	struct build_id_cache *cache;           /* ... and keep those samples hit there
+						 * (borrowed), NULL: no keeping */
 	pid_t workload;                         /* prof's corked child, 0 for none ... */
 	const char *workload_comm;              /* ... and its name until its exec */
 	pipeline_sink_fn sink;
@@ -87,6 +94,12 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
  */
 int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, uint64_t slice);
 
+/* The end of the recording, after the last flush: the objects kept (objects__finish). */
+void pipeline__finish(struct pipeline *p);
+
+/* The build id of object (maj, min, ino) the sink was given, false when none known. */
+bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret);
+
 /* The kernel's maps, to the sink (synth__kernel_maps).  0, -EPERM (hidden), or -errno. */
 int pipeline__describe_kernel(struct pipeline *p);
 
@@ -97,6 +110,8 @@ const struct pipeline_stats *pipeline__stats(const struct pipeline *p);
 const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p);
 /* NULL without unwinding. */
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
+/* NULL without objects. */
+const struct objects_stats *pipeline__objects_stats(const struct pipeline *p);
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);
 const struct ledger *pipeline__ledger(const struct pipeline *p);
 

@@ -46,6 +46,10 @@ struct session_config {
 	const struct privs *privs;              /* what to keep when dropping (copied) */
 	int cgroup_fd;                          /* the cgroup2 root (borrowed), or -1 */
 	pid_t workload;                         /* the corked child prof runs, 0 for none */
+	bool objects;                           /* reach the objects of what the sink is given
+						 * (session__build_id, the unwinder's files) */
+	struct build_id_cache *cache;           /* ... and keep those samples hit in it
+						 * (borrowed; NULL: no keeping) */
 	session_sink_fn sink;                   /* called from session__start() on */
 	void *sink_ctx;
 	bool live;                              /* prof top, profd: no file, so no list of the tasks
@@ -73,6 +77,7 @@ struct session_stats {
 	const struct pipeline_stats *records;   /* lost, described, passed to the sink */
 	const struct tracker_stats *scope;      /* the judging's accounting */
 	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
+	const struct objects_stats *objects;    /* NULL without objects */
 	size_t tasks_written;                   /* tasks with written samples */
 	bool kernel_hidden;                     /* kallsyms shows no addresses: no kernel maps */
 };
@@ -111,8 +116,13 @@ int session__drop_privileges(struct session *s);
 /* One turn: wait for data (up to the poll interval), drain, pass on what is old
  * enough.  0 or -errno (the sink's error, or the drain's). */
 int session__step(struct session *s);
-/* Disable the events and pass on everything still buffered.  0 or -errno. */
+/* Disable the events and pass on everything still buffered; then the objects'
+ * copies still due are made.  0 or -errno. */
 int session__stop(struct session *s);
+
+/* The build id of object (maj, min, ino) the sink was given (cfg.objects), false
+ * when none is known. */
+bool session__build_id(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret);
 
 void session__stats(const struct session *s, struct session_stats *ret);
 

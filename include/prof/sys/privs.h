@@ -20,6 +20,9 @@ struct privs {
 	bool setuid, setgid;    /* running the workload as a user */
 	bool syslog;            /* kernel addresses in /proc/kallsyms */
 	bool kill;              /* signalling a workload that runs as another user */
+	bool map_files;         /* root's CAP_CHECKPOINT_RESTORE: /proc/PID/map_files, the
+				 * mapped objects of tasks in other mount namespaces, or
+				 * replaced or deleted since (task_file.h) */
 	int paranoid;           /* kernel.perf_event_paranoid (99 when unreadable) */
 };
 
@@ -38,7 +41,8 @@ bool privs__can_sample_kernel(const struct privs *p);
 /*
  * Once events are open and the workload runs: keep only what the rest of the
  * recording uses (reading /proc maps of any task: CAP_SYS_PTRACE, CAP_PERFMON;
- * stopping a workload of another user: CAP_KILL), drop the rest from the effective,
+ * stopping a workload of another user: CAP_KILL; root's mapped objects through
+ * /proc/PID/map_files: CAP_CHECKPOINT_RESTORE), drop the rest from the effective,
  * permitted and inheritable sets.  0 or -errno.
  */
 int privs__drop_after_start(const struct privs *p);

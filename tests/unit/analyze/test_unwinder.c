@@ -162,7 +162,7 @@ static struct capture cap;
 
 Test(unwind, own_stack)
 {
-	struct unwinder *u = unwinder__new(KERNEL_TYPE);
+	struct unwinder *u = unwinder__new(KERNEL_TYPE, NULL, NULL);
 	const uint64_t *ips;
 	uint64_t nr;
 	int len;
@@ -190,7 +190,7 @@ Test(unwind, own_stack)
 
 Test(unwind, fork_exec_exit)
 {
-	struct unwinder *u = unwinder__new(KERNEL_TYPE);
+	struct unwinder *u = unwinder__new(KERNEL_TYPE, NULL, NULL);
 	struct perf_record_fork f = { .header = { .type = PERF_RECORD_FORK, .size = sizeof(f) } };
 	struct { struct perf_record_comm c; char pad[16]; } comm = { 0 };
 	const uint64_t *ips;
@@ -237,7 +237,7 @@ Test(unwind, fork_exec_exit)
 
 Test(unwind, no_user_regs_and_malformed)
 {
-	struct unwinder *u = unwinder__new(KERNEL_TYPE);
+	struct unwinder *u = unwinder__new(KERNEL_TYPE, NULL, NULL);
 	const uint64_t *ips;
 	int len;
 

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perf's build-id cache of the invoking user, in the layout perf record and perf
+ * buildid-cache write (util/build-id.c, build_id_cache__add) and perf report, perf
+ * annotate, hotspot and prof report read:
+ *
+ *   DIR/<path>/<build id in hex>/elf             the object, a copy
+ *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../<path>/<build id in hex>
+ *
+ * DIR is ~/.debug.  Everything is done with the user's rights only (privs__as_user):
+ * the cache is theirs, in their home.  Copies are made 0600 and new directories
+ * 0700: an object of a tenant's container is the tenant's to read, not everyone's.
+ * An entry is never replaced by another file: the copy is linked into place (never
+ * renamed over), and an existing entry with another build id is left alone (a
+ * conflict).  A copy is read back and must have the build id it is filed under.
+ * Bounded: one object, the bytes one recording adds, and the whole cache (its
+ * regular files, counted once by walking it) have limits.
+ */
+#ifndef PROF_PERFDATA_BUILD_ID_CACHE_H
+#define PROF_PERFDATA_BUILD_ID_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/perfdata/build_id.h"
+
+struct build_id_cache;
+
+struct build_id_cache_limits {
+	uint64_t object_max;            /* bytes of one object */
+	uint64_t recording_max;         /* bytes one cache object (a recording) adds */
+	uint64_t cache_max;             /* bytes of the whole cache */
+};
+
+/* prof.conf's defaults ([record] keep_object_max, keep_recording_max, keep_cache_max). */
+#define BUILD_ID_CACHE_OBJECT_MAX (256ull << 20)
+#define BUILD_ID_CACHE_RECORDING_MAX (1ull << 30)
+#define BUILD_ID_CACHE_MAX (4ull << 30)
+
+enum build_id_cache_result {
+	BUILD_ID_CACHE_KEPT,            /* copied in now */
+	BUILD_ID_CACHE_PRESENT,         /* an entry with that build id was there */
+	BUILD_ID_CACHE_TOO_BIG,         /* above object_max */
+	BUILD_ID_CACHE_RECORDING_FULL,  /* recording_max reached */
+	BUILD_ID_CACHE_FULL,            /* cache_max reached */
+	BUILD_ID_CACHE_CONFLICT,        /* an entry of another file is at its place */
+	BUILD_ID_CACHE_CHANGED,         /* the copy has not that build id (the file changed) */
+};
+
+/*
+ * The default DIR: $HOME/.debug as perf has it ($HOME absolute), else the home of
+ * the real uid's passwd entry.  0, -ENOENT (no home), -ENAMETOOLONG.
+ */
+int build_id_cache__default_dir(char *buf, size_t len);
+
+/* DIR/.build-id/xx/yyyy/elf, the path a reader opens.  false when it does not fit. */
+bool build_id_cache__elf_path(const char *dir, const struct build_id *b, char *buf, size_t len);
+
+/* A cache at dir (made when missing, at the first copy), with limits l.  0 or
+ * -ENOMEM/-ENAMETOOLONG. */
+int build_id_cache__new(const char *dir, const struct build_id_cache_limits *l, struct build_id_cache **ret);
+struct build_id_cache *build_id_cache__free(struct build_id_cache *c);
+
+/* Whether the cache has an object for b (its elf exists, as the user sees it). */
+bool build_id_cache__has(struct build_id_cache *c, const struct build_id *b);
+
+/*
+ * Copy the ELF file open on fd (size bytes, build id b, mapped at path) into the
+ * cache.  0 with *ret saying what happened, or -errno when it could not be written
+ * (nothing is left behind but empty directories).  path must be absolute, without
+ * "." or ".." components (a " (deleted)" suffix is dropped).
+ */
+int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
+			uint64_t size, enum build_id_cache_result *ret);
+
+/* Bytes copied in by c. */
+uint64_t build_id_cache__added(const struct build_id_cache *c);
+const char *build_id_cache__dir(const struct build_id_cache *c);
+
+#endif

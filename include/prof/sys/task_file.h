@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The file a task mapped, reached so that nothing else is opened: the one way prof
+ * opens a recorded object (its build id, the unwinder's CFI, a copy for the build-id
+ * cache).  An MMAP2 names the file by the task's own path (inside a container: the
+ * container's root, after pivot_root) and its device and inode.  Three ways in, each
+ * with the invoking user's rights only (privs__as_user: no capability, the real uid
+ * as file system uid), each checked to end at a regular file with the MMAP2's
+ * device and inode (else -ESTALE):
+ *
+ *   host        the path from prof's root, for a task of prof's own mount namespace
+ *               (openat2 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: the path of a
+ *               mapping has neither, so a link met means the tree changed since)
+ *   map_files   /proc/PID/map_files/<start>-<end>: the kernel's own reference to the
+ *               mapped file, whatever its path, mount namespace or overlayfs layer,
+ *               deleted or replaced since; needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE
+ *               in the initial user namespace, so with the user's rights only root
+ *               reaches it
+ *   task root   the path under an O_PATH descriptor of /proc/PID/root (the task's
+ *               root directory, which ptrace access as the user opens: their own
+ *               tasks, rootless containers included), resolved with openat2
+ *               RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS: no
+ *               component may leave the task's root or be a link of any kind
+ *
+ * The last component is opened O_PATH | O_NOFOLLOW, checked with fstat, and only then
+ * reopened for reading through /proc/self/fd, so a symlink, FIFO or device put at the
+ * path is never opened.  The device and inode compared are the MMAP2's: the kernel
+ * writes the file's user-visible inode there, the one stat shows through the task
+ * (for an overlayfs root, the overlay's device, as /proc/PID/maps shows it).
+ */
+#ifndef PROF_SYS_TASK_FILE_H
+#define PROF_SYS_TASK_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A mapping as its MMAP2 names it. */
+struct task_file {
+	int32_t pid;
+	uint64_t start, end;            /* [start, end) */
+	const char *path;               /* NUL-terminated, the task's view */
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+enum task_file_way {
+	TASK_FILE_NONE,
+	TASK_FILE_HOST,
+	TASK_FILE_MAP_FILES,
+	TASK_FILE_TASK_ROOT,
+};
+
+/* A namespace as NAMESPACES records name it: nsfs's device (the kernel's encoding) and inode. */
+struct task_ns {
+	uint64_t dev, ino;
+};
+
+#define TASK_FILE_TRY_HOST      1u      /* the task is known to share prof's mount namespace */
+#define TASK_FILE_NO_MAP_FILES  2u      /* map_files was refused before: do not ask again */
+
+/*
+ * Open the file of mapping f for reading: from prof's root first with
+ * TASK_FILE_TRY_HOST, then through the task (map_files, then its root).  An fd, with
+ * *ret_way saying how, or the most telling -errno: -ESTALE (a path names another file
+ * now), -EACCES/-EPERM (not the user's to read), -ESRCH (the task or the mapping is
+ * gone), -ENOENT.  *ret_map_files_refused is set when map_files answered EPERM.
+ */
+int task_file__open(const struct task_file *f, unsigned int flags, enum task_file_way *ret_way,
+		    bool *ret_map_files_refused);
+
+/* The mount namespace of pid (0: prof's own), from /proc/PID/ns/mnt, as the user.
+ * 0 or -errno (-ENOENT: gone). */
+int task_file__mnt_ns(int32_t pid, struct task_ns *ret);
+
+/* "host", "map_files", "task root". */
+const char *task_file__way_name(enum task_file_way way);
+
+#endif

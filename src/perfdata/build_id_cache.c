@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+
+#include "prof/base/util.h"
+#include "prof/perfdata/build_id_cache.h"
+#include "prof/sys/privs.h"
+
+/* The walk that measures the cache stops here and calls it full: a cache this big
+ * is past any limit that makes sense. */
+#define WALK_MAX_ENTRIES 1000000u
+#define WALK_MAX_DEPTH 64
+
+struct build_id_cache {
+	char *dir;
+	struct build_id_cache_limits limits;
+	uint64_t added;                 /* bytes copied in by this object */
+	uint64_t size;                  /* bytes of the cache's files, once walked */
+	bool size_known;
+};
+
+int build_id_cache__default_dir(char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096];
+	int n;
+
+	if (!home || home[0] != '/') {
+		if (getpwuid_r(getuid(), &pw, pwbuf, sizeof(pwbuf), &res) != 0 || !res || !res->pw_dir ||
+		    res->pw_dir[0] != '/')
+			return -ENOENT;
+		home = res->pw_dir;
+	}
+	n = snprintf(buf, len, "%s/.debug", strcmp(home, "/") ? home : "");
+	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+bool build_id_cache__elf_path(const char *dir, const struct build_id *b, char *buf, size_t len)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+	int n;
+
+	if (!b->size)
+		return false;
+	build_id__hex(b, hex, sizeof(hex));
+	n = snprintf(buf, len, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	return n > 0 && (size_t)n < len;
+}
+
+int build_id_cache__new(const char *dir, const struct build_id_cache_limits *l, struct build_id_cache **ret)
+{
+	struct build_id_cache *c;
+
+	if (!dir || dir[0] != '/' || strlen(dir) > PATH_MAX / 2)
+		return -ENAMETOOLONG;
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->dir = strdup(dir))) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->limits = *l;
+	*ret = c;
+	return 0;
+}
+
+struct build_id_cache *build_id_cache__free(struct build_id_cache *c)
+{
+	if (c) {
+		free(c->dir);
+		free(c);
+	}
+	return NULL;
+}
+
+uint64_t build_id_cache__added(const struct build_id_cache *c)
+{
+	return c->added;
+}
+
+const char *build_id_cache__dir(const struct build_id_cache *c)
+{
+	return c->dir;
+}
+
+/* The cache-relative directory of path's objects: no leading '/', no " (deleted)",
+ * and no empty, "." or ".." component (a mapped file's path has none).  0 or -EINVAL. */
+static int relative_dir(const char *path, char *buf, size_t len)
+{
+	size_t n = strlen(path);
+
+	if (path[0] != '/')
+		return -EINVAL;
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
+		n -= 10;
+	if (n < 2 || n >= len)
+		return -EINVAL;
+	memcpy(buf, path + 1, n - 1);
+	buf[n - 1] = '\0';
+	for (const char *c = buf;; c++) {
+		size_t k = strcspn(c, "/");
+
+		if (k == 0 || (k == 1 && c[0] == '.') || (k == 2 && c[0] == '.' && c[1] == '.'))
+			return -EINVAL;
+		c += k;
+		if (!*c)
+			return 0;
+	}
+}
+
+/* Each component of rel under dirfd made (0700) if missing and entered without
+ * following a symlink.  The last directory's fd, or -errno. */
+static int mkdirs_at(int dirfd, const char *rel)
+{
+	char part[NAME_MAX + 1];
+	int fd = dup(dirfd);
+
+	if (fd < 0)
+		return -errno;
+	for (const char *c = rel; *c;) {
+		size_t k = strcspn(c, "/");
+		int next;
+
+		if (k > NAME_MAX) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(part, c, k);
+		part[k] = '\0';
+		if (mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return -errno;
+		fd = next;
+		c += k + (c[k] == '/');
+	}
+	return fd;
+}
+
+/* The bytes of the regular files under dirfd (owned by the caller), into *size;
+ * false when the walk was cut (too many entries, too deep). */
+static bool walk_size(int dirfd, int depth, uint64_t *size, uint64_t *entries)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *e;
+	bool whole = true;
+
+	if (!d) {
+		close(dirfd);
+		return true;            /* unreadable: nothing of it counts */
+	}
+	while (whole && (e = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (++*entries > WALK_MAX_ENTRIES)
+			whole = false;
+		else if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		else if (S_ISREG(st.st_mode))
+			*size += (uint64_t)st.st_size;
+		else if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub >= 0)
+				whole = depth < WALK_MAX_DEPTH && walk_size(sub, depth + 1, size, entries);
+		}
+	}
+	closedir(d);
+	return whole;
+}
+
+/* What is at name under dirfd: the object with build id b (PRESENT), another file
+ * (CONFLICT), or -ENOENT. */
+static int existing(int dirfd, const char *name, const struct build_id *b)
+{
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct build_id have;
+	struct stat st;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : BUILD_ID_CACHE_CONFLICT;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || build_id__read_elf(fd, &have) < 0 ||
+	    have.size != b->size || memcmp(have.data, b->data, b->size))
+		return BUILD_ID_CACHE_CONFLICT;
+	return BUILD_ID_CACHE_PRESENT;
+}
+
+/* A new unnamed file in dirfd, or a named one (its name in tmp) where the file
+ * system has no O_TMPFILE.  The fd, or -errno. */
+static int temp_file(int dirfd, char *tmp, size_t len)
+{
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	tmp[0] = '\0';
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd < 0 ? -errno : fd;
+	snprintf(tmp, len, "elf.prof-%d", (int)getpid());
+	fd = openat(dirfd, tmp, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+/* size bytes of src into out, then out's build id must be b.  0, 1 (changed), -errno. */
+static int copy_checked(int src, int out, uint64_t size, const struct build_id *b)
+{
+	struct build_id got;
+	off_t off = 0;
+
+	while ((uint64_t)off < size) {
+		ssize_t n = sendfile(out, src, &off, (size_t)MIN(size - (uint64_t)off, (uint64_t)1 << 30));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 1;       /* shorter than it was */
+	}
+	if (build_id__read_elf(out, &got) < 0 || got.size != b->size || memcmp(got.data, b->data, b->size))
+		return 1;
+	return 0;
+}
+
+/* The copy of src linked into entry as "elf", never over a file there.  A result or -errno. */
+static int put_elf(int entry, int src, uint64_t size, const struct build_id *b)
+{
+	char tmp[64], proc[64];
+	_cleanup_close_ int out = temp_file(entry, tmp, sizeof(tmp));
+	int r;
+
+	if (out < 0)
+		return out;
+	r = copy_checked(src, out, size, b);
+	if (r == 0 && !tmp[0]) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", out);
+		r = linkat(AT_FDCWD, proc, entry, "elf", AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+	} else if (r == 0) {
+		r = linkat(entry, tmp, entry, "elf", 0) < 0 ? -errno : 0;
+	}
+	if (tmp[0])
+		unlinkat(entry, tmp, 0);
+	if (r == -EEXIST)
+		return existing(entry, "elf", b);       /* another prof got there first */
+	return r < 0 ? r : r == 1 ? BUILD_ID_CACHE_CHANGED : BUILD_ID_CACHE_KEPT;
+}
+
+/* .build-id/xx/yyyy -> ../../rel/hex, made or (dangling) replaced.  0 or -errno. */
+static int put_link(int top, const char *rel, const char *hex)
+{
+	char sub[16], target[PATH_MAX], tmp[64];
+	_cleanup_close_ int dir = -1;
+	struct stat st;
+
+	if (snprintf(target, sizeof(target), "../../%s/%s", rel, hex) >= (int)sizeof(target))
+		return -ENAMETOOLONG;
+	snprintf(sub, sizeof(sub), ".build-id/%.2s", hex);
+	dir = mkdirs_at(top, sub);
+	if (dir < 0)
+		return dir;
+	if (symlinkat(target, dir, hex + 2) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -errno;
+	if (fstatat(dir, hex + 2, &st, 0) == 0)
+		return 0;               /* a live entry of that build id: left as it is */
+	/* dangling: replaced by ours through a rename, which replaces only the link */
+	snprintf(tmp, sizeof(tmp), ".prof-%d", (int)getpid());
+	if (symlinkat(target, dir, tmp) < 0)
+		return -errno;
+	if (renameat(dir, tmp, dir, hex + 2) < 0) {
+		int e = errno;
+		unlinkat(dir, tmp, 0);
+		return -e;
+	}
+	return 0;
+}
+
+struct add_call {
+	struct build_id_cache *c;
+	int fd;
+	const char *path;
+	const struct build_id *b;
+	uint64_t size;
+	enum build_id_cache_result result;
+};
+
+/* The limits, before anything is written: a result, or -1 when there is room. */
+static int over_limits(struct build_id_cache *c, int top, uint64_t size)
+{
+	if (size > c->limits.object_max)
+		return BUILD_ID_CACHE_TOO_BIG;
+	if (c->added + size > c->limits.recording_max)
+		return BUILD_ID_CACHE_RECORDING_FULL;
+	if (!c->size_known) {
+		uint64_t entries = 0;
+		int fd = dup(top);
+
+		c->size = 0;
+		if (fd >= 0 && !walk_size(fd, 0, &c->size, &entries))
+			c->size = UINT64_MAX;
+		c->size_known = true;
+	}
+	if (c->size > c->limits.cache_max || size > c->limits.cache_max - c->size)
+		return BUILD_ID_CACHE_FULL;
+	return -1;
+}
+
+static int do_add(void *arg)
+{
+	struct add_call *a = arg;
+	char rel[PATH_MAX], hex[2 * BUILD_ID_MAX + 1], link[PATH_MAX];
+	_cleanup_close_ int top = -1, entry = -1;
+	int r;
+
+	if (relative_dir(a->path, rel, sizeof(rel) - sizeof(hex) - 1) < 0)
+		return -EINVAL;
+	build_id__hex(a->b, hex, sizeof(hex));
+	if (mkdir(a->c->dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	top = open(a->c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0)
+		return -errno;
+	snprintf(link, sizeof(link), ".build-id/%.2s/%s/elf", hex, hex + 2);
+	r = existing(top, link, a->b);
+	if (r < 0)
+		r = over_limits(a->c, top, a->size);
+	if (r >= 0) {
+		a->result = (enum build_id_cache_result)r;
+		return 0;
+	}
+	snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/%s", hex);
+	entry = mkdirs_at(top, rel);
+	if (entry < 0)
+		return entry;
+	r = existing(entry, "elf", a->b);
+	if (r == -ENOENT)
+		r = put_elf(entry, a->fd, a->size, a->b);
+	if (r < 0)
+		return r;
+	a->result = (enum build_id_cache_result)r;
+	if (r == BUILD_ID_CACHE_KEPT) {
+		a->c->added += a->size;
+		a->c->size += a->size;
+	}
+	if (r != BUILD_ID_CACHE_KEPT && r != BUILD_ID_CACHE_PRESENT)
+		return 0;
+	*strrchr(rel, '/') = '\0';
+	return put_link(top, rel, hex);
+}
+
+int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
+			uint64_t size, enum build_id_cache_result *ret)
+{
+	struct add_call a = { .c = c, .fd = fd, .path = path, .b = b, .size = size };
+	int r;
+
+	if (!b->size)
+		return -EINVAL;
+	r = privs__as_user(do_add, &a);
+	if (r == 0)
+		*ret = a.result;
+	return r;
+}
+
+struct has_call {
+	const struct build_id_cache *c;
+	const struct build_id *b;
+};
+
+static int do_has(void *arg)
+{
+	const struct has_call *h = arg;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!build_id_cache__elf_path(h->c->dir, h->b, path, sizeof(path)))
+		return 0;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool build_id_cache__has(struct build_id_cache *c, const struct build_id *b)
+{
+	return privs__as_user(do_has, &(struct has_call){ c, b }) == 1;
+}
