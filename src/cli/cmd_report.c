@@ -14,6 +14,7 @@
 #include <perf/event.h>
 
 #include "prof/analyze/attribution.h"
+#include "prof/analyze/dwarf_stacks.h"
 #include "prof/analyze/jitmap.h"
 #include "prof/analyze/model.h"
 #include "prof/analyze/profile.h"
@@ -39,6 +40,7 @@ struct report {
 	struct model *model;
 	struct symbols *syms;
 	struct jitmap *jit;
+	struct dwarf_stacks *dwarf;     /* perf's --call-graph dwarf samples, unwound; NULL: none */
 	struct profile *prof;           /* every sample, by (task, stack) */
 	struct resolver res;
 	struct attribution attr;        /* samples to the engine's entries */
@@ -95,6 +97,8 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 		return err;
 	if (!a->attr.sample_period && !a->attr.freq)
 		return 0;       /* a counting-only event */
+	if (r->dwarf && r->attr.callchain)
+		dwarf_stacks__unwind(r->dwarf, &a->attr, &s);
 	err = attribution__add(&r->attr, &s);
 	if (err <= 0) {
 		r->filtered += err == 0;
@@ -114,7 +118,7 @@ static int on_record(const struct perf_event_header *ev, uint64_t off, struct re
 		return on_sample(r, ev, off);
 	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
 		r->lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
-	return model__process(r->model, ev);
+	return r->dwarf ? dwarf_stacks__note(r->dwarf, ev) : model__process(r->model, ev);
 }
 
 static int on_queued_record(const struct perf_event_header *ev, uint64_t time, void *ctx)
@@ -481,6 +485,23 @@ static int write_rows(struct report *r)
 	return 0;
 }
 
+/* With -g, perf's --call-graph dwarf samples are unwound (the user stack copies). */
+static int report_open_dwarf(struct report *r)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < perf_reader__nr_attrs(r->reader); i++)
+		any |= dwarf_stacks__wanted(&perf_reader__attr(r->reader, i)->attr);
+	if (!any || !r->o.callchain)
+		return 0;
+	r->dwarf = dwarf_stacks__new(r->model, r->syms);
+	if (!r->dwarf) {
+		fprintf(stderr, "prof report: out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The input open and its header read: model, symbols, engine ready for its records. */
 static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 {
@@ -506,7 +527,7 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 					.admit = admits, .admit_ctx = r };
 	for (size_t k = 0; k < PROFILE_KEY__MAX; k++)
 		r->attr.keep[k] = true;
-	return 0;
+	return report_open_dwarf(r);
 }
 
 static void report_close(struct report *r)
@@ -514,6 +535,7 @@ static void report_close(struct report *r)
 	if (r->syms)
 		symbols__for_each_refused(r->syms, say_refused, NULL);
 	profile__free(r->prof);
+	dwarf_stacks__free(r->dwarf);
 	symbols__free(r->syms);
 	jitmap__free(r->jit);
 	model__free(r->model);
