@@ -24,6 +24,10 @@
  * Nothing about the live task is read: a task that exited or exec'd since its
  * sample unwinds as well as any other.  What cannot be unwound (no maps known,
  * a 32-bit task, a frame without CFI) is a shorter stack, counted, never an error.
+ *
+ * prof report unwinds perf's --call-graph dwarf files with it too (dwarf_stacks.h):
+ * over the report's model (unwinder__new_reading), a decoded sample at a time
+ * (unwinder__unwind).
  */
 #ifndef PROF_ANALYZE_UNWINDER_H
 #define PROF_ANALYZE_UNWINDER_H
