@@ -21,15 +21,10 @@ gcc -O2 -fomit-frame-pointer -o "$TMP/prof-nofp" "$src/nofp_main.c" -L"$TMP" -lp
 	fail "build the program"
 cat >"$TMP/work.py" <<'PY'
 import sys, time, zlib
-def leaf(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
 data = bytes(range(256)) * 4096
 end = time.time() + float(sys.argv[1])
 while time.time() < end:
-    leaf(5000)
+    sum(i * i for i in range(5000))
     zlib.compress(data, 6)
 PY
 
@@ -37,50 +32,18 @@ record() {
 	"$PERF" record -q --call-graph dwarf -F 1000 -o "$1" -- "${@:2}" >"$TMP/out" 2>"$TMP/err" ||
 		fail "perf record exited $?: $(cat "$TMP/err")"
 }
-# Folded stacks (comm;outermost;...;leaf count) from perf script.  Inline expansion
-# is off on both sides: perf script (through addr2line) names a frame whose DWARF
-# name differs from its symbol "(inlined)" (glibc's __libc_start_main_impl for
-# __libc_start_main), where prof names the symbol; the call chains are compared.
-perf_folded() {
-	perf_clean "$TMP/script.txt" script --no-inline -i "$1" -F comm,ip,sym
-	python3 - "$TMP/script.txt" >"$2" <<'PY'
-import collections, re, sys
-stacks = collections.Counter()
-comm, frames = None, []
-def flush():
-    if comm is not None:
-        stacks[";".join([comm] + frames[::-1])] += 1
-for line in open(sys.argv[1]):
-    if not line.strip():
-        flush(); comm, frames = None, []
-    elif line[0] not in " \t":
-        flush(); comm, frames = line.split()[0], []
-    else:
-        parts = line.split(None, 1)
-        sym = parts[1].strip() if len(parts) > 1 else "[unknown]"
-        frames.append(re.sub(r"\+0x[0-9a-f]+$", "", sym))
-flush()
-for k, v in stacks.items():
-    print(k, v)
-PY
-}
-prof_folded() {
-	"$PROF" report -i "$1" -F folded -g --no-inline >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
-	sed -E 's/\[unknown\]_\([^;]*\)/[unknown]/g' "$TMP/pf.raw" >"$2"
-}
+# Inline expansion is off on both sides: perf script (through addr2line) names a
+# frame whose DWARF name differs from its symbol "(inlined)" (glibc's
+# __libc_start_main_impl for __libc_start_main), where prof names the symbol; the
+# call chains are compared.
 
 # COMM's samples: as many in both, >= 95 % of them with the stack perf script
 # reads, and >= MIN of prof's complete (matching the regex).
 check_stacks() {
 	local what=$1 comm=$2 re=$3 min=$4
-	python3 - "$TMP/perf.folded" "$TMP/prof.folded" "$comm" "$re" "$min" <<'PY' || fail "$what: stacks incomplete or not perf script's"
+	PYTHONPATH=$LIB_DIR python3 - "$TMP/perf.folded" "$TMP/prof.folded" "$comm" "$re" "$min" <<'PY' || fail "$what: stacks incomplete or not perf script's"
 import collections, re, sys
-def load(p):
-    c = collections.Counter()
-    for line in open(p):
-        k, _, n = line.rstrip("\n").rpartition(" ")
-        c[k] += int(n)
-    return c
+from perf_folded import load
 # perf 6.1 names a PLT stub after the symbol before it (_init), prof says [unknown]:
 # the same frame, named alike here.
 def mine(c, comm):
@@ -113,7 +76,7 @@ START='_start;__libc_start_main[^;]*;(__libc_start_call_main|\[unknown\])'
 # 1. A C program without frame pointers, in libz (its static functions unnamed).
 F=$TMP/zlib.data
 record "$F" "$ZW" 2
-perf_folded "$F" "$TMP/perf.folded"
+perf_folded "$F" "$TMP/perf.folded" --no-inline
 prof_folded "$F" "$TMP/prof.folded"
 check_stacks "C program in libz" prof-zlib \
 	"^prof-zlib;$START;main;round_trip;(squeeze;compress2;deflate|uncompress;uncompress2;inflate)" 0.9
@@ -122,7 +85,7 @@ pass "C program in libz: complete stacks, those of perf script"
 # 2. Debian's python3 (libpython, libc, libz without frame pointers).
 F=$TMP/py.data
 record "$F" /usr/bin/python3 "$TMP/work.py" 3
-perf_folded "$F" "$TMP/perf.folded"
+perf_folded "$F" "$TMP/perf.folded" --no-inline
 prof_folded "$F" "$TMP/prof.folded"
 check_stacks "python3" python3 "^python3;$START;Py_BytesMain;.*_PyEval_EvalFrameDefault" 0.9
 pass "python3: complete stacks, those of perf script"
@@ -139,7 +102,7 @@ want=$(readelf -n "$TMP/libprof-nofp.so" | awk '/Build ID:/ { print $3 }')
   cat "$src/nofp_lib.c"; } >"$TMP/v2.c"
 gcc -O2 -fomit-frame-pointer -fPIC -shared -o "$TMP/v2.so" "$TMP/v2.c" || fail "build the library's v2"
 mv "$TMP/v2.so" "$TMP/libprof-nofp.so"
-perf_folded "$F" "$TMP/perf.folded"
+perf_folded "$F" "$TMP/perf.folded" --no-inline
 prof_folded "$F" "$TMP/prof.folded"
 check_stacks "library rebuilt" prof-nofp \
 	"^prof-nofp;$START;main;app_outer[^;]*;lib_work;(lib_leaf|app_callback)$" 0.9

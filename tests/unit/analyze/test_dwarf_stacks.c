@@ -18,6 +18,7 @@
 #include "prof/analyze/symbols.h"
 #include "prof/perfdata/sample.h"
 #include "own_maps.h"
+#include "own_stack.h"
 
 /* what perf record --call-graph dwarf samples (without ADDR, DATA_SRC...) */
 #define PERF_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | \
@@ -35,20 +36,10 @@ static struct {
 
 static volatile int sink;
 
-__attribute__((no_sanitize_address, noinline)) static void copy_stack(uint8_t *to, uint64_t from, uint64_t n)
-{
-	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)from;
-
-	for (uint64_t i = 0; i < n; i++)
-		to[i] = p[i];
-}
-
 /* The registers and stack here, in perf's mask order; flags, cs, ss are noise. */
 __attribute__((noinline)) static void capture_here(void)
 {
-	uint64_t ip, sp, bp, top = 0;
-	char line[512];
-	FILE *f;
+	uint64_t ip, sp, bp;
 
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(ip), "=r"(sp), "=r"(bp));
 	memset(&cap, 0, sizeof(cap));
@@ -56,17 +47,7 @@ __attribute__((noinline)) static void capture_here(void)
 	cap.regs[7] = sp;
 	cap.regs[8] = ip;
 	cap.regs[9] = cap.regs[10] = cap.regs[11] = 0x5a5a5a5a5a5a5a5aull;
-	f = fopen("/proc/self/maps", "r");
-	cr_assert(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi)
-			top = hi;
-	}
-	fclose(f);
-	cr_assert(top > sp);
-	cap.stack_len = top - sp < STACK_LEN ? top - sp : STACK_LEN;
-	copy_stack(cap.stack, sp, cap.stack_len);
+	cap.stack_len = own_stack(cap.stack, sp, STACK_LEN);
 }
 
 __attribute__((noinline)) static void outer(void)
