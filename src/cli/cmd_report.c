@@ -97,7 +97,7 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 		return err;
 	if (!a->attr.sample_period && !a->attr.freq)
 		return 0;       /* a counting-only event */
-	if (r->dwarf && r->attr.callchain)
+	if (r->dwarf)           /* with -g only */
 		dwarf_stacks__unwind(r->dwarf, &a->attr, &s);
 	err = attribution__add(&r->attr, &s);
 	if (err <= 0) {
