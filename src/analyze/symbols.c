@@ -502,8 +502,8 @@ void symbols__for_each_refused(const struct symbols *s,
 	}
 }
 
-/* The trusted, opened entry of object o and the module address of file offset off. */
-static struct dso_entry *dso_addr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_addr)
+/* The trusted, opened entry of object o, or NULL. */
+static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *o)
 {
 	struct dso_entry *d;
 
@@ -523,7 +523,15 @@ static struct dso_entry *dso_addr(struct symbols *s, const struct model_dso *o, 
 		d->refused_inode = true;
 		return NULL;
 	}
-	for (size_t i = 0; i < d->nr_loads; i++) {
+	return d;
+}
+
+/* The trusted, opened entry of object o and the module address of file offset off. */
+static struct dso_entry *dso_addr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_addr)
+{
+	struct dso_entry *d = dso_trusted(s, o);
+
+	for (size_t i = 0; d && i < d->nr_loads; i++) {
 		const GElf_Phdr *ph = &d->loads[i];
 		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
 			*ret_addr = off - ph->p_offset + ph->p_vaddr + d->bias;
@@ -531,6 +539,25 @@ static struct dso_entry *dso_addr(struct symbols *s, const struct model_dso *o, 
 		}
 	}
 	return NULL;
+}
+
+int symbols__open_object(struct symbols *s, const struct model_dso *o)
+{
+	struct dso_entry *d = dso_trusted(s, o);
+	const char *file = NULL;
+	struct stat st;
+	int fd;
+
+	if (!d)
+		return -ENOENT;
+	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+	fd = file ? privs__as_user(open_object, (void *)file) : -ENOENT;
+	/* the very file whose build id (or device and inode) was checked */
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_dev != d->file_dev || st.st_ino != d->file_ino)) {
+		close(fd);
+		fd = -ESTALE;
+	}
+	return fd;
 }
 
 const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t off)

@@ -64,6 +64,7 @@ struct unwinder {
 	struct perf_event_attr attr;    /* what the kernel's samples hold */
 	size_t head_size;               /* bytes of the header and fixed fields, kept as they are */
 	struct model *model;            /* the processes' maps, as the file describes them */
+	bool reading;                   /* model is a reader's (unwinder__new_reading), not ours */
 	unwinder_open_fn open;          /* the mapped files */
 	void *open_ctx;
 	struct hashtable procs;         /* of struct uproc, by pid */
@@ -123,19 +124,16 @@ static int open_default(void *ctx, const struct task_file *f)
 	return task_file__open(f, TASK_FILE_TRY_HOST, &way, NULL);
 }
 
-struct unwinder *unwinder__new(uint64_t kernel_sample_type, unwinder_open_fn open, void *ctx)
+/* An unwinder over model m (NULL: a model of its own). */
+static struct unwinder *unwinder_new(struct model *m, unwinder_open_fn open, void *ctx)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
-	struct sample_layout l;
 	struct rlimit rl;
 
 	if (!u)
 		return NULL;
-	u->attr = (struct perf_event_attr){ .size = sizeof(u->attr), .sample_type = kernel_sample_type,
-					    .sample_regs_user = REGS_MASK };
-	sample_layout__init(&l, kernel_sample_type);
-	u->head_size = l.fixed_size;
-	u->model = model__new();
+	u->reading = m != NULL;
+	u->model = m ? m : model__new();
 	if (!u->model) {
 		free(u);
 		return NULL;
@@ -155,6 +153,25 @@ struct unwinder *unwinder__new(uint64_t kernel_sample_type, unwinder_open_fn ope
 			u->max_open_files = (unsigned int)(rl.rlim_cur / 2);
 	}
 	return u;
+}
+
+struct unwinder *unwinder__new(uint64_t kernel_sample_type, unwinder_open_fn open, void *ctx)
+{
+	struct unwinder *u = unwinder_new(NULL, open, ctx);
+	struct sample_layout l;
+
+	if (!u)
+		return NULL;
+	u->attr = (struct perf_event_attr){ .size = sizeof(u->attr), .sample_type = kernel_sample_type,
+					    .sample_regs_user = REGS_MASK };
+	sample_layout__init(&l, kernel_sample_type);
+	u->head_size = l.fixed_size;
+	return u;
+}
+
+struct unwinder *unwinder__new_reading(struct model *m, unwinder_open_fn open, void *ctx)
+{
+	return unwinder_new(m, open, ctx);
 }
 
 static void udwfl_put(struct unwinder *u, struct udwfl *d)
@@ -185,7 +202,8 @@ struct unwinder *unwinder__free(struct unwinder *u)
 	for (size_t i = 0; (p = hashtable__next(&u->procs, &i));)
 		udwfl_put(u, p->d);
 	hashtable__release(&u->procs);
-	model__free(u->model);
+	if (!u->reading)
+		model__free(u->model);
 	free(u);
 	return NULL;
 }
@@ -225,12 +243,13 @@ static void uproc_forget(struct unwinder *u, int32_t pid)
 	}
 }
 
-/* A mapping the unwinder uses: an executable file it can open as the one mapped. */
+/* A mapping the unwinder uses: an executable file it can open as the one mapped
+ * (its device and inode, or its build id, say which). */
 static bool unwindable(const struct unwinder *u, const struct map *m)
 {
 	const struct model_dso *d = model__dso(u->model, m->dso);
 
-	return (m->prot & PROT_EXEC) && d->has_inode && d->name[0] == '/';
+	return (m->prot & PROT_EXEC) && (d->has_inode || d->build_id_len) && d->name[0] == '/';
 }
 
 /* A new mapping hides whatever it overlaps: a Dwfl with such a file is rebuilt. */
@@ -293,11 +312,49 @@ static int note_fork(struct unwinder *u, const struct perf_event_header *ev)
 	return 0;
 }
 
+/*
+ * A reader's record: every one reaches its model, as the reader's other records
+ * do; the Dwfls follow.  An exec keeps the old image's maps (the reader's model
+ * does, as perf's): its Dwfl is rebuilt at the next sample, with the new image's.
+ */
+static int note_reading(struct unwinder *u, const struct perf_event_header *ev)
+{
+	const struct perf_record_fork *f = (const void *)ev;
+	const struct perf_record_comm *c = (const void *)ev;
+	const struct perf_record_mmap2 *m = (const void *)ev;
+
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:          /* pid, start and len where MMAP2 has them */
+	case PERF_RECORD_MMAP2:
+		if ((int32_t)m->pid > 0)
+			return note_mmap(u, m);
+		break;
+	case PERF_RECORD_FORK:
+		if (f->pid != f->ppid)
+			return note_fork(u, ev);
+		break;
+	case PERF_RECORD_COMM:
+		if (ev->misc & PERF_RECORD_MISC_COMM_EXEC)
+			uproc_forget(u, (int32_t)c->pid);
+		break;
+	case PERF_RECORD_EXIT:
+		/* its last samples may follow: the model keeps its maps for them */
+		if (f->pid == f->tid)
+			uproc_forget(u, (int32_t)f->pid);
+		break;
+	default:
+		break;
+	}
+	return model__process(u->model, ev);
+}
+
 int unwinder__note(struct unwinder *u, const struct perf_event_header *ev)
 {
 	const struct perf_record_fork *f = (const void *)ev;
 	const struct perf_record_comm *c = (const void *)ev;
 
+	if (u->reading)
+		return note_reading(u, ev);
 	switch (ev->type) {
 	case PERF_RECORD_MMAP2:
 		if (ev->size < offsetof(struct perf_record_mmap2, filename) + 1 ||
@@ -657,6 +714,17 @@ static void unwind_sample(struct unwinder *u, const struct sample *s, struct usa
 	unwind(u, (int32_t)s->pid, us);
 #endif
 	u->st.frames += us->nr_ips;
+}
+
+size_t unwinder__unwind(struct unwinder *u, const struct sample *s, uint64_t *ips)
+{
+	struct usample us = { .ips = ips };
+
+	if (!s->regs_user.regs || s->regs_user.nr < (unsigned int)__builtin_popcountll(REGS_MASK) ||
+	    !REGS_MASK)
+		return 0;
+	unwind_sample(u, s, &us);
+	return us.nr_ips;
 }
 
 /* The kernel's part of a call chain: up to its PERF_CONTEXT_USER, if any. */

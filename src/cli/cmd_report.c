@@ -16,6 +16,7 @@
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/cli/commands.h"
+#include "prof/analyze/dwarf_stacks.h"
 #include "prof/cli/daemon_report.h"
 #include "prof/cli/report.h"
 #include "prof/output/folded.h"
@@ -153,6 +154,8 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 		return 0;       /* a counting-only event */
 	if (r->only >= 0 && a != perf_reader__attr(r->reader, (size_t)r->only))
 		return 0;       /* not the --event asked for */
+	if (r->dwarf)           /* with -g only */
+		dwarf_stacks__unwind(r->dwarf, &a->attr, &s);
 	e = event_of(r, a);
 	if (!e)
 		return -ENOMEM;
@@ -176,7 +179,7 @@ static int on_record(const struct perf_event_header *ev, uint64_t off, struct re
 		return on_sample(r, ev, off);
 	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
 		r->lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
-	return model__process(r->model, ev);
+	return r->dwarf ? dwarf_stacks__note(r->dwarf, ev) : model__process(r->model, ev);
 }
 
 static int on_queued_record(const struct perf_event_header *ev, uint64_t time, void *ctx)
@@ -508,6 +511,23 @@ static void choose_keys(struct report *r)
 	attribution__keep_only(&r->attr, keys, nr);
 }
 
+/* With -g, perf's --call-graph dwarf samples are unwound (the user stack copies). */
+static int report_open_dwarf(struct report *r)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < perf_reader__nr_attrs(r->reader); i++)
+		any |= dwarf_stacks__wanted(&perf_reader__attr(r->reader, i)->attr);
+	if (!any || !r->o.callchain)
+		return 0;
+	r->dwarf = dwarf_stacks__new(r->model, r->syms);
+	if (!r->dwarf) {
+		fprintf(stderr, "prof report: out of memory\n");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The input open and its header read: model, symbols, engine ready for its records. */
 static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 {
@@ -534,7 +554,7 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 	r->attr = (struct attribution){ .res = &r->res, .callchain = r->o.callchain, .admit = admits,
 					.admit_ctx = r };
 	choose_keys(r);
-	return 0;
+	return report_open_dwarf(r);
 }
 
 static void report_close(struct report *r)
@@ -546,6 +566,7 @@ static void report_close(struct report *r)
 			profile__free(r->event_of[i]->prof);
 		free(r->event_of[i]);
 	}
+	dwarf_stacks__free(r->dwarf);
 	symbols__free(r->syms);
 	jitmap__free(r->jit);
 	model__free(r->model);

@@ -115,3 +115,20 @@ tracefs_readable_by_group() {
 tracefs_root_only() {
 	tracefs_remount 0700 0
 }
+
+# This folder (perf_folded.py, for python3 -c "from perf_folded import load" with
+# PYTHONPATH=$LIB_DIR).
+LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# perf script's stacks of FILE, folded (perf_folded.py), into OUT; more arguments go
+# to perf script (e.g. --no-inline).
+perf_folded() {
+	local in=$1 out=$2; shift 2
+	perf_clean "$TMP/script.txt" script "$@" -i "$in" -F comm,ip,sym
+	python3 "$LIB_DIR/perf_folded.py" "$TMP/script.txt" >"$out" || fail "folding perf script's stacks"
+}
+# prof report's stacks of FILE, folded, one frame per address (--no-inline), into
+# OUT; "[unknown] (obj)" is "[unknown]", as perf script names such a frame.
+prof_folded() {
+	"$PROF" report -i "$1" -F folded -g --no-inline >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+	sed -E 's/\[unknown\]_\([^;]*\)/[unknown]/g' "$TMP/pf.raw" >"$2"
+}

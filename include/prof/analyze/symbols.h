@@ -45,6 +45,13 @@ const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret);
 
 /*
+ * The file of object o that lookups trust (found as for symbols__user: by build id,
+ * the cache first), opened for reading as the user, for the unwinder's CFI.  An fd,
+ * or -errno (-ENOENT: no trusted file).
+ */
+int symbols__open_object(struct symbols *s, const struct model_dso *o);
+
+/*
  * The functions inlined at file offset off of o (trusted as for symbols__user),
  * from its DWARF debug information: "f (inlined)" names, the innermost first, the
  * function they are inlined into (symbols__user's) not included.  At most max (and

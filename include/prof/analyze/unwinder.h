@@ -24,6 +24,10 @@
  * Nothing about the live task is read: a task that exited or exec'd since its
  * sample unwinds as well as any other.  What cannot be unwound (no maps known,
  * a 32-bit task, a frame without CFI) is a shorter stack, counted, never an error.
+ *
+ * prof report unwinds perf's --call-graph dwarf files with it too (dwarf_stacks.h):
+ * over the report's model (unwinder__new_reading), a decoded sample at a time
+ * (unwinder__unwind).
  */
 #ifndef PROF_ANALYZE_UNWINDER_H
 #define PROF_ANALYZE_UNWINDER_H
@@ -34,6 +38,7 @@
 #include <linux/perf_event.h>
 
 #include "prof/analyze/model.h"
+#include "prof/perfdata/sample.h"
 #include "prof/sys/task_file.h"
 
 /* perf's defaults and limits for --call-graph dwarf,SIZE */
@@ -70,6 +75,14 @@ typedef int (*unwinder_open_fn)(void *ctx, const struct task_file *f);
  */
 struct unwinder *unwinder__new(uint64_t kernel_sample_type, unwinder_open_fn open, void *ctx);
 
+/*
+ * For a reader of recorded samples (prof report of perf's --call-graph dwarf files):
+ * the processes' maps are m, the reader's, which unwinder__note then feeds with
+ * every record (in place of model__process: an exec keeps the old image's maps,
+ * as perf's reader keeps them).  m outlives the unwinder.  NULL on ENOMEM.
+ */
+struct unwinder *unwinder__new_reading(struct model *m, unwinder_open_fn open, void *ctx);
+
 /* The processes' maps as the unwinder was shown them (unwinder__note keeps them). */
 struct model *unwinder__model(struct unwinder *u);
 struct unwinder *unwinder__free(struct unwinder *u);
@@ -86,6 +99,13 @@ int unwinder__note(struct unwinder *u, const struct perf_event_header *ev);
  * caller writes nothing).
  */
 int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, void *out, size_t outlen);
+
+/*
+ * Unwind sample s's user stack (its registers in the order of unwinder__regs_mask()'s
+ * bits) into ips (room for UNWIND_MAX_FRAMES): the sampled ip, then return
+ * addresses.  The count, 0 when s has no such registers.  Counted in the stats.
+ */
+size_t unwinder__unwind(struct unwinder *u, const struct sample *s, uint64_t *ips);
 
 const struct unwinder_stats *unwinder__stats(const struct unwinder *u);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "prof/analyze/attribution.h"
+#include "prof/analyze/dwarf_stacks.h"
 #include "prof/analyze/jitmap.h"
 #include "prof/analyze/model.h"
 #include "prof/analyze/profile.h"
@@ -47,6 +48,7 @@ struct report {
 	struct model *model;
 	struct symbols *syms;
 	struct jitmap *jit;
+	struct dwarf_stacks *dwarf;     /* perf's --call-graph dwarf samples, unwound; NULL: none */
 	struct resolver res;
 	struct attribution attr;        /* samples to their event's engine */
 	struct strset comms;

@@ -17,6 +17,7 @@
 
 #include "prof/analyze/unwinder.h"
 #include "own_maps.h"
+#include "own_stack.h"
 
 #define KERNEL_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |                 \
@@ -33,22 +34,10 @@ struct capture {
 
 static volatile int sink;
 
-/* Copy the live stack as the kernel does: across other frames' (sanitizer) redzones. */
-__attribute__((no_sanitize_address, noinline)) static void copy_stack(uint8_t *to, uint64_t from, uint64_t n)
-{
-	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)from;
-
-	for (uint64_t i = 0; i < n; i++)
-		to[i] = p[i];
-}
-
 /* The registers and stack here, as a sample taken at the lea would carry them. */
 __attribute__((noinline)) static void capture_here(struct capture *c)
 {
 	uint64_t ip, sp, bp;
-	uint64_t top = 0;
-	char line[512];
-	FILE *f;
 
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(ip), "=r"(sp), "=r"(bp));
@@ -56,18 +45,7 @@ __attribute__((noinline)) static void capture_here(struct capture *c)
 	c->regs[6] = bp;
 	c->regs[7] = sp;
 	c->regs[8] = ip;
-	/* the copy stops at the top of the stack, as the kernel's does */
-	f = fopen("/proc/self/maps", "r");
-	cr_assert(f);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi)
-			top = hi;
-	}
-	fclose(f);
-	cr_assert(top > sp);
-	c->stack_len = top - sp < STACK_LEN ? top - sp : STACK_LEN;
-	copy_stack(c->stack, sp, c->stack_len);
+	c->stack_len = own_stack(c->stack, sp, STACK_LEN);
 }
 
 /* A caller whose frame must appear: it does work after the call (no tail call). */
