@@ -33,49 +33,16 @@ if len(sys.argv) > 2:
     os.execv(sys.argv[2], sys.argv[2:])
 PY
 
-# Folded stacks (comm;outermost;...;leaf count) from perf script, for comparison with
-# prof report -F folded -g.  Unknown frames are named alike.
-perf_folded() {
-	perf_clean "$TMP/script.txt" script -i "$1" -F comm,ip,sym
-	python3 - "$TMP/script.txt" >"$2" <<'PY'
-import collections, re, sys
-stacks = collections.Counter()
-comm, frames = None, []
-def flush():
-    if comm is not None:
-        stacks[";".join([comm] + frames[::-1])] += 1
-for line in open(sys.argv[1]):
-    if not line.strip():
-        flush(); comm, frames = None, []
-    elif line[0] not in " \t":
-        flush(); comm, frames = line.split()[0], []
-    else:
-        parts = line.split(None, 1)
-        sym = parts[1].strip() if len(parts) > 1 else "[unknown]"
-        frames.append(re.sub(r"\+0x[0-9a-f]+$", "", sym))
-flush()
-for k, v in stacks.items():
-    print(k, v)
-PY
-}
+# perf_folded and prof_folded (lib.sh): perf script's and prof report's stacks, folded;
 # perf script shows no inlined frames in a file's call chains (report_inline.sh checks prof's).
-prof_folded() {
-	"$PROF" report -i "$1" -F folded -g --no-inline >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
-	sed -E 's/\[unknown\]_\([^;]*\)/[unknown]/g' "$TMP/pf.raw" >"$2"
-}
 
 # At least MIN of COMM's samples have a stack matching the regex, and perf script
 # reads the same stacks for them as prof report.
 check_stacks() {
 	local what=$1 comm=$2 re=$3 min=$4
-	python3 - "$TMP/perf.folded" "$TMP/prof.folded" "$comm" "$re" "$min" <<'PY' || fail "$what: stacks incomplete or perf and prof disagree"
+	PYTHONPATH=$LIB_DIR python3 - "$TMP/perf.folded" "$TMP/prof.folded" "$comm" "$re" "$min" <<'PY' || fail "$what: stacks incomplete or perf and prof disagree"
 import collections, re, sys
-def load(p):
-    c = collections.Counter()
-    for line in open(p):
-        k, _, n = line.rstrip("\n").rpartition(" ")
-        c[k] += int(n)
-    return c
+from perf_folded import load
 # perf 6.1 names a PLT stub after the symbol before it (_init in Debian's python3,
 # whose .plt.sec it does not synthesize names for); prof says [unknown], or _init
 # too when the symbol table it reads is the one with _init before .plt.sec (which
