@@ -58,11 +58,14 @@ for key, readers in names.items():
         if right < 0.95 * n:
             bad.append(f"{key}: perf report names {right} of {n}")
 # perf's own dwarf file: perf record 6.1 reaches a running container's objects through
-# /proc/PID/root, but recorded beside this prof it reads none of them (its build ids
-# say "none" for /app, the host's for the decoy path; beside the prof of before the
-# objects were reached through their task it read them all). Not understood yet: said
-# loudly, not counted as a broken measurement (prof's own figures are checked by
-# container/objects).
+# /proc/PID/root, but recorded beside `prof record --call-graph dwarf` it reads none of
+# them (build ids "none" for /app, the host's for the decoy path). Found: prof's
+# unwinder maps the container's object in prof's own process (libelf over the fd it
+# reached through the task); the kernel names that mapping by the object's path inside
+# the container, perf records it as a host process mapping /app/..., and perf's
+# objects, kept by name, then look for it on the host. Beside prof -g (no unwinder)
+# perf reads them all. Said loudly here, not counted as a broken measurement (prof's
+# own figures are checked by container/objects).
 for key, readers in stacks.items():
     if key[0] == "outlives" and key[2] == "running":
         n, good = readers["perf-script"][:2]
