@@ -84,11 +84,24 @@ run "$TMP/cut.data" "a compressed file cut in half"
 [ "$rc" -eq 1 ] && grep -q "truncated" <<<"$msg" || fail "cut in half: exit $rc: $msg"
 pass "cut in half: exit 1: $msg"
 cp "$F" "$TMP/short.data"
-python3 - "$TMP/short.data" "$((c3 + 100 - data_off))" <<'PY'
+# The feature table follows the data (perf_header: data offset + size), so it moves
+# with the data size: its entries (absolute offsets) are copied to where it now is, or
+# the report would read compressed bytes as the features, whatever they happen to be.
+python3 - "$TMP/short.data" "$((c3 + 100 - data_off))" <<'PY' || fail "cannot cut $F's data short"
 import struct, sys
 with open(sys.argv[1], 'r+b') as f:
+    hdr = f.read(104)
+    data_off, old_size = struct.unpack_from('<QQ', hdr, 40)
+    table = 16 * sum(bin(b).count("1") for b in hdr[72:104])
+    new_size = int(sys.argv[2])
+    if data_off + new_size + table > data_off + old_size:
+        sys.exit("the last compressed record is too short to hold the moved feature table")
+    f.seek(data_off + old_size)
+    feats = f.read(table)
     f.seek(48)
-    f.write(struct.pack('<Q', int(sys.argv[2])))
+    f.write(struct.pack('<Q', new_size))
+    f.seek(data_off + new_size)
+    f.write(feats)
 PY
 run "$TMP/short.data" "a data section ending inside a compressed record"
 [ "$rc" -eq 1 ] && grep -q "bad record at offset $c3 (type 81, COMPRESSED): record of [0-9]* bytes runs past the end" <<<"$msg" ||
