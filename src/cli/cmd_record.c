@@ -145,8 +145,14 @@ static void summary_verbose(const struct session_stats *s)
 		s->tasks_written, t->lookups, t->lookups_failed, s->records->described, t->creds_changes);
 	if (t->nr_unattributed_tids) {
 		fprintf(stderr, "prof: unattributed tasks:");
-		for (unsigned int i = 0; i < t->nr_unattributed_tids; i++)
+		for (unsigned int i = 0; i < t->nr_unattributed_tids; i++) {
+			uint64_t gone = t->unattributed_exits[i];
+
 			fprintf(stderr, " %d", t->unattributed_tids[i]);
+			if (gone && gone >= t->first_sample)
+				fprintf(stderr, " (exited %.1f ms after the first sample)",
+					(double)(gone - t->first_sample) / 1e6);
+		}
 		fputc('\n', stderr);
 	}
 }

@@ -521,15 +521,43 @@ size_t events__creds(const struct events *e, const struct events_creds **ret)
 	return e->nr_creds;
 }
 
+static bool is_sampling(const struct events *e, const struct perf_evsel *sel)
+{
+	for (size_t i = 0; i < e->info.nr_events; i++)
+		if (e->sampling[i] == sel)
+			return true;
+	return false;
+}
+
+/*
+ * The sideband (tasks, maps, credentials) on before the samplers and off after them,
+ * as perf puts its tracking event first: a task sampled at the very start or end then
+ * has its FORK/EXIT in the file, so its look-up can take its parent's facts.  Before,
+ * a task sampled between the two and exiting there could not be attributed.
+ */
 int events__enable(struct events *e)
 {
-	perf_evlist__enable(e->evlist);
+	struct perf_evsel *sel;
+
+	perf_evlist__for_each_evsel(e->evlist, sel)
+		if (!is_sampling(e, sel))
+			perf_evsel__enable(sel);
+	perf_evlist__for_each_evsel(e->evlist, sel)
+		if (is_sampling(e, sel))
+			perf_evsel__enable(sel);
 	return 0;
 }
 
 int events__disable(struct events *e)
 {
-	perf_evlist__disable(e->evlist);
+	struct perf_evsel *sel;
+
+	perf_evlist__for_each_evsel(e->evlist, sel)
+		if (is_sampling(e, sel))
+			perf_evsel__disable(sel);
+	perf_evlist__for_each_evsel(e->evlist, sel)
+		if (!is_sampling(e, sel))
+			perf_evsel__disable(sel);
 	return 0;
 }
 

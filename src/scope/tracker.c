@@ -259,15 +259,26 @@ static void count_written(struct tracker *t, uint64_t time)
 	t->st.samples_written++;
 }
 
-static void note_unattributed(struct tracker *t, int32_t tid)
+static void note_unattributed(struct tracker *t, struct task *task, int32_t tid)
 {
 	struct tracker_stats *st = &t->st;
 
+	task->flags |= TASK_UNATTRIBUTED;
 	for (unsigned int i = 0; i < st->nr_unattributed_tids; i++)
 		if (st->unattributed_tids[i] == tid)
 			return;
 	if (st->nr_unattributed_tids < ARRAY_SIZE(st->unattributed_tids))
 		st->unattributed_tids[st->nr_unattributed_tids++] = tid;
+}
+
+/* When an unattributed task ended: tells one gone at the start from a look-up that came late. */
+static void note_unattributed_exit(struct tracker *t, int32_t tid, uint64_t time)
+{
+	struct tracker_stats *st = &t->st;
+
+	for (unsigned int i = 0; i < st->nr_unattributed_tids; i++)
+		if (st->unattributed_tids[i] == tid && !st->unattributed_exits[i])
+			st->unattributed_exits[i] = time;
 }
 
 static int judge_sample(struct tracker *t, const struct perf_event_header *ev, uint64_t time,
@@ -280,6 +291,8 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 
 	if (!sample_layout__tid(t->cfg.layout, ev, &pid, &tid))
 		return TRACKER_DROP;
+	if (!t->st.first_sample)
+		t->st.first_sample = time;
 	if (tid <= 0 || pid <= 0) {
 		/* the idle task: part of "all", of no tenant */
 		in = !t->cfg.restrict_uid &&
@@ -304,7 +317,7 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 			t->st.unattributed_creds++;
 		else
 			t->st.unattributed_gone++;
-		note_unattributed(t, tid);
+		note_unattributed(t, task, tid);
 		return TRACKER_UNATTRIBUTED;
 	}
 	if (in == 0) {
@@ -437,6 +450,8 @@ static int judge_exit(struct tracker *t, const struct perf_record_fork *e, uint6
 	if (task) {
 		task->flags |= TASK_EXITED;
 		task->exit_time = time;
+		if (task->flags & TASK_UNATTRIBUTED)
+			note_unattributed_exit(t, task->tid, time);
 		if (linger__add(&t->exits, (uint64_t)(uint32_t)task->tid, time, 0) < 0)
 			return -ENOMEM;
 	}

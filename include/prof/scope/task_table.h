@@ -20,6 +20,7 @@ enum task_flags {
 	TASK_UID_LOST = 1 << 3,         /* its uid changed and could not be re-read */
 	TASK_CGROUP_KNOWN = 1 << 4,     /* cgroup is valid */
 	TASK_EXITED = 1 << 5,           /* its EXIT was seen: kept a while for teardown samples */
+	TASK_UNATTRIBUTED = 1 << 6,     /* a sample of it went unattributed (tracker stats) */
 };
 
 struct task {

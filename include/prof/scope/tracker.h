@@ -47,8 +47,10 @@ struct tracker_stats {
 	uint64_t lookups_failed;
 	uint64_t creds_changes;
 	uint64_t first_time, last_time; /* of written samples */
-	/* the first tasks whose samples went unattributed, for -v */
+	uint64_t first_sample;          /* time of the first sample judged, whatever its verdict */
+	/* the first tasks whose samples went unattributed, for -v, and when their EXIT came (0: not seen) */
 	int32_t unattributed_tids[16];
+	uint64_t unattributed_exits[16];
 	unsigned int nr_unattributed_tids;
 };
 

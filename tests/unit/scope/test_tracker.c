@@ -356,6 +356,12 @@ Test(tracker, gone_before_first_sample)
 	cr_assert_eq(stats()->unattributed_gone, 2);
 	cr_assert_eq(stats()->lookups, lookups, "a task is looked up in /proc once");
 	exit_(400, 1, 400, 1);
+	/* -v names it, and when it exited: 200 ns after the first of its two samples */
+	cr_assert_eq(stats()->nr_unattributed_tids, 1);
+	cr_assert_eq(stats()->unattributed_tids[0], 400);
+	cr_assert_eq(stats()->unattributed_exits[0] - stats()->first_sample, 200,
+		     "exit %llu, first sample %llu", (unsigned long long)stats()->unattributed_exits[0],
+		     (unsigned long long)stats()->first_sample);
 
 	/* a child of a known parent is attributed by inheritance, /proc or not */
 	expect(fork_(201, 100, 201, 100), TRACKER_WRITE, "FORK of a short-lived child");
