@@ -344,10 +344,18 @@ static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struc
 		pcopy = *parent;
 		have_parent = true;
 	}
-	/* A FORK for a tid we know: the old task is gone, the tid reused. */
-	task_table__remove(t->tasks, (int32_t)f->tid);
-	if (have_parent) {
+	child = task_table__find(t->tasks, (int32_t)f->tid);
+	if (!have_parent && child && (child->flags & TASK_FORK_PENDING) &&
+	    (child->flags & (TASK_UID_KNOWN | TASK_TREE_KNOWN))) {
+		/* the parent was gone: the look-up read the child itself */
+		child->flags &= ~TASK_FORK_PENDING;
+		if (is_tree_root(t, (int32_t)f->pid))
+			child->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
+	} else if (have_parent) {
 		bool created;
+
+		/* A FORK for a tid we know: the old task is gone, the tid reused. */
+		task_table__remove(t->tasks, (int32_t)f->tid);
 		child = task_table__get(t->tasks, (int32_t)f->tid, &created);
 		if (!child)
 			return -ENOMEM;
@@ -357,6 +365,7 @@ static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struc
 		if (is_tree_root(t, (int32_t)f->pid))
 			child->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
 	} else {
+		task_table__remove(t->tasks, (int32_t)f->tid);
 		child = task_get(t, (int32_t)f->pid, (int32_t)f->tid);
 		if (!child)
 			return -ENOMEM;
@@ -581,19 +590,37 @@ static int look_up_sample(struct tracker *t, const struct perf_event_header *ev)
 	return TRACKER_LOOKED_UP;
 }
 
-/* Its FORK is on the way: no /proc read for its samples.  judge_fork() replaces this
- * placeholder in time order. */
+/*
+ * Its FORK is on the way: no /proc read for its samples, judge_fork() gives it its
+ * parent's facts in time order.  The parent is read now, the earliest moment (a
+ * parent that was there before the recording may exit soon after the fork); if it
+ * cannot be, the child is read now instead, and judge_fork() keeps what was read.
+ */
 static int look_up_fork(struct tracker *t, const struct perf_record_fork *f)
 {
-	bool created;
+	const uint32_t facts = TASK_UID_KNOWN | TASK_TREE_KNOWN;
+	bool created, parent_known = false;
 	struct task *c;
 
 	if (task_table__find(t->tasks, (int32_t)f->tid))
 		return TRACKER_LOOKED_UP;
-	c = task_table__get(t->tasks, (int32_t)f->tid, &created);
-	if (!c)
+	if ((int32_t)f->ptid > 0 && (int32_t)f->ppid > 0) {
+		const struct task *p = task_get(t, (int32_t)f->ppid, (int32_t)f->ptid);
+
+		if (!p)
+			return -ENOMEM;
+		/* a placeholder itself: its own FORK, judged before this one, decides */
+		parent_known = p->flags & (facts | TASK_FORK_PENDING);
+	}
+	if (parent_known) {
+		c = task_table__get(t->tasks, (int32_t)f->tid, &created);
+		if (!c)
+			return -ENOMEM;
+		c->pid = (int32_t)f->pid;
+	} else if (!(c = task_get(t, (int32_t)f->pid, (int32_t)f->tid))) {
 		return -ENOMEM;
-	c->pid = (int32_t)f->pid;
+	}
+	c->flags |= TASK_FORK_PENDING;
 	return TRACKER_LOOKED_UP;
 }
 

@@ -21,6 +21,7 @@ enum task_flags {
 	TASK_CGROUP_KNOWN = 1 << 4,     /* cgroup is valid */
 	TASK_EXITED = 1 << 5,           /* its EXIT was seen: kept a while for teardown samples */
 	TASK_UNATTRIBUTED = 1 << 6,     /* a sample of it went unattributed (tracker stats) */
+	TASK_FORK_PENDING = 1 << 7,     /* made by the look-up of its FORK, which is not judged yet */
 };
 
 struct task {

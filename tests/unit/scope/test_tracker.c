@@ -709,6 +709,48 @@ Test(tracker, look_up_gone_task_waits_for_its_exit)
 	cr_assert_eq(stats()->unattributed_gone, 0);
 }
 
+/*
+ * A FORK read while its parent, there before the recording, still runs: the parent is
+ * read at the look-up, not later when the FORK is judged (by then it may be gone).
+ */
+Test(tracker, look_up_fork_reads_the_parent_early)
+{
+	struct rec rf, rs;
+	const struct perf_event_header *f, *s;
+
+	scope_uid(1001);
+	put_task(800, 800, 1, 1001);
+	start();
+	f = mk_fork(&rf, PERF_RECORD_FORK, 810, 800, 810, 800, 2000000);
+	s = mk_sample(&rs, 810, 810, 2000100, 0);
+	cr_assert_eq(tracker__look_up(fx.t, f), TRACKER_LOOKED_UP);
+	cr_assert_eq(tracker__look_up(fx.t, s), TRACKER_LOOKED_UP);
+	/* the parent exits and is reaped before the round is judged */
+	cr_assert_eq(unlinkat(fx.proc_fd, "800/status", 0), 0);
+	expect(judge(f, 2000000), TRACKER_WRITE, "FORK of the tenant's child, its parent gone since");
+	expect(judge(s, 2000100), TRACKER_WRITE, "sample of the child");
+	cr_assert_eq(stats()->unattributed_gone, 0);
+}
+
+/* A FORK whose parent is gone already at the look-up: the child is read then instead. */
+Test(tracker, look_up_fork_parent_gone_reads_the_child)
+{
+	struct rec rf, rs;
+	const struct perf_event_header *f, *s;
+
+	scope_uid(1001);
+	put_task(910, 910, 900, 1001);          /* 900 is not in /proc */
+	start();
+	f = mk_fork(&rf, PERF_RECORD_FORK, 910, 900, 910, 900, 2000000);
+	s = mk_sample(&rs, 910, 910, 2000100, 0);
+	cr_assert_eq(tracker__look_up(fx.t, f), TRACKER_LOOKED_UP);
+	cr_assert_eq(tracker__look_up(fx.t, s), TRACKER_LOOKED_UP);
+	cr_assert_eq(unlinkat(fx.proc_fd, "910/status", 0), 0);
+	expect(judge(f, 2000000), TRACKER_WRITE, "FORK of a child read at its look-up");
+	expect(judge(s, 2000100), TRACKER_WRITE, "its sample, after it is gone too");
+	cr_assert_eq(stats()->unattributed_gone, 0);
+}
+
 Test(tracker, look_up_fork_placeholder)
 {
 	struct rec rf, rs, rs2, rf2;
