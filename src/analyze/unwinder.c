@@ -384,10 +384,32 @@ int unwinder__note(struct unwinder *u, const struct perf_event_header *ev)
 }
 
 #if defined(__x86_64__)
-static int no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-		  char **file_name, Elf **elfp)
+/*
+ * The Elf of a module, handed over by report_file() (its userdata).  Read with
+ * ELF_C_READ, never mapped: a mapping in prof's own process would be named by the
+ * kernel after the task's path (inside a container, a path that means another file
+ * on the host), so a profiler watching prof (perf record -a) would take the host
+ * file for it.  libdwfl owns the fd and the Elf from here.
+ */
+struct elf_handoff {
+	int fd;
+	Elf *elf;
+};
+
+static int given_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		     char **file_name, Elf **elfp)
 {
-	return -1;
+	struct elf_handoff *h = *userdata;
+	int fd;
+
+	if (!h || !h->elf)
+		return -1;
+	*elfp = h->elf;
+	fd = h->fd;
+	h->elf = NULL;
+	h->fd = -1;
+	*userdata = NULL;
+	return fd;
 }
 
 /* Only what is in the mapped files (.eh_frame, and .debug_frame if not stripped):
@@ -400,7 +422,7 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = no_elf,
+	.find_elf = given_elf,
 	.find_debuginfo = no_debuginfo,
 };
 
@@ -485,37 +507,63 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 /*
  * The load bias of the file mapped by m: its PT_LOAD holding file offset m->pgoff
- * is at m->start.  The base dwfl_report_elf() wants is where its first PT_LOAD
- * (page-aligned) then lies.  False when the file is not such an ELF.
+ * is at m->start.  The module spans from where its first PT_LOAD (page-aligned)
+ * then lies to the end of its last: [*ret_low, *ret_high).  False when the file is
+ * not such an ELF.
  */
-static bool elf_base(int fd, const struct map *m, uint64_t *ret_base)
+static bool elf_range(Elf *elf, const struct map *m, uint64_t *ret_low, uint64_t *ret_high)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	bool found = false, first_seen = false;
-	uint64_t bias = 0, first = 0;
+	uint64_t bias = 0, first = 0, last = 0;
 	size_t n;
 
-	if (!elf)
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) != 0)
 		return false;
-	if (elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			if (!first_seen) {
-				first = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
-				first_seen = true;
-			}
-			if (!found && m->pgoff >= (ph.p_offset & -(uint64_t)4096) &&
-			    m->pgoff < ph.p_offset + ph.p_filesz) {
-				bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
-				found = true;
-			}
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!first_seen) {
+			first = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+			first_seen = true;
+		}
+		last = MAX(last, ph.p_vaddr + ph.p_memsz);
+		if (!found && m->pgoff >= (ph.p_offset & -(uint64_t)4096) &&
+		    m->pgoff < ph.p_offset + ph.p_filesz) {
+			bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
+			found = true;
 		}
 	}
-	elf_end(elf);
-	*ret_base = bias + first;
-	return found;
+	*ret_low = bias + first;
+	*ret_high = bias + last;
+	return found && last > first;
+}
+
+/* Report the file fd mapped by m to d as module name; libdwfl owns fd from here. */
+static bool report_file(struct udwfl *d, const char *name, int fd, const struct map *m)
+{
+	struct elf_handoff h = { .fd = fd, .elf = elf_begin(fd, ELF_C_READ, NULL) };
+	Dwfl_Module *mod = NULL;
+	Elf *got = NULL;
+	uint64_t low, high;
+	GElf_Addr bias;
+	void **ud;
+
+	if (h.elf && elf_range(h.elf, m, &low, &high))
+		mod = dwfl_report_module(d->dwfl, name, low, high);
+	if (mod) {
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		*ud = &h;
+		/* now, while h lives: given_elf() hands the Elf over */
+		got = dwfl_module_getelf(mod, &bias);
+		if (*ud == &h)
+			*ud = NULL;
+	}
+	if (h.elf)
+		elf_end(h.elf);
+	if (h.fd >= 0)
+		close(h.fd);
+	return got != NULL;
 }
 
 /* Drop the least recently used Dwfls until n more files may be opened. */
@@ -564,8 +612,6 @@ static bool report_new_maps(struct unwinder *u, struct uproc *p, const struct ma
 
 	for (size_t i = 0; i < ms->nr; i++) {
 		const struct map *m = &ms->v[i];
-		char proc[64];
-		uint64_t base;
 		int fd;
 
 		if (!unwindable(u, m) || dwfl_addrmodule(p->d->dwfl, m->start))
@@ -576,14 +622,11 @@ static bool report_new_maps(struct unwinder *u, struct uproc *p, const struct ma
 							       .ino = d->ino });
 		if (fd < 0)
 			continue;
-		/* libdwfl opens its own descriptor of the very file checked here */
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (elf_base(fd, m, &base) && dwfl_report_elf(p->d->dwfl, d->name, proc, -1, base, false)) {
+		if (report_file(p->d, d->name, fd, m)) {
 			any = true;
 			p->d->nr_files++;
 			u->open_files++;
 		}
-		close(fd);
 	}
 	p->unreported = false;
 	return any;
