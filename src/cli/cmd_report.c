@@ -430,25 +430,53 @@ static int pprof_output(const struct report *r)
 	return STDOUT_FILENO;
 }
 
-static int write_pprof(struct report *r, const struct report_event *e)
+/* -F pprof: every event of the file (or --event's), each its own sample types. */
+static int write_pprof(struct report *r, struct report_event *const *evs, size_t n)
 {
-	const struct profile_stats *st = profile__stats(e->prof);
-	struct pprof_meta m = pprof_meta_of(r, e);
-	char scope[600], cut[200];
+	const struct profile *profiles[PPROF_MAX_EVENTS];
+	struct pprof_event events[PPROF_MAX_EVENTS];
+	struct pprof_meta m = pprof_meta_of(r, evs[0]);
+	uint64_t cut = 0, first = UINT64_MAX, last = 0;
+	bool by_budget = false;
+	char scope[600], cuts[200], list[1024];
 	size_t nc = 0;
 	int fd, err;
 
+	if (n > PPROF_MAX_EVENTS) {
+		list_events(r, list, sizeof(list));
+		fprintf(stderr, "prof report: %s has samples of %zu events (%s); -F pprof holds %d: pick one "
+			"with --event NAME\n", r->o.input, n, list, PPROF_MAX_EVENTS);
+		return -E2BIG;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_stats *st = profile__stats(evs[i]->prof);
+		struct pprof_meta one = pprof_meta_of(r, evs[i]);
+
+		profiles[i] = evs[i]->prof;
+		events[i] = (struct pprof_event){ .name = one.event, .time_period = one.time_period,
+						  .period = one.period };
+		cut += st->cut_samples;
+		by_budget |= st->cut_by_budget;
+		if (evs[i]->last_time > evs[i]->first_time) {
+			first = MIN(first, evs[i]->first_time);
+			last = MAX(last, evs[i]->last_time);
+		}
+	}
+	m.events = events;
+	m.nr_events = n;
+	if (n > 1)
+		m.duration_ns = last > first ? (int64_t)(last - first) : 0;
 	snprintf(scope, sizeof(scope), "prof: %s%s%s", r->o.input, r->scope[0] ? ", scope " : "", r->scope);
 	m.comments[nc++] = scope;
-	if (st->cut_samples) {
-		snprintf(cut, sizeof(cut), "prof: %" PRIu64 " samples cut by %s (under [cut])", st->cut_samples,
-			 st->cut_by_budget ? "the report's memory budget" : "--max-stacks");
-		m.comments[nc++] = cut;
+	if (cut) {
+		snprintf(cuts, sizeof(cuts), "prof: %" PRIu64 " samples cut by %s (under [cut])", cut,
+			 by_budget ? "the report's memory budget" : "--max-stacks");
+		m.comments[nc++] = cuts;
 	}
 	fd = pprof_output(r);
 	if (fd < 0)
 		return fd;
-	err = pprof__write(e->prof, &m, fd);
+	err = pprof__write_events(profiles, &m, fd);
 	if (fd != STDOUT_FILENO && close(fd) < 0 && !err)
 		err = -errno;
 	if (err < 0)
@@ -619,7 +647,7 @@ static void warn_after_reading(const struct report *r, struct report_event *cons
 	}
 }
 
-/* The single-profile formats (folded, svg, pprof) show one event: the first, unless
+/* The single-profile formats (folded, svg) show one event: the first, unless
  * --event picked it; the others are named on stderr. */
 static const struct report_event *one_event(const struct report *r, struct report_event *const *evs, size_t n)
 {
@@ -629,8 +657,7 @@ static const struct report_event *one_event(const struct report *r, struct repor
 		list_events(r, list, sizeof(list));
 		fprintf(stderr, "prof report: %s has samples of %zu events (%s); -F %s shows the first only, %s: "
 			"pick one with --event NAME\n", r->o.input, n, list,
-			r->o.format == FORMAT_PPROF ? "pprof" : r->o.format == FORMAT_SVG ? "svg" : "folded",
-			report__event_name(evs[0]));
+			r->o.format == FORMAT_SVG ? "svg" : "folded", report__event_name(evs[0]));
 	}
 	return evs[0];
 }
@@ -641,7 +668,7 @@ static int write_output(struct report *r, struct report_event *const *evs, size_
 	int err;
 
 	if (r->o.format == FORMAT_PPROF)
-		return write_pprof(r, one_event(r, evs, n)) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
+		return write_pprof(r, evs, n) < 0 ? EXIT_PROF_FAIL : EXIT_PROF_OK;
 	err = r->o.format == FORMAT_FOLDED || r->o.format == FORMAT_SVG ? write_stacks(r, one_event(r, evs, n))
 									 : write_rows(r, evs, n);
 	if (err == -ENOMEM) {

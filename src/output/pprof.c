@@ -98,8 +98,9 @@ struct map_facts {
 struct build {
 	PbProfile prof;
 	struct strtab strs, map_names, func_names;
-	PbValueType types[2], period_type;
-	PbValueType *type_ptrs[2];
+	PbValueType types[2 * PPROF_MAX_EVENTS], period_type;
+	PbValueType *type_ptrs[2 * PPROF_MAX_EVENTS];
+	size_t nr_events;               /* each sample has 2 values per event */
 	PbMapping *maps;
 	struct map_facts *facts;
 	size_t cap_maps, cap_facts;
@@ -276,8 +277,12 @@ static int add_sample(struct build *b, const struct pprof_source *src, const str
 	size_t n = b->nr_samples;
 	PbSample *ps;
 
+	size_t nv = 2 * b->nr_events;
+
+	if (s->event >= b->nr_events)
+		return -EINVAL;
 	if (VEC_RESERVE(b->samples, b->cap_samples, n + 1) < 0 || VEC_RESERVE(b->sample_at, b->cap_at, 2 * n + 2) < 0 ||
-	    VEC_RESERVE(b->values, b->cap_values, 2 * n + 2) < 0 ||
+	    VEC_RESERVE(b->values, b->cap_values, nv * (n + 1)) < 0 ||
 	    VEC_RESERVE(b->ids, b->cap_ids, b->nr_ids + s->nr + 1) < 0 ||
 	    VEC_RESERVE(b->labels, b->cap_labels, b->nr_labels + s->nr_labels + 1) < 0)
 		return -ENOMEM;
@@ -296,9 +301,10 @@ static int add_sample(struct build *b, const struct pprof_source *src, const str
 	perftools__profiles__sample__init(ps);
 	ps->n_location_id = s->nr;
 	ps->n_label = s->nr_labels;
-	ps->n_value = 2;
-	b->values[2 * n] = (int64_t)s->samples;
-	b->values[2 * n + 1] = (int64_t)s->period;
+	ps->n_value = nv;
+	memset(&b->values[nv * n], 0, nv * sizeof(*b->values));
+	b->values[nv * n + 2 * s->event] = (int64_t)s->samples;
+	b->values[nv * n + 2 * s->event + 1] = (int64_t)s->period;
 	b->nr_samples = n + 1;
 	return b->strs.err;
 }
@@ -354,7 +360,7 @@ static int link_pointers(struct build *b)
 		PbSample *s = &b->samples[i];
 
 		s->location_id = b->ids + b->sample_at[2 * i];
-		s->value = &b->values[2 * i];
+		s->value = &b->values[2 * b->nr_events * i];
 		s->label = (PbLabel **)p;
 		for (size_t k = 0; k < s->n_label; k++)
 			*p++ = &b->labels[b->sample_at[2 * i + 1] + k];
@@ -364,23 +370,36 @@ static int link_pointers(struct build *b)
 
 static void header(struct build *b, const struct pprof_meta *m)
 {
-	size_t nc = 0;
+	const struct pprof_event one = { .name = m->event, .time_period = m->time_period, .period = m->period };
+	const struct pprof_event *ev = m->nr_events > 1 ? m->events : &one;
+	size_t ne = m->nr_events > 1 ? MIN(m->nr_events, (size_t)PPROF_MAX_EVENTS) : 1, nc = 0;
+	char name[256];
 
 	str_index(&b->strs, "");        /* string_table[0] must be "" */
-	/* value 0: samples; value 1: the period, cpu time when the event counts time */
-	for (int i = 0; i < 2; i++) {
+	b->nr_events = ne;
+	for (size_t i = 0; i < 2 * ne; i++) {
 		perftools__profiles__value_type__init(&b->types[i]);
 		b->type_ptrs[i] = &b->types[i];
 	}
-	b->types[0].type = str_index(&b->strs, "samples");
-	b->types[0].unit = str_index(&b->strs, "count");
-	b->types[1].type = str_index(&b->strs, m->time_period ? "cpu" : m->event);
-	b->types[1].unit = str_index(&b->strs, m->time_period ? "nanoseconds" : "count");
-	b->prof.n_sample_type = 2;
+	for (size_t i = 0; i < ne; i++) {
+		const char *e = ev[i].name ? ev[i].name : "events";
+		PbValueType *count = &b->types[2 * i], *period = &b->types[2 * i + 1];
+
+		/* one event, as Go names them: samples/count, cpu/nanoseconds; several: by event */
+		if (ne == 1)
+			snprintf(name, sizeof(name), "samples");
+		else
+			snprintf(name, sizeof(name), "%s_samples", e);
+		count->type = str_index(&b->strs, name);
+		count->unit = str_index(&b->strs, "count");
+		period->type = str_index(&b->strs, ne == 1 && ev[i].time_period ? "cpu" : e);
+		period->unit = str_index(&b->strs, ev[i].time_period ? "nanoseconds" : "count");
+	}
+	b->prof.n_sample_type = 2 * ne;
 	b->prof.sample_type = b->type_ptrs;
 	b->period_type = b->types[1];
 	b->prof.period_type = &b->period_type;
-	b->prof.period = m->period;
+	b->prof.period = ev[0].period;
 	b->prof.time_nanos = m->time_ns;
 	b->prof.duration_nanos = m->duration_ns;
 	b->prof.default_sample_type = b->types[1].type;
@@ -464,14 +483,21 @@ out:
 
 /* ---- the engine's profile as a source ------------------------------------------------- */
 
+/* HEADER_BUILD_ID's file names; hex[i] their ids. */
+struct bid_table {
+	struct strtab names;
+	char (*hex)[2 * 20 + 1];
+	size_t cap_hex;
+};
+
+/* One engine's profile, the samples of event `event`. */
 struct engine_src {
 	const struct profile *p;
 	const struct pprof_meta *m;
+	uint32_t event;
 	const struct profile_frame *frames;
 	const struct profile_entry *entries;
-	struct strtab bid_names;        /* HEADER_BUILD_ID's file names; bid_hex[i] their ids */
-	char (*bid_hex)[2 * 20 + 1];
-	size_t cap_hex;
+	struct bid_table *bids;
 	struct pprof_label labels[6];   /* uid, user, cgroup, container, comm, pid */
 	char hex[2 * 20 + 1];
 };
@@ -486,17 +512,17 @@ static void hex(char *dst, const uint8_t *id, size_t len)
 
 static int bid_add(const struct reader_build_id *b, void *ctx)
 {
-	struct engine_src *e = ctx;
+	struct bid_table *t = ctx;
 	bool created;
-	int64_t i = str_add(&e->bid_names, b->filename, &created);
+	int64_t i = str_add(&t->names, b->filename, &created);
 
-	if (e->bid_names.err)
-		return e->bid_names.err;
+	if (t->names.err)
+		return t->names.err;
 	if (!created)
 		return 0;               /* the first record of a path wins */
-	if (VEC_RESERVE(e->bid_hex, e->cap_hex, e->bid_names.nr) < 0)
+	if (VEC_RESERVE(t->hex, t->cap_hex, t->names.nr) < 0)
 		return -ENOMEM;
-	hex(e->bid_hex[i], b->data, MIN(b->size, (uint8_t)20));
+	hex(t->hex[i], b->data, MIN(b->size, (uint8_t)20));
 	return 0;
 }
 
@@ -504,11 +530,11 @@ static int bid_add(const struct reader_build_id *b, void *ctx)
  * records of it carried (the first of that name with one). */
 static const char *engine_bid(struct engine_src *e, const char *dso)
 {
-	const uint32_t *slot = hashtable__find(&e->bid_names.index, hash__bytes(dso, strlen(dso)), dso);
+	const uint32_t *slot = hashtable__find(&e->bids->names.index, hash__bytes(dso, strlen(dso)), dso);
 	const struct model_dso *d;
 
-	if (slot && e->bid_hex[*slot][0])
-		return e->bid_hex[*slot];
+	if (slot && e->bids->hex[*slot][0])
+		return e->bids->hex[*slot];
 	for (uint32_t i = 0; e->m->model && (d = model__dso(e->m->model, i)); i++)
 		if (d->name == dso && d->build_id_len) {
 			hex(e->hex, d->build_id, MIN(d->build_id_len, (size_t)20));
@@ -555,7 +581,7 @@ static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)
 	if (en->task.pid > 0)
 		e->labels[nl++] = (struct pprof_label){ .key = "pid", .num = en->task.pid };
 	*ret = (struct pprof_sample){ .locs = ids, .nr = n, .samples = en->samples, .period = en->period,
-				      .labels = e->labels, .nr_labels = nl };
+				      .event = e->event, .labels = e->labels, .nr_labels = nl };
 	return true;
 }
 
@@ -602,24 +628,107 @@ size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX])
 	return ARRAY_SIZE(labelled);
 }
 
-int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd)
+/* Several engines as one source: their locations, then their samples, one after another. */
+struct engines_src {
+	struct engine_src e[PPROF_MAX_EVENTS];
+	size_t n;
+	size_t loc_off[PPROF_MAX_EVENTS + 1], sample_off[PPROF_MAX_EVENTS + 1];
+	uint32_t *locs;                 /* a sample's locations, moved to the source's indexes */
+};
+
+/* Room in s->locs for the deepest stack of the engines after the first. */
+static int engines_reserve(struct engines_src *s)
 {
-	struct engine_src e = { .p = p, .m = m };
-	struct pprof_source src = { .loc = engine_loc, .sample = engine_sample, .ctx = &e, .main_loc = main_frame(p) };
+	size_t deepest = 1, n;
+
+	for (size_t k = 1; k < s->n; k++) {
+		const struct profile_entry *en = s->e[k].entries;
+
+		for (size_t i = 0; i < s->sample_off[k + 1] - s->sample_off[k]; i++) {
+			profile__stack(s->e[k].p, en[i].stack, &n);
+			deepest = MAX(deepest, n);
+		}
+	}
+	s->locs = malloc(deepest * sizeof(*s->locs));
+	return s->locs ? 0 : -ENOMEM;
+}
+
+static size_t engine_at(const size_t *off, size_t n, size_t i)
+{
+	size_t k = 0;
+
+	while (k + 1 < n && i >= off[k + 1])
+		k++;
+	return k;
+}
+
+static void engines_loc(void *ctx, uint32_t i, struct pprof_loc *ret)
+{
+	struct engines_src *s = ctx;
+	size_t k = engine_at(s->loc_off, s->n, i);
+
+	engine_loc(&s->e[k], (uint32_t)(i - s->loc_off[k]), ret);
+}
+
+static bool engines_sample(void *ctx, size_t i, struct pprof_sample *ret)
+{
+	struct engines_src *s = ctx;
+	size_t k = engine_at(s->sample_off, s->n, i);
+
+	if (!engine_sample(&s->e[k], i - s->sample_off[k], ret))
+		return false;
+	if (!s->loc_off[k])
+		return true;
+	for (size_t j = 0; j < ret->nr; j++)
+		s->locs[j] = (uint32_t)(ret->locs[j] + s->loc_off[k]);
+	ret->locs = s->locs;
+	return true;
+}
+
+int pprof__write_events(const struct profile *const *profiles, const struct pprof_meta *m, int fd)
+{
+	size_t n = m->nr_events > 1 ? MIN(m->nr_events, (size_t)PPROF_MAX_EVENTS) : 1;
+	struct engines_src *s = calloc(1, sizeof(*s));
+	struct bid_table bids = { 0 };
+	struct pprof_source src = { .loc = engines_loc, .sample = engines_sample, .ctx = s };
 	_cleanup_free_ uint8_t *out = NULL;
-	size_t len;
+	size_t len, nl, ns;
 	int err = 0;
 
-	e.frames = profile__frames(p, &src.nr_locs);
-	e.entries = profile__entries(p, &src.nr_samples);
-	strtab_init(&e.bid_names);
-	if (m->reader)
-		err = perf_reader__for_each_build_id(m->reader, bid_add, &e);
+	if (!s)
+		return -ENOMEM;
+	strtab_init(&bids.names);
+	s->n = n;
+	for (size_t k = 0; k < n; k++) {
+		struct engine_src *e = &s->e[k];
+
+		*e = (struct engine_src){ .p = profiles[k], .m = m, .event = (uint32_t)k, .bids = &bids };
+		e->frames = profile__frames(profiles[k], &nl);
+		e->entries = profile__entries(profiles[k], &ns);
+		s->loc_off[k + 1] = s->loc_off[k] + nl;
+		s->sample_off[k + 1] = s->sample_off[k] + ns;
+	}
+	src.nr_locs = s->loc_off[n];
+	src.nr_samples = s->sample_off[n];
+	src.main_loc = main_frame(profiles[0]);
+	err = engines_reserve(s);
+	if (!err && m->reader)
+		err = perf_reader__for_each_build_id(m->reader, bid_add, &bids);
 	if (!err)
 		err = pprof__encode(&src, m, &out, &len);
 	if (!err)
 		err = write_all(fd, out, len);
-	strtab_release(&e.bid_names);
-	free(e.bid_hex);
+	strtab_release(&bids.names);
+	free(bids.hex);
+	free(s->locs);
+	free(s);
 	return err;
+}
+
+int pprof__write(const struct profile *p, const struct pprof_meta *m, int fd)
+{
+	struct pprof_meta one = *m;
+
+	one.nr_events = 0;
+	return pprof__write_events(&p, &one, fd);
 }

@@ -25,10 +25,28 @@
 #include "prof/perfdata/perf_reader.h"
 #include "prof/analyze/profile.h"
 
+#define PPROF_MAX_EVENTS 16
+
+/* A sampling event: its pprof sample types are a count of samples and its period. */
+struct pprof_event {
+	const char *name;               /* "cpu-clock", "cycles" */
+	bool time_period;               /* the period counts nanoseconds (cpu-clock, task-clock) */
+	int64_t period;                 /* events between samples (the mean with -F) */
+};
+
+/*
+ * One event: sample types "samples"/count and its period ("cpu"/nanoseconds for a
+ * time event, else "<event>"/count), as Go's profiles name them.  Several (nr_events
+ * > 1, events[0] the default): a pair per event, named "<event>_samples"/count and
+ * "<event>"/nanoseconds or count, each sample's values zero but its own event's
+ * (go tool pprof -sample_index=<event> picks one).
+ */
 struct pprof_meta {
 	const char *event;              /* the sampling event's name: "cpu-clock", "cycles" */
 	bool time_period;               /* the period counts nanoseconds (cpu-clock, task-clock) */
 	int64_t period;                 /* events between samples (the mean with -F) */
+	const struct pprof_event *events;       /* several events (else the three above) */
+	size_t nr_events;
 	int64_t time_ns;                /* the start, realtime (0: not stated) */
 	int64_t duration_ns;
 	const char *comments[4];        /* free text (scope, cut counts); NULL ends */
@@ -57,6 +75,7 @@ struct pprof_sample {
 	const uint32_t *locs;
 	size_t nr;
 	uint64_t samples, period;
+	uint32_t event;                 /* of pprof_meta's events (0 with one) */
 	const struct pprof_label *labels;
 	size_t nr_labels;
 };
@@ -73,6 +92,10 @@ struct pprof_source {
 
 /* The profile as gzipped bytes (malloc'd) in *ret.  0, or -ENOMEM. */
 int pprof__encode(const struct pprof_source *src, const struct pprof_meta *m, uint8_t **ret, size_t *ret_len);
+
+/* Several engines' profiles, one per event (events[i] of m is profiles[i]'s), as one
+ * pprof written to fd.  0 or -errno. */
+int pprof__write_events(const struct profile *const *profiles, const struct pprof_meta *m, int fd);
 
 /* The task facts pprof's labels show (uid, cgroup, container, comm, pid): the ones
  * the engine keeps apart for it (attribution__keep_only).  Their number. */

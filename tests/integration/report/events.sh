@@ -3,11 +3,15 @@
 # record's own) is reported per event, as perf reports it: each event's samples,
 # period and per-comm shares are perf's (perf script, perf report) and never added
 # to the other's; JSON carries an events array; --event NAME (or its number) picks
-# one, in every format; a name the file lacks is refused with the list; folded, svg
-# and pprof show the first event and name the others.  prof top refuses two events.
+# one, in every format; a name the file lacks is refused with the list; pprof carries
+# every event as its own pair of sample types (go tool pprof -sample_index=EVENT),
+# each with perf's totals; folded and svg show the first event and name the others.
+# prof top refuses two events.
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
+GO=$(command -v go || true)
+[ -n "$GO" ] && HOME=$TMP "$GO" tool pprof -h >/dev/null 2>&1 || { GO=; note "no go tool pprof (golang-go): pprof's events not read"; }
 
 # CPU time and page faults in different processes: prof-hot spins, python3 touches
 # 200 MB
@@ -94,7 +98,41 @@ PY
 		grep -q "<title>all ($want samples" "$TMP/pf.svg" || fail "$what: svg of page-faults: $(grep -o '<title>all[^<]*' "$TMP/pf.svg")"
 	"$PROF" report -i "$file" -F pprof --event page-faults -o "$TMP/pf.pb.gz" 2>"$TMP/err" || fail "$what: pprof --event"
 	zcat "$TMP/pf.pb.gz" | grep -qa "page-faults" || fail "$what: pprof of page-faults does not name it"
-	pass "$what: folded/svg/pprof: the first event with a note, --event page-faults: its samples only"
+	pass "$what: folded/svg: the first event with a note, --event page-faults (and pprof's): its samples only"
+
+	# pprof: both events, each its own sample types, totals as perf script's
+	if [ -n "$GO" ]; then
+		"$PROF" report -i "$file" -F pprof -o "$TMP/both.pb.gz" 2>"$TMP/err" || fail "$what: pprof: $(cat "$TMP/err")"
+		[ ! -s "$TMP/err" ] || fail "$what: pprof of two events says: $(cat "$TMP/err")"
+		HOME=$TMP "$GO" tool pprof -raw "$TMP/both.pb.gz" >"$TMP/both.raw" 2>"$TMP/err" ||
+			fail "$what: go tool pprof -raw: $(cat "$TMP/err")"
+		python3 - "$TMP" <<'PY' || fail "$what: pprof's events are not perf's"
+import collections, re, sys
+tmp = sys.argv[1]
+samples, period = collections.Counter(), collections.Counter()
+for line in open(f"{tmp}/script.txt"):
+    m = re.match(r"\s*(.*\S)\s+(\d+)\s+(\S+):\s*$", line)
+    if m:
+        samples[m.group(3)] += 1
+        period[m.group(3)] += int(m.group(2))
+lines = open(f"{tmp}/both.raw").read().splitlines()
+types = next(l for i, l in enumerate(lines) if i and lines[i - 1] == "Samples:").split()
+want = ["cpu-clock_samples/count", "cpu-clock/nanoseconds[dflt]", "page-faults_samples/count", "page-faults/count"]
+assert types == want, types
+sums = [0] * 4
+for l in lines:
+    m = re.match(r"\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+):", l)
+    if m:
+        v = [int(x) for x in m.groups()]
+        assert (v[0] == 0) != (v[2] == 0), f"a sample of both events: {l}"
+        sums = [a + b for a, b in zip(sums, v)]
+got = {"cpu-clock": sums[0:2], "page-faults": sums[2:4]}
+for ev in ("cpu-clock", "page-faults"):
+    assert got[ev] == [samples[ev], period[ev]], f"{ev}: pprof {got[ev]}, perf script {samples[ev]} {period[ev]}"
+print(f"pprof: {got}")
+PY
+		pass "$what: pprof: both events, each its own sample types, samples and period as perf script's"
+	fi
 
 	"$PROF" report -i "$file" --event page-fault >/dev/null 2>"$TMP/err"; rc=$?
 	[ $rc -eq 2 ] && grep -q "has no event 'page-fault'; its events: 1: cpu-clock, 2: page-faults" "$TMP/err" ||

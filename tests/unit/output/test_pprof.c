@@ -36,10 +36,9 @@ static struct profile_frame at(const char *dso, const char *sym, uint64_t addr, 
 	return (struct profile_frame){ .dso = in(dso), .sym = in(sym), .has_addr = addr != 0, .addr = addr, .off = off };
 }
 
-/* p as pprof, gunzipped and decoded. */
-static PbProfile *roundtrip(const struct profile *p)
+/* Several engines (one per event of m) as pprof, gunzipped and decoded. */
+static PbProfile *roundtrip_events(const struct profile *const *ps, const struct pprof_meta *m)
 {
-	struct pprof_meta m = { .event = "cpu-clock", .time_period = true, .period = 1000000 };
 	int fd = memfd_create("pprof", 0);
 	size_t cap = 1 << 20;
 	uint8_t *buf = malloc(cap);
@@ -48,7 +47,7 @@ static PbProfile *roundtrip(const struct profile *p)
 	PbProfile *pb;
 
 	cr_assert(fd >= 0 && buf);
-	cr_assert_eq(pprof__write(p, &m, fd), 0);
+	cr_assert_eq(pprof__write_events(ps, m, fd), 0);
 	cr_assert_eq(lseek(fd, 0, SEEK_SET), 0);
 	gz = gzdopen(fd, "rb");
 	cr_assert_not_null(gz);
@@ -59,6 +58,14 @@ static PbProfile *roundtrip(const struct profile *p)
 	free(buf);
 	cr_assert_not_null(pb, "not a profile.proto");
 	return pb;
+}
+
+/* p as pprof, gunzipped and decoded. */
+static PbProfile *roundtrip(const struct profile *p)
+{
+	struct pprof_meta m = { .event = "cpu-clock", .time_period = true, .period = 1000000 };
+
+	return roundtrip_events(&p, &m);
 }
 
 static const char *str(const PbProfile *pb, int64_t i)
@@ -178,4 +185,61 @@ Test(pprof, no_addresses_as_before)
 	cr_expect_eq(pb->mapping[0]->memory_limit, 0);
 	perftools__profiles__profile__free_unpacked(pb, NULL);
 	profile__free(p);
+}
+
+/*
+ * Two events: a pair of sample types each, named by event, the first the default;
+ * every sample's values zero but its own event's; a frame of both engines is in each
+ * sample's own locations.
+ */
+Test(pprof, several_events)
+{
+	struct profile *cpu = profile__new(0), *pf = profile__new(0);
+	const struct profile *ps[] = { cpu, pf };
+	const struct pprof_event evs[] = { { .name = "cpu-clock", .time_period = true, .period = 250000 },
+					   { .name = "page-faults", .period = 1 } };
+	struct pprof_meta m = { .event = "cpu-clock", .time_period = true, .period = 250000, .events = evs,
+				.nr_events = 2 };
+	struct profile_task t = { .pid = 7, .comm = in("work") };
+	struct profile_frame a[] = { at("/bin/w", "hot", 0x1214, 0x214), at("/bin/w", "main", 0x1100, 0x100) };
+	struct profile_frame b[] = { at("/bin/w", "touch", 0x1300, 0x300), at("/bin/w", "main", 0x1100, 0x100) };
+	static const char *const want[] = { "cpu-clock_samples", "count", "cpu-clock", "nanoseconds",
+					    "page-faults_samples", "count", "page-faults", "count" };
+	int64_t sums[4] = { 0 };
+	PbProfile *pb;
+
+	cr_assert(cpu && pf);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(profile__add(cpu, &t, a, 2, 250000), 0);
+	cr_assert_eq(profile__add(pf, &t, b, 2, 5), 0);
+	cr_assert_eq(profile__add(pf, &t, b, 2, 2), 0);
+	pb = roundtrip_events(ps, &m);
+
+	cr_assert_eq(pb->n_sample_type, 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_expect_str_eq(str(pb, pb->sample_type[i]->type), want[2 * i]);
+		cr_expect_str_eq(str(pb, pb->sample_type[i]->unit), want[2 * i + 1]);
+	}
+	cr_expect_str_eq(str(pb, pb->default_sample_type), "cpu-clock");
+	cr_assert_eq(pb->n_sample, 2);
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pb->sample[i];
+		const Perftools__Profiles__Location *leaf;
+		const char *fn;
+
+		cr_assert_eq(s->n_value, 4);
+		cr_expect((s->value[0] == 0) != (s->value[2] == 0), "a sample of one event");
+		for (size_t k = 0; k < 4; k++)
+			sums[k] += s->value[k];
+		cr_assert(s->n_location_id == 2 && s->location_id[0] >= 1 && s->location_id[0] <= pb->n_location);
+		leaf = pb->location[s->location_id[0] - 1];
+		cr_assert_eq(leaf->n_line, 1);
+		fn = str(pb, pb->function[leaf->line[0]->function_id - 1]->name);
+		cr_expect_str_eq(fn, s->value[0] ? "hot" : "touch", "each sample's own event's stack");
+	}
+	cr_expect(sums[0] == 3 && sums[1] == 750000 && sums[2] == 2 && sums[3] == 7,
+		  "sums %ld %ld %ld %ld", (long)sums[0], (long)sums[1], (long)sums[2], (long)sums[3]);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	profile__free(cpu);
+	profile__free(pf);
 }
