@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +10,7 @@
 #include "prof/daemon/export_pprof.h"
 #include "prof/output/pprof.h"
 #include "prof/perfdata/build_id.h"
-
-#define USER_CACHE 16
+#include "prof/sys/users.h"
 
 struct src {
 	const struct view_answer *a;
@@ -20,35 +18,19 @@ struct src {
 	uint32_t stack[DICT_MAX_STACK];
 	struct pprof_label labels[6];   /* user, uid, cgroup, unit, container, comm */
 	char uid_text[16], unit[256], hex[2 * 20 + 1];
-	/* user names of the uids seen, so getpwuid_r runs once per uid */
-	struct { uint32_t uid; char name[64]; } users[USER_CACHE];
-	size_t nr_users, next_user;
+	struct users users;             /* names of the uids seen, each looked up once */
+	char uid_name[16];
 };
 
-bool export_pprof__user(uint32_t uid, char *buf, size_t len)
-{
-	struct passwd pw, *res = NULL;
-	char tmp[4096];
-
-	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res) {
-		snprintf(buf, len, "%s", res->pw_name);
-		return true;
-	}
-	snprintf(buf, len, "%" PRIu32, uid);
-	return false;
-}
-
+/* The user's name, else the number (a label must say whom). */
 static const char *user_of(struct src *s, uint32_t uid)
 {
-	size_t i;
+	const struct user_entry *e = users__get(&s->users, uid);
 
-	for (i = 0; i < s->nr_users; i++)
-		if (s->users[i].uid == uid)
-			return s->users[i].name;
-	i = s->nr_users < USER_CACHE ? s->nr_users++ : s->next_user++ % USER_CACHE;
-	s->users[i].uid = uid;
-	export_pprof__user(uid, s->users[i].name, sizeof(s->users[i].name));
-	return s->users[i].name;
+	if (e->found)
+		return e->name;
+	snprintf(s->uid_name, sizeof(s->uid_name), "%" PRIu32, uid);
+	return s->uid_name;
 }
 
 void export_pprof__unit(const char *cgroup, char *buf, size_t len)

@@ -4,7 +4,6 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "prof/base/util.h"
 #include "prof/daemon/export_pprof.h"
 #include "prof/daemon/export_push.h"
+#include "prof/sys/users.h"
 #include "prof/daemon/sampler.h"
 #include "prof/daemon/view.h"
 
@@ -312,19 +312,18 @@ static void failed(struct export_push *p, long status, const char *what, const c
 static enum outcome push_series(struct export_push *p, const struct export_push_settings *s, const struct window *w,
 				const struct view_answer *a, const struct export_series *se, int *tries_422)
 {
-	struct passwd pw, *res = NULL;
-	char pwbuf[4096], org[EXPORT_MAX_ORG + 64], name[1024], url[sizeof(s->c.push_url) + 1600], answer[208];
+	struct users users = { 0 };
+	const struct user_entry *ue = users__get(&users, se->uid);
+	char org[EXPORT_MAX_ORG + 64], name[1024], url[sizeof(s->c.push_url) + 1600], answer[208];
 	struct export_pprof_opts o = { .event = s->event, .time_period = s->time_period, .period = s->period,
 				       .from = w->start, .until = w->end, .series = se };
-	const char *user;
+	const char *user = ue->found ? ue->name : "";
 	_cleanup_free_ uint8_t *body = NULL;
 	char *esc;
 	size_t len;
 	long status;
 
-	bool has_user = getpwuid_r(se->uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res;
-	user = has_user ? res->pw_name : "";
-	if (!se->uid_known || !org_of(&s->c, se->uid, user, has_user, has_user ? res->pw_gid : (gid_t)-1, org,
+	if (!se->uid_known || !org_of(&s->c, se->uid, user, ue->found, ue->found ? (gid_t)ue->gid : (gid_t)-1, org,
 				      sizeof(org))) {
 		pthread_mutex_lock(&p->lock);
 		p->st.skipped++;

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +7,7 @@
 #include "prof/base/util.h"
 #include "prof/output/keys.h"
 #include "prof/scope/containers.h"
+#include "prof/sys/users.h"
 
 static const struct {
 	const char *name, *json, *title;
@@ -86,14 +86,15 @@ void keys__raw_text(const struct profile_row *row, enum profile_key k, const str
 		    const struct profile *p, char *buf, size_t len)
 {
 	const struct profile_task *t = &row->task;
-	const char *cg, *slash;
-	struct passwd *pw;
+	/* a row per uid at most looks its name up: a report may have thousands */
+	static __thread struct users users;
+	const char *cg, *slash, *user;
 
 	switch (k) {
 	case PROFILE_KEY_UID:
-		pw = t->uid_known ? getpwuid(t->uid) : NULL;
-		if (pw)
-			snprintf(buf, len, "%s", pw->pw_name);
+		user = t->uid_known ? users__name(&users, t->uid) : NULL;
+		if (user)
+			snprintf(buf, len, "%s", user);
 		else if (t->uid_known)
 			snprintf(buf, len, "%u", t->uid);
 		else

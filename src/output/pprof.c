@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "prof/output/pprof.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/base/util.h"
+#include "prof/sys/users.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -498,6 +498,7 @@ struct engine_src {
 	const struct profile_frame *frames;
 	const struct profile_entry *entries;
 	struct bid_table *bids;
+	struct users *users;
 	struct pprof_label labels[6];   /* uid, user, cgroup, container, comm, pid */
 	char hex[2 * 20 + 1];
 };
@@ -561,15 +562,15 @@ static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)
 	const struct profile_entry *en = &e->entries[i];
 	const char *cg = en->task.cgroup && e->m->model ? model__cgroup(e->m->model, en->task.cgroup) : NULL;
 	const uint32_t *ids;
-	struct passwd *pw;
+	const char *user;
 	size_t n, nl = 0;
 
 	ids = profile__stack(e->p, en->stack, &n);
 	if (en->task.uid_known) {
 		e->labels[nl++] = (struct pprof_label){ .key = "uid", .num = en->task.uid };
-		pw = getpwuid(en->task.uid);
-		if (pw)
-			e->labels[nl++] = (struct pprof_label){ .key = "user", .str = pw->pw_name };
+		user = users__name(e->users, en->task.uid);
+		if (user)
+			e->labels[nl++] = (struct pprof_label){ .key = "user", .str = user };
 	}
 	if (cg)
 		e->labels[nl++] = (struct pprof_label){ .key = "cgroup", .str = cg };
@@ -634,6 +635,7 @@ struct engines_src {
 	size_t n;
 	size_t loc_off[PPROF_MAX_EVENTS + 1], sample_off[PPROF_MAX_EVENTS + 1];
 	uint32_t *locs;                 /* a sample's locations, moved to the source's indexes */
+	struct users users;
 };
 
 /* Room in s->locs for the deepest stack of the engines after the first. */
@@ -702,7 +704,8 @@ int pprof__write_events(const struct profile *const *profiles, const struct ppro
 	for (size_t k = 0; k < n; k++) {
 		struct engine_src *e = &s->e[k];
 
-		*e = (struct engine_src){ .p = profiles[k], .m = m, .event = (uint32_t)k, .bids = &bids };
+		*e = (struct engine_src){ .p = profiles[k], .m = m, .event = (uint32_t)k, .bids = &bids,
+					  .users = &s->users };
 		e->frames = profile__frames(profiles[k], &nl);
 		e->entries = profile__entries(profiles[k], &ns);
 		s->loc_off[k + 1] = s->loc_off[k] + nl;

@@ -51,8 +51,4 @@ int export_pprof__series(const struct view_answer *a, struct export_series **ret
  * "" when none. */
 void export_pprof__unit(const char *cgroup, char *buf, size_t len);
 
-/* The user name of uid into buf; false when there is none (buf then holds the
- * number). */
-bool export_pprof__user(uint32_t uid, char *buf, size_t len);
-
 #endif
