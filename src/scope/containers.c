@@ -14,7 +14,8 @@
 #define MAX_LISTED 8    /* candidates an error names */
 
 /* The runtimes' names of a container's cgroup: prefix, the id, suffix, and the name
- * its parent must have (NULL: any). */
+ * its parent must have (NULL: any; "pod*": a pod's, pod<uid> as the kubelet's
+ * cgroupfs driver names it, kubepods/<qos>/pod<uid>/<id>). */
 static const struct {
 	const char *prefix, *suffix, *parent;
 } forms[] = {
@@ -24,10 +25,11 @@ static const struct {
 	{ "libpod-", "", "libpod_parent" },
 	{ "cri-containerd-", ".scope", NULL },
 	{ "crio-", ".scope", NULL },
+	{ "", "", "pod*" },
 };
 
 #define FORMS_TEXT "docker-<id>.scope, docker/<id>, libpod-<id>.scope, libpod_parent/libpod-<id>, " \
-		   "cri-containerd-<id>.scope, crio-<id>.scope"
+		   "cri-containerd-<id>.scope, crio-<id>.scope, pod<uid>/<id>"
 
 static bool is_hex(const char *s, size_t len)
 {
@@ -42,6 +44,17 @@ static bool name_is(const char *s, size_t len, const char *want)
 	return strlen(want) == len && !memcmp(s, want, len);
 }
 
+/* pod<uid>: the kubelet's cgroupfs name of a pod (its uid with dashes). */
+static bool is_pod_dir(const char *s, size_t len)
+{
+	if (len < 3 + 32 || len > 3 + CONTAINER_POD_UID_MAX || memcmp(s, "pod", 3))
+		return false;
+	for (size_t i = 3; i < len; i++)
+		if (!is_hex(&s[i], 1) && s[i] != '-')
+			return false;
+	return true;
+}
+
 /* The id of a cgroup directory called name[0..len), whose parent is called
  * parent[0..plen): where in name it is, or NULL when it is not a container's. */
 static const char *id_of_name(const char *parent, size_t plen, const char *name, size_t len)
@@ -52,7 +65,8 @@ static const char *id_of_name(const char *parent, size_t plen, const char *name,
 		if (len != pl + CONTAINER_ID_LEN + sl || memcmp(name, forms[i].prefix, pl) ||
 		    memcmp(name + len - sl, forms[i].suffix, sl) || !is_hex(name + pl, CONTAINER_ID_LEN))
 			continue;
-		if (!forms[i].parent || name_is(parent, plen, forms[i].parent))
+		if (!forms[i].parent || name_is(parent, plen, forms[i].parent) ||
+		    (!strcmp(forms[i].parent, "pod*") && is_pod_dir(parent, plen)))
 			return name + pl;
 	}
 	return NULL;

@@ -21,6 +21,7 @@
 #define ID1 "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
 #define ID2 "0f1e2d3c4b5a6978ffffffffffffffffffffffffffffffffffffffffffffffff"
 #define ID3 "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2"
+#define ID4 "b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecf"
 #define POD "4c2bd8f9-1a3e-4f56-9b7c-0d1e2f3a4b5c"
 #define POD_ "4c2bd8f9_1a3e_4f56_9b7c_0d1e2f3a4b5c"
 
@@ -47,6 +48,9 @@ Test(containers, runtimes_paths)
 		".scope", ID1);
 	of_path("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" POD_ ".slice/crio-" ID1 ".scope",
 		ID1);
+	/* the kubelet's cgroupfs driver: kubepods/<qos>/pod<uid>/<id> */
+	of_path("/kubepods/besteffort/pod" POD "/" ID1, ID1);
+	of_path("/kubepods/pod" POD "/" ID1, ID1);
 	/* a process of the container in a cgroup it made (systemd inside, cgroupns) */
 	of_path("/system.slice/docker-" ID1 ".scope/init.scope", ID1);
 	/* nested runtimes: the innermost container is the task's */
@@ -72,6 +76,9 @@ Test(containers, host_and_helpers_are_not_containers)
 	of_path("/system.slice/docker-0F1E2D3C4B5A69788796A5B4C3D2E1F00112233445566778899AABBCCDDEEFF0.scope", NULL);
 	of_path("/system.slice/docker-g f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff.scope", NULL);
 	of_path("/other/" ID1, NULL);
+	of_path("/kubepods/besteffort/pod" POD, NULL);
+	of_path("/kubepods/besteffort/podx" POD "/" ID1, NULL);
+	of_path("/kubepods/besteffort/pod1234/" ID1, NULL);
 	of_path("/system.slice/docker-" ID1, NULL);
 	of_path("/libpod-" ID1, NULL);
 	of_path("/system.slice/docker-" ID1 ".scopex", NULL);
@@ -138,7 +145,7 @@ static void host(void)
 	mk("/docker/" ID2);
 	mk("/machine.slice/libpod-conmon-" ID3 ".scope");
 	mk(PODDIR "/cri-containerd-" ID3 ".scope");
-	mk("/kubepods/burstable/pod11111111-2222-3333-4444-555555555555/" ID3);
+	mk("/kubepods/burstable/pod11111111-2222-3333-4444-555555555555/" ID4);
 	/* a Guaranteed pod has no QoS slice */
 	mk("/kubepods.slice/kubepods-pod99999999_aaaa_bbbb_cccc_dddddddddddd.slice");
 }
@@ -164,6 +171,10 @@ Test(containers, find, .init = setup, .fini = teardown)
 	/* the container, not the conmon cgroup of the same id */
 	cr_assert_eq(find(CONTAINERS_CONTAINER, "a1b2c3d4e5f6", &path, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(path, PODDIR "/cri-containerd-" ID3 ".scope");
+	free(path);
+	/* the kubelet's cgroupfs driver: the bare id under its pod */
+	cr_assert_eq(find(CONTAINERS_CONTAINER, "b0b1b2b3b4b5", &path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(path, "/kubepods/burstable/pod11111111-2222-3333-4444-555555555555/" ID4);
 	free(path);
 	cr_assert_eq(find(CONTAINERS_POD, POD, &path, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(path, PODDIR);
