@@ -89,7 +89,7 @@ static bool admits(void *ctx, const struct profile_task *t)
 
 	return !(r->o.has_pid && t->pid != r->o.pid) && !(r->o.comm && strcmp(t->comm, r->o.comm)) &&
 	       !(r->o.has_uid && (!t->uid_known || t->uid != r->o.uid)) &&
-	       !(r->o.cgroup && !cgroup_matches(model__cgroup(r->model, t->cgroup), r->o.cgroup)) &&
+	       !(r->o.cgroup && !cgroup_matches(model__cgroup(r->an.model, t->cgroup), r->o.cgroup)) &&
 	       !(r->o.container_arg && !container_matches(&r->containers, t->container, r->o.container));
 }
 
@@ -179,7 +179,7 @@ static int on_record(const struct perf_event_header *ev, uint64_t off, struct re
 		return on_sample(r, ev, off);
 	if (ev->type == PERF_RECORD_LOST && ev->size >= sizeof(struct perf_record_lost))
 		r->lost += ((const struct perf_record_lost *)(const void *)ev)->lost;
-	return r->dwarf ? dwarf_stacks__note(r->dwarf, ev) : model__process(r->model, ev);
+	return r->dwarf ? dwarf_stacks__note(r->dwarf, ev) : model__process(r->an.model, ev);
 }
 
 static int on_queued_record(const struct perf_event_header *ev, uint64_t time, void *ctx)
@@ -238,9 +238,9 @@ static int read_prof_section(struct report *r, bool *ret_found)
 	err = prof_section__parse(text, len, &r->section);
 	for (size_t i = 0; !err && i < r->section.nr_tasks; i++)
 		if (r->section.tasks[i].uid_known)
-			err = model__set_uid(r->model, r->section.tasks[i].tid, r->section.tasks[i].uid);
+			err = model__set_uid(r->an.model, r->section.tasks[i].tid, r->section.tasks[i].uid);
 	prof_section__describe_scope(&r->section, r->scope, sizeof(r->scope));
-	symbols__set_unread_unknown(r->syms, r->section.mmap_build_ids);
+	symbols__set_unread_unknown(r->an.syms, r->section.mmap_build_ids);
 	return err;
 }
 
@@ -404,7 +404,7 @@ static struct pprof_meta pprof_meta_of(const struct report *r, const struct repo
 		.period = !a->attr.freq && a->attr.sample_period ? (int64_t)a->attr.sample_period
 			  : st->samples ? (int64_t)(st->period / st->samples) : 0,
 		.duration_ns = e->last_time > e->first_time ? (int64_t)(e->last_time - e->first_time) : 0,
-		.model = r->model,
+		.model = r->an.model,
 		.reader = r->reader,
 	};
 }
@@ -548,7 +548,7 @@ static int report_open_dwarf(struct report *r)
 		any |= dwarf_stacks__wanted(&perf_reader__attr(r->reader, i)->attr);
 	if (!any || !r->o.callchain)
 		return 0;
-	r->dwarf = dwarf_stacks__new(r->model, r->syms);
+	r->dwarf = dwarf_stacks__new(r->an.model, r->an.syms);
 	if (!r->dwarf) {
 		fprintf(stderr, "prof report: out of memory\n");
 		return -ENOMEM;
@@ -565,21 +565,18 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 		fprintf(stderr, "prof report: %s: %s\n", r->o.input, err == -ENOMEM ? "out of memory" : r->err.msg);
 		return err;
 	}
-	r->model = model__new();
-	r->syms = symbols__new();
-	r->jit = jitmap__new("/tmp");
 	r->budget.limit = (size_t)MIN(memory__available() / BUDGET_SHARE, (uint64_t)SIZE_MAX);
 	/* files from prof are in time order: only they have prof's section */
-	if (!r->model || !r->syms || read_prof_section(r, ret_sorted) < 0 ||
-	    perf_reader__for_each_build_id(r->reader, expect_build_id, r->syms) < 0) {
+	if (analysis__init(&r->an, &r->comms) < 0 || read_prof_section(r, ret_sorted) < 0 ||
+	    perf_reader__for_each_build_id(r->reader, expect_build_id, r->an.syms) < 0) {
 		fprintf(stderr, "prof report: out of memory\n");
 		return -ENOMEM;
 	}
-	r->res = (struct resolver){ .model = r->model, .syms = r->syms, .jit = r->jit, .names = &r->comms,
-				    .kernel_here = kernel_here(r), .inlines = !r->o.no_inline,
-				    /* pprof's locations carry addresses (a backend symbolizes by them) */
-				    .addrs = r->o.format == FORMAT_PPROF };
-	r->attr = (struct attribution){ .res = &r->res, .callchain = r->o.callchain, .admit = admits,
+	r->an.res.kernel_here = kernel_here(r);
+	r->an.res.inlines = !r->o.no_inline;
+	/* pprof's locations carry addresses (a backend symbolizes by them) */
+	r->an.res.addrs = r->o.format == FORMAT_PPROF;
+	r->attr = (struct attribution){ .res = &r->an.res, .callchain = r->o.callchain, .admit = admits,
 					.admit_ctx = r };
 	choose_keys(r);
 	return report_open_dwarf(r);
@@ -587,17 +584,15 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 
 static void report_close(struct report *r)
 {
-	if (r->syms)
-		symbols__for_each_refused(r->syms, say_refused, NULL);
+	if (r->an.syms)
+		symbols__for_each_refused(r->an.syms, say_refused, NULL);
 	for (size_t i = 0; i < READER_MAX_ATTRS; i++) {
 		if (r->event_of[i])
 			profile__free(r->event_of[i]->prof);
 		free(r->event_of[i]);
 	}
 	dwarf_stacks__free(r->dwarf);
-	symbols__free(r->syms);
-	jitmap__free(r->jit);
-	model__free(r->model);
+	analysis__release(&r->an);
 	perf_reader__free(r->reader);
 	strset__release(&r->comms);
 	prof_section__release(&r->section);
@@ -625,7 +620,7 @@ static void warn_after_reading(const struct report *r, struct report_event *cons
 	const char *why;
 	size_t nr;
 
-	if (r->jit && (nr = jitmap__untrusted(r->jit, &why))) {
+	if (r->an.jit && (nr = jitmap__untrusted(r->an.jit, &why))) {
 		escape__text(buf, sizeof(buf), why);
 		fprintf(stderr, "prof report: warning: ignored %zu untrusted JIT map file%s: %s%s\n", nr,
 			nr > 1 ? "s" : "", buf, nr > 1 ? ", ..." : "");
@@ -689,7 +684,7 @@ static int fill_from_daemon(struct report *r, struct daemon_query *dq)
 
 	if (!e)
 		return -ENOMEM;
-	err = daemon_query__fill(dq, e->prof, r->model, &r->comms, &e->first_time, &e->last_time);
+	err = daemon_query__fill(dq, e->prof, r->an.model, &r->comms, &e->first_time, &e->last_time);
 	e->samples = profile__stats(e->prof)->samples;
 	return err;
 }

@@ -20,6 +20,7 @@
 #include "prof/cli/commands.h"
 #include "prof/cli/daemon_top.h"
 #include "prof/base/escape.h"
+#include "prof/analyze/analysis.h"
 #include "prof/analyze/model_reaper.h"
 #include "prof/analyze/attribution.h"
 #include "prof/analyze/profile.h"
@@ -80,11 +81,8 @@ struct top {
 	struct preflight pf;
 	struct session *session;
 	struct top_opts o;
-	struct model *model;
-	struct symbols *syms;
-	struct jitmap *jit;
+	struct analysis an;
 	struct strset names;
-	struct resolver res;
 	struct profile *prof;
 	struct attribution attr;        /* samples to the engine, keyed by the --sort facts */
 	uint64_t dropped;               /* samples too short to read */
@@ -225,7 +223,7 @@ static int sink(const void *rec, size_t len, void *ctx)
 		return 0;
 	if (model_reaper__note(&t->reaper, ev) < 0)
 		return -ENOMEM;
-	return model__process(t->model, ev);
+	return model__process(t->an.model, ev);
 }
 
 static void screen_size(size_t *rows, size_t *cols)
@@ -295,7 +293,7 @@ static int render(struct top *t, uint64_t now)
 		for (size_t k = 0; k < t->o.view.nr_keys && off < (int)sizeof(line); k++) {
 			enum profile_key key = t->o.view.keys[k];
 
-			keys__text(&rows[i], key, t->model, t->prof, buf, sizeof(buf));
+			keys__text(&rows[i], key, t->an.model, t->prof, buf, sizeof(buf));
 			off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(key), buf);
 		}
 		put_line(t, cols, line);
@@ -377,7 +375,7 @@ static int top_loop(struct top *t)
 		if (read_keys(t))
 			break;
 		now = clock_mono_ns();
-		model_reaper__reap(&t->reaper, t->model, now);
+		model_reaper__reap(&t->reaper, t->an.model, now);
 		if (now < next)
 			continue;
 		err = render(t, now);
@@ -402,17 +400,14 @@ static int top_start(struct top *t)
 	int err;
 
 	cfg.live = true;        /* no file: no list of every task with samples */
-	t->model = model__new();
-	t->syms = symbols__new();
-	t->jit = jitmap__new("/tmp");
 	t->prof = profile__new(t->o.view.max_stacks);
-	if (!t->model || !t->syms || !t->prof || model_reaper__init(&t->reaper, TOP_FORGET_AFTER_NS) < 0) {
+	if (analysis__init(&t->an, &t->names) < 0 || !t->prof ||
+	    model_reaper__init(&t->reaper, TOP_FORGET_AFTER_NS) < 0) {
 		fprintf(stderr, "prof top: out of memory\n");
 		return -ENOMEM;
 	}
-	t->res = (struct resolver){ .model = t->model, .syms = t->syms, .jit = t->jit, .names = &t->names,
-				    .kernel_here = true };
-	t->attr.res = &t->res;
+	t->an.res.kernel_here = true;
+	t->attr.res = &t->an.res;
 	t->attr.prof = t->prof;
 	t->attr.callchain = t->ro.callchain;
 	t->attr.uid_of = task_uid;
@@ -428,7 +423,7 @@ static int top_start(struct top *t)
 	/* the kernel's maps are in the model now; kallsyms shows addresses only while
 	 * prof holds its privileges */
 	if (!t->ro.no_kernel)
-		resolver__load_kernel(&t->res);
+		resolver__load_kernel(&t->an.res);
 	err = session__drop_privileges(t->session);
 	if (err < 0)
 		fprintf(stderr, "prof: warning: could not drop capabilities: %s\n", strerror(-err));
@@ -481,9 +476,7 @@ out:
 	preflight__release(&t.pf);
 	record_opts__release(&t.ro);
 	profile__free(t.prof);
-	symbols__free(t.syms);
-	jitmap__free(t.jit);
-	model__free(t.model);
+	analysis__release(&t.an);
 	strset__release(&t.names);
 	model_reaper__release(&t.reaper);
 	return ret;

@@ -89,7 +89,7 @@ void report_print__text(const struct report *r, const struct report_event *e, co
 		w[k] = strlen(keys__title(v->keys[k]));
 	for (size_t i = 0; i < nr; i++)
 		for (size_t k = 0; k < v->nr_keys; k++)
-			w[k] = MAX(w[k], MIN(keys__text(&rows[i], v->keys[k], r->model, e->prof, buf, sizeof(buf)),
+			w[k] = MAX(w[k], MIN(keys__text(&rows[i], v->keys[k], r->an.model, e->prof, buf, sizeof(buf)),
 					     (size_t)48));
 	printf("# %8s  %8s", "Overhead", "Samples");
 	for (size_t k = 0; k < v->nr_keys; k++)
@@ -102,7 +102,7 @@ void report_print__text(const struct report *r, const struct report_event *e, co
 					      red ? "\033[m" : "", rows[i].samples);
 
 		for (size_t k = 0; k < v->nr_keys && off < sizeof(line); k++) {
-			keys__text(&rows[i], v->keys[k], r->model, e->prof, buf, sizeof(buf));
+			keys__text(&rows[i], v->keys[k], r->an.model, e->prof, buf, sizeof(buf));
 			off += (size_t)snprintf(line + off, sizeof(line) - off, "  %-*s",
 						k + 1 < v->nr_keys ? (int)w[k] : 0, buf);
 		}
@@ -150,12 +150,12 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 			}
 			continue;
 		}
-		keys__raw_text(row, key, r->model, e->prof, buf, sizeof(buf));
+		keys__raw_text(row, key, r->an.model, e->prof, buf, sizeof(buf));
 		printf(",\"%s\":", keys__json_name(key));
 		json_str(key == PROFILE_KEY_DSO ? (row->dso ? row->dso : "") : buf);
 		/* a cgroup's row names its container too ("" for the host's) */
 		if (key == PROFILE_KEY_CGROUP && !container_key) {
-			c = model__container(r->model, row->task.cgroup);
+			c = model__container(r->an.model, row->task.cgroup);
 			printf(",\"container\":");
 			json_str(c ? c : RESOLVE_UNKNOWN);
 		}

@@ -10,6 +10,7 @@
 
 #include "prof/analyze/attribution.h"
 #include "prof/analyze/jitmap.h"
+#include "prof/analyze/analysis.h"
 #include "prof/analyze/model.h"
 #include "prof/analyze/model_reaper.h"
 #include "prof/analyze/profile.h"
@@ -41,11 +42,8 @@ struct obj_info {
 struct sampler {
 	struct sampler_config c;
 	const struct sample_layout *layout;
-	struct model *model;
-	struct symbols *syms;
-	struct jitmap *jit;
+	struct analysis an;
 	struct strset names;
-	struct resolver res;
 	struct profile *prof;
 	struct attribution attr;
 	struct model_reaper reaper;
@@ -100,20 +98,16 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 	if (!s)
 		return -ENOMEM;
 	s->c = *c;
-	s->model = model__new();
-	s->syms = symbols__new();
-	s->jit = jitmap__new("/tmp");
 	s->prof = profile__new(c->max_stacks);
 	hashtable__init(&s->objs, sizeof(struct obj_info), obj_eq, NULL);
-	if (!s->model || !s->syms || !s->prof || model_reaper__init(&s->reaper, FORGET_AFTER_NS) < 0) {
+	if (analysis__init(&s->an, &s->names) < 0 || !s->prof || model_reaper__init(&s->reaper, FORGET_AFTER_NS) < 0) {
 		sampler__free(s);
 		return -ENOMEM;
 	}
-	s->res = (struct resolver){ .model = s->model, .syms = s->syms, .jit = s->jit, .names = &s->names,
-				    .kernel_here = c->kernel,
-				    /* frames keep their objects' addresses, for the exports (pprof) */
-				    .addrs = true };
-	s->attr = (struct attribution){ .res = &s->res, .prof = s->prof, .callchain = c->callchain,
+	s->an.res.kernel_here = c->kernel;
+	/* frames keep their objects' addresses, for the exports (pprof) */
+	s->an.res.addrs = true;
+	s->attr = (struct attribution){ .res = &s->an.res, .prof = s->prof, .callchain = c->callchain,
 					.uid_of = uid_of, .uid_ctx = s };
 	/* the keys of history: no pid, so a fork storm does not multiply them */
 	s->attr.keep[PROFILE_KEY_UID] = s->attr.keep[PROFILE_KEY_CGROUP] = s->attr.keep[PROFILE_KEY_COMM] = true;
@@ -130,9 +124,7 @@ struct sampler *sampler__free(struct sampler *s)
 	if (!s)
 		return NULL;
 	profile__free(s->prof);
-	symbols__free(s->syms);
-	jitmap__free(s->jit);
-	model__free(s->model);
+	analysis__release(&s->an);
 	strset__release(&s->names);
 	model_reaper__release(&s->reaper);
 	hashtable__release(&s->objs);
@@ -150,7 +142,7 @@ void sampler__set_layout(struct sampler *s, const struct sample_layout *l)
 void sampler__load_kernel(struct sampler *s)
 {
 	if (s->c.kernel)
-		resolver__load_kernel(&s->res);
+		resolver__load_kernel(&s->an.res);
 }
 
 /* ---- objects ------------------------------------------------------------------------ */
@@ -213,7 +205,7 @@ static const struct obj_info *obj_of(struct sampler *s, const char *name)
 
 	if (i)
 		return i;
-	for (; (d = model__dso(s->model, s->objs_scanned)); s->objs_scanned++)
+	for (; (d = model__dso(s->an.model, s->objs_scanned)); s->objs_scanned++)
 		if (add_obj(s, d->name, d) < 0)
 			return NULL;
 	i = hashtable__find(&s->objs, hash__u64((uintptr_t)name), name);
@@ -255,7 +247,7 @@ static int64_t intern_frame(struct sampler *s, struct dict *d, const struct prof
 
 static int64_t intern_task(struct sampler *s, struct dict *d, const struct profile_task *t)
 {
-	const char *cg = t->cgroup ? model__cgroup(s->model, t->cgroup) : NULL;
+	const char *cg = t->cgroup ? model__cgroup(s->an.model, t->cgroup) : NULL;
 	struct dict_task dt = { .uid = t->uid, .flags = t->uid_known ? DICT_TASK_UID_KNOWN : 0,
 				.cgroup_id = t->cgroup, .cgroup = DICT_NONE };
 	int64_t v;
@@ -415,7 +407,7 @@ int sampler__sink(const void *rec, size_t len, void *ctx)
 	default:
 		if (model_reaper__note(&s->reaper, ev) < 0)
 			return -ENOMEM;
-		return model__process(s->model, ev);
+		return model__process(s->an.model, ev);
 	}
 }
 
@@ -429,7 +421,7 @@ int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
 	uint64_t made;
 	int err;
 
-	model_reaper__reap(&s->reaper, s->model, mono_now > FORGET_AFTER_NS ? mono_now - CLOSE_SLACK_NS : 0);
+	model_reaper__reap(&s->reaper, s->an.model, mono_now > FORGET_AFTER_NS ? mono_now - CLOSE_SLACK_NS : 0);
 	err = rt > CLOSE_SLACK_NS ? close_before(s, rt - CLOSE_SLACK_NS, unattributed) : 0;
 	if (err < 0)
 		return err;

@@ -14,6 +14,7 @@
 
 #include "prof/analyze/attribution.h"
 #include "prof/analyze/dwarf_stacks.h"
+#include "prof/analyze/analysis.h"
 #include "prof/analyze/jitmap.h"
 #include "prof/analyze/model.h"
 #include "prof/analyze/profile.h"
@@ -45,11 +46,8 @@ struct report_containers {
 struct report {
 	struct report_opts o;
 	struct perf_reader *reader;
-	struct model *model;
-	struct symbols *syms;
-	struct jitmap *jit;
+	struct analysis an;             /* model, symbols, JIT maps, the resolver over them */
 	struct dwarf_stacks *dwarf;     /* perf's --call-graph dwarf samples, unwound; NULL: none */
-	struct resolver res;
 	struct attribution attr;        /* samples to their event's engine */
 	struct strset comms;
 	struct prof_section section;    /* prof's section, empty in perf's files */
