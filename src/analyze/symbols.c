@@ -60,9 +60,21 @@ struct inl {
 
 struct sym {
 	uint64_t start, end;            /* module addresses (bias applied) */
+	uint64_t sec_end;               /* the end of its section (0: not known) */
 	const char *name;               /* interned */
 	uint8_t bind;
 };
+
+/* The end of section shndx of elf, as a module address; 0 when not known. */
+static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf && shndx != SHN_UNDEF && shndx < SHN_LORESERVE ? elf_getscn(elf, shndx) : NULL;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return 0;
+	return sh.sh_addr + sh.sh_size + bias;
+}
 
 struct ksym {
 	uint64_t addr;
@@ -264,7 +276,10 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, NULL, NULL, NULL);
+		GElf_Word shndx = SHN_UNDEF;
+		Elf *elf = NULL;
+		Dwarf_Addr bias = 0;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &elf, &bias);
 		int type = GELF_ST_TYPE(sym.st_info);
 
 		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
@@ -273,10 +288,12 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 		if (!name)
 			break;
 		d->syms[w++] = (struct sym){ .start = addr, .end = addr + sym.st_size, .name = name,
-					     .bind = (uint8_t)GELF_ST_BIND(sym.st_info) };
+					     .bind = (uint8_t)GELF_ST_BIND(sym.st_info),
+					     .sec_end = sym.st_size ? 0 : section_end(elf, shndx, bias) };
 	}
 	qsort(d->syms, w, sizeof(*d->syms), cmp_sym);
-	/* keep one symbol per address (the best, sorted first); size 0 runs to the next */
+	/* keep one symbol per address (the best, sorted first); size 0 runs to the next,
+	 * but not past its section: _init (size 0 in crti.o) is not the .plt after it */
 	size_t k = 0;
 	for (size_t i = 0; i < w; i++) {
 		if (k && d->syms[k - 1].start == d->syms[i].start)
@@ -284,8 +301,11 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 		d->syms[k++] = d->syms[i];
 	}
 	for (size_t i = 0; i < k; i++)
-		if (d->syms[i].end == d->syms[i].start)
+		if (d->syms[i].end == d->syms[i].start) {
 			d->syms[i].end = i + 1 < k ? d->syms[i + 1].start : d->syms[i].start + 1;
+			if (d->syms[i].sec_end > d->syms[i].start && d->syms[i].sec_end < d->syms[i].end)
+				d->syms[i].end = d->syms[i].sec_end;
+		}
 	d->nr_syms = k;
 }
 
