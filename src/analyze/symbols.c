@@ -262,15 +262,142 @@ static const char *demangle(struct symbols *s, const char *name)
 	return r;
 }
 
-/* The module's functions (.symtab, else .dynsym, from the file or its debug file). */
+/* The section called name of elf, or NULL. */
+static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *ret)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, ret) && (n = elf_strptr(elf, shstrndx, ret->sh_name)) && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+#define PLT_ENTRY 16    /* x86-64: every stub, and .plt's header (PLT0) */
+
+struct plt_rel {
+	uint64_t got;           /* the GOT slot the stub jumps through */
+	uint32_t sym;           /* its .dynsym index */
+};
+
+static int cmp_plt_rel(const void *a, const void *b)
+{
+	const struct plt_rel *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* The GOT slot a 16-byte x86-64 stub at addr jumps through: jmp *disp32(%rip), after
+ * an endbr64 and a bnd prefix or not.  0 when the bytes are no such stub. */
+static uint64_t stub_slot(const uint8_t *b, uint64_t addr)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t at = 0;
+	int32_t disp;
+
+	if (!memcmp(b, endbr64, 4))
+		at = 4;
+	if (b[at] == 0xf2)              /* bnd */
+		at++;
+	if (b[at] != 0xff || b[at + 1] != 0x25)
+		return 0;
+	memcpy(&disp, b + at + 2, 4);
+	return addr + at + 6 + (uint64_t)(int64_t)disp;
+}
+
+/*
+ * The PLT stubs of the object as functions "name@plt", as perf names them: each
+ * 16-byte stub of .plt.sec (IBT) or .plt (after its header) whose jmp goes through
+ * a GOT slot of a .rela.plt relocation is named after that relocation's symbol; a
+ * stub that is not decoded so stays unnamed.  From the object itself (a debug
+ * file's .plt is NOBITS); x86-64 only.  Appended to d->syms[w..cap): how many.
+ */
+static size_t plt_syms(struct symbols *s, struct dso_entry *d, size_t w, size_t cap)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	GElf_Shdr rel, plt, dynsym;
+	Elf_Scn *rel_scn, *plt_scn, *dyn_scn;
+	Elf_Data *rels, *syms, *code;
+	_cleanup_free_ struct plt_rel *v = NULL;
+	GElf_Ehdr eh;
+	size_t n, nv = 0, added = 0, first;
+	char name[512];
+
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    !(rel_scn = section_named(elf, ".rela.plt", &rel)) || rel.sh_type != SHT_RELA || !rel.sh_entsize ||
+	    !(dyn_scn = elf_getscn(elf, rel.sh_link)) || !gelf_getshdr(dyn_scn, &dynsym) ||
+	    dynsym.sh_type != SHT_DYNSYM)
+		return 0;
+	if ((plt_scn = section_named(elf, ".plt.sec", &plt)) && plt.sh_type == SHT_PROGBITS)
+		first = 0;
+	else if ((plt_scn = section_named(elf, ".plt", &plt)) && plt.sh_type == SHT_PROGBITS)
+		first = PLT_ENTRY;
+	else
+		return 0;
+	rels = elf_getdata(rel_scn, NULL);
+	syms = elf_getdata(dyn_scn, NULL);
+	code = elf_getdata(plt_scn, NULL);
+	n = rel.sh_size / rel.sh_entsize;
+	if (!rels || !syms || !code || !code->d_buf || code->d_size < plt.sh_size || !n ||
+	    !(v = calloc(n, sizeof(*v))))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+
+		if (gelf_getrela(rels, (int)i, &r))
+			v[nv++] = (struct plt_rel){ .got = r.r_offset, .sym = (uint32_t)GELF_R_SYM(r.r_info) };
+	}
+	qsort(v, nv, sizeof(*v), cmp_plt_rel);
+	for (size_t off = first; off + PLT_ENTRY <= plt.sh_size && w + added < cap; off += PLT_ENTRY) {
+		uint64_t at = plt.sh_addr + off;
+		struct plt_rel key = { .got = stub_slot((const uint8_t *)code->d_buf + off, at) };
+		const struct plt_rel *r = key.got ? bsearch(&key, v, nv, sizeof(*v), cmp_plt_rel) : NULL;
+		GElf_Sym sym;
+		const char *sn;
+
+		if (!r || !gelf_getsym(syms, (int)r->sym, &sym) ||
+		    !(sn = elf_strptr(elf, dynsym.sh_link, sym.st_name)) || !sn[0])
+			continue;
+		snprintf(name, sizeof(name), "%s@plt", sn);
+		sn = strset__intern(&s->names, name);
+		if (!sn)
+			break;
+		d->syms[w + added++] = (struct sym){ .start = at + bias, .end = at + bias + PLT_ENTRY, .name = sn,
+						     .bind = STB_GLOBAL };
+	}
+	return added;
+}
+
+/* The number of .rela.plt entries of the object (room for plt_syms()). */
+static size_t plt_relocs(struct dso_entry *d)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	GElf_Shdr rel;
+
+	if (!elf || !section_named(elf, ".rela.plt", &rel) || rel.sh_type != SHT_RELA || !rel.sh_entsize)
+		return 0;
+	return rel.sh_size / rel.sh_entsize;
+}
+
+/* The module's functions (.symtab, else .dynsym, from the file or its debug file),
+ * and its PLT stubs. */
 static void load_syms(struct symbols *s, struct dso_entry *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
-	size_t w = 0;
+	size_t w = 0, nplt = plt_relocs(d);
 
-	if (n <= 0)
+	if (n <= 0 && !nplt)
 		return;
-	d->syms = calloc((size_t)n, sizeof(*d->syms));
+	n = MAX(n, 0);
+	d->syms = calloc((size_t)n + nplt + 1, sizeof(*d->syms));
 	if (!d->syms)
 		return;
 	for (int i = 1; i < n; i++) {
@@ -291,6 +418,7 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 					     .bind = (uint8_t)GELF_ST_BIND(sym.st_info),
 					     .sec_end = sym.st_size ? 0 : section_end(elf, shndx, bias) };
 	}
+	w += plt_syms(s, d, w, (size_t)n + nplt);
 	qsort(d->syms, w, sizeof(*d->syms), cmp_sym);
 	/* keep one symbol per address (the best, sorted first); size 0 runs to the next,
 	 * but not past its section: _init (size 0 in crti.o) is not the .plt after it */

@@ -44,14 +44,13 @@ check_stacks() {
 import collections, re, sys
 from perf_folded import load
 # perf 6.1 names a PLT stub after the symbol before it (_init in Debian's python3,
-# whose .plt.sec it does not synthesize names for); prof says [unknown], or _init
-# too when the symbol table it reads is the one with _init before .plt.sec (which
-# depends on the debuginfo found on the machine): the same frame, named alike
+# whose .plt.sec it does not synthesize names for), or X@plt (a .plt it does);
+# prof names every stub X@plt, as perf's .plt ones: the same frame, named alike
 # here on both sides so the callchains are compared, not the namings.
 def plt_as_unknown(c):
     out = collections.Counter()
     for k, v in c.items():
-        out[";".join("[unknown]" if f == "_init" else f for f in k.split(";"))] += v
+        out[";".join("[unknown]" if f == "_init" or f.endswith("@plt") else f for f in k.split(";"))] += v
     return out
 perf, prof = plt_as_unknown(load(sys.argv[1])), plt_as_unknown(load(sys.argv[2]))
 comm, rx, need = sys.argv[3], re.compile(sys.argv[4]), float(sys.argv[5])

@@ -44,14 +44,14 @@ check_stacks() {
 	PYTHONPATH=$LIB_DIR python3 - "$TMP/perf.folded" "$TMP/prof.folded" "$comm" "$re" "$min" <<'PY' || fail "$what: stacks incomplete or not perf script's"
 import collections, re, sys
 from perf_folded import load
-# perf 6.1 names a PLT stub after the symbol before it (_init), prof says [unknown]:
-# the same frame, named alike here.
+# perf 6.1 names a PLT stub after the symbol before it (_init) where it synthesizes
+# no stub names (.plt.sec), prof names it X@plt: the same frame, named alike here.
 def mine(c, comm):
     out = collections.Counter()
     for k, v in c.items():
         f = k.split(";")
         if f[0] == comm:
-            out[";".join("[unknown]" if x == "_init" else x for x in f)] += v
+            out[";".join("[unknown]" if x == "_init" or x.endswith("@plt") else x for x in f)] += v
     return out
 comm, rx, need = sys.argv[3], re.compile(sys.argv[4]), float(sys.argv[5])
 perf, prof = mine(load(sys.argv[1]), comm), mine(load(sys.argv[2]), comm)
