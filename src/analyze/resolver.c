@@ -54,10 +54,14 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 		if (r->kernel_ok && !strcmp(d->name, "[kernel.kallsyms]"))
 			sym = symbols__kernel(r->syms, loc.off);
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
-		sym = symbols__user(r->syms, d, loc.off);
-		if (r->addrs && symbols__vaddr(r->syms, d, loc.off, &ret->addr)) {
+		uint64_t into = 0;
+
+		sym = symbols__user_in(r->syms, d, loc.off, r->fn_addrs ? &into : NULL);
+		if (!sym)
+			into = 0;
+		if (r->addrs && symbols__vaddr(r->syms, d, loc.off - into, &ret->addr)) {
 			ret->has_addr = true;
-			ret->off = loc.off;
+			ret->off = loc.off - into;
 		}
 	} else if (r->jit) {
 		/* anonymous code: a JIT may have described it in /tmp/perf-PID.map,

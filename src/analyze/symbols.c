@@ -708,7 +708,7 @@ int symbols__open_object(struct symbols *s, const struct model_dso *o)
 	return fd;
 }
 
-const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t off)
+const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_into)
 {
 	uint64_t a;
 	struct dso_entry *d = dso_addr(s, o, off, &a);
@@ -717,9 +717,16 @@ const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t
 	if (!d)
 		return NULL;
 	k = sorted_find_le(d->syms, d->nr_syms, start, a);
-	if (k == SIZE_MAX)
+	if (k == SIZE_MAX || a >= d->syms[k].end)
 		return NULL;
-	return a < d->syms[k].end ? d->syms[k].name : NULL;
+	if (ret_into)
+		*ret_into = a - d->syms[k].start;
+	return d->syms[k].name;
+}
+
+const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t off)
+{
+	return symbols__user_in(s, o, off, NULL);
 }
 
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret)

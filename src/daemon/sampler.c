@@ -105,8 +105,10 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 		return -ENOMEM;
 	}
 	s->an.res.kernel_here = c->kernel;
-	/* frames keep their objects' addresses, for the exports (pprof) */
+	/* frames keep their objects' addresses, for the exports (pprof): a named one its
+	 * function's, so that history keeps one frame per function */
 	s->an.res.addrs = true;
+	s->an.res.fn_addrs = true;
 	s->attr = (struct attribution){ .res = &s->an.res, .prof = s->prof, .callchain = c->callchain,
 					.uid_of = uid_of, .uid_ctx = s };
 	/* the keys of history: no pid, so a fork storm does not multiply them */

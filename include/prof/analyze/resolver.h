@@ -37,6 +37,10 @@ struct resolver {
 	/* frames of user objects carry their ELF virtual address (profile_frame.addr), for
 	 * pprof; they then stay apart by address in the engine */
 	bool addrs;
+	/* with addrs, a named frame's address is its function's start: one frame per
+	 * function, as a backend symbolizing by address names it alike (profd's history,
+	 * where every distinct address would be a distinct stack kept for hours) */
+	bool fn_addrs;
 };
 
 /* Read the kernel's symbols now (else at the first kernel frame): before privileges

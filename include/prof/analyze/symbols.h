@@ -36,6 +36,9 @@ struct symbols *symbols__free(struct symbols *s);
  */
 const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t off);
 
+/* symbols__user, and how many bytes into that function off is (when named). */
+const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_into);
+
 /*
  * The ELF virtual address (p_vaddr space, without any load bias) of file offset off
  * of o, trusted as for symbols__user: what a backend looks up in the object's

@@ -132,6 +132,31 @@ Test(resolver, own_functions_by_name_and_object)
 	cr_assert_str_eq(g.sym, "resolver_test_target");
 }
 
+/* With addrs, frames carry ELF addresses; with fn_addrs a named one its function's
+ * start, so two addresses of one function are one frame (profd's history). */
+Test(resolver, addresses_exact_or_of_the_function)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)resolver_test_target;
+	struct profile_frame a, b;
+
+	fx.res.addrs = true;
+	resolver__frame(&fx.res, getpid(), false, ip + 1, &a);
+	resolver__frame(&fx.res, getpid(), false, ip + 3, &b);
+	cr_assert(a.has_addr && b.has_addr);
+	cr_assert_eq(b.addr - a.addr, 2, "exact: %#lx %#lx", (unsigned long)a.addr, (unsigned long)b.addr);
+	cr_assert_eq(b.off - a.off, 2);
+	fx.res.fn_addrs = true;
+	resolver__frame(&fx.res, getpid(), false, ip + 1, &a);
+	resolver__frame(&fx.res, getpid(), false, ip + 3, &b);
+	cr_assert_str_eq(a.sym, "resolver_test_target");
+	cr_assert(a.has_addr && a.addr == b.addr && a.off == b.off, "%#lx %#lx", (unsigned long)a.addr,
+		  (unsigned long)b.addr);
+	/* the function's start: one byte before the first lookup's exact address */
+	fx.res.fn_addrs = false;
+	resolver__frame(&fx.res, getpid(), false, ip + 1, &b);
+	cr_assert_eq(b.addr - a.addr, 1);
+}
+
 Test(resolver, a_stack_skips_the_chain_copy_of_the_ip_and_looks_back_from_return_addresses)
 {
 	uint64_t ip = (uint64_t)(uintptr_t)resolver_test_target + 2, ret = resolver_test_caller();
