@@ -3,11 +3,13 @@
 # cgroup libpod_parent/libpod-<id>), on an overlay (--rootfs ROOT:O) and rootless (a
 # test user, a user namespace with the user's subordinate uids): what a profiler on
 # the host sees of its containers is what it sees of the harness's own, and nothing
-# of the test's is left after cleanup (containers, cgroups, the rootless pause process).
-# crun is not used: it refuses hybrid cgroup hierarchies (see ../container.sh).
+# of the test's is left after cleanup (containers, cgroups, the rootless pause process);
+# and prof record --container names what runs in podman's own containers, as in the
+# harness's (container/objects).  crun is not used: it refuses hybrid cgroup hierarchies (see ../container.sh).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../container.sh"
 require_root
+require_perf
 command -v podman >/dev/null || skip "needs podman (Debian package podman)"
 command -v runc >/dev/null || skip "needs runc (Debian package runc)"
 
@@ -31,6 +33,26 @@ mdev=$(ctr_exec_map "$CTR_PID" "$D/ctr-hot" | cut -d' ' -f2)
 fs=$(awk '$5 == "/" { for (i = 7; i < NF; i++) if ($i == "-") break; print $(i + 1) }' "/proc/$CTR_PID/mountinfo")
 [ "$fs" = overlay ] || fail "podman overlay: the container's / is $fs"
 pass "podman overlay: / is an overlay, maps device $mdev, the host's file at $D/ctr-hot a decoy"
+
+# prof on podman's own containers: both recorded by --container, each named by its own
+# objects (the overlay one's path is a decoy on the host), by prof report and by perf
+# report of prof's file, while they run
+F=$TMP/podman.data
+"$PROF" record -g --container "$first_id" --container "$CTR_ID" -o "$F" -d 2 2>"$TMP/rec.err" ||
+	fail "prof record --container (podman): $(cat "$TMP/rec.err")"
+"$PROF" report -i "$F" -F json --sort pid,dso,sym >"$TMP/podman.json" 2>"$TMP/rep.err" ||
+	fail "prof report (podman): $(cat "$TMP/rep.err")"
+perf_clean "$TMP/podman.perf" report -i "$F" --stdio --no-children -F sample,pid,dso,sym -g none -t '|'
+share=$(cd "$(dirname "$0")/../../.." && pwd)/bench/benchlib/ctrshare.py
+for reader in "prof-json $TMP/podman.json" "perf-report $TMP/podman.perf"; do
+	while read -r p n right wrong dec unknown; do
+		[ "$n" -ge 100 ] || fail "podman ${reader%% *}: container pid $p has $n samples"
+		[ "$wrong" -eq 0 ] || fail "podman ${reader%% *}: pid $p: $wrong of $n named wrong ($dec the host decoy's)"
+		[ $((right * 100)) -ge $((n * 99)) ] || fail "podman ${reader%% *}: pid $p: $right of $n named ($unknown unknown)"
+		note "podman ${reader%% *}: pid $p: $right of $n samples named, 0 wrong"
+	done < <(python3 "$share" names $reader "$first_pid" "$CTR_PID")
+done
+pass "prof record --container on podman's containers (plain and overlay): >= 99 % named by prof and perf report, none by the host's decoy"
 
 container_stop "$first"
 podman container exists "$first_id" && fail "container_stop left podman's container"
