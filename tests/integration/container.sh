@@ -390,6 +390,24 @@ container_stop() {
 	return 0
 }
 
+CTR_SHARE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/bench/benchlib/ctrshare.py
+
+# WHEN JSON PERF PID...: each container's samples as prof report (JSON, --sort
+# pid,dso,sym) and perf report (-F sample,pid,dso,sym -g none -t '|') name them:
+# at least 100, none wrong (none the host decoy's), at least 99 % named.
+ctr_check_names() {
+	local when=$1 json=$2 perf=$3 reader p n right wrong dec unknown
+	shift 3
+	for reader in "prof-json $json" "perf-report $perf"; do
+		while read -r p n right wrong dec unknown; do
+			[ "$n" -ge 100 ] || fail "$when ${reader%% *}: container pid $p has $n samples"
+			[ "$wrong" -eq 0 ] || fail "$when ${reader%% *}: pid $p: $wrong of $n named wrong ($dec the host decoy's)"
+			[ $((right * 100)) -ge $((n * 99)) ] || fail "$when ${reader%% *}: pid $p: $right of $n named ($unknown unknown)"
+			note "$when ${reader%% *}: pid $p: $right of $n samples named, $unknown unknown, 0 wrong"
+		done < <(python3 "$CTR_SHARE" names $reader "$@")
+	done
+}
+
 ctr_build_id() {
 	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
 }

@@ -43,15 +43,7 @@ F=$TMP/podman.data
 "$PROF" report -i "$F" -F json --sort pid,dso,sym >"$TMP/podman.json" 2>"$TMP/rep.err" ||
 	fail "prof report (podman): $(cat "$TMP/rep.err")"
 perf_clean "$TMP/podman.perf" report -i "$F" --stdio --no-children -F sample,pid,dso,sym -g none -t '|'
-share=$(cd "$(dirname "$0")/../../.." && pwd)/bench/benchlib/ctrshare.py
-for reader in "prof-json $TMP/podman.json" "perf-report $TMP/podman.perf"; do
-	while read -r p n right wrong dec unknown; do
-		[ "$n" -ge 100 ] || fail "podman ${reader%% *}: container pid $p has $n samples"
-		[ "$wrong" -eq 0 ] || fail "podman ${reader%% *}: pid $p: $wrong of $n named wrong ($dec the host decoy's)"
-		[ $((right * 100)) -ge $((n * 99)) ] || fail "podman ${reader%% *}: pid $p: $right of $n named ($unknown unknown)"
-		note "podman ${reader%% *}: pid $p: $right of $n samples named, 0 wrong"
-	done < <(python3 "$share" names $reader "$first_pid" "$CTR_PID")
-done
+ctr_check_names podman "$TMP/podman.json" "$TMP/podman.perf" "$first_pid" "$CTR_PID"
 pass "prof record --container on podman's containers (plain and overlay): >= 99 % named by prof and perf report, none by the host's decoy"
 
 container_stop "$first"

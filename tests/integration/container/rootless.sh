@@ -72,19 +72,12 @@ record_u() {
 
 # PID LABEL... : each container's share of samples named, by prof report and perf report as U.
 names_u() {
-	local when=$1 reader p n right wrong dec unknown
+	local when=$1
 	shift
 	prof_u report -i "$F" -F json --sort pid,dso,sym >"$TMP/u.json" 2>"$TMP/u.rerr" || fail "prof report as U: $(cat "$TMP/u.rerr")"
 	runuser -u "$U" -- env HOME="$UHOME" "$PERF" report -i "$F" --stdio --no-children -F sample,pid,dso,sym -g none -t '|' \
 		>"$TMP/u.perf" 2>/dev/null || fail "perf report as U"
-	for reader in "prof-json $TMP/u.json" "perf-report $TMP/u.perf"; do
-		while read -r p n right wrong dec unknown; do
-			[ "$n" -ge 100 ] || fail "$when ${reader%% *}: container $p has $n samples"
-			[ "$wrong" -eq 0 ] || fail "$when ${reader%% *}: $p: $wrong of $n named wrong ($dec the host decoy's)"
-			[ $((right * 100)) -ge $((n * 99)) ] || fail "$when ${reader%% *}: $p: $right of $n named ($unknown unknown)"
-			note "$when ${reader%% *}: $p: $right of $n samples named, $unknown unknown"
-		done < <(python3 "$share" names $reader "$@")
-	done
+	ctr_check_names "$when" "$TMP/u.json" "$TMP/u.perf" "$@"
 }
 
 # Nothing of files[] (bytes or build id) in U's cache or U's file.
