@@ -69,15 +69,21 @@ def perf_rows(path, sym):
             if sym:
                 k = re.match(r"\[(.)\]\s+(.*)$", key)
                 key = ("k" if k.group(1) == "k" else ".", k.group(2))
-            rows[key] += float(m.group(1))
+            rows[unknown_comm(key) if not sym else key] += float(m.group(1))
     return rows
+# A task the file gives no comm is ":PID" to perf and "[unknown]" to prof: the same
+# answer (a FORK missing from prof's file leaves such a task, rarely: see the
+# closing note of issue 16's stop), compared as one.
+def unknown_comm(c):
+    return "[unknown]" if re.fullmatch(r":\d+", c) else c
 # perf script: the exact samples and period per comm
 samples, period = collections.Counter(), collections.Counter()
 for line in open(f"{tmp}/perf-script.txt"):
     f = line.split()
     if len(f) >= 2:
-        samples[" ".join(f[:-1])] += 1
-        period[" ".join(f[:-1])] += int(f[-1])
+        c = unknown_comm(" ".join(f[:-1]))
+        samples[c] += 1
+        period[c] += int(f[-1])
 total = sum(samples.values())
 print(f"perf script: {total} samples, {sum(period.values())} period: {samples.most_common(3)}")
 bad = []
@@ -87,7 +93,9 @@ ref = perf_rows(f"{tmp}/perf-comm.txt", False)
 if comm["samples"] != total or comm["cut"]:
     bad.append(f"--sort comm: {comm['samples']} samples, {comm['cut']} cut; perf {total}")
 for r in comm["rows"]:
-    if abs(r["overhead"] - ref.get(r["comm"], -1)) > 0.01 or r["samples"] != samples[r["comm"]]:
+    # perf report leaves out rows that round to 0.00 % (a handful of samples)
+    want = ref.get(r["comm"], r["overhead"] if r["overhead"] < 0.005 else -1)
+    if abs(r["overhead"] - want) > 0.01 or r["samples"] != samples[r["comm"]]:
         bad.append(f"--sort comm {r['comm']}: prof {r['overhead']:.2f}% {r['samples']}, perf {ref.get(r['comm'])}% {samples[r['comm']]}")
 if {r["comm"] for r in comm["rows"]} != set(samples):
     bad.append(f"--sort comm: comms {sorted(r['comm'] for r in comm['rows'])}, perf's {sorted(samples)}")
@@ -121,11 +129,14 @@ if not m or int(m.group(1).replace(",", "")) != total:
 raw = open(f"{tmp}/raw.txt").read()
 if raw:
     ps, pp = collections.Counter(), collections.Counter()
-    for m in re.finditer(r"^\s+(\d+)\s+(\d+): [^\n]*\n\s+(.*comm:\[([^\]]*)\])", raw, re.M):
-        ps[m.group(4)] += int(m.group(1))
-        pp[m.group(4)] += int(m.group(2))
+    for m in re.finditer(r"^\s+(\d+)\s+(\d+): [^\n]*\n((?:[ \t]+[a-z_]+:\[[^\n]*\n)*)", raw, re.M):
+        # a comm may hold brackets itself ("[unknown]"): one level of them
+        c = re.search(r"comm:\[((?:[^\[\]]|\[[^\]]*\])*)\]", m.group(3))
+        ps[c.group(1) if c else "[unknown]"] += int(m.group(1))
+        pp[c.group(1) if c else "[unknown]"] += int(m.group(2))
     if ps != samples or pp != period or "[cut]" in raw:
-        bad.append(f"pprof: {ps.most_common(3)} {pp.most_common(3)}, perf {samples.most_common(3)} {period.most_common(3)}")
+        bad.append(f"pprof: {ps.most_common(3)} {pp.most_common(3)}, perf {samples.most_common(3)} {period.most_common(3)}; "
+                   f"only pprof's {dict(ps - samples)}, only perf's {dict(samples - ps)}")
     print(f"pprof: {sum(ps.values())} samples by comm label")
 for b in bad:
     print("BAD", b)
