@@ -59,24 +59,26 @@ run() {     # prof report on $1 ($2 says what): sets rc, rss (kB), msg; fails on
 	msg=$(grep -v '^Command' "$TMP/err")
 }
 
-# The offsets of the data section and of its compressed records.
+# The offsets of the data section and of its compressed records: the first, and the
+# last one long enough to cut the data inside it with the feature table moved into
+# its place (100 bytes in, then the table; the last record, a final flush, may be short).
 python3 - "$F" >"$TMP/layout" <<'PY'
 import struct, sys
 b = open(sys.argv[1], 'rb').read()
 off, size = struct.unpack_from('<QQ', b, 40)
-print(off, size, end='')
-p = off
+table = 16 * sum(bin(x).count("1") for x in b[72:104])
+comp, p = [], off
 while p < off + size:
     t, s = struct.unpack_from('<IxxH', b, p)
     if t == 81:
-        print('', p, end='')
+        comp.append((p, s))
     p += s
-print()
+long_enough = [q for q, s in comp if s >= 100 + table + 8]
+print(off, size, len(comp), comp[0][0] if comp else 0, long_enough[-1] if long_enough else 0)
 PY
-read -r data_off data_size comp <"$TMP/layout"
-set -- $comp
-[ $# -ge 2 ] || fail "fewer than 2 compressed records: $comp"
-c1=$1 c3=${!#}       # the first and the last
+read -r data_off data_size nr_comp c1 c3 <"$TMP/layout"
+[ "$nr_comp" -ge 2 ] || fail "fewer than 2 compressed records: $nr_comp"
+[ "$c3" -gt 0 ] || fail "no compressed record long enough to cut inside"
 
 # Cut short: in the middle of the file, then its data size ending inside a compressed record.
 head -c $(($(stat -c %s "$F") / 2)) "$F" >"$TMP/cut.data"
