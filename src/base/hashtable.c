@@ -20,7 +20,8 @@ static inline void *slot(const struct hashtable *t, size_t i)
 
 void hashtable__init(struct hashtable *t, size_t entry_size, hashtable_eq_fn eq, const void *ctx)
 {
-	*t = (struct hashtable){ .entry_size = entry_size, .eq = eq, .ctx = ctx };
+	/* gen starts past 0, so that a zeroed memo never matches */
+	*t = (struct hashtable){ .entry_size = entry_size, .eq = eq, .ctx = ctx, .gen = 1 };
 }
 
 void hashtable__release(struct hashtable *t)
@@ -31,6 +32,7 @@ void hashtable__release(struct hashtable *t)
 	t->hashes = NULL;
 	t->mask = 0;
 	t->nr = 0;
+	t->gen++;
 }
 
 void hashtable__clear(struct hashtable *t)
@@ -38,6 +40,7 @@ void hashtable__clear(struct hashtable *t)
 	if (t->hashes)
 		memset(t->hashes, 0, (t->mask + 1) * sizeof(*t->hashes));
 	t->nr = 0;
+	t->gen++;
 }
 
 /* The slot holding key, or the empty slot where it would go. */
@@ -92,6 +95,7 @@ static int resize(struct hashtable *t, size_t ncap)
 	t->entries = ne;
 	t->hashes = nh;
 	t->mask = ncap - 1;
+	t->gen++;
 	return 0;
 }
 
@@ -116,6 +120,7 @@ void *hashtable__insert(struct hashtable *t, uint64_t hash, const void *key, boo
 	t->hashes[i] = h;
 	memset(slot(t, i), 0, t->entry_size);
 	t->nr++;
+	t->gen++;
 	*ret_created = true;
 	return slot(t, i);
 }
@@ -143,6 +148,7 @@ bool hashtable__remove(struct hashtable *t, uint64_t hash, const void *key)
 	}
 	t->hashes[i] = 0;
 	t->nr--;
+	t->gen++;
 	return true;
 }
 

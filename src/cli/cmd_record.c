@@ -143,6 +143,9 @@ static void summary_verbose(const struct session_stats *s)
 	fprintf(stderr, "prof: %zu tasks written, %" PRIu64 " /proc lookups (%" PRIu64
 		" found the task gone), %" PRIu64 " described from /proc, %" PRIu64 " uid changes\n",
 		s->tasks_written, t->lookups, t->lookups_failed, s->records->described, t->creds_changes);
+	fprintf(stderr, "prof: rings read %" PRIu64 " times, longest gap %.1f ms, queue peak %.1f MB%s\n",
+		s->drain.drains, (double)s->drain.max_gap_ns / 1e6, (double)s->drain.queue_peak / (1 << 20),
+		s->drain.queue_full ? " (at its limit)" : "");
 	if (t->nr_unattributed_tids) {
 		fprintf(stderr, "prof: unattributed tasks:");
 		for (unsigned int i = 0; i < t->nr_unattributed_tids; i++) {
@@ -155,6 +158,28 @@ static void summary_verbose(const struct session_stats *s)
 		}
 		fputc('\n', stderr);
 	}
+}
+
+/* Records were lost: which of the remedies would have helped, from how the rings were read. */
+static void summary_lost(const struct recording *r, const struct session_stats *s)
+{
+	const struct events_info *info = session__info(r->session);
+	const struct session_drain_stats *d = &s->drain;
+
+	fprintf(stderr, "prof: warning: %" PRIu64 " records lost (ring buffer overflow) and %" PRIu64
+		" samples dropped by the kernel (%u pages per CPU; longest gap between reads %.0f ms).\n",
+		s->records->lost, s->records->lost_samples, info->mmap_pages, (double)d->max_gap_ns / 1e6);
+	if (d->queue_full)
+		fprintf(stderr, "  prof could not keep up: its queue reached %.0f MB of records waiting; "
+			"use a lower -F, fewer events or a narrower scope.\n", (double)d->queue_peak / (1 << 20));
+	else if (info->mmap_lowered)
+		fprintf(stderr, "  The ring buffers for this rate could not be locked for this user, so they had "
+			"the default size: raise kernel.perf_event_mlock_kb (or grant CAP_IPC_LOCK).\n");
+	else
+		fprintf(stderr, "  Larger ring buffers would have held them: try -m %u%s, or a lower -F.\n",
+			info->mmap_pages * 4 > record_opts__max_mmap_pages() ? info->mmap_pages
+									      : info->mmap_pages * 4,
+			geteuid() ? " (kernel.perf_event_mlock_kb or CAP_IPC_LOCK may be needed)" : "");
 }
 
 static void summary(const struct recording *r)
@@ -177,10 +202,7 @@ static void summary(const struct recording *r)
 		" tasks seen, %s to '%s' ]\n",
 		t->samples_written, scope, lost->lost + lost->lost_samples, t->tasks_seen, size, r->out.path);
 	if (lost->lost + lost->lost_samples)
-		fprintf(stderr,
-			"prof: warning: %" PRIu64 " records lost (ring buffer overflow) and %" PRIu64
-			" samples dropped by the kernel; use a larger -m or a lower -F.\n",
-			lost->lost, lost->lost_samples);
+		summary_lost(r, &s);
 	if (s.unwind)
 		summary_unwinding(r, &s);
 	if (s.objects)

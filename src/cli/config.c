@@ -36,7 +36,7 @@ static void daemon_defaults(struct prof_daemon_config *d)
 
 void config__defaults(struct prof_config *c)
 {
-	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 128,
+	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 0 /* sized to the rate */,
 				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY, .keep_objects = true,
 				   .keep_object_max = BUILD_ID_CACHE_OBJECT_MAX,
 				   .keep_recording_max = BUILD_ID_CACHE_RECORDING_MAX,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "prof/base/util.h"
@@ -103,8 +104,14 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 	if (cfg->callchain)
 		o->callchain = true;
 	/* A sample with a stack copy is kilobytes: dwarf needs more room between drains. */
-	if (!o->mmap_given)
-		o->mmap_pages = o->dwarf ? MAX(cfg->mmap_pages, RECORD_DWARF_PAGES) : cfg->mmap_pages;
+	if (!o->mmap_given) {
+		/* unset in the configuration too: sized to the rate (events__new may fall back) */
+		o->mmap_auto = !cfg->mmap_pages;
+		o->mmap_pages = cfg->mmap_pages ? cfg->mmap_pages
+						: record_opts__auto_pages(o, sysconf(_SC_NPROCESSORS_ONLN));
+		if (o->dwarf)
+			o->mmap_pages = MAX(o->mmap_pages, RECORD_DWARF_PAGES);
+	}
 	if (!o->output_given) {
 		if (config__expand_output(cfg->output, p->output_buf, sizeof(p->output_buf)) < 0) {
 			fprintf(stderr, "prof: the configured output name '%s' is too long\n", cfg->output);

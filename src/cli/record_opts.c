@@ -66,6 +66,24 @@ uint64_t record_opts__max_mmap_pages(void)
 	return (1ull << 31) / (uint64_t)(page > 0 ? page : 4096);
 }
 
+unsigned int record_opts__auto_pages(const struct record_opts *o, long nr_cpus)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	/* a sample's fixed fields, and a call chain of ~24 frames (perf's files here: 20-30) */
+	uint64_t bytes = 80 + (o->callchain ? 24 * 8 : 0);
+	uint64_t need, pages = RECORD_DEFAULT_PAGES;
+
+	if (!o->freq)
+		return RECORD_DEFAULT_PAGES;    /* -c: the rate is the event's, unknown here */
+	if (page <= 0)
+		page = 4096;
+	need = o->freq * (o->nr_events ? o->nr_events : 1) * bytes * RECORD_RING_MS / 1000;
+	while (pages * (uint64_t)page < need && pages < RECORD_AUTO_MAX_PAGES &&
+	       pages * 2 * (uint64_t)page * (uint64_t)(nr_cpus > 0 ? nr_cpus : 1) <= RECORD_AUTO_MAX_TOTAL)
+		pages *= 2;
+	return (unsigned int)pages;
+}
+
 /* A word --call-graph takes as its value even when not joined with '=' (perf's syntax). */
 static bool is_call_graph_mode(const char *s)
 {

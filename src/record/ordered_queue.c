@@ -13,6 +13,7 @@ struct chunk {
 	struct chunk *all;      /* every normal chunk, for teardown */
 	size_t used;
 	size_t live;
+	size_t size;            /* of an oversized chunk's data */
 	char data[];
 };
 
@@ -51,6 +52,9 @@ struct ordered_queue {
 	struct chunk *spare;    /* empty chunks kept for reuse */
 	struct chunk *all;      /* every normal chunk allocated */
 	const struct perf_event_header *last;   /* the copy pushed last */
+	size_t nr_chunks;       /* chunks allocated (normal ones, spare or not) */
+	size_t nr_spare;
+	size_t big_bytes;       /* oversized chunks alive */
 };
 
 struct ordered_queue *ordered_queue__new(void)
@@ -276,6 +280,8 @@ static struct chunk *chunk_get(struct ordered_queue *q, size_t need)
 		c = malloc(sizeof(*c) + need);
 		if (!c)
 			return NULL;
+		q->big_bytes += need;
+		c->size = need;
 		c->used = SIZE_MAX;     /* marks "free when empty, never reuse" */
 		c->live = 0;
 		return c;
@@ -286,16 +292,19 @@ static struct chunk *chunk_get(struct ordered_queue *q, size_t need)
 	if (q->cur_chunk && q->cur_chunk->live == 0) {
 		q->cur_chunk->next = q->spare;
 		q->spare = q->cur_chunk;
+		q->nr_spare++;
 	}
 	if (q->spare) {
 		c = q->spare;
 		q->spare = c->next;
+		q->nr_spare--;
 	} else {
 		c = malloc(sizeof(*c) + CHUNK_SIZE);
 		if (!c)
 			return NULL;
 		c->all = q->all;
 		q->all = c;
+		q->nr_chunks++;
 	}
 	c->next = NULL;
 	c->used = 0;
@@ -309,10 +318,12 @@ static void release(struct ordered_queue *q, struct chunk *c)
 	if (--c->live)
 		return;
 	if (c->used == SIZE_MAX) {
+		q->big_bytes -= c->size;
 		free(c);
 	} else if (c != q->cur_chunk) {
 		c->next = q->spare;
 		q->spare = c;
+		q->nr_spare++;
 	} else {
 		c->used = 0;    /* the chunk being filled is empty again: rewind it */
 	}
@@ -335,8 +346,10 @@ int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header 
 	e = (struct entry){ .time = time, .seq = q->seq, .ev = dst, .chunk = c };
 	err = place(q, &e);
 	if (err) {
-		if (c->used == SIZE_MAX)
+		if (c->used == SIZE_MAX) {
+			q->big_bytes -= c->size;
 			free(c);
+		}
 		return err;
 	}
 	if (c->used != SIZE_MAX)
@@ -369,6 +382,11 @@ int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_take_fn
 const struct perf_event_header *ordered_queue__last(const struct ordered_queue *q)
 {
 	return q->last;
+}
+
+size_t ordered_queue__bytes(const struct ordered_queue *q)
+{
+	return (q->nr_chunks - q->nr_spare) * CHUNK_SIZE + q->big_bytes;
 }
 
 size_t ordered_queue__size(const struct ordered_queue *q)

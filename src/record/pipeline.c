@@ -15,7 +15,8 @@ struct pipeline {
 	pipeline_sink_fn sink;
 	void *sink_ctx;
 	int sink_err;                   /* the sink failed: nothing more goes to it */
-	uint64_t round_deadline;        /* with an unwinder: pause the round past this time */
+	uint64_t round_deadline;        /* pause the round past this time (the rings are read) */
+	unsigned int ticks;             /* records judged: the clock is read every SLICE_TICKS */
 	struct tracker *tracker;
 	struct cgroups *cgroups;
 	struct ledger *ledger;
@@ -27,6 +28,9 @@ struct pipeline {
 	size_t unwound_len;
 	struct pipeline_stats st;
 };
+
+/* How many records between two looks at the clock for the round's slice. */
+#define SLICE_TICKS 64
 
 /* The stages, last first. */
 
@@ -144,26 +148,39 @@ static void count_lost(struct pipeline *p, const struct perf_event_header *ev)
 }
 
 /* A sample passed on with its user stack unwound into the callchain, not the registers
- * and the stack copy.  1 pauses the round (flush_round): it took its slice. */
+ * and the stack copy. */
 static int unwind(struct pipeline *p, const struct perf_event_header *ev)
 {
 	int len = unwinder__rewrite(p->unwinder, ev, p->unwound, p->unwound_len);
-	int err;
 
 	if (len < 0) {
 		p->st.malformed++;
 		return 0;
 	}
-	err = sink(p->unwound, (size_t)len, p);
-	if (err == 0 && clock_mono_ns() > p->round_deadline)
+	return sink(p->unwound, (size_t)len, p);
+}
+
+static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uint64_t time);
+
+/*
+ * Each record the queue hands out, in time order.  1 pauses the round after this
+ * record: it took its slice, and the ring buffers are read before it goes on, so a
+ * long round (a burst, unwinding, a slow host) does not let them overflow.
+ */
+static int judge(const struct perf_event_header *ev, uint64_t time, void *ctx)
+{
+	struct pipeline *p = ctx;
+	int err = judge_one(p, ev, time);
+
+	if (err == 0 && ++p->ticks % SLICE_TICKS == 0 && p->round_deadline != UINT64_MAX &&
+	    clock_mono_ns() > p->round_deadline)
 		return 1;
 	return err;
 }
 
-/* Each record the queue hands out, in time order: judge, describe, sink. */
-static int judge(const struct perf_event_header *ev, uint64_t time, void *ctx)
+/* Judge, describe, sink. */
+static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uint64_t time)
 {
-	struct pipeline *p = ctx;
 	struct judgement j;
 	struct ledger_need need;
 	int v, err;

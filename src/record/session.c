@@ -24,9 +24,13 @@
  * exit are gone within milliseconds: drain very often for a moment. */
 #define START_POLL_MS 1
 #define START_PHASE_NS (300ull * 1000 * 1000)
-/* Unwinding (--call-graph dwarf) can take long on a busy host: a round stops after
- * this long and the ring buffers are read before it goes on, so they do not overflow. */
-#define UNWIND_SLICE_NS (20ull * 1000 * 1000)
+/* A round (judging, describing, writing; unwinding with --call-graph dwarf) stops
+ * after this long and the ring buffers are read before it goes on, so that a long
+ * round does not let them overflow: the queue takes the backlog instead. */
+#define ROUND_SLICE_NS (5ull * 1000 * 1000)
+/* ... up to this much: past it the rings are left to the kernel (which counts what it
+ * loses) until prof has caught up, rather than prof's memory growing without bound. */
+#define QUEUE_MAX_BYTES (256ull << 20)
 
 struct session {
 	const struct record_opts *opts;
@@ -43,6 +47,8 @@ struct session {
 	struct pipeline *pipeline;
 	uint64_t start_ns;
 	bool kernel_hidden;
+	struct session_drain_stats st;
+	uint64_t last_drain;
 };
 
 /* Read every ring buffer into the queue, then look up the tasks met for the first time. */
@@ -50,7 +56,18 @@ static int drain(struct session *s)
 {
 	int err;
 
+	uint64_t now = clock_mono_ns(), held = ordered_queue__bytes(s->queue);
+
 	s->read.nr = 0;
+	s->st.queue_peak = MAX(s->st.queue_peak, held);
+	if (held > QUEUE_MAX_BYTES) {
+		s->st.queue_full++;
+		return 0;
+	}
+	if (s->last_drain && now - s->last_drain > s->st.max_gap_ns)
+		s->st.max_gap_ns = now - s->last_drain;
+	s->last_drain = now;
+	s->st.drains++;
 	err = events__drain(s->events, s->queue, &s->read);
 	return err < 0 ? err : pipeline__look_up(s->pipeline, &s->read, &s->judge_before);
 }
@@ -80,7 +97,7 @@ int session__step(struct session *s)
 		return err;
 	return flush_round(s, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0,
 				  s->judge_before ? s->judge_before - 1 : 0),
-			   UNWIND_SLICE_NS);
+			   ROUND_SLICE_NS);
 }
 
 int session__stop(struct session *s)
@@ -289,6 +306,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.unwind = pipeline__unwind_stats(s->pipeline),
 		.objects = pipeline__objects_stats(s->pipeline),
 		.kernel_hidden = s->kernel_hidden,
+		.drain = s->st,
 	};
 	ledger__written_tasks(pipeline__ledger(s->pipeline), &ret->tasks_written);
 }

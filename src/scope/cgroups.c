@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "prof/base/idmap.h"
+#include "prof/base/util.h"
 #include "prof/base/vec.h"
 #include "prof/scope/cgroups.h"
 
@@ -21,7 +22,25 @@ struct cgroups {
 	struct cgroup *v;               /* in the order they were learnt */
 	size_t nr, cap;
 	bool walked;                    /* the whole hierarchy was walked once for unknown ids */
+	/* the ids last found (each sample carries one), direct-mapped; an id's index
+	 * never changes, so they never go stale */
+	struct { uint64_t id; uint32_t idx; } memo[8];
 };
+
+static bool index_of(struct cgroups *c, uint64_t id, uint32_t *ret)
+{
+	typeof(c->memo[0]) *m = &c->memo[id % ARRAY_SIZE(c->memo)];
+
+	if (id && m->id == id) {
+		*ret = m->idx;
+		return true;
+	}
+	if (!idmap__get(c->index, id, ret))
+		return false;
+	m->id = id;
+	m->idx = *ret;
+	return true;
+}
 
 /* Is path root or under it ("/a/b" is under "/a", "/ab" is not)? */
 static bool path_under(const char *path, const char *root)
@@ -100,18 +119,18 @@ struct cgroups *cgroups__free(struct cgroups *c)
 	return NULL;
 }
 
-bool cgroups__in_scope(const struct cgroups *c, uint64_t id)
+bool cgroups__in_scope(struct cgroups *c, uint64_t id)
 {
 	uint32_t idx;
 
-	return idmap__get(c->index, id, &idx) && c->v[idx].in_scope;
+	return index_of(c, id, &idx) && c->v[idx].in_scope;
 }
 
 static struct cgroup *find(struct cgroups *c, uint64_t id)
 {
 	uint32_t idx;
 
-	if (idmap__get(c->index, id, &idx))
+	if (index_of(c, id, &idx))
 		return &c->v[idx];
 	/* A cgroup made before the recording: learn the whole hierarchy once. */
 	if (!c->walked && c->root_fd >= 0) {

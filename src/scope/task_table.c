@@ -5,8 +5,15 @@
 #include "prof/base/hashtable.h"
 #include "prof/scope/task_table.h"
 
+/*
+ * The tasks last found, direct-mapped by tid: a sample's task is looked up several
+ * times (look-up, judging, its leader), and the same few tasks run for long.
+ */
+#define MEMO_SLOTS 32
+
 struct task_table {
 	struct hashtable t;     /* of struct task, keyed by tid */
+	struct hashtable_memo memo[MEMO_SLOTS];
 };
 
 static bool eq(const void *entry, const void *key, const void *ctx)
@@ -39,7 +46,15 @@ struct task_table *task_table__free(struct task_table *t)
 
 struct task *task_table__find(struct task_table *t, int32_t tid)
 {
-	return hashtable__find(&t->t, hash_tid(tid), &tid);
+	struct hashtable_memo *m = &t->memo[(uint32_t)tid % MEMO_SLOTS];
+	struct task *task = hashtable_memo__get(m, &t->t, (uint32_t)tid);
+
+	if (task)
+		return task;
+	task = hashtable__find(&t->t, hash_tid(tid), &tid);
+	if (task)
+		hashtable_memo__set(m, &t->t, (uint32_t)tid, task);
+	return task;
 }
 
 struct task *task_table__get(struct task_table *t, int32_t tid, bool *ret_created)

@@ -30,8 +30,12 @@ struct entry {
 	uint64_t exit_time;
 };
 
+/* The entries last found, direct-mapped by tid (a sample's task and its leader). */
+#define MEMO_SLOTS 32
+
 struct ledger {
 	struct hashtable tasks;         /* of struct entry, by tid */
+	struct hashtable_memo memo[MEMO_SLOTS];
 	struct linger exits;
 	struct cgroups *cgroups;
 	struct ledger_task *log;        /* tasks with written samples */
@@ -52,9 +56,22 @@ static uint64_t tid_hash(int32_t tid)
 	return hash__u64((uint32_t)tid);
 }
 
-static uint32_t flags_of(const struct ledger *l, int32_t tid)
+static struct entry *entry_find(struct ledger *l, int32_t tid)
 {
-	const struct entry *e = hashtable__find(&l->tasks, tid_hash(tid), &tid);
+	struct hashtable_memo *m = &l->memo[(uint32_t)tid % MEMO_SLOTS];
+	struct entry *e = hashtable_memo__get(m, &l->tasks, (uint32_t)tid);
+
+	if (e)
+		return e;
+	e = hashtable__find(&l->tasks, tid_hash(tid), &tid);
+	if (e)
+		hashtable_memo__set(m, &l->tasks, (uint32_t)tid, e);
+	return e;
+}
+
+static uint32_t flags_of(struct ledger *l, int32_t tid)
+{
+	const struct entry *e = entry_find(l, tid);
 
 	return e ? e->flags : 0;
 }
@@ -63,8 +80,11 @@ static uint32_t flags_of(const struct ledger *l, int32_t tid)
 static struct entry *entry_get(struct ledger *l, int32_t tid)
 {
 	bool created;
-	struct entry *e = hashtable__insert(&l->tasks, tid_hash(tid), &tid, &created);
+	struct entry *e = entry_find(l, tid);
 
+	if (e)
+		return e;
+	e = hashtable__insert(&l->tasks, tid_hash(tid), &tid, &created);
 	if (e && created)
 		e->tid = tid;
 	return e;

@@ -26,6 +26,9 @@ struct hashtable {
 	size_t entry_size, mask, nr;
 	hashtable_eq_fn eq;
 	const void *ctx;
+	/* Changes whenever an entry may have moved or gone (an insert of a new key, a
+	 * remove, a clear): a caller's memo of an entry's address holds while it is the same. */
+	uint64_t gen;
 };
 
 /* An empty table (no memory until the first insert). */
@@ -56,6 +59,27 @@ void *hashtable__next(const struct hashtable *t, size_t *iter);
 static inline size_t hashtable__size(const struct hashtable *t)
 {
 	return t->nr;
+}
+
+/*
+ * A memo of one entry found, for hot paths that look the same few keys up again and
+ * again (a sample's task): valid while the table's gen is the one it was taken at.
+ * Zeroed, it matches nothing.
+ */
+struct hashtable_memo {
+	uint64_t gen, key;
+	void *entry;
+};
+
+static inline void *hashtable_memo__get(const struct hashtable_memo *m, const struct hashtable *t, uint64_t key)
+{
+	return m->gen == t->gen && m->key == key ? m->entry : NULL;
+}
+
+static inline void hashtable_memo__set(struct hashtable_memo *m, const struct hashtable *t, uint64_t key,
+				       void *entry)
+{
+	*m = (struct hashtable_memo){ .gen = t->gen, .key = key, .entry = entry };
 }
 
 /* Bytes the table holds (for the engine's and top's memory figures). */

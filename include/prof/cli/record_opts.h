@@ -29,6 +29,7 @@ struct record_opts {
 	bool dwarf;             /* --call-graph dwarf: user stacks unwound while recording */
 	uint32_t stack_size;    /* ... bytes of user stack copied per sample */
 	unsigned int mmap_pages;
+	bool mmap_auto;         /* mmap_pages sized to the rate: may fall back to the default */
 	const char *output;
 	double duration;        /* seconds; 0 = until the workload ends or a signal */
 	bool quiet;             /* -q: no live status, no summary */
@@ -58,6 +59,17 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 
 /* The largest -m (and mmap_pages) the ring buffers can have: 2 GiB of pages. */
 uint64_t record_opts__max_mmap_pages(void);
+
+/*
+ * Ring buffer pages per CPU for o's rate when neither -m nor the configuration says:
+ * room for RECORD_RING_MS of samples between drains, from RECORD_DEFAULT_PAGES (the
+ * one size every user may lock) up to RECORD_AUTO_MAX_PAGES, and at most
+ * RECORD_AUTO_MAX_TOTAL bytes over nr_cpus.
+ */
+#define RECORD_RING_MS 150
+#define RECORD_AUTO_MAX_PAGES 2048u     /* 8 MiB per CPU */
+#define RECORD_AUTO_MAX_TOTAL (256ull << 20)
+unsigned int record_opts__auto_pages(const struct record_opts *o, long nr_cpus);
 
 /*
  * The options prof record shares with prof top (scope, event, sampling, ring

@@ -39,6 +39,8 @@ struct events_info {
 	bool creds;
 	int creds_err;
 	int raw_uid_off;                /* of their uid argument in PERF_SAMPLE_RAW */
+	unsigned int mmap_pages;        /* ring buffer pages per CPU in use */
+	bool mmap_lowered;              /* the rate's size could not be locked: the default */
 };
 
 /* The set*uid() tracepoint events and their sample ids, for the tracker. */

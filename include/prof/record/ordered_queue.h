@@ -43,6 +43,8 @@ int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_take_fn
 
 /* Number of records queued, and the oldest queued time (UINT64_MAX when empty). */
 size_t ordered_queue__size(const struct ordered_queue *q);
+/* Bytes of records held (chunks in use, not the spare ones kept for reuse). */
+size_t ordered_queue__bytes(const struct ordered_queue *q);
 uint64_t ordered_queue__oldest(const struct ordered_queue *q);
 
 #endif

@@ -88,8 +88,8 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 
 /*
  * Judge, describe and pass to the sink every record of q up to time upto, oldest
- * first, then a FINISHED_ROUND if any record was passed.  With an unwinder and a slice
- * (ns), the round may stop early after its slice: 1 (what is left goes in the next
+ * first, then a FINISHED_ROUND if any record was passed.  With a slice (ns), the
+ * round may stop early after its slice: 1 (what is left goes in the next
  * one).  0, 1, or -errno (the sink's error, which stops everything after it).
  */
 int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, uint64_t slice);

@@ -73,6 +73,14 @@ struct session_error {
 	int err;                        /* -errno */
 };
 
+/* How the rings were read: what to change when records were lost. */
+struct session_drain_stats {
+	uint64_t drains;                /* times the rings were read */
+	uint64_t max_gap_ns;            /* the longest time between two reads */
+	uint64_t queue_peak;            /* the most bytes the queue held */
+	uint64_t queue_full;            /* reads skipped: the queue was at its limit */
+};
+
 struct session_stats {
 	const struct pipeline_stats *records;   /* lost, described, passed to the sink */
 	const struct tracker_stats *scope;      /* the judging's accounting */
@@ -80,6 +88,7 @@ struct session_stats {
 	const struct objects_stats *objects;    /* NULL without objects */
 	size_t tasks_written;                   /* tasks with written samples */
 	bool kernel_hidden;                     /* kallsyms shows no addresses: no kernel maps */
+	struct session_drain_stats drain;
 };
 
 /*

@@ -31,7 +31,7 @@ struct cgroups *cgroups__free(struct cgroups *c);
 int cgroups__add(struct cgroups *c, uint64_t id, const char *path);
 
 /* In a scoped subtree?  An unknown id is not. */
-bool cgroups__in_scope(const struct cgroups *c, uint64_t id);
+bool cgroups__in_scope(struct cgroups *c, uint64_t id);
 
 /*
  * The file is about to carry a sample of cgroup id: its path the first time (the

@@ -24,7 +24,7 @@ Test(config, defaults)
 {
 	config__defaults(&c);
 	cr_assert_eq(c.freq, 4000);
-	cr_assert_eq(c.mmap_pages, 128);
+	cr_assert_eq(c.mmap_pages, 0);  /* unset: sized to the rate (record_opts__auto_pages) */
 	cr_assert_str_eq(c.output, "perf.data");
 	cr_assert_not(c.callchain);
 	cr_assert_not(c.user_kernel);

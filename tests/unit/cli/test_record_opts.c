@@ -229,6 +229,24 @@ Test(record_opts, mmap_pages)
 	cr_assert_eq(c.opts.mmap_pages, 1024);
 }
 
+/* Unset, the ring buffers hold RECORD_RING_MS of samples at the rate, within bounds. */
+Test(record_opts, auto_pages_follow_the_rate)
+{
+	struct ctx c;
+
+	cr_assert_eq(PARSE(&c, "-a"), 0, "err: %s", c.err);
+	cr_assert_eq(record_opts__auto_pages(&c.opts, 2), RECORD_DEFAULT_PAGES, "4 kHz: perf's default");
+	cr_assert_eq(PARSE(&c, "-a", "-g", "-F", "80000"), 0, "err: %s", c.err);
+	/* 80,000 x (80 + 192) bytes x 0.15 s = 3.3 MB: 1024 pages of 4 KiB */
+	cr_assert_eq(record_opts__auto_pages(&c.opts, 2), 1024);
+	cr_assert_eq(record_opts__auto_pages(&c.opts, 256), 256, "256 CPUs: at most 256 MiB in all");
+	cr_assert_eq(record_opts__auto_pages(&c.opts, 4096), RECORD_DEFAULT_PAGES, "never below the default");
+	cr_assert_eq(PARSE(&c, "-a", "-g", "-F", "10000000"), 0, "err: %s", c.err);
+	cr_assert_eq(record_opts__auto_pages(&c.opts, 1), RECORD_AUTO_MAX_PAGES);
+	cr_assert_eq(PARSE(&c, "-a", "-g", "-c", "1000"), 0, "err: %s", c.err);
+	cr_assert_eq(record_opts__auto_pages(&c.opts, 2), RECORD_DEFAULT_PAGES, "a period: the rate is unknown");
+}
+
 Test(record_opts, mmap_pages_bad_values)
 {
 	static const char *const bad[] = { "3", "100", "0", "-4", "many", "2097152" };

@@ -261,3 +261,25 @@ Test(ordered, late_record_within_a_buffer)
 		cr_assert_eq(s.seq[i], want[i], "position %zu: seq %u", i, s.seq[i]);
 	ordered_queue__free(q);
 }
+
+/* What the queue holds in bytes: the session stops draining past a limit on it. */
+Test(ordered, bytes_held_grow_and_come_back)
+{
+	struct ordered_queue *q = ordered_queue__new();
+	static struct seen s;
+	size_t held;
+
+	cr_assert_eq(ordered_queue__bytes(q), 0);
+	for (uint64_t t = 1; t <= 20000; t++)
+		push(q, t, 0, (uint32_t)t, 200);
+	held = ordered_queue__bytes(q);
+	cr_assert_geq(held, 20000 * 200, "at least the records: %zu", held);
+	for (uint64_t t = 20001; t <= 30000; t++)
+		push(q, t, 0, (uint32_t)t, 200);
+	cr_assert_gt(ordered_queue__bytes(q), held, "more records, more bytes");
+	s.n = 0;
+	ordered_queue__flush(q, UINT64_MAX, collect, &s);
+	cr_assert_eq(s.n, 30000);
+	cr_assert_leq(ordered_queue__bytes(q), 1u << 20, "flushed: at most the chunk being filled");
+	ordered_queue__free(q);
+}
