@@ -204,3 +204,33 @@ Test(hashtable, grow_bytes_and_reserve)
 	cr_assert_eq(vec__grow_bytes(cap, SIZE_MAX / 4, 8), SIZE_MAX, "overflow is no size");
 	free(arr);
 }
+
+/* A memo holds while nothing moved; an insert of a new key or a remove voids it. */
+Test(hashtable, memo_is_void_after_the_table_changes)
+{
+	struct hashtable t;
+	struct hashtable_memo m = { 0 };
+	uint32_t k = 7, other = 8;
+	bool created;
+	struct pair *p;
+
+	hashtable__init(&t, sizeof(struct pair), pair_eq, NULL);
+	cr_assert_null(hashtable_memo__get(&m, &t, k), "a zeroed memo matches nothing");
+	p = hashtable__insert(&t, hash__u64(k), &k, &created);
+	p->key = k;
+	hashtable_memo__set(&m, &t, k, p);
+	cr_assert_eq(hashtable_memo__get(&m, &t, k), p);
+	cr_assert_null(hashtable_memo__get(&m, &t, other), "another key");
+	cr_assert_not_null(hashtable__insert(&t, hash__u64(k), &k, &created));
+	cr_assert_not(created);
+	cr_assert_eq(hashtable_memo__get(&m, &t, k), p, "finding an existing key moves nothing");
+	((struct pair *)hashtable__insert(&t, hash__u64(other), &other, &created))->key = other;
+	cr_assert_null(hashtable_memo__get(&m, &t, k), "an insert may move entries");
+	hashtable_memo__set(&m, &t, k, hashtable__find(&t, hash__u64(k), &k));
+	cr_assert(hashtable__remove(&t, hash__u64(other), &other));
+	cr_assert_null(hashtable_memo__get(&m, &t, k), "a remove shifts entries back");
+	hashtable_memo__set(&m, &t, k, hashtable__find(&t, hash__u64(k), &k));
+	hashtable__clear(&t);
+	cr_assert_null(hashtable_memo__get(&m, &t, k));
+	hashtable__release(&t);
+}
