@@ -139,7 +139,8 @@ static int run_put(struct run *r, const struct entry *e, size_t slot)
 	if (err)
 		return err;
 	slot = r->head + off;
-	memmove(&r->v[slot + 1], &r->v[slot], (r->nr - slot) * sizeof(*r->v));
+	if (slot < r->nr)       /* a late record; nearly all go at the tail */
+		memmove(&r->v[slot + 1], &r->v[slot], (r->nr - slot) * sizeof(*r->v));
 	r->v[slot] = *e;
 	r->nr++;
 	return 0;
@@ -362,17 +363,47 @@ int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header 
 	return 0;
 }
 
+/* The first entry of the run second in the heap h of n (the smaller child of the top). */
+static const struct entry *heap_second(const struct ordered_queue *q, const size_t *h, size_t n)
+{
+	const struct entry *a, *b;
+
+	if (n < 2)
+		return NULL;
+	a = run_first(&q->runs[h[1]]);
+	if (n < 3)
+		return a;
+	b = run_first(&q->runs[h[2]]);
+	return entry_before(b, a) ? b : a;
+}
+
 int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_take_fn take, void *ctx)
 {
 	size_t h[MAX_RUNS], n = heap_build(q, h);
 	int r = 0;
 
 	while (n && run_first(&q->runs[h[0]])->time <= upto) {
-		struct entry e = heap_pop(q, h, &n);
+		/*
+		 * The top run's entries up to the second run's first come out in a row,
+		 * with no heap work between them: each CPU's records arrive in bursts.
+		 */
+		struct run *top = &q->runs[h[0]];
+		const struct entry *second = heap_second(q, h, n);
+		struct entry e;
 
-		q->total--;
-		r = take(e.ev, e.time, ctx);
-		release(q, e.chunk);
+		do {
+			e = top->v[top->head++];
+			q->total--;
+			r = take(e.ev, e.time, ctx);
+			release(q, e.chunk);
+		} while (!r && top->head < top->nr && top->v[top->head].time <= upto &&
+			 (!second || entry_before(&top->v[top->head], second)));
+		if (top->head == top->nr) {
+			top->head = top->nr = 0;
+			h[0] = h[--n];
+		}
+		if (n)
+			heap_down(q->runs, h, n, 0);
 		if (r)
 			break;
 	}

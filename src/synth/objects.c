@@ -502,11 +502,28 @@ static bool hit_noted(const struct objects *o, const struct object *obj)
 	return obj->hit && (obj->kept < 0 || o->kept[obj->kept].hit);
 }
 
+/*
+ * Where a chain's user frames start: after its last context marker when that is
+ * PERF_CONTEXT_USER (the kernel writes the kernel's frames first).  The frames before
+ * it are walked only when the chain has no marker or another layout.
+ */
+static uint64_t user_frames(const struct sample *s, bool ip_user)
+{
+	for (uint64_t i = s->nr_callchain; i-- > 0;) {
+		uint64_t a;
+
+		memcpy(&a, &s->callchain[i], 8);
+		if (a >= (uint64_t)PERF_CONTEXT_MAX)
+			return a == (uint64_t)PERF_CONTEXT_USER && !ip_user ? i : 0;
+	}
+	return 0;
+}
+
 /* The user-space addresses of a written sample: its ip, its call chain's. */
 static void note_sample(struct objects *o, const struct perf_event_header *ev)
 {
 	bool user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
-	uint64_t last_start = 0, last_end = 0;
+	uint64_t last_start = 0, last_end = 0, from;
 	const struct maps *ms = NULL;
 	struct done_ranges *d;
 	struct sample s;
@@ -514,9 +531,13 @@ static void note_sample(struct objects *o, const struct perf_event_header *ev)
 	if (!sample_layout__sample(&o->layout, ev, &s) || (int32_t)s.pid <= 0)
 		return;
 	d = done_slot(o, (int32_t)s.pid);
-	if (d->pid != (int32_t)s.pid)
-		*d = (struct done_ranges){ .pid = (int32_t)s.pid };
-	for (uint64_t i = 0; i <= s.nr_callchain; i++) {
+	if (d->pid != (int32_t)s.pid) {
+		d->pid = (int32_t)s.pid;
+		d->nr = d->next = d->nr_strays = d->next_stray = 0;
+	}
+	/* a kernel sample's kernel frames skipped at once: i = from + 1 is the marker */
+	from = user ? 0 : user_frames(&s, user);
+	for (uint64_t i = from ? from + 1 : 0; i <= s.nr_callchain; i++) {
 		uint64_t a = s.ip;
 		const struct map *m;
 		struct object *obj;
