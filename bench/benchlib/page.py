@@ -367,6 +367,42 @@ def render(res, outdir, plots_too):
     w(f"Highest -F tried with no lost sample in any repetition: prof {best['prof'] or 'none'}, "
       f"perf {best['perf'] or 'none'} (tried {', '.join(str(f) for f in freqs)}).\n")
 
+    # 5b. high rates
+    if t.labels("rates", "freq"):
+        w("## 5b. High rates\n")
+        w(f"Both tools record every CPU (`-a -g -e cpu-clock -F F`) for {cfg['rates_secs']} s while "
+          f"{m['ncpu']} CPU-bound processes of the tenant keep every CPU busy, {cfg['rates_reps']} "
+          "runs each, alternating, medians; the ring buffers are each tool's default (`-m` unset). "
+          "`perf_event_max_sample_rate` is raised to F for the run and restored after it; "
+          "cpu-clock's timer fires at most every 10 us, so 160 kHz is ~100 kHz a CPU for both. "
+          "*lost*: LOST and LOST_SAMPLES records' counts, the worst run in brackets. *CPU per "
+          "1k samples*: the recorder's user+sys (wait4) over the samples in its file; perf's "
+          "includes its build-id pass.\n")
+        rows = []
+        for f in t.labels("rates", "freq"):
+            wr = [t.med("rates", "written", tool, freq=f) for tool in ("prof", "perf")]
+            lo = [t.values("rates", "lost", tool, freq=f) for tool in ("prof", "perf")]
+            c = [t.med("rates", "cpu_per_1k", tool, freq=f) for tool in ("prof", "perf")]
+            lost = [f"{num(t.med('rates', 'lost', tool, freq=f))} ({num(max(v)) if v else '-'})"
+                    for tool, v in zip(("prof", "perf"), lo)]
+            rows.append([f, num(wr[0]), num(wr[1]), lost[0], lost[1], ms(c[0]), ms(c[1]),
+                         ratio(c[0], c[1]) if c[0] and c[1] else "-"])
+        w(md_table(["-F", "written: prof", "perf", "lost: prof", "perf", "CPU per 1k samples: prof",
+                    "perf", "prof/perf"], rows))
+        w("")
+        rows = []
+        for who in ("busy", "idle"):
+            wr, out = t.med("rates", "uid_written", who), t.med("rates", "uid_outside", who)
+            c = t.med("rates", "uid_cpu_per_1k", who)
+            if c is not None:
+                rows.append([f"`--uid` of the {who} tenant", num(wr), num(out), ms(c)])
+        if rows:
+            w("prof alone, `--uid` at 40 kHz with the same load (the tenant's processes busy; "
+              "the idle user has none running): *CPU per 1k samples* over every sample that "
+              "arrived, written or dropped as outside the scope.\n")
+            w(md_table(["scope", "written", "outside scope", "CPU per 1k samples"], rows))
+            w("")
+
     # 6. report
     w("## 6. Report speed\n")
     n_s, fsz = t.med("report", "samples", "file"), t.med("report", "file_size", "file")
@@ -490,6 +526,15 @@ def goals(t, cfg, ns, best):
         if p is not None and q is not None:
             rows.append([f"prof's CPU per 1,000 samples no higher than perf's (-F {f})",
                          f"{ms(p)} vs {ms(q)}, {ms(qb)} with -B", mark(p <= q and (qb is None or p <= qb))])
+    for f in t.labels("rates", "freq"):
+        lp, lq = t.med("rates", "lost", "prof", freq=f), t.med("rates", "lost", "perf", freq=f)
+        if lp is not None and lq is not None:
+            rows.append([f"prof loses no more than perf (-F {f}, -g, default rings)",
+                         f"{num(lp)} vs {num(lq)}", mark(lp <= lq)])
+    p, q = t.med("rates", "cpu_per_1k", "prof", freq=40000), t.med("rates", "cpu_per_1k", "perf", freq=40000)
+    if p is not None and q is not None:
+        rows.append(["prof's CPU per written sample at most half perf record's (-F 40000)",
+                     f"{ms(p)} vs {ms(q)} per 1k: {ratio(p, q)}", mark(p <= q / 2)])
     pw, fw = t.med("report", "wall", "prof"), t.med("report", "wall", "perf")
     if pw and fw:
         rows.append(["prof report at most half perf report's time", ratio(fw, pw),
