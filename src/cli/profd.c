@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -55,6 +56,7 @@ static const char usage[] =
 
 struct profd {
 	const char *config_path;
+	bool config_given;              /* --config: its file must be there */
 	bool foreground;
 	int ready_fd;                   /* the waiting parent's pipe, -1 */
 	struct preflight pf;            /* privileges, configuration, cgroup2 root, verdict */
@@ -110,11 +112,50 @@ static void notify(const char *state)
 
 /* ---- configuration ------------------------------------------------------------------ */
 
-static int load_config(const char *path, struct prof_config *c, char *err, size_t errlen)
+/*
+ * The file at the default path may be absent (prof record runs on its defaults too):
+ * then the built-in defaults, and *ret_absent says so.  One named with --config must
+ * be there.
+ */
+static int load_config(const struct profd *p, struct prof_config *c, bool *ret_absent, char *err,
+		       size_t errlen)
 {
+	int r;
+
 	config__defaults(c);
+	*ret_absent = false;
 	/* profd runs privileged: a file anyone but root could have written is refused */
-	return config__load(c, path, true, true, err, errlen);
+	r = config__load(c, p->config_path, true, true, err, errlen);
+	if (r == -ENOENT && !p->config_given) {
+		config__defaults(c);
+		*ret_absent = true;
+		err[0] = '\0';
+		return 0;
+	}
+	return r;
+}
+
+/*
+ * The socket's directory, made when missing (the unit's RuntimeDirectory makes it; by
+ * hand, nothing does): its parent must exist.  0, or -errno with err set.
+ */
+static int make_socket_dir(const char *socket, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", socket);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		int e = errno;
+
+		snprintf(err, errlen, "%.900s: cannot make the socket's directory: %s", dir, strerror(e));
+		return -e;
+	}
+	return 0;
 }
 
 /* The daemon's settings from a configuration.  0, or -EINVAL with err set. */
@@ -285,7 +326,9 @@ static int profd_start(struct profd *p)
 		say(p, LOG_INFO, "history: %" PRIu64 " buckets read back from %s (%" PRIu64 " too old, %" PRIu64
 		    " corrupt segment tails, %" PRIu64 " segments refused)%s%s", st.loaded, p->set.history_dir,
 		    st.skipped_old, st.corrupt, st.refused, st.last_corrupt[0] ? ": " : "", st.last_corrupt);
-	fd = server__listen(p->pf.cfg.daemon.socket, err, sizeof(err));
+	fd = make_socket_dir(p->pf.cfg.daemon.socket, err, sizeof(err));
+	if (fd == 0)
+		fd = server__listen(p->pf.cfg.daemon.socket, err, sizeof(err));
 	if (fd < 0) {
 		say(p, LOG_ERR, "%s", err);
 		return EXIT_PROF_FAIL;
@@ -308,16 +351,18 @@ static void reload(struct profd *p)
 	struct prof_config c;
 	struct daemon_settings s;
 	char err[1024], msg[1100], later[256];
+	bool absent;
 
 	notify("RELOADING=1");
 	err[0] = later[0] = '\0';
-	if (load_config(p->config_path, &c, err, sizeof(err)) < 0 || settings_of(&c, &s, err, sizeof(err)) < 0 ||
+	if (load_config(p, &c, &absent, err, sizeof(err)) < 0 || settings_of(&c, &s, err, sizeof(err)) < 0 ||
 	    daemon__reconfigure(p->d, &s, later, sizeof(later)) < 0 ||
 	    exports__reconfigure(p->exports, &c.daemon.export, err, sizeof(err)) < 0) {
 		snprintf(msg, sizeof(msg), "reload failed: %s (keeping the previous configuration)", err[0] ? err : later);
 		say(p, LOG_ERR, "%s", msg);
 	} else {
-		snprintf(msg, sizeof(msg), "configuration reloaded from %s%s%s%s", p->config_path,
+		snprintf(msg, sizeof(msg), "configuration reloaded from %s%s%s%s%s", p->config_path,
+			 absent ? " (absent: the built-in defaults)" : "",
 			 later[0] ? " (" : "", later, later[0] ? " change only at a restart)" : "");
 		say(p, LOG_INFO, "%s", msg);
 	}
@@ -458,6 +503,7 @@ static int parse(struct profd *p, int argc, char **argv)
 			break;
 		case 'c':
 			p->config_path = optarg;
+			p->config_given = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -481,17 +527,20 @@ static int parse(struct profd *p, int argc, char **argv)
 static int prepare(struct profd *p)
 {
 	char err[1024];
+	bool absent;
 
 	if (privs__probe(&p->pf.privs) < 0 || !privs__can_record_system_wide(&p->pf.privs)) {
 		say(p, LOG_ERR, "not allowed to open system-wide perf events: profd needs CAP_PERFMON (or "
 		    "CAP_SYS_ADMIN); run it as root or as the unit etc/profd.service does");
 		return EXIT_PROF_FAIL;
 	}
-	if (load_config(p->config_path, &p->pf.cfg, err, sizeof(err)) < 0 ||
+	if (load_config(p, &p->pf.cfg, &absent, err, sizeof(err)) < 0 ||
 	    settings_of(&p->pf.cfg, &p->set, err, sizeof(err)) < 0 || session_opts(p, err, sizeof(err)) < 0) {
 		say(p, LOG_ERR, "%s", err);
 		return EXIT_PROF_USAGE;
 	}
+	if (absent)
+		say(p, LOG_INFO, "no configuration file at %s: running on the built-in defaults", p->config_path);
 	/* the daemon records every task: the policy's verdict is an admin's */
 	p->pf.verdict = (struct policy_verdict){ .admin = true, .kernel = true, .uid = getuid() };
 	return open_cgroup_root(&p->pf);
