@@ -143,6 +143,9 @@ static void summary_verbose(const struct session_stats *s)
 	fprintf(stderr, "prof: %zu tasks written, %" PRIu64 " /proc lookups (%" PRIu64
 		" found the task gone), %" PRIu64 " described from /proc, %" PRIu64 " uid changes\n",
 		s->tasks_written, t->lookups, t->lookups_failed, s->records->described, t->creds_changes);
+	if (s->filter_cgroups)
+		fprintf(stderr, "prof: samples filtered by the kernel to %zu cgroup%s (and their descendants)\n",
+			s->filter_cgroups, s->filter_cgroups == 1 ? "" : "s");
 	fprintf(stderr, "prof: rings read %" PRIu64 " times, longest gap %.1f ms, queue peak %.1f MB%s\n",
 		s->drain.drains, (double)s->drain.max_gap_ns / 1e6, (double)s->drain.queue_peak / (1 << 20),
 		s->drain.queue_full ? " (at its limit)" : "");

@@ -337,6 +337,9 @@ void preflight__warn(const struct record_opts *o, const struct session *s)
 	if (info->freq_lowered)
 		fprintf(stderr, "prof: -F %" PRIu64 " is above kernel.perf_event_max_sample_rate; using %" PRIu64 ".\n",
 			o->freq, info->freq);
+	if (info->filter_err && !o->quiet)
+		fprintf(stderr, "prof: note: the kernel would not sample by cgroup here (%s): sampling every CPU "
+			"and dropping other tasks' samples instead.\n", strerror(-info->filter_err));
 	if (st.kernel_hidden && !o->quiet)
 		fprintf(stderr, "prof: warning: kernel addresses are hidden (kernel.kptr_restrict); kernel symbols will not resolve.\n");
 	/* an admin may record a uid without them (a non-admin was refused) */

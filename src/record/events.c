@@ -17,6 +17,7 @@
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
 
+#include "prof/record/cgroup_sampling.h"
 #include "prof/record/events.h"
 #include "prof/sys/tracefs.h"
 #include "prof/scope/creds.h"
@@ -33,6 +34,8 @@
 struct events {
 	struct perf_evlist *evlist;
 	struct perf_evsel *sampling[RECORD_MAX_EVENTS], *sideband;
+	struct cgroup_sampling *by_cgroup[RECORD_MAX_EVENTS];  /* instead of sampling[] */
+	struct perf_event_attr attrs[RECORD_MAX_EVENTS];        /* the sampling events' */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct events_info info;
@@ -161,6 +164,7 @@ static int open_one(struct events *e, const struct record_opts *o, size_t i, uin
 	int err;
 
 	sampling_attr(o, &e->info.events[i], freq, &attr);
+	e->attrs[i] = attr;
 	e->sampling[i] = perf_evsel__new(&attr);
 	if (!e->sampling[i])
 		return -ENOMEM;
@@ -173,6 +177,7 @@ static int open_one(struct events *e, const struct record_opts *o, size_t i, uin
 		event_spec__cpu_clock(&e->info.events[i]);
 		e->info.fell_back = true;
 		sampling_attr(o, &e->info.events[i], freq, &attr);
+		e->attrs[i] = attr;
 		e->sampling[i] = perf_evsel__new(&attr);
 		if (!e->sampling[i])
 			return -ENOMEM;
@@ -181,8 +186,154 @@ static int open_one(struct events *e, const struct record_opts *o, size_t i, uin
 	return err;
 }
 
+/* ---- the kernel's cgroup filter ---------------------------------------------------- */
+
+/* More cgroups than this in one scope: system-wide (a union that wide filters little). */
+#define FILTER_MAX_CGROUPS 64
+
+/* Can the scope be filtered by cgroup in the kernel: cgroups, and nothing else? */
+static bool cgroups_only(const struct record_opts *o)
+{
+	const struct scope *s = &o->scope;
+
+	return s->nr_cgroups && !s->all && !s->nr_uids && !s->nr_pids && !s->workload;
+}
+
+/* The outermost scope cgroups' directories, opened below root_fd.  The count, or -errno. */
+static int open_cgroup_dirs(const struct record_opts *o, int root_fd, int *fds)
+{
+	const struct scope *s = &o->scope;
+	const char *paths[FILTER_MAX_CGROUPS];
+	bool keep[FILTER_MAX_CGROUPS];
+	int n = 0;
+
+	if (s->nr_cgroups > FILTER_MAX_CGROUPS)
+		return -E2BIG;
+	for (size_t i = 0; i < s->nr_cgroups; i++)
+		paths[i] = s->cgroups[i].path ? s->cgroups[i].path : "/";
+	cgroup_sampling__outermost(paths, s->nr_cgroups, keep);
+	for (size_t i = 0; i < s->nr_cgroups; i++) {
+		const char *rel = paths[i][1] ? paths[i] + 1 : ".";
+		int fd;
+
+		if (!keep[i])
+			continue;
+		fd = openat(root_fd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			int err = -errno;
+
+			while (n)
+				close(fds[--n]);
+			return err;
+		}
+		fds[n++] = fd;
+	}
+	return n;
+}
+
+/*
+ * Sampling event i on each CPU for each cgroup; the hardware fallback as open_one's.
+ * Returns 0, or -errno.
+ */
+static int open_one_by_cgroup(struct events *e, const struct record_opts *o, size_t i, uint64_t freq,
+			      const int *dirs, size_t nr_dirs, const int *cpus)
+{
+	int n = perf_cpu_map__nr(e->cpus), err;
+
+	sampling_attr(o, &e->info.events[i], freq, &e->attrs[i]);
+	err = cgroup_sampling__open(&e->attrs[i], dirs, nr_dirs, cpus, (size_t)n, &e->by_cgroup[i]);
+	if (err < 0 && o->nr_events == 1 && event_spec__is_hardware(&e->info.events[i]) && is_no_pmu(err)) {
+		event_spec__cpu_clock(&e->info.events[i]);
+		e->info.fell_back = true;
+		sampling_attr(o, &e->info.events[i], freq, &e->attrs[i]);
+		err = cgroup_sampling__open(&e->attrs[i], dirs, nr_dirs, cpus, (size_t)n, &e->by_cgroup[i]);
+	}
+	return err;
+}
+
+/* Every sampling event through the cgroup filter.  0, or -errno with none left open. */
+static int open_by_cgroup(struct events *e, const struct record_opts *o, int root_fd, uint64_t freq,
+			  size_t *ret_event)
+{
+	int dirs[FILTER_MAX_CGROUPS], cpus[4096], nr_dirs, n = perf_cpu_map__nr(e->cpus), err = 0;
+	struct events_info saved = e->info;
+
+	if (n > (int)ARRAY_SIZE(cpus))
+		return -E2BIG;
+	for (int c = 0; c < n; c++)
+		cpus[c] = perf_cpu_map__cpu(e->cpus, c).cpu;
+	nr_dirs = open_cgroup_dirs(o, root_fd, dirs);
+	if (nr_dirs < 0)
+		return nr_dirs;
+	for (size_t i = 0; i < o->nr_events && i < RECORD_MAX_EVENTS && !err; i++) {
+		e->info.events[i] = o->events[i];
+		*ret_event = i;
+		err = open_one_by_cgroup(e, o, i, freq, dirs, (size_t)nr_dirs, cpus);
+		if (!err)
+			e->info.nr_events = i + 1;
+	}
+	for (int k = 0; k < nr_dirs; k++)
+		close(dirs[k]);
+	if (err < 0) {
+		for (size_t i = 0; i < RECORD_MAX_EVENTS; i++)
+			e->by_cgroup[i] = cgroup_sampling__free(e->by_cgroup[i]);
+		e->info = saved;
+		return err;
+	}
+	e->info.filter_cgroups = (size_t)nr_dirs;
+	return 0;
+}
+
+/* The sideband's fd on each CPU, told by the id the kernel gave it there. */
+static int sideband_fds(const struct events *e, int *fds, int n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return -errno;
+	for (int c = 0; c < n; c++)
+		fds[c] = -1;
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name);
+		uint64_t id;
+
+		if (de->d_name[0] == '.' || fd == dirfd(d) || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+			continue;
+		for (int c = 0; c < n; c++)
+			if (e->ids[e->info.nr_events][c] == id && fds[c] < 0) {
+				fds[c] = fd;
+				found++;
+			}
+	}
+	closedir(d);
+	return found == n ? 0 : -ENOENT;
+}
+
+/* The cgroup events write into the sideband's ring on their CPU; their ids for the file. */
+static int redirect_by_cgroup(struct events *e)
+{
+	int fds[4096], n = perf_cpu_map__nr(e->cpus), err;
+
+	if (n > (int)ARRAY_SIZE(fds))
+		return -E2BIG;
+	err = sideband_fds(e, fds, n);
+	for (size_t i = 0; i < e->info.nr_events && !err; i++) {
+		size_t nr;
+
+		err = cgroup_sampling__redirect(e->by_cgroup[i], fds);
+		e->events[i] = (struct perf_data_event){
+			.attr = e->attrs[i], .name = e->info.events[i].name,
+			.ids = cgroup_sampling__ids(e->by_cgroup[i], &nr),
+		};
+		e->events[i].nr_ids = (uint32_t)nr;
+	}
+	return err;
+}
+
 /* Every sampling event, in -e's order; *ret_event says which one failed. */
-static int open_sampling(struct events *e, const struct record_opts *o, size_t *ret_event)
+static int open_sampling(struct events *e, const struct record_opts *o, int cgroup_fd, size_t *ret_event)
 {
 	uint64_t freq = o->freq, max;
 
@@ -195,6 +346,14 @@ static int open_sampling(struct events *e, const struct record_opts *o, size_t *
 		}
 	}
 	e->info.freq = freq;
+	if (cgroups_only(o) && cgroup_fd >= 0) {
+		int err = open_by_cgroup(e, o, cgroup_fd, freq, ret_event);
+
+		/* no privilege for it is none for system-wide events either */
+		if (err == 0 || err == -EACCES || err == -EPERM || err == -EMFILE || err == -ENOMEM)
+			return err;
+		e->info.filter_err = err;
+	}
 	for (size_t i = 0; i < o->nr_events && i < RECORD_MAX_EVENTS; i++) {
 		int err;
 
@@ -345,7 +504,7 @@ static int map_rings(struct events *e, const struct record_opts *o)
 	return 0;
 }
 
-int events__new(const struct record_opts *o, struct events **ret, enum events_stage *ret_stage,
+int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret, enum events_stage *ret_stage,
 		size_t *ret_event)
 {
 	struct events *e;
@@ -367,11 +526,11 @@ int events__new(const struct record_opts *o, struct events **ret, enum events_st
 	e->info.nr_cpus = perf_cpu_map__nr(e->cpus);
 	perf_evlist__set_maps(e->evlist, e->cpus, e->threads);
 
-	err = open_sampling(e, o, ret_event);
+	err = open_sampling(e, o, cgroup_fd, ret_event);
 	if (err < 0)
 		goto err;
 	stage = EVENTS_STAGE_SIDEBAND;
-	sideband_attr(perf_evsel__attr(e->sampling[0]), &sb);
+	sideband_attr(&e->attrs[0], &sb);
 	e->sideband = perf_evsel__new(&sb);
 	if (!e->sideband) {
 		err = -ENOMEM;
@@ -404,14 +563,17 @@ int events__new(const struct record_opts *o, struct events **ret, enum events_st
 	if (err < 0)
 		goto err;
 	stage = EVENTS_STAGE_IDS;
-	for (size_t i = 0; i < e->info.nr_events && !err; i++)
+	for (size_t i = 0; i < e->info.nr_events && !err && !e->by_cgroup[0]; i++)
 		err = read_ids(e, e->sampling[i], (int)i, e->info.events[i].name);
 	if (!err)
 		err = read_ids(e, e->sideband, (int)e->info.nr_events, "dummy:HG");
+	if (!err && e->by_cgroup[0])
+		err = redirect_by_cgroup(e);
 	if (err < 0)
 		goto err;
-	sample_layout__init(&e->layout, perf_evsel__attr(e->sampling[0])->sample_type);
-	e->info.nr_fds = (e->info.nr_events + 1 + (e->info.creds ? 3 : 0)) * (size_t)e->info.nr_cpus;
+	sample_layout__init(&e->layout, e->attrs[0].sample_type);
+	e->info.nr_fds = (e->info.nr_events * MAX(e->info.filter_cgroups, 1) + 1 + (e->info.creds ? 3 : 0)) *
+			 (size_t)e->info.nr_cpus;
 	*ret = e;
 	return 0;
 err:
@@ -513,6 +675,8 @@ struct events *events__free(struct events *e)
 		if (e->release_fd >= 0)
 			close(e->release_fd);   /* the child may close the tracepoints now */
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(e->by_cgroup); i++)
+		cgroup_sampling__free(e->by_cgroup[i]);
 	perf_cpu_map__put(e->cpus);
 	perf_thread_map__put(e->threads);
 	for (size_t i = 0; i < ARRAY_SIZE(e->ids); i++)
@@ -569,6 +733,8 @@ int events__enable(struct events *e)
 	perf_evlist__for_each_evsel(e->evlist, sel)
 		if (is_sampling(e, sel))
 			perf_evsel__enable(sel);
+	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
+		cgroup_sampling__enable(e->by_cgroup[i]);
 	return 0;
 }
 
@@ -576,6 +742,8 @@ int events__disable(struct events *e)
 {
 	struct perf_evsel *sel;
 
+	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
+		cgroup_sampling__disable(e->by_cgroup[i]);
 	perf_evlist__for_each_evsel(e->evlist, sel)
 		if (is_sampling(e, sel))
 			perf_evsel__disable(sel);

@@ -132,12 +132,12 @@ static int fail(struct session_error *e, enum session_stage stage, int err)
 }
 
 /* The events, and what the file says of them (with dwarf: a callchain, no stack). */
-static int open_events(struct session *s, struct session_error *e)
+static int open_events(struct session *s, int cgroup_fd, struct session_error *e)
 {
 	const struct perf_data_event *evs;
 	int err;
 
-	err = events__new(s->opts, &s->events, &e->events, &e->event);
+	err = events__new(s->opts, cgroup_fd, &s->events, &e->events, &e->event);
 	if (err < 0)
 		return fail(e, SESSION_STAGE_EVENTS, err);
 	s->layout = events__layout(s->events);
@@ -213,7 +213,7 @@ int session__new(const struct session_config *cfg, struct session **ret, struct 
 	s->opts = cfg->opts;
 	s->privs = *cfg->privs;
 	s->proc_fd = -1;
-	err = open_events(s, &e);
+	err = open_events(s, cfg->cgroup_fd, &e);
 	if (err < 0)
 		goto err;
 	s->queue = ordered_queue__new();
@@ -307,6 +307,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.objects = pipeline__objects_stats(s->pipeline),
 		.kernel_hidden = s->kernel_hidden,
 		.drain = s->st,
+		.filter_cgroups = events__info(s->events)->filter_cgroups,
 	};
 	ledger__written_tasks(pipeline__ledger(s->pipeline), &ret->tasks_written);
 }

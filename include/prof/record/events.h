@@ -40,6 +40,9 @@ struct events_info {
 	int creds_err;
 	int raw_uid_off;                /* of their uid argument in PERF_SAMPLE_RAW */
 	unsigned int mmap_pages;        /* ring buffer pages per CPU in use */
+	/* a scope of cgroups only: the sampling events are the kernel's cgroup events */
+	size_t filter_cgroups;          /* cgroups they were opened on (0: system-wide) */
+	int filter_err;                 /* why not, when the scope allowed it (0: it did) */
 	bool mmap_lowered;              /* the rate's size could not be locked: the default */
 };
 
@@ -51,12 +54,15 @@ struct events_creds {
 };
 
 /*
- * Open, map and leave disabled.  Returns 0 or -errno; on failure *ret_stage says
+ * Open, map and leave disabled.  A scope made only of cgroups (--cgroup, --container,
+ * --pod) samples through the kernel's cgroup filter (cgroup_sampling.h), opened below
+ * cgroup_fd, the cgroup2 root; where the kernel refuses that, system-wide, with
+ * filter_err saying why.  Returns 0 or -errno; on failure *ret_stage says
  * which step failed (and *ret_event which sampling event, at EVENTS_STAGE_SAMPLING)
  * and *ret is untouched.
  */
-int events__new(const struct record_opts *opts, struct events **ret, enum events_stage *ret_stage,
-		size_t *ret_event);
+int events__new(const struct record_opts *opts, int cgroup_fd, struct events **ret,
+		enum events_stage *ret_stage, size_t *ret_event);
 struct events *events__free(struct events *e);
 
 const struct events_info *events__info(const struct events *e);

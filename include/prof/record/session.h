@@ -89,6 +89,7 @@ struct session_stats {
 	size_t tasks_written;                   /* tasks with written samples */
 	bool kernel_hidden;                     /* kallsyms shows no addresses: no kernel maps */
 	struct session_drain_stats drain;
+	size_t filter_cgroups;                  /* the kernel filters samples to these cgroups */
 };
 
 /*
