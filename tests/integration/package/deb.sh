@@ -80,8 +80,7 @@ grep -qx 'admin_group = prof-admin' /etc/prof.conf || fail "/etc/prof.conf: no a
 for m in man1/prof.1 man1/prof-record.1 man1/prof-report.1 man1/prof-top.1 man5/prof.conf.5 man8/profd.8; do
 	[ -s /usr/share/man/$m.gz ] || fail "no /usr/share/man/$m.gz"
 done
-zgrep -q /usr/local/etc /usr/share/man/man1/prof.1.gz /usr/share/man/man5/prof.conf.5.gz &&
-	fail "prof(1) or prof.conf(5) names /usr/local/etc, not /etc"
+zgrep -q /usr/local/etc /usr/share/man/man[158]/prof*.gz && fail "a man page names /usr/local/etc, not /etc"
 pass "conffile /etc/prof.conf, 6 man pages"
 
 unit=/lib/systemd/system/profd.service
