@@ -15,7 +15,7 @@ git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || skip "$src is not a git clo
 # Never replace or purge a prof the host has installed, nor state it keeps.
 status() { dpkg-query -W -f='${db:Status-Status}' prof 2>/dev/null || true; }
 case $(status) in '' | not-installed) ;; *) skip "the prof package is $(status) here; the test would purge it" ;; esac
-for f in /usr/bin/prof /usr/sbin/profd /etc/prof.conf /etc/prof /var/lib/prof /lib/systemd/system/profd.service; do
+for f in /usr/bin/prof /usr/sbin/profd /etc/prof.conf /etc/prof /var/lib/prof /run/prof /lib/systemd/system/profd.service; do
 	[ ! -e "$f" ] || skip "$f exists; the test would remove it"
 done
 
@@ -120,9 +120,31 @@ grep -q "Permission denied" "$TMP/out" || fail "$O: $(cat "$TMP/out")"
 pass "$O, not in prof-admin, may not run it: $(cat "$TMP/out")"
 cd / || fail cd
 
+# ---- profd as its unit runs it -------------------------------------------------
+# Without systemd here (and with its start held back where it runs), the installed
+# profd is run as the unit would: the prof user, the unit's four capabilities, the
+# directories of StateDirectory= and RuntimeDirectory=, /etc/prof.conf's defaults.
+# Its history is then what purge has to remove.
+command -v setpriv >/dev/null || fail "no setpriv (util-linux)"
+install -d -o prof -g prof -m 0700 /var/lib/prof && install -d -o prof -g prof -m 0755 /run/prof || fail "state dirs"
+CAPS=+perfmon,+sys_ptrace,+syslog,+dac_read_search
+setpriv --reuid=prof --regid=prof --init-groups --inh-caps=$CAPS --ambient-caps=$CAPS --bounding-set=-all,$CAPS \
+	/usr/sbin/profd --foreground 2>"$TMP/profd.log" &
+pd=$!
+cleanup_hooks+=("kill -KILL $pd 2>/dev/null")
+for _ in $(seq 100); do
+	kill -0 $pd 2>/dev/null || fail "profd exited at start: $(tail -n 5 "$TMP/profd.log")"
+	runuser -u "$U" -- /usr/bin/prof daemon status >"$TMP/status" 2>&1 && break
+	sleep 0.1
+done
+runuser -u "$U" -- /usr/bin/prof daemon status >"$TMP/status" 2>&1 || fail "prof daemon status as $U: $(cat "$TMP/status"); profd: $(tail -n 5 "$TMP/profd.log")"
+[ -S /run/prof/profd.sock ] || fail "no /run/prof/profd.sock"
+sleep 1.5
+kill -TERM $pd && wait $pd || fail "profd exited $? on SIGTERM: $(tail -n 5 "$TMP/profd.log")"
+[ -n "$(ls -A /var/lib/prof)" ] || fail "profd left no history in /var/lib/prof"
+pass "profd as prof with the unit's capabilities: $U's 'prof daemon status' answered ($(head -n 1 "$TMP/status")); history in /var/lib/prof: $(ls /var/lib/prof | tr '\n' ' ')"
+
 # ---- purge ---------------------------------------------------------------------
-# profd's state as the unit would have made it, for purge to remove
-install -d -o prof -g prof -m 0700 /var/lib/prof/history && touch /var/lib/prof/history/x
 DEBIAN_FRONTEND=noninteractive apt-get purge -y prof >"$TMP/purge.log" 2>&1 || fail "apt-get purge: $(tail -n 20 "$TMP/purge.log")"
 case $(status) in '' | not-installed) ;; *) fail "prof is $(status) after the purge" ;; esac
 for f in /usr/bin/prof /usr/sbin/profd /etc/prof.conf /etc/prof /var/lib/prof /run/prof $unit \
