@@ -70,12 +70,13 @@ pass "getcap: $caps, $(stat -c '%U:%G %a' /usr/bin/prof)"
 # succeeds and says what that means; run again with the real setcap, as before.
 mkdir "$TMP/noxattr" && printf '#!/bin/sh\necho "Failed to set capabilities on file \x27$2\x27 (Operation not supported)" >&2\nexit 1\n' \
 	>"$TMP/noxattr/setcap" && chmod 755 "$TMP/noxattr/setcap" || fail "setcap shim"
-PATH=$TMP/noxattr:$PATH /var/lib/dpkg/info/prof.postinst configure >"$TMP/noxattr.out" 2>&1 ||
+postinst() { DPKG_MAINTSCRIPT_PACKAGE=prof DPKG_MAINTSCRIPT_NAME=postinst /var/lib/dpkg/info/prof.postinst configure; }
+PATH=$TMP/noxattr:$PATH postinst >"$TMP/noxattr.out" 2>&1 ||
 	fail "postinst fails where setcap does: $(cat "$TMP/noxattr.out")"
 grep -q "only root can profile" "$TMP/noxattr.out" || fail "postinst where setcap fails: $(cat "$TMP/noxattr.out")"
-/var/lib/dpkg/info/prof.postinst configure >"$TMP/postinst.out" 2>&1 && [ "$(getcap /usr/bin/prof)" = "$caps" ] ||
+postinst >"$TMP/postinst.out" 2>&1 && [ "$(getcap /usr/bin/prof)" = "$caps" ] ||
 	fail "postinst again: $(cat "$TMP/postinst.out"), getcap '$(getcap /usr/bin/prof)'"
-pass "where setcap fails, postinst succeeds and says: $(tr '\n' ' ' <"$TMP/noxattr.out")"
+pass "where setcap fails, postinst succeeds and says: $(grep -A2 '^prof:' "$TMP/noxattr.out" | tr -s '\n\t ' ' ')"
 
 pw=$(getent passwd prof) || fail "no prof user"
 IFS=: read -r _ _ puid _ _ phome pshell <<<"$pw"
