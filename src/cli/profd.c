@@ -563,10 +563,12 @@ int main(int argc, char **argv)
 		return EXIT_PROF_FAIL;
 	}
 	ret = prepare(&p);
+	/* before the server's thread starts: a status asked at once says "up 0 s", not
+	 * the time since 1970 */
+	p.started_ns = sampler__realtime_ns();
 	if (!ret)
 		ret = profd_start(&p);
 	if (!ret) {
-		p.started_ns = sampler__realtime_ns();
 		say(&p, LOG_INFO, "sampling %s at %" PRIu64 " Hz per CPU%s, %s set*uid(); history %" PRIu64 " s in %" PRIu64
 		    " s buckets within %" PRIu64 " MiB, in %s; answering on %s", p.set.event, p.set.freq,
 		    p.set.callchain ? " with call chains" : "", p.set.creds ? "following" : "NOT following",
