@@ -402,6 +402,17 @@ def render(res, outdir, plots_too):
               "arrived, written or dropped as outside the scope.\n")
             w(md_table(["scope", "written", "outside scope", "CPU per 1k samples"], rows))
             w("")
+        arr = [t.med("rates", "cg_arrived", tool) for tool in ("prof", "perf")]
+        cpu = [t.med("rates", "cg_cpu", tool) for tool in ("prof", "perf")]
+        if arr[0] is not None:
+            w("An idle cgroup (another tenant's, its processes asleep) recorded at 40 kHz with `-g` "
+              "beside the same busy load: `prof record --cgroup` (the kernel's cgroup filter) and "
+              "`perf record -a -G`. *arrived*: samples that reached the recorder (prof: written "
+              "and outside the scope).\n")
+            w(md_table(["tool", "samples arrived", "recorder CPU"],
+                       [["prof --cgroup", num(arr[0]), ms(cpu[0])],
+                        ["perf -a -G", num(arr[1]), ms(cpu[1])]]))
+            w("")
 
     # 6. report
     w("## 6. Report speed\n")
@@ -531,6 +542,10 @@ def goals(t, cfg, ns, best):
         if lp is not None and lq is not None:
             rows.append([f"prof loses no more than perf (-F {f}, -g, default rings)",
                          f"{num(lp)} vs {num(lq)}", mark(lp <= lq)])
+    a, c = t.med("rates", "cg_arrived", "prof"), t.med("rates", "cg_cpu", "prof")
+    if a is not None and c is not None:
+        rows.append(["an idle cgroup at 40 kHz beside busy CPUs: at most 1,000 samples reach prof, "
+                     "at most 0.02 s of its CPU", f"{num(a)} samples, {ms(c)}", mark(a <= 1000 and c <= 0.02)])
     p, q = t.med("rates", "cpu_per_1k", "prof", freq=40000), t.med("rates", "cpu_per_1k", "perf", freq=40000)
     if p is not None and q is not None:
         rows.append(["prof's CPU per written sample at most half perf record's (-F 40000)",
