@@ -15,7 +15,7 @@
 
 A sample in the container's own objects (ctr-hot*, libctr*.so: the programs of
 tests/integration/container.sh) is right when named after one of their functions
-(ctr_*, main), wrong when named anything else (decoy_*: the host's file at the
+(ctr_*, main, the start-up code), wrong when named anything else (decoy_*: the host's file at the
 same path was read), unknown when unnamed ([unknown], a raw address).  A sample
 elsewhere (libc, the loader, the vDSO, the kernel) is right when named.
 """
@@ -26,7 +26,9 @@ import re
 import sys
 
 OWN = re.compile(r"^(ctr-hot|libctr)")
-RIGHT = re.compile(r"^(ctr_|main$)")
+# ... and the start-up code every program has (a process of 30 ms gets samples there)
+RIGHT = re.compile(r"^(ctr_|main$|_start$|_init$|_fini$|frame_dummy$|(de)?register_tm_clones$|"
+                   r"__do_global_dtors_aux$|.*@plt$)")
 RAW = re.compile(r"^(0x)?[0-9a-f]+$")
 
 
