@@ -415,12 +415,14 @@ static const void *unknown_place(struct recording *r, const void *rec, size_t *l
 {
 	const struct perf_record_mmap2 *m = rec;
 	const size_t off = offsetof(struct perf_record_mmap2, filename);
-	size_t name = strlen(m->filename), trailer = *len - off - ALIGN_UP(name + 1, 8), pre, size;
+	size_t name = strlen(m->filename), trailer, pre, size;
 	char place[300];
 	uint8_t *out = r->mmap2;
 
-	if (!session__foreign(r->session, m->maj, m->min, m->ino, place, sizeof(place)))
+	if (off + ALIGN_UP(name + 1, 8) > *len ||
+	    !session__foreign(r->session, m->maj, m->min, m->ino, place, sizeof(place)))
 		return rec;
+	trailer = *len - off - ALIGN_UP(name + 1, 8);
 	pre = strlen(place) + 3;        /* "/[" place "]" */
 	size = off + ALIGN_UP(pre + name + 1, 8) + trailer;
 	if (size > sizeof(r->mmap2) || size > UINT16_MAX)
