@@ -6,13 +6,16 @@
   ctrshare.py names perf-report FILE PID...  perf report --stdio --no-children
                                              -F sample,pid,dso,sym -g none -t '|'
       one line per PID: "PID samples right wrong decoy unknown"
+  ctrshare.py comms prof-json FILE COMM...   the same by comm (--sort comm,dso,sym;
+  ctrshare.py comms perf-report FILE COMM... perf: -F sample,comm,dso,sym): many
+                                             short processes of one program
   ctrshare.py stacks folded FILE PID         prof report -F folded -g --no-inline --pid PID
   ctrshare.py stacks perf-script FILE PID... perf script -F pid,ip,sym
       one line per PID: "PID samples complete": stacks that reach main and _start
 
 A sample in the container's own objects (ctr-hot*, libctr*.so: the programs of
 tests/integration/container.sh) is right when named after one of their functions
-(ctr_*, main), wrong when named anything else (decoy_*: the host's file at the
+(ctr_*, main, the start-up code), wrong when named anything else (decoy_*: the host's file at the
 same path was read), unknown when unnamed ([unknown], a raw address).  A sample
 elsewhere (libc, the loader, the vDSO, the kernel) is right when named.
 """
@@ -23,7 +26,9 @@ import re
 import sys
 
 OWN = re.compile(r"^(ctr-hot|libctr)")
-RIGHT = re.compile(r"^(ctr_|main$)")
+# ... and the start-up code every program has (a process of 30 ms gets samples there)
+RIGHT = re.compile(r"^(ctr_|main$|_start$|_init$|_fini$|frame_dummy$|(de)?register_tm_clones$|"
+                   r"__do_global_dtors_aux$|.*@plt$)")
 RAW = re.compile(r"^(0x)?[0-9a-f]+$")
 
 
@@ -38,11 +43,11 @@ def classify(dso, sym):
     return "right"
 
 
-def names(kind, path, pids):
+def names(kind, path, pids, field="pid"):
     counts = {p: collections.Counter() for p in pids}
     if kind == "prof-json":
         for row in json.load(open(path))["rows"]:
-            p = str(row.get("pid"))
+            p = str(row.get(field))
             if p in counts:
                 counts[p][classify(row.get("dso", ""), row.get("sym", ""))] += row["samples"]
     else:
@@ -50,7 +55,7 @@ def names(kind, path, pids):
             f = line.rstrip("\n").split("|")
             if line.startswith("#") or len(f) < 4 or not f[0].strip().isdigit():
                 continue
-            p = f[1].strip().split(":", 1)[0]
+            p = f[1].strip() if field == "comm" else f[1].strip().split(":", 1)[0]
             if p in counts:
                 counts[p][classify(f[2], f[3])] += int(f[0])
     for p in pids:
@@ -97,10 +102,13 @@ def stacks(kind, path, pids):
 
 
 def main(argv):
-    if len(argv) < 5 or argv[1] not in ("names", "stacks"):
+    if len(argv) < 5 or argv[1] not in ("names", "comms", "stacks"):
         print(__doc__, file=sys.stderr)
         return 2
-    (names if argv[1] == "names" else stacks)(argv[2], argv[3], argv[4:])
+    if argv[1] == "comms":
+        names(argv[2], argv[3], argv[4:], "comm")
+    else:
+        (names if argv[1] == "names" else stacks)(argv[2], argv[3], argv[4:])
     return 0
 
 

@@ -37,6 +37,7 @@ struct recording {
 	struct build_id_table *build_ids;       /* of the mapped objects the file names */
 	struct build_id_cache *cache;           /* where their copies are kept, or NULL */
 	_Alignas(8) uint8_t mmap2[8192];        /* an MMAP2 rewritten with its build id */
+	uint64_t st_foreign;                    /* MMAP2s written under "/[PLACE]" */
 	int write_err;                          /* the file could not be written */
 	struct workload_identity ident;         /* who runs the workload */
 	char *exe;                              /* ... which program */
@@ -105,7 +106,6 @@ static void summary_objects(const struct recording *r, const struct objects_stat
 	if (o->kept)
 		nk = (size_t)snprintf(kept, sizeof(kept), "%" PRIu64 " kept in %s (%s)", o->kept,
 				      build_id_cache__dir(r->cache), size);
-	add_count(kept, sizeof(kept), &nk, &sum, o->present, "there already");
 	add_count(lost, sizeof(lost), &nl, &nlost, o->too_big, "too big (keep_object_max)");
 	add_count(lost, sizeof(lost), &nl, &nlost, o->recording_full, "over the recording's limit (keep_recording_max)");
 	add_count(lost, sizeof(lost), &nl, &nlost, o->cache_full, "cache full (keep_cache_max)");
@@ -118,6 +118,8 @@ static void summary_objects(const struct recording *r, const struct objects_stat
 	add_count(unread, sizeof(unread), &nu, &nunread, o->not_elf, "not ELF");
 	add_count(unread, sizeof(unread), &nu, &nunread, o->malformed, "malformed ELF (refused)");
 	if (r->opts.verbose) {
+		/* kept by an earlier recording: nothing was done, nothing to do */
+		add_count(kept, sizeof(kept), &nk, &sum, o->present, "there already");
 		add_count(unread, sizeof(unread), &nu, &nunread, o->denied, "not readable by you");
 		add_count(unread, sizeof(unread), &nu, &nunread, o->no_build_id, "without a build id");
 		add_count(unread, sizeof(unread), &nu, &nunread, o->other, "not reached");
@@ -131,9 +133,14 @@ static void summary_objects(const struct recording *r, const struct objects_stat
 	if (nu)
 		fprintf(stderr, "prof: %" PRIu64 " of %" PRIu64 " mapped objects without a build id in the file: %s\n",
 			nunread, o->objects, unread);
+	if (r->st_foreign)
+		fprintf(stderr, "prof: %" PRIu64 " mappings of objects of containers or chroots without a build id"
+			" written as /[PLACE]PATH: unknown to every reader, never the host's file at PATH\n",
+			r->st_foreign);
 	if (r->opts.verbose)
 		fprintf(stderr, "prof: %" PRIu64 " mapped objects, %" PRIu64 " build ids read, %" PRIu64
-			" of them through their task\n", o->objects, o->read, o->via_task);
+			" of them through their task (%" PRIu64 " under a root held after it was gone)\n",
+			o->objects, o->read, o->via_task, o->via_held_root);
 }
 
 static void summary_verbose(const struct session_stats *s)
@@ -399,23 +406,61 @@ static int report_exec_error(const char *cmd, int err)
 }
 
 /*
+ * An MMAP2 of an object prof has no build id of, whose path on the host is not known
+ * to be it, of a task whose paths resolve elsewhere (session__foreign): written as
+ * "/[mnt:INODE]PATH", "/[chroot:ROOT]PATH" or "/[unknown]PATH", a path that names
+ * the place and that no file has (only root could make a directory "/[..." at the
+ * host's root), so that perf report, perf script, perf annotate and hotspot show its
+ * samples unknown rather than read the host's file at PATH.  The device and inode
+ * stay.  The record as is when it does not fit.
+ */
+static const void *unknown_place(struct recording *r, const void *rec, size_t *len)
+{
+	const struct perf_record_mmap2 *m = rec;
+	const size_t off = offsetof(struct perf_record_mmap2, filename);
+	size_t name = strlen(m->filename), trailer, pre, size;
+	char place[300];
+	uint8_t *out = r->mmap2;
+
+	if (off + ALIGN_UP(name + 1, 8) > *len ||
+	    !session__foreign(r->session, m->maj, m->min, m->ino, place, sizeof(place)))
+		return rec;
+	trailer = *len - off - ALIGN_UP(name + 1, 8);
+	pre = strlen(place) + 3;        /* "/[" place "]" */
+	size = off + ALIGN_UP(pre + name + 1, 8) + trailer;
+	if (size > sizeof(r->mmap2) || size > UINT16_MAX)
+		return rec;
+	memset(out, 0, size);
+	memcpy(out, rec, off);
+	snprintf((char *)out + off, pre + name + 1, "/[%s]%s", place, m->filename);
+	memcpy(out + size - trailer, (const uint8_t *)rec + *len - trailer, trailer);
+	((struct perf_event_header *)(void *)out)->size = (uint16_t)size;
+	*len = size;
+	r->st_foreign++;
+	return out;
+}
+
+/*
  * An executable file's MMAP2 as the file gets it: carrying its object's build id
  * (PERF_RECORD_MISC_MMAP_BUILD_ID, as perf record --buildid-mmap writes them) where
  * the session read one, so every reader knows each mapping's object exactly: a
  * container's /usr/bin/python3 and the host's are two objects, not one path with two
  * build ids.  prof's section says so (mmap-build-ids): one without is an object whose
- * build id is unknown.
+ * build id is unknown.  One of those whose path would name another file on the host
+ * (a container's, a chroot's) is written under "/[PLACE]" (unknown_place).
  */
-static const void *with_build_id(struct recording *r, const void *rec, size_t len)
+static const void *with_build_id(struct recording *r, const void *rec, size_t *len)
 {
 	const struct perf_record_mmap2 *m = rec;
 	struct perf_record_mmap2 *out = (void *)r->mmap2;
 	struct build_id b;
 
 	if (!build_id__mmap2_path(rec) || (m->header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
-	    len > sizeof(r->mmap2) || !session__build_id(r->session, m->maj, m->min, m->ino, &b))
+	    *len > sizeof(r->mmap2))
 		return rec;
-	memcpy(out, rec, len);
+	if (!session__build_id(r->session, m->maj, m->min, m->ino, &b))
+		return unknown_place(r, rec, len);
+	memcpy(out, rec, *len);
 	out->header.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
 	out->build_id_size = b.size;
 	out->__reserved_1 = 0;
@@ -432,8 +477,11 @@ static int write_sink(const void *rec, size_t len, void *ctx)
 	struct recording *r = ctx;
 	int err = build_id_table__note(r->build_ids, rec);
 
-	if (err == 0)
-		err = perf_writer__write(r->writer, with_build_id(r, rec, len), len);
+	if (err == 0) {
+		const void *out = with_build_id(r, rec, &len);
+
+		err = perf_writer__write(r->writer, out, len);
+	}
 	if (err < 0)
 		r->write_err = err;
 	return err;

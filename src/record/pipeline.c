@@ -231,8 +231,11 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 		const struct perf_event_header *ev = read->recs[i];
 		int ret = tracker__look_up(p->tracker, ev);
 
-		if (ret < 0)
-			return ret;
+		/* objects reached while their tasks run, not a round later */
+		int err = p->objects ? objects__look_up(p->objects, ev) : 0;
+
+		if (ret < 0 || err < 0)
+			return ret < 0 ? ret : err;
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
 	}
@@ -248,6 +251,11 @@ void pipeline__finish(struct pipeline *p)
 bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
 {
 	return p->objects && objects__build_id(p->objects, maj, min, ino, ret);
+}
+
+bool pipeline__foreign(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size)
+{
+	return p->objects && objects__foreign(p->objects, maj, min, ino, buf, size);
 }
 
 int pipeline__describe_kernel(struct pipeline *p)

@@ -122,6 +122,11 @@ bool session__build_id(const struct session *s, uint32_t maj, uint32_t min, uint
 	return pipeline__build_id(s->pipeline, maj, min, ino, ret);
 }
 
+bool session__foreign(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size)
+{
+	return pipeline__foreign(s->pipeline, maj, min, ino, buf, size);
+}
+
 /* ---- life cycle ------------------------------------------------------------- */
 
 static int fail(struct session_error *e, enum session_stage stage, int err)

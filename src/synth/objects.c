@@ -10,13 +10,11 @@
 #include "prof/base/vec.h"
 #include "prof/perfdata/sample.h"
 #include "prof/synth/objects.h"
+#include "prof/synth/places.h"
 
 /* An object that could not be reached is tried again at later MMAP2s of it (another
  * task of the same image may still run), this many times in all. */
 #define MAX_TRIES 4
-/* NAMESPACES: the mount namespace's place in the record's link_info array (the
- * kernel's MNT_NS_INDEX). */
-#define MNT_NS_INDEX 5
 
 /* One mapped file: (device, inode). */
 struct object {
@@ -27,6 +25,9 @@ struct object {
 	uint8_t tries;
 	uint8_t way;                    /* enum task_file_way it was reached by */
 	bool hit;                       /* written samples in it */
+	bool written;                   /* an MMAP2 of it is in the file */
+	bool host_ok;                   /* its path on the host was found to be it */
+	uint32_t place;                 /* of its latest mapping task, PLACE_NONE */
 	char *path;                     /* of its first MMAP2 */
 	int32_t pid;                    /* its latest mapping, to reach it again */
 	uint64_t start, end;
@@ -39,11 +40,6 @@ struct kept {
 	int fd;                         /* held for the copy, -1 */
 	bool wanted;                    /* an object of it was reached through its task */
 	bool hit, queued, done;
-};
-
-struct pid_ns {
-	int32_t pid;
-	struct task_ns ns;
 };
 
 /*
@@ -70,8 +66,7 @@ struct objects {
 	struct sample_layout layout;
 	struct model *model;            /* the written maps (keeping only) */
 	bool own_model;
-	struct task_ns own_ns;
-	bool own_ns_known;
+	struct places *places;          /* where the mapping tasks' paths resolve */
 	bool map_files_refused;         /* as the user, map_files is not reachable */
 	struct object *objs;
 	size_t nr_objs, cap_objs;
@@ -79,7 +74,6 @@ struct objects {
 	struct kept *kept;
 	size_t nr_kept, cap_kept;
 	struct hashtable kept_index;    /* of uint32_t (index in kept), by build id */
-	struct hashtable ns;            /* of struct pid_ns, by pid */
 	uint32_t *dso_obj;              /* model dso -> object index + 1, 0 unknown, UINT32_MAX none */
 	size_t cap_dso_obj;
 	uint32_t *due, *hits;           /* kept entries: to copy; first hit this round */
@@ -114,16 +108,6 @@ static bool kept_eq(const void *entry, const void *key, const void *ctx)
 	return k->bid.size == b->size && !memcmp(k->bid.data, b->data, b->size);
 }
 
-static bool ns_eq(const void *entry, const void *key, const void *ctx)
-{
-	return ((const struct pid_ns *)entry)->pid == *(const int32_t *)key;
-}
-
-static uint64_t pid_hash(int32_t pid)
-{
-	return hash__u64((uint32_t)pid);
-}
-
 int objects__new(const struct objects_config *cfg, struct objects **ret)
 {
 	struct objects *o = calloc(1, sizeof(*o));
@@ -135,8 +119,10 @@ int objects__new(const struct objects_config *cfg, struct objects **ret)
 	sample_layout__init(&o->layout, cfg->sample_type);
 	hashtable__init(&o->obj_index, sizeof(uint32_t), obj_eq, o);
 	hashtable__init(&o->kept_index, sizeof(uint32_t), kept_eq, o);
-	hashtable__init(&o->ns, sizeof(struct pid_ns), ns_eq, NULL);
-	o->own_ns_known = task_file__mnt_ns(0, &o->own_ns) == 0;
+	if (places__new(&o->places) < 0) {
+		free(o);
+		return -ENOMEM;
+	}
 	o->max_held = OBJECTS_MAX_HELD;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < o->max_held)
 		o->max_held = (unsigned int)(rl.rlim_cur / 4);
@@ -178,7 +164,7 @@ struct objects *objects__free(struct objects *o)
 	free(o->hits);
 	hashtable__release(&o->obj_index);
 	hashtable__release(&o->kept_index);
-	hashtable__release(&o->ns);
+	places__free(o->places);
 	if (o->own_model)
 		model__free(o->model);
 	free(o);
@@ -191,69 +177,6 @@ static struct object *object_find(const struct objects *o, uint32_t maj, uint32_
 	const uint32_t *idx = hashtable__find(&o->obj_index, obj_hash(maj, min, ino), &k);
 
 	return idx ? &o->objs[*idx] : NULL;
-}
-
-/* ---- mount namespaces ----------------------------------------------------------- */
-
-static int ns_set(struct objects *o, int32_t pid, const struct task_ns *ns)
-{
-	bool created;
-	struct pid_ns *e = hashtable__insert(&o->ns, pid_hash(pid), &pid, &created);
-
-	if (!e)
-		return -ENOMEM;
-	*e = (struct pid_ns){ .pid = pid, .ns = *ns };
-	return 0;
-}
-
-/* A NAMESPACES record of a process: its mount namespace from now on. */
-static int note_namespaces(struct objects *o, const struct perf_event_header *ev)
-{
-	const struct perf_record_namespaces *n = (const void *)ev;
-	struct task_ns ns;
-
-	if (ev->size < sizeof(*n) || n->pid != n->tid || n->nr_namespaces <= MNT_NS_INDEX ||
-	    n->nr_namespaces > (ev->size - sizeof(*n)) / sizeof(n->link_info[0]))
-		return 0;
-	ns = (struct task_ns){ .dev = n->link_info[MNT_NS_INDEX].dev, .ino = n->link_info[MNT_NS_INDEX].ino };
-	return ns_set(o, (int32_t)n->pid, &ns);
-}
-
-/* A new process is in its parent's namespaces (its own NAMESPACES record follows). */
-static int note_fork(struct objects *o, const struct perf_record_fork *f)
-{
-	int32_t ppid = (int32_t)f->ppid, pid = (int32_t)f->pid;
-	const struct pid_ns *p = hashtable__find(&o->ns, pid_hash(ppid), &ppid);
-	struct task_ns ns;
-
-	hashtable__remove(&o->ns, pid_hash(pid), &pid);
-	if (!p)
-		return 0;
-	ns = p->ns;
-	return ns_set(o, pid, &ns);
-}
-
-/*
- * May pid's paths be resolved from prof's root?  Only when it shares prof's mount
- * namespace, or when that cannot be told any more (the task is gone: then its files
- * can be reached no other way, and the device and inode check decides).
- */
-static bool host_path_ok(struct objects *o, int32_t pid)
-{
-	const struct pid_ns *e = pid > 0 ? hashtable__find(&o->ns, pid_hash(pid), &pid) : NULL;
-	struct task_ns ns;
-
-	if (pid <= 0 || !o->own_ns_known)
-		return true;
-	if (e) {
-		ns = e->ns;
-	} else {
-		if (task_file__mnt_ns(pid, &ns) < 0)
-			return true;
-		if (ns_set(o, pid, &ns) < 0)
-			return false;
-	}
-	return ns.dev == o->own_ns.dev && ns.ino == o->own_ns.ino;
 }
 
 /* ---- reaching an object ------------------------------------------------------------ */
@@ -308,19 +231,45 @@ static struct task_file ref_of(const struct object *obj)
 				   .maj = obj->maj, .min = obj->min, .ino = obj->ino };
 }
 
-/* Open obj where its latest mapping says, host first only where allowed. */
-static int reach(struct objects *o, const struct object *obj, bool task_only, enum task_file_way *way)
+/*
+ * Open f: from prof's root first (unless task_only) when its task shares prof's mount
+ * namespace, or when that cannot be told (then the device and inode check decides),
+ * then through the task, then, once the task is gone, under the root its place
+ * holds.  The fd, or -errno.
+ */
+static int reach_file(struct objects *o, const struct task_file *f, uint32_t place, bool task_only,
+		      enum task_file_way *way)
 {
-	struct task_file f = ref_of(obj);
 	unsigned int flags = o->map_files_refused ? TASK_FILE_NO_MAP_FILES : 0;
 	bool refused = false;
-	int fd;
+	int fd, alt;
 
-	if (!task_only && host_path_ok(o, obj->pid))
+	if (!task_only && (place == PLACE_NONE || places__own_ns(o->places, place)))
 		flags |= TASK_FILE_TRY_HOST;
-	fd = task_file__open(&f, flags, way, &refused);
+	fd = task_file__open(f, flags, way, &refused);
 	if (refused)
 		o->map_files_refused = true;
+	if (fd >= 0 || fd == -EACCES || fd == -EPERM || places__root(o->places, place) < 0)
+		return fd;
+	alt = task_file__open_in_root(places__root(o->places, place), f);
+	if (alt < 0)
+		return fd == -ESRCH ? fd : alt;
+	*way = TASK_FILE_HELD_ROOT;
+	return alt;
+}
+
+/* Open obj where its latest mapping says; its place is learnt on the way. */
+static int reach(struct objects *o, struct object *obj, bool task_only, enum task_file_way *way)
+{
+	struct task_file f = ref_of(obj);
+	uint32_t place = places__of(o->places, obj->pid);
+	int fd;
+
+	if (place != PLACE_NONE)
+		obj->place = place;
+	fd = reach_file(o, &f, obj->place, task_only, way);
+	if (fd >= 0 && *way == TASK_FILE_HOST)
+		obj->host_ok = true;
 	return fd;
 }
 
@@ -374,20 +323,19 @@ static int object_read(struct objects *o, uint32_t idx)
 	obj = &o->objs[idx];
 	obj->kept = (int32_t)k;
 	obj->way = (uint8_t)way;
-	o->st.read++;
-	if (way != TASK_FILE_HOST) {
-		o->st.via_task++;
+	if (way != TASK_FILE_HOST)
 		o->kept[k].wanted = true;
-	}
 	o->kept[k].hit |= obj->hit;
 	if (way == TASK_FILE_HOST || !hold(o, &o->kept[k], idx, fd))
 		close(fd);
 	return 0;
 }
 
-/* An executable file's MMAP2 written: its object, reached the first time (or again,
- * while it could not be). */
-static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_t len)
+/*
+ * An executable file's MMAP2, as it is drained (written: it is in the file): its
+ * object, reached the first time (or again, while it could not be).
+ */
+static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_t len, bool written)
 {
 	struct obj_key key = { m->maj, m->min, m->ino };
 	uint64_t h = obj_hash(m->maj, m->min, m->ino);
@@ -400,13 +348,16 @@ static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_
 		    !(idx = hashtable__insert(&o->obj_index, h, &key, &created)))
 			return -ENOMEM;
 		o->objs[o->nr_objs] = (struct object){ .maj = m->maj, .min = m->min, .ino = m->ino, .kept = -1,
-						       .path = strndup(m->filename, len) };
+						       .place = PLACE_NONE, .path = strndup(m->filename, len) };
 		if (!o->objs[o->nr_objs].path)
 			return -ENOMEM;
 		*idx = (uint32_t)o->nr_objs++;
-		o->st.objects++;
 	}
 	obj = &o->objs[*idx];
+	if (written && !obj->written) {
+		obj->written = true;
+		o->st.objects++;
+	}
 	obj->pid = (int32_t)m->pid;
 	obj->start = m->start;
 	obj->end = m->start + m->len;
@@ -615,7 +566,6 @@ static int model_note(struct objects *o, const struct perf_event_header *ev)
 
 int objects__note(struct objects *o, const struct perf_event_header *ev)
 {
-	const struct perf_record_fork *f = (const void *)ev;
 	size_t len;
 	int err;
 
@@ -626,16 +576,6 @@ int objects__note(struct objects *o, const struct perf_event_header *ev)
 		if (o->cfg.cache)
 			note_sample(o, ev);
 		return 0;
-	case PERF_RECORD_NAMESPACES:
-		return note_namespaces(o, ev);
-	case PERF_RECORD_FORK:
-		if (ev->size >= sizeof(*f) && f->pid != f->ppid && (err = note_fork(o, f)) < 0)
-			return err;
-		break;
-	case PERF_RECORD_EXIT:
-		if (ev->size >= sizeof(*f) && f->pid == f->tid)
-			hashtable__remove(&o->ns, pid_hash((int32_t)f->pid), &(int32_t){ (int32_t)f->pid });
-		break;
 	default:
 		break;
 	}
@@ -643,7 +583,41 @@ int objects__note(struct objects *o, const struct perf_event_header *ev)
 	if (err < 0)
 		return err;
 	len = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 : build_id__mmap2_path(ev);
-	return len ? note_mmap(o, (const void *)ev, len) : 0;
+	return len ? note_mmap(o, (const void *)ev, len, true) : 0;
+}
+
+int objects__look_up(struct objects *o, const struct perf_event_header *ev)
+{
+	const struct perf_record_fork *f = (const void *)ev;
+	const struct perf_record_comm *c = (const void *)ev;
+	size_t len;
+
+	switch (ev->type) {
+	case PERF_RECORD_MMAP2:
+		len = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 : build_id__mmap2_path(ev);
+		return len ? note_mmap(o, (const void *)ev, len, false) : 0;
+	case PERF_RECORD_FORK:
+		if (ev->size >= sizeof(*f) && f->pid != f->ppid)
+			return places__fork(o->places, (int32_t)f->ppid, (int32_t)f->pid);
+		return 0;
+	case PERF_RECORD_EXIT:
+		if (ev->size >= sizeof(*f) && f->pid == f->tid)
+			places__forget(o->places, (int32_t)f->pid, false);
+		return 0;
+	case PERF_RECORD_COMM:
+		/* an exec, after a chroot() or pivot_root: read again */
+		if ((ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*c))
+			places__forget(o->places, (int32_t)c->pid, true);
+		return 0;
+	case PERF_RECORD_NAMESPACES:
+		/* setns, unshare */
+		if (ev->size >= sizeof(struct perf_record_namespaces))
+			places__forget(o->places, (int32_t)((const struct perf_record_namespaces *)(const void *)ev)->pid,
+				       true);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 /* ---- keeping ------------------------------------------------------------------------ */
@@ -675,7 +649,7 @@ static void count_result(struct objects *o, enum build_id_cache_result r, uint64
  * bytes it took. */
 static uint64_t copy_one(struct objects *o, struct kept *k)
 {
-	const struct object *obj = &o->objs[k->obj];
+	struct object *obj = &o->objs[k->obj];
 	enum build_id_cache_result r;
 	enum task_file_way way;
 	struct build_id bid;
@@ -767,14 +741,20 @@ static bool still_at_path(struct objects *o, const struct object *obj)
 	return true;
 }
 
-/* Why each object without a build id has none. */
+/* The objects the file maps: how each was read, or why it has no build id. */
 static void count_unread(struct objects *o)
 {
 	for (size_t i = 0; i < o->nr_objs; i++) {
 		int e = o->objs[i].err;
 
-		if (o->objs[i].kept >= 0)
+		if (!o->objs[i].written)
 			continue;
+		if (o->objs[i].kept >= 0) {
+			o->st.read++;
+			o->st.via_task += o->objs[i].way != TASK_FILE_HOST;
+			o->st.via_held_root += o->objs[i].way == TASK_FILE_HELD_ROOT;
+			continue;
+		}
 		if (e == -ESRCH)
 			o->st.gone++;
 		else if (e == -ESTALE)
@@ -824,17 +804,27 @@ bool objects__build_id(const struct objects *o, uint32_t maj, uint32_t min, uint
 int objects__open(struct objects *o, const struct task_file *f)
 {
 	const struct object *obj = object_find(o, f->maj, f->min, f->ino);
+	uint32_t place = places__of(o->places, f->pid);
 	enum task_file_way way;
-	unsigned int flags = o->map_files_refused ? TASK_FILE_NO_MAP_FILES : 0;
 	int fd;
 
 	if (obj && obj->kept >= 0 && o->kept[obj->kept].fd >= 0) {
 		fd = dup(o->kept[obj->kept].fd);
 		return fd < 0 ? -errno : fd;
 	}
-	if (host_path_ok(o, f->pid))
-		flags |= TASK_FILE_TRY_HOST;
-	return task_file__open(f, flags, &way, NULL);
+	if (place == PLACE_NONE && obj)
+		place = obj->place;
+	return reach_file(o, f, place, false, &way);
+}
+
+bool objects__foreign(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size)
+{
+	const struct object *obj = object_find(o, maj, min, ino);
+
+	if (!obj || obj->kept >= 0 || obj->host_ok || (obj->place != PLACE_NONE && places__own(o->places, obj->place)))
+		return false;
+	places__name(o->places, obj->place, buf, size);
+	return true;
 }
 
 const struct objects_stats *objects__stats(const struct objects *o)

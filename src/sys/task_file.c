@@ -207,6 +207,68 @@ int task_file__open(const struct task_file *f, unsigned int flags, enum task_fil
 	return c.fd;
 }
 
+/* f's path under root_fd (a task's root directory, held), as open_task_root does. */
+struct in_root_call {
+	int root_fd;
+	const struct task_file *f;
+};
+
+static int do_open_in_root(void *arg)
+{
+	const struct in_root_call *c = arg;
+	_cleanup_close_ int pfd = openat2_path(c->root_fd, c->f->path,
+					       RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+	if (pfd < 0)
+		return pfd == -ELOOP ? -ESTALE : pfd;
+	return reopen_checked(pfd, c->f);
+}
+
+int task_file__open_in_root(int root_fd, const struct task_file *f)
+{
+	struct in_root_call c = { .root_fd = root_fd, .f = f };
+
+	if (root_fd < 0 || !f->path || f->path[0] != '/')
+		return -EINVAL;
+	return privs__as_user(do_open_in_root, &c);
+}
+
+struct root_call {
+	int32_t pid;
+	int fd;
+	char *name;
+	size_t size;
+};
+
+static int do_root(void *arg)
+{
+	struct root_call *c = arg;
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", c->pid > 0 ? c->pid : getpid());
+	c->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = c->size ? readlink(path, c->name, c->size - 1) : -1;
+	if (c->size)
+		c->name[n > 0 ? n : 0] = '\0';
+	return 0;
+}
+
+int task_file__root(int32_t pid, char *ret_name, size_t size)
+{
+	struct root_call c = { .pid = pid, .fd = -1, .name = ret_name, .size = size };
+	int r = privs__as_user(do_root, &c);
+
+	if (r < 0) {
+		if (c.fd >= 0)
+			close(c.fd);
+		return r;
+	}
+	return c.fd;
+}
+
 struct ns_call {
 	int32_t pid;
 	struct task_ns ns;
@@ -250,6 +312,8 @@ const char *task_file__way_name(enum task_file_way way)
 		return "map_files";
 	case TASK_FILE_TASK_ROOT:
 		return "task root";
+	case TASK_FILE_HELD_ROOT:
+		return "held root";
 	default:
 		return "none";
 	}

@@ -99,6 +99,8 @@ void pipeline__finish(struct pipeline *p);
 
 /* The build id of object (maj, min, ino) the sink was given, false when none known. */
 bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret);
+/* objects__foreign of the objects the sink was given, false without them. */
+bool pipeline__foreign(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size);
 
 /* The kernel's maps, to the sink (synth__kernel_maps).  0, -EPERM (hidden), or -errno. */
 int pipeline__describe_kernel(struct pipeline *p);

@@ -133,6 +133,9 @@ int session__stop(struct session *s);
 /* The build id of object (maj, min, ino) the sink was given (cfg.objects), false
  * when none is known. */
 bool session__build_id(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret);
+/* Must the MMAP2 of object (maj, min, ino) not name its path on the host
+ * (objects__foreign)?  buf gets its place's name. */
+bool session__foreign(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size);
 
 void session__stats(const struct session *s, struct session_stats *ret);
 

@@ -52,6 +52,7 @@ struct objects_stats {
 	uint64_t objects;               /* distinct files (device, inode) the file maps */
 	uint64_t read;                  /* ... whose build id was read */
 	uint64_t via_task;              /* ... reached through their task (map_files, its root) */
+	uint64_t via_held_root;         /* ... of those, under a root held after the task was gone */
 	/* the others, by why */
 	uint64_t gone;                  /* their tasks exited before prof reached them */
 	uint64_t replaced;              /* their path names another file or none (deleted),
@@ -81,6 +82,17 @@ struct objects *objects__free(struct objects *o);
  * 0 or -ENOMEM; an object that cannot be reached is counted, not an error. */
 int objects__note(struct objects *o, const struct perf_event_header *ev);
 
+/*
+ * A record as it is drained from the rings, before it is ordered and judged: an
+ * executable MMAP2's object is reached now, while its task most likely runs (the
+ * drain is within milliseconds of the mapping, a judged record ~50 ms later); FORK,
+ * COMM (exec), NAMESPACES and EXIT tell each task's place (places.h).  Objects of
+ * tasks outside the scope are reached too: which are in scope is known only once
+ * ordered; only those with an MMAP2 in the file are counted and named.  0 or
+ * -ENOMEM.
+ */
+int objects__look_up(struct objects *o, const struct perf_event_header *ev);
+
 /* The end of a round: copy what samples hit, within OBJECTS_ROUND_BYTES. */
 void objects__round(struct objects *o);
 
@@ -90,6 +102,15 @@ void objects__finish(struct objects *o);
 
 /* The build id of object (maj, min, ino) (its MMAP2 noted before), false when none. */
 bool objects__build_id(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret);
+
+/*
+ * Must the MMAP2 of object (maj, min, ino) not name its path as is?  True when it has
+ * no build id, its path on the host was never found to be it, and its task's place
+ * is not prof's own (another mount namespace or root, or unknown): a reader
+ * resolving that path on the host would name another file.  buf gets the place's
+ * name (places__name).
+ */
+bool objects__foreign(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size);
 
 /* The mapped file of mapping f (for the unwinder): a new descriptor, or -errno. */
 int objects__open(struct objects *o, const struct task_file *f);

@@ -48,6 +48,7 @@ enum task_file_way {
 	TASK_FILE_HOST,
 	TASK_FILE_MAP_FILES,
 	TASK_FILE_TASK_ROOT,
+	TASK_FILE_HELD_ROOT,            /* task_file__open_in_root */
 };
 
 /* A namespace as NAMESPACES records name it: nsfs's device (the kernel's encoding) and inode. */
@@ -68,11 +69,27 @@ struct task_ns {
 int task_file__open(const struct task_file *f, unsigned int flags, enum task_file_way *ret_way,
 		    bool *ret_map_files_refused);
 
+/*
+ * Open f's path under root_fd, an O_PATH descriptor of a task's root directory that
+ * task_file__root gave (the task may be gone: the descriptor keeps its mount
+ * reachable), as the "task root" way does: as the user, RESOLVE_IN_ROOT |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, the last component O_PATH|O_NOFOLLOW,
+ * a regular file with f's device and inode.  An fd, or -errno (-ESTALE: another
+ * file, or a link, at the path).
+ */
+int task_file__open_in_root(int root_fd, const struct task_file *f);
+
+/* An O_PATH descriptor of pid's root directory (0: prof's own), opened as the user
+ * through /proc/PID/root (ptrace access to pid), and its path as the opener sees it
+ * in ret_name (size bytes, "" when unknown; size 0: not asked).  The fd, or -errno
+ * (-ESRCH: gone). */
+int task_file__root(int32_t pid, char *ret_name, size_t size);
+
 /* The mount namespace of pid (0: prof's own), from /proc/PID/ns/mnt, as the user.
  * 0 or -errno (-ENOENT: gone). */
 int task_file__mnt_ns(int32_t pid, struct task_ns *ret);
 
-/* "host", "map_files", "task root". */
+/* "host", "map_files", "task root", "held root". */
 const char *task_file__way_name(enum task_file_way way);
 
 #endif
