@@ -7,6 +7,42 @@
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
 
+/*
+ * The frames met lately, by (task, address): a report's samples hit the same few
+ * thousand addresses over and over, and each miss costs a map look-up, the object's
+ * entry and a symbol search.  A slot holds while the model's maps stay as they were
+ * (model__generation); frames named by a JIT map are not kept (they depend on the
+ * uid as well).
+ */
+#define FRAME_SLOTS 4096
+
+struct frame_slot {
+	uint64_t ip;
+	uint64_t gen;                   /* the maps' generation + 1; 0: empty */
+	int32_t pid;                    /* -1 for kernel addresses: one map for all */
+	bool kernel;
+	const struct model_dso *dso;    /* NULL when unmapped; objects move only when the
+					 * maps change (a new one is made) */
+	uint64_t off;
+	struct profile_frame f;
+};
+
+struct resolver_cache {
+	struct frame_slot v[FRAME_SLOTS];
+};
+
+int resolver__cache_init(struct resolver *r)
+{
+	r->cache = calloc(1, sizeof(*r->cache));
+	return r->cache ? 0 : -ENOMEM;
+}
+
+void resolver__cache_release(struct resolver *r)
+{
+	free(r->cache);
+	r->cache = NULL;
+}
+
 bool resolver__kernel_is(const char *build_id)
 {
 	_cleanup_free_ char *notes = NULL;
@@ -34,9 +70,10 @@ void resolver__load_kernel(struct resolver *r)
 	r->kernel_ok = symbols__load_kallsyms(r->syms, ks, ref, addr) == 0;
 }
 
-/* resolver__frame, and the object (NULL when unmapped) and offset ip is at. */
-static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip,
-					struct profile_frame *ret, uint64_t *ret_off)
+/* resolver__frame, and the object (NULL when unmapped) and offset ip is at;
+ * *ret_jit when a JIT map was asked. */
+static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool kernel, uint64_t ip,
+					  struct profile_frame *ret, uint64_t *ret_off, bool *ret_jit)
 {
 	struct model_location loc;
 	const struct model_dso *d;
@@ -69,6 +106,7 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 		uint32_t uid;
 		bool known = r->uid_of ? r->uid_of(r->uid_ctx, pid, &uid) : model__uid(r->model, pid, &uid);
 
+		*ret_jit = true;
 		sym = jitmap__lookup(r->jit, pid, known ? (int64_t)uid : -1, ip);
 	}
 	if (sym) {
@@ -83,6 +121,39 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 		if (sym)
 			ret->sym = sym;
 	}
+	return d;
+}
+
+static struct frame_slot *frame_slot(struct resolver *r, int32_t pid, uint64_t ip)
+{
+	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ull;
+
+	return &r->cache->v[h >> 52];   /* FRAME_SLOTS: 2^12 */
+}
+
+/* frame_find through the cache. */
+static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip,
+					struct profile_frame *ret, uint64_t *ret_off)
+{
+	uint64_t gen = model__generation(r->model, true) + 1;
+	int32_t key = kernel ? -1 : pid;
+	const struct model_dso *d;
+	struct frame_slot *c;
+	bool jit = false;
+
+	if (!r->cache)
+		return frame_find(r, pid, kernel, ip, ret, ret_off, &jit);
+	c = frame_slot(r, key, ip);
+	if (c->gen == gen && c->ip == ip && c->pid == key && c->kernel == kernel) {
+		*ret = c->f;
+		*ret_off = c->off;
+		return c->dso;
+	}
+	*ret_off = 0;
+	d = frame_find(r, pid, kernel, ip, ret, ret_off, &jit);
+	if (!jit)
+		*c = (struct frame_slot){ .ip = ip, .gen = gen, .pid = key, .kernel = kernel, .off = *ret_off,
+					  .dso = d, .f = *ret };
 	return d;
 }
 

@@ -18,6 +18,14 @@
  * limit), each expanded to its inline chain, cut by the engine at 512. */
 #define ATTRIBUTION_MAX_FRAMES 513
 
+/* A task's facts, remembered while the model's tasks stay as they were. */
+#define ATTRIBUTION_TASK_SLOTS 256
+struct attribution_task_slot {
+	uint64_t gen;                   /* model__generation(tasks) + 1; 0: empty */
+	uint32_t tid;
+	struct profile_task t;
+};
+
 struct attribution {
 	struct resolver *res;           /* borrowed: the model, and the strings comms are interned in */
 	struct profile *prof;           /* borrowed */
@@ -32,6 +40,7 @@ struct attribution {
 	bool (*admit)(void *ctx, const struct profile_task *t);
 	void *admit_ctx;
 	struct profile_frame frames[ATTRIBUTION_MAX_FRAMES];
+	struct attribution_task_slot tasks[ATTRIBUTION_TASK_SLOTS];    /* private */
 };
 
 /*
