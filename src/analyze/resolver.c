@@ -21,10 +21,13 @@ struct frame_slot {
 	uint64_t gen;                   /* the maps' generation + 1; 0: empty */
 	int32_t pid;                    /* -1 for kernel addresses: one map for all */
 	bool kernel;
+	bool ret_addr;                  /* a return address: its inlines are the call's */
+	int8_t nr_inl;                  /* inl[0..nr_inl), -1 until asked */
 	const struct model_dso *dso;    /* NULL when unmapped; objects move only when the
 					 * maps change (a new one is made) */
 	uint64_t off;
 	struct profile_frame f;
+	const char *inl[SYMBOLS_INLINE_MAX];
 };
 
 struct resolver_cache {
@@ -124,16 +127,17 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 	return d;
 }
 
-static struct frame_slot *frame_slot(struct resolver *r, int32_t pid, uint64_t ip)
+static struct frame_slot *frame_slot(struct resolver *r, int32_t pid, uint64_t ip, bool ret_addr)
 {
-	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40 ^ (uint64_t)ret_addr << 63) * 0x9e3779b97f4a7c15ull;
 
 	return &r->cache->v[h >> 52];   /* FRAME_SLOTS: 2^12 */
 }
 
-/* frame_find through the cache. */
-static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip,
-					struct profile_frame *ret, uint64_t *ret_off)
+/* frame_find through the cache; *ret_slot is the slot that now holds the frame
+ * (NULL: none, as for a JIT's). */
+static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, bool ret_addr,
+					struct profile_frame *ret, uint64_t *ret_off, struct frame_slot **ret_slot)
 {
 	uint64_t gen = model__generation(r->model, true) + 1;
 	int32_t key = kernel ? -1 : pid;
@@ -141,27 +145,32 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 	struct frame_slot *c;
 	bool jit = false;
 
+	*ret_slot = NULL;
 	if (!r->cache)
 		return frame_find(r, pid, kernel, ip, ret, ret_off, &jit);
-	c = frame_slot(r, key, ip);
-	if (c->gen == gen && c->ip == ip && c->pid == key && c->kernel == kernel) {
+	c = frame_slot(r, key, ip, ret_addr);
+	if (c->gen == gen && c->ip == ip && c->pid == key && c->kernel == kernel && c->ret_addr == ret_addr) {
 		*ret = c->f;
 		*ret_off = c->off;
+		*ret_slot = c;
 		return c->dso;
 	}
 	*ret_off = 0;
 	d = frame_find(r, pid, kernel, ip, ret, ret_off, &jit);
-	if (!jit)
-		*c = (struct frame_slot){ .ip = ip, .gen = gen, .pid = key, .kernel = kernel, .off = *ret_off,
-					  .dso = d, .f = *ret };
+	if (jit)
+		return d;
+	*c = (struct frame_slot){ .ip = ip, .gen = gen, .pid = key, .kernel = kernel, .ret_addr = ret_addr,
+				  .nr_inl = -1, .off = *ret_off, .dso = d, .f = *ret };
+	*ret_slot = c;
 	return d;
 }
 
 void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, struct profile_frame *ret)
 {
+	struct frame_slot *c;
 	uint64_t off;
 
-	frame_at(r, pid, kernel, ip, ret, &off);
+	frame_at(r, pid, kernel, ip, false, ret, &off, &c);
 }
 
 /*
@@ -173,15 +182,28 @@ void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, 
 static size_t frames_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, bool ret_addr,
 			struct profile_frame *ret, size_t max)
 {
-	const char *inl[SYMBOLS_INLINE_MAX];
+	const char *found[SYMBOLS_INLINE_MAX];
+	const char *const *inl = found;
 	struct profile_frame f;
 	const struct model_dso *d;
+	struct frame_slot *c;
 	uint64_t off = 0;
 	size_t n = 0;
 
-	d = frame_at(r, pid, kernel, ip, &f, &off);
-	if (r->inlines && d && !d->kernel && d->name[0] == '/' && f.sym[0] != '[' && max > 1)
-		n = symbols__inlined(r->syms, d, ret_addr && off ? off - 1 : off, inl, MIN(max - 1, SYMBOLS_INLINE_MAX));
+	d = frame_at(r, pid, kernel, ip, ret_addr, &f, &off, &c);
+	if (r->inlines && d && !d->kernel && d->name[0] == '/' && f.sym[0] != '[' && max > 1) {
+		if (c && c->nr_inl >= 0) {
+			inl = c->inl;
+			n = (size_t)c->nr_inl;
+		} else {
+			n = symbols__inlined(r->syms, d, ret_addr && off ? off - 1 : off, found, SYMBOLS_INLINE_MAX);
+			if (c) {
+				memcpy(c->inl, found, n * sizeof(*found));
+				c->nr_inl = (int8_t)n;
+			}
+		}
+		n = MIN(n, max - 1);
+	}
 	for (size_t i = 0; i < n; i++)
 		ret[i] = (struct profile_frame){ .dso = f.dso, .sym = inl[i], .inlined = true };
 	ret[n] = f;

@@ -81,8 +81,21 @@ struct ksym {
 	char *name;
 };
 
+/* The entries of objects met lately, by the model's interned name: a hit skips
+ * hashing the path and probing.  The key is dso_get's, (path, build id); an object's build id
+ * may be filled in later, so it is compared too. */
+#define DSO_MEMO_SLOTS 64
+
+struct dso_memo {
+	const char *name;               /* the model's, interned; NULL: empty */
+	uint8_t bid_len;
+	uint8_t bid[20];
+	uint32_t ix;                    /* in dsos */
+};
+
 struct symbols {
 	struct strset names;
+	struct dso_memo dso_memo[DSO_MEMO_SLOTS];
 	char cache_dir[4096];           /* perf's build-id cache, "" when there is none */
 	bool unread_unknown;            /* an MMAP2 without a build id: one prof could not read */
 	struct dso_entry *dsos;
@@ -650,6 +663,25 @@ void symbols__for_each_refused(const struct symbols *s,
 	}
 }
 
+/* dso_get of o's path and build id, through the memo. */
+static struct dso_entry *dso_memo_get(struct symbols *s, const struct model_dso *o)
+{
+	struct dso_memo *m = &s->dso_memo[((uintptr_t)o->name * 0x9e3779b97f4a7c15ull) >> 58];
+	size_t bid_len = o->build_id_len <= 20 ? o->build_id_len : 0;
+	struct dso_entry *d;
+
+	/* the path compared as well: a model freed, another's name could reuse the address */
+	if (m->name == o->name && m->bid_len == bid_len && !memcmp(m->bid, o->build_id, bid_len) &&
+	    !strcmp(s->dsos[m->ix].path, o->name))
+		return &s->dsos[m->ix];
+	d = dso_get(s, o->name, o->build_id, o->build_id_len);
+	if (d) {
+		*m = (struct dso_memo){ .name = o->name, .bid_len = (uint8_t)bid_len, .ix = (uint32_t)(d - s->dsos) };
+		memcpy(m->bid, o->build_id, bid_len);
+	}
+	return d;
+}
+
 /* The trusted, opened entry of object o, or NULL. */
 static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *o)
 {
@@ -657,7 +689,7 @@ static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *
 
 	if (o->name[0] != '/')
 		return NULL;    /* [vdso], //anon, [heap]...: no file to read */
-	d = dso_get(s, o->name, o->build_id, o->build_id_len);
+	d = dso_memo_get(s, o);
 	if (!d)
 		return NULL;
 	if (!d->opened)
