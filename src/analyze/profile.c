@@ -48,6 +48,7 @@ struct profile {
 	struct profile_budget *budget;  /* NULL: none */
 	size_t charged;                 /* bytes of the tables charged to it */
 	struct memo *memo;              /* MEMO_SLOTS */
+	uint32_t resets;                /* profile__reset()s: a profile_ref's epoch */
 };
 
 struct stack_key {
@@ -156,6 +157,7 @@ void profile__reset(struct profile *p)
 	p->cut_entry = UINT32_MAX;
 	memset(&p->st, 0, sizeof(p->st));
 	memset(p->memo, 0, MEMO_SLOTS * sizeof(*p->memo));
+	p->resets++;
 }
 
 void profile__set_budget(struct profile *p, struct profile_budget *b)
@@ -397,8 +399,8 @@ static int add_slow(struct profile *p, const struct profile_task *t, const struc
 	return err;
 }
 
-int profile__add(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
-		 size_t nr, uint64_t period)
+int profile__add_ref(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
+		     size_t nr, uint64_t period, uint64_t *ret_ref)
 {
 	uint64_t h;
 	struct memo *m;
@@ -411,14 +413,37 @@ int profile__add(struct profile *p, const struct profile_task *t, const struct p
 	h = memo_hash(t, frames, nr);
 	m = &p->memo[h % MEMO_SLOTS];
 	if (m->entry && m->h == h && memo_matches(p, m->entry - 1, t, frames, nr)) {
-		p->entries[m->entry - 1].samples++;
-		p->entries[m->entry - 1].period += period;
-		return 0;
-	}
-	err = add_slow(p, t, frames, nr, period, &e);
-	if (err == 0)
+		e = m->entry - 1;
+		p->entries[e].samples++;
+		p->entries[e].period += period;
+	} else {
+		err = add_slow(p, t, frames, nr, period, &e);
+		if (err != 0)
+			return err;
 		*m = (struct memo){ .h = h, .entry = e + 1 };
-	return err;
+	}
+	if (ret_ref)
+		*ret_ref = (uint64_t)p->resets << 32 | e;
+	return 0;
+}
+
+int profile__add(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
+		 size_t nr, uint64_t period)
+{
+	return profile__add_ref(p, t, frames, nr, period, NULL);
+}
+
+int profile__add_again(struct profile *p, uint64_t ref, uint64_t period)
+{
+	uint32_t e = (uint32_t)ref;
+
+	if (ref >> 32 != p->resets || e >= p->nr_entries)
+		return -ESTALE;
+	p->st.samples++;
+	p->st.period += period;
+	p->entries[e].samples++;
+	p->entries[e].period += period;
+	return 0;
 }
 
 const struct profile_stats *profile__stats(const struct profile *p)

@@ -111,6 +111,7 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 		bool known = r->uid_of ? r->uid_of(r->uid_ctx, pid, &uid) : model__uid(r->model, pid, &uid);
 
 		*ret_jit = true;
+		r->jit_lookups++;
 		sym = jitmap__lookup(r->jit, pid, known ? (int64_t)uid : -1, ip);
 	}
 	if (sym) {

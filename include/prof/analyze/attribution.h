@@ -41,7 +41,17 @@ struct attribution {
 	void *admit_ctx;
 	struct profile_frame frames[ATTRIBUTION_MAX_FRAMES];
 	struct attribution_task_slot tasks[ATTRIBUTION_TASK_SLOTS];    /* private */
+	struct attribution_memo *memo;  /* owned: attribution__memo_init(); NULL: none */
 };
+
+/*
+ * A memo of the samples counted lately, by their task facts, address and call chain
+ * as recorded: a sample like one of them (the model's maps unchanged) is counted into
+ * the same entry without resolving its frames again.  Its caller frees it with
+ * attribution__memo_release.  0 or -ENOMEM.
+ */
+int attribution__memo_init(struct attribution *a);
+void attribution__memo_release(struct attribution *a);
 
 /*
  * Keep apart only the task facts of keys[0..nr) (PROFILE_KEY_DSO and _SYM are the

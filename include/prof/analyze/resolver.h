@@ -42,6 +42,8 @@ struct resolver {
 	 * where every distinct address would be a distinct stack kept for hours) */
 	bool fn_addrs;
 	struct resolver_cache *cache;   /* owned (resolver__cache_init); NULL: none */
+	uint64_t jit_lookups;           /* frames a JIT map was asked of: their answers are
+					 * not dated by the model (callers' caches skip them) */
 };
 
 /* The cache of frames met lately, which the resolver uses when it has one (a
