@@ -602,9 +602,23 @@ READING = """## Reading the results
 """
 
 
+# Where docs/BENCHMARKS.md's sections from other scripts (bench/report-speed) begin:
+# the page written by --page keeps them.
+KEPT = "<!-- sections below: other bench scripts' results, kept by bench/run --page -->"
+
+
 def install(outdir, docs):
     os.makedirs(os.path.join(docs, "benchmarks"), exist_ok=True)
-    shutil.copy(os.path.join(outdir, "BENCHMARKS.md"), os.path.join(docs, "BENCHMARKS.md"))
+    page = os.path.join(docs, "BENCHMARKS.md")
+    kept = ""
+    if os.path.exists(page):
+        old = open(page).read()
+        if KEPT in old:
+            kept = "\n" + old[old.index(KEPT):]
+    shutil.copy(os.path.join(outdir, "BENCHMARKS.md"), page)
+    if kept:
+        with open(page, "a") as f:
+            f.write(kept)
     src = os.path.join(outdir, "benchmarks")
     for name in ("startup.png", "size.png", "sweep.dat"):
         if os.path.exists(os.path.join(src, name)):

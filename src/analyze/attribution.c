@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perf/event.h>
 
 #include "prof/analyze/attribution.h"
+#include "prof/base/hash.h"
 #include "prof/base/util.h"
 
 /* The facts of s's task: comm from the model ("swapper" for the idle task, as perf
  * names it), interned where the resolver interns names. */
-static int task_of(const struct attribution *a, const struct sample *s, struct profile_task *t)
+static int task_find(const struct attribution *a, const struct sample *s, struct profile_task *t)
 {
 	const char *comm = model__comm(a->res->model, (int32_t)s->tid);
 
@@ -20,6 +24,87 @@ static int task_of(const struct attribution *a, const struct sample *s, struct p
 	return t->comm ? 0 : -ENOMEM;
 }
 
+/* task_find, remembered by (tid, pid, cgroup) while the model's tasks stay as they
+ * were: three look-ups and an interning a sample otherwise.  Not with a uid_of of
+ * the caller's, whose answers the model does not date. */
+static int task_of(struct attribution *a, const struct sample *s, struct profile_task *t)
+{
+	uint64_t gen = model__generation(a->res->model, false) + 1;
+	struct attribution_task_slot *c = &a->tasks[hash__u64(s->tid ^ (uint64_t)s->pid << 32 ^ s->cgroup) %
+						    ATTRIBUTION_TASK_SLOTS];
+	int err;
+
+	if (a->uid_of)
+		return task_find(a, s, t);
+	if (c->gen == gen && c->tid == s->tid && c->t.pid == (int32_t)s->pid && c->t.cgroup == s->cgroup) {
+		*t = c->t;
+		return 0;
+	}
+	err = task_find(a, s, t);
+	if (!err)
+		*c = (struct attribution_task_slot){ .gen = gen, .tid = s->tid, .t = *t };
+	return err;
+}
+
+/* Samples whose chain is longer than this are not kept in the memo. */
+#define MEMO_CHAIN 32
+#define MEMO_SLOTS 1024
+
+struct memo_slot {
+	uint64_t gen;                   /* the maps' generation + 1; 0: empty */
+	const struct profile *prof;
+	uint64_t ref;                   /* profile__add_ref's */
+	struct profile_task t;          /* as counted: the facts not kept are zeroed */
+	int32_t pid;
+	bool kernel;
+	uint32_t nr;                    /* of chain; 0 without -g */
+	uint64_t ip;
+	uint64_t chain[MEMO_CHAIN];
+};
+
+struct attribution_memo {
+	struct memo_slot v[MEMO_SLOTS];
+};
+
+int attribution__memo_init(struct attribution *a)
+{
+	a->memo = calloc(1, sizeof(*a->memo));
+	return a->memo ? 0 : -ENOMEM;
+}
+
+void attribution__memo_release(struct attribution *a)
+{
+	free(a->memo);
+	a->memo = NULL;
+}
+
+static bool task_same(const struct profile_task *x, const struct profile_task *y)
+{
+	return x->pid == y->pid && x->comm == y->comm && x->uid == y->uid && x->uid_known == y->uid_known &&
+	       x->cgroup == y->cgroup && x->container == y->container;
+}
+
+/* The memo's slot for the sample (its chain when with_chain), and whether it holds it. */
+static struct memo_slot *memo_find(struct attribution *a, const struct profile_task *t, int32_t pid,
+				   bool kernel, const struct sample *s, uint32_t nr, uint64_t gen, bool *ret_hit)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = (s->ip ^ (uint64_t)(uint32_t)pid << 32 ^ kernel) * k;
+	struct memo_slot *m;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t w;
+
+		memcpy(&w, (const uint8_t *)s->callchain + 8 * i, 8);  /* as resolver__stack reads it */
+		h = (h ^ w) * k;
+	}
+	h = (h ^ (uintptr_t)t->comm ^ t->cgroup) * k;
+	m = &a->memo->v[(h >> 32) % MEMO_SLOTS];
+	*ret_hit = m->gen == gen && m->prof == a->prof && m->ip == s->ip && m->pid == pid && m->kernel == kernel &&
+		   m->nr == nr && task_same(&m->t, t) && (!nr || !memcmp(m->chain, s->callchain, nr * 8));
+	return m;
+}
+
 void attribution__keep_only(struct attribution *a, const enum profile_key *keys, size_t nr)
 {
 	for (size_t k = 0; k < PROFILE_KEY__MAX; k++)
@@ -28,9 +113,29 @@ void attribution__keep_only(struct attribution *a, const enum profile_key *keys,
 		a->keep[keys[i]] = true;
 }
 
+/* Zero the facts of t its entries are not keyed by. */
+static void keep_only(const struct attribution *a, struct profile_task *t)
+{
+	if (!a->keep[PROFILE_KEY_PID])
+		t->pid = 0;
+	if (!a->keep[PROFILE_KEY_UID])
+		t->uid = 0, t->uid_known = false;
+	if (!a->keep[PROFILE_KEY_CGROUP])
+		t->cgroup = 0;
+	if (!a->keep[PROFILE_KEY_CONTAINER])
+		t->container = NULL;
+	if (!a->keep[PROFILE_KEY_COMM])
+		t->comm = NULL;
+}
+
 int attribution__add(struct attribution *a, const struct sample *s)
 {
+	bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, hit = false;
+	uint64_t period = s->period ? s->period : 1, gen = 0, ref, jit;
+	uint32_t nr = a->callchain ? (uint32_t)s->nr_callchain : 0;
+	struct memo_slot *m = NULL;
 	struct profile_task t;
+	int32_t pid;
 	size_t n;
 	int err = task_of(a, s, &t);
 
@@ -38,18 +143,23 @@ int attribution__add(struct attribution *a, const struct sample *s)
 		return err;
 	if (a->admit && !a->admit(a->admit_ctx, &t))
 		return 0;
-	n = resolver__stack(a->res, t.pid, s->misc, s->ip, s->callchain, s->nr_callchain, a->callchain, a->frames,
+	pid = t.pid;
+	keep_only(a, &t);
+	if (a->memo && nr <= MEMO_CHAIN) {
+		gen = model__generation(a->res->model, true) + 1;
+		m = memo_find(a, &t, pid, kernel, s, nr, gen, &hit);
+		if (hit && profile__add_again(a->prof, m->ref, period) == 0)
+			return 1;
+	}
+	jit = a->res->jit_lookups;
+	n = resolver__stack(a->res, pid, s->misc, s->ip, s->callchain, s->nr_callchain, a->callchain, a->frames,
 			    ARRAY_SIZE(a->frames));
-	if (!a->keep[PROFILE_KEY_PID])
-		t.pid = 0;
-	if (!a->keep[PROFILE_KEY_UID])
-		t.uid = 0, t.uid_known = false;
-	if (!a->keep[PROFILE_KEY_CGROUP])
-		t.cgroup = 0;
-	if (!a->keep[PROFILE_KEY_CONTAINER])
-		t.container = NULL;
-	if (!a->keep[PROFILE_KEY_COMM])
-		t.comm = NULL;
-	err = profile__add(a->prof, &t, a->frames, n, s->period ? s->period : 1);
+	err = profile__add_ref(a->prof, &t, a->frames, n, period, &ref);
+	if (err == 0 && m && jit == a->res->jit_lookups) {
+		*m = (struct memo_slot){ .gen = gen, .prof = a->prof, .ref = ref, .t = t, .pid = pid,
+					 .kernel = kernel, .nr = nr, .ip = s->ip };
+		if (nr)
+			memcpy(m->chain, s->callchain, nr * 8);
+	}
 	return err < 0 ? err : 1;
 }

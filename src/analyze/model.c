@@ -58,6 +58,7 @@ struct model {
 	struct strset names;            /* object paths and comms */
 	char kref_name[32];
 	uint64_t kref_addr;
+	uint64_t maps_gen, tasks_gen;   /* model__generation() */
 };
 
 static bool thread_eq(const void *e, const void *key, const void *ctx)
@@ -357,13 +358,18 @@ int model__process(struct model *m, const struct perf_event_header *ev)
 {
 	switch (ev->type) {
 	case PERF_RECORD_COMM:
+		m->tasks_gen++;
 		return on_comm(m, (const void *)ev, ev);
 	case PERF_RECORD_FORK:
+		m->tasks_gen++;
+		m->maps_gen++;
 		return on_fork(m, (const void *)ev);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
+		m->maps_gen++;  /* a new object too: dsos may move */
 		return on_mmap(m, ev);
 	case PERF_RECORD_CGROUP:
+		m->tasks_gen++;
 		return on_cgroup(m, (const void *)ev, ev);
 	default:
 		/* EXIT: a thread's last samples may follow it; pid reuse comes with a FORK */
@@ -374,6 +380,8 @@ int model__process(struct model *m, const struct perf_event_header *ev)
 int model__set_uid(struct model *m, int32_t tid, uint32_t uid)
 {
 	bool created;
+
+	m->tasks_gen++;
 	struct uid_entry *e = hashtable__insert(&m->uids, tid_hash(tid), &tid, &created);
 
 	if (!e)
@@ -405,6 +413,7 @@ void model__clear_maps(struct model *m, int32_t pid)
 {
 	size_t i = pid > 0 ? set_index(m, pid) : SIZE_MAX;
 
+	m->maps_gen++;
 	if (i != SIZE_MAX)
 		maps__clear(&m->sets[i]);
 }
@@ -413,6 +422,8 @@ void model__forget(struct model *m, int32_t pid, int32_t tid)
 {
 	size_t i;
 
+	m->tasks_gen++;
+	m->maps_gen++;
 	hashtable__remove(&m->threads, tid_hash(tid), &tid);
 	if (pid != tid || pid <= 0 || (i = set_index(m, pid)) == SIZE_MAX)
 		return;
@@ -453,6 +464,11 @@ const char *model__container(const struct model *m, uint64_t id)
 	const struct cgroup_entry *e = id ? hashtable__find(&m->cgroups, hash__u64(id), &id) : NULL;
 
 	return e ? e->container : NULL;
+}
+
+uint64_t model__generation(const struct model *m, bool maps)
+{
+	return maps ? m->maps_gen : m->tasks_gen;
 }
 
 bool model__kernel_ref(const struct model *m, const char **ret_name, uint64_t *ret_addr)

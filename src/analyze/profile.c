@@ -17,6 +17,19 @@ struct stack {
 	uint32_t off, nr;               /* in pool */
 };
 
+/*
+ * The entries samples went to lately, by a cheap hash of their frames and task: a
+ * hit, checked against the entry's own task and stack, counts the sample without
+ * the frame, stack and entry look-ups (a look-up a frame: most of the work of a
+ * sample with a call chain).  Fixed size, outside the budget.
+ */
+#define MEMO_SLOTS 4096
+
+struct memo {
+	uint64_t h;
+	uint32_t entry;                 /* + 1; 0: empty */
+};
+
 struct profile {
 	size_t max_entries, max_slots;
 	struct profile_frame *frames;
@@ -34,6 +47,8 @@ struct profile {
 	uint32_t cut_entry;             /* UINT32_MAX until the first cut */
 	struct profile_budget *budget;  /* NULL: none */
 	size_t charged;                 /* bytes of the tables charged to it */
+	struct memo *memo;              /* MEMO_SLOTS */
+	uint32_t resets;                /* profile__reset()s: a profile_ref's epoch */
 };
 
 struct stack_key {
@@ -107,6 +122,11 @@ struct profile *profile__new(size_t max_entries)
 	hashtable__init(&p->stack_ix, sizeof(uint32_t), stack_eq, p);
 	hashtable__init(&p->entry_ix, sizeof(uint32_t), entry_eq, p);
 	p->charged = sizeof(*p);
+	p->memo = calloc(MEMO_SLOTS, sizeof(*p->memo));
+	if (!p->memo) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -120,6 +140,7 @@ struct profile *profile__free(struct profile *p)
 	free(p->stacks);
 	free(p->pool);
 	free(p->entries);
+	free(p->memo);
 	hashtable__release(&p->frame_ix);
 	hashtable__release(&p->stack_ix);
 	hashtable__release(&p->entry_ix);
@@ -135,6 +156,8 @@ void profile__reset(struct profile *p)
 	p->nr_frames = p->nr_stacks = p->nr_pool = p->nr_entries = 0;
 	p->cut_entry = UINT32_MAX;
 	memset(&p->st, 0, sizeof(p->st));
+	memset(p->memo, 0, MEMO_SLOTS * sizeof(*p->memo));
+	p->resets++;
 }
 
 void profile__set_budget(struct profile *p, struct profile_budget *b)
@@ -271,7 +294,7 @@ static int entry_new(struct profile *p, const struct entry_key *k, uint64_t h, b
 /* Count into the entry of (t, stack); -ENOSPC when it is new and the table is full
  * (unless force). */
 static int entry_add(struct profile *p, const struct profile_task *t, uint32_t stack, uint64_t period,
-		     bool force)
+		     bool force, uint32_t *ret_entry)
 {
 	struct entry_key k = { t, stack };
 	uint64_t h = task_hash(hash__u64(stack), t);
@@ -286,6 +309,7 @@ static int entry_add(struct profile *p, const struct profile_task *t, uint32_t s
 	e = &p->entries[*slot];
 	e->samples++;
 	e->period += period;
+	*ret_entry = *slot;
 	return 0;
 }
 
@@ -312,22 +336,50 @@ static int add_cut(struct profile *p, uint64_t period)
 	sid = stack_id(p, &id, 1, true);
 	if (sid < 0)
 		return (int)sid;
-	if (entry_add(p, &none, (uint32_t)sid, period, true) < 0)
+	if (entry_add(p, &none, (uint32_t)sid, period, true, &id) < 0)
 		return -ENOMEM;
-	p->cut_entry = (uint32_t)p->nr_entries - 1;
+	p->cut_entry = id;
 	return 1;
 }
 
-int profile__add(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
-		 size_t nr, uint64_t period)
+/* The memo's hash of a sample: a multiply a word, not the tables' hashes. */
+static uint64_t memo_hash(const struct profile_task *t, const struct profile_frame *f, size_t nr)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = (nr ^ (uint64_t)(uint32_t)t->pid << 16 ^ (uintptr_t)t->comm) * k;
+
+	h = (h ^ t->cgroup ^ (uint64_t)t->uid << 32 ^ (uintptr_t)t->container) * k;
+	for (size_t i = 0; i < nr; i++) {
+		h = (h ^ (uintptr_t)f[i].sym) * k;
+		h = (h ^ (uintptr_t)f[i].dso ^ f[i].addr ^
+		     ((uint64_t)f[i].kernel | (uint64_t)f[i].inlined << 1 | (uint64_t)f[i].has_addr << 2)) * k;
+	}
+	return h ^ h >> 31;
+}
+
+/* Is entry e the one of (t, frames[0..nr)), as the tables would find it? */
+static bool memo_matches(const struct profile *p, uint32_t e, const struct profile_task *t,
+			 const struct profile_frame *f, size_t nr)
+{
+	const struct profile_entry *x = &p->entries[e];
+	const struct stack *s = &p->stacks[x->stack];
+
+	if (s->nr != nr || !task_eq(&x->task, t))
+		return false;
+	for (size_t i = 0; i < nr; i++)
+		if (!frame_eq(&p->pool[s->off + i], &f[i], p))
+			return false;
+	return true;
+}
+
+/* The tables' way: each frame's id, the stack's, the entry's.  1 when cut. */
+static int add_slow(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
+		    size_t nr, uint64_t period, uint32_t *ret_entry)
 {
 	uint32_t ids[512];
 	int64_t sid;
 	int err;
 
-	p->st.samples++;
-	p->st.period += period;
-	nr = MIN(nr, ARRAY_SIZE(ids));
 	for (size_t i = 0; i < nr; i++) {
 		int64_t id = frame_id(p, &frames[i], false);
 		if (id == -ENOSPC)
@@ -341,10 +393,57 @@ int profile__add(struct profile *p, const struct profile_task *t, const struct p
 		return add_cut(p, period);
 	if (sid < 0)
 		return (int)sid;
-	err = entry_add(p, t, (uint32_t)sid, period, false);
+	err = entry_add(p, t, (uint32_t)sid, period, false, ret_entry);
 	if (err == -ENOSPC)
 		return add_cut(p, period);
 	return err;
+}
+
+int profile__add_ref(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
+		     size_t nr, uint64_t period, uint64_t *ret_ref)
+{
+	uint64_t h;
+	struct memo *m;
+	uint32_t e;
+	int err;
+
+	p->st.samples++;
+	p->st.period += period;
+	nr = MIN(nr, (size_t)512);      /* add_slow's ids */
+	h = memo_hash(t, frames, nr);
+	m = &p->memo[h % MEMO_SLOTS];
+	if (m->entry && m->h == h && memo_matches(p, m->entry - 1, t, frames, nr)) {
+		e = m->entry - 1;
+		p->entries[e].samples++;
+		p->entries[e].period += period;
+	} else {
+		err = add_slow(p, t, frames, nr, period, &e);
+		if (err != 0)
+			return err;
+		*m = (struct memo){ .h = h, .entry = e + 1 };
+	}
+	if (ret_ref)
+		*ret_ref = (uint64_t)p->resets << 32 | e;
+	return 0;
+}
+
+int profile__add(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
+		 size_t nr, uint64_t period)
+{
+	return profile__add_ref(p, t, frames, nr, period, NULL);
+}
+
+int profile__add_again(struct profile *p, uint64_t ref, uint64_t period)
+{
+	uint32_t e = (uint32_t)ref;
+
+	if (ref >> 32 != p->resets || e >= p->nr_entries)
+		return -ESTALE;
+	p->st.samples++;
+	p->st.period += period;
+	p->entries[e].samples++;
+	p->entries[e].period += period;
+	return 0;
 }
 
 const struct profile_stats *profile__stats(const struct profile *p)

@@ -7,6 +7,46 @@
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
 
+/*
+ * The frames met lately, by (task, address): a report's samples hit the same few
+ * thousand addresses over and over, and each miss costs a map look-up, the object's
+ * entry and a symbol search.  A slot holds while the model's maps stay as they were
+ * (model__generation); frames named by a JIT map are not kept (they depend on the
+ * uid as well).
+ */
+#define FRAME_SLOTS 4096
+
+struct frame_slot {
+	uint64_t ip;
+	uint64_t gen;                   /* the maps' generation + 1; 0: empty */
+	int32_t pid;                    /* -1 for kernel addresses: one map for all */
+	bool kernel;
+	bool ret_addr;                  /* a return address: its inlines are the call's */
+	int8_t nr_inl;                  /* inl[0..nr_inl), -1 until asked */
+	const struct model_dso *dso;    /* NULL when unmapped; objects move only when the
+					 * maps change (a new one is made) */
+	uint64_t off;
+	struct profile_frame f;
+	const char *inl[SYMBOLS_INLINE_MAX];
+};
+
+struct resolver_cache {
+	struct frame_slot v[FRAME_SLOTS];
+	struct frame_slot scratch;      /* a frame not kept (a JIT's) */
+};
+
+int resolver__cache_init(struct resolver *r)
+{
+	r->cache = calloc(1, sizeof(*r->cache));
+	return r->cache ? 0 : -ENOMEM;
+}
+
+void resolver__cache_release(struct resolver *r)
+{
+	free(r->cache);
+	r->cache = NULL;
+}
+
 bool resolver__kernel_is(const char *build_id)
 {
 	_cleanup_free_ char *notes = NULL;
@@ -34,9 +74,10 @@ void resolver__load_kernel(struct resolver *r)
 	r->kernel_ok = symbols__load_kallsyms(r->syms, ks, ref, addr) == 0;
 }
 
-/* resolver__frame, and the object (NULL when unmapped) and offset ip is at. */
-static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip,
-					struct profile_frame *ret, uint64_t *ret_off)
+/* resolver__frame, and the object (NULL when unmapped) and offset ip is at;
+ * *ret_jit when a JIT map was asked. */
+static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool kernel, uint64_t ip,
+					  struct profile_frame *ret, uint64_t *ret_off, bool *ret_jit)
 {
 	struct model_location loc;
 	const struct model_dso *d;
@@ -69,6 +110,8 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 		uint32_t uid;
 		bool known = r->uid_of ? r->uid_of(r->uid_ctx, pid, &uid) : model__uid(r->model, pid, &uid);
 
+		*ret_jit = true;
+		r->jit_lookups++;
 		sym = jitmap__lookup(r->jit, pid, known ? (int64_t)uid : -1, ip);
 	}
 	if (sym) {
@@ -86,47 +129,110 @@ static const struct model_dso *frame_at(struct resolver *r, int32_t pid, bool ke
 	return d;
 }
 
+static struct frame_slot *frame_slot(struct resolver *r, int32_t pid, uint64_t ip, bool ret_addr)
+{
+	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40 ^ (uint64_t)ret_addr << 63) * 0x9e3779b97f4a7c15ull;
+
+	return &r->cache->v[h >> 52];   /* FRAME_SLOTS: 2^12 */
+}
+
+/* frame_at's miss: the frame found and kept in c (a JIT's, in the scratch slot). */
+static __attribute__((noinline)) struct frame_slot *frame_miss(struct resolver *r, struct frame_slot *c,
+							       uint64_t gen, int32_t pid, bool kernel,
+							       uint64_t ip, bool ret_addr)
+{
+	struct frame_slot *t = &r->cache->scratch;
+	bool jit = false;
+
+	*t = (struct frame_slot){ .ip = ip, .gen = gen, .pid = kernel ? -1 : pid, .kernel = kernel,
+				  .ret_addr = ret_addr, .nr_inl = -1 };
+	t->dso = frame_find(r, pid, kernel, ip, &t->f, &t->off, &jit);
+	if (jit)
+		return t;
+	*c = *t;
+	return c;
+}
+
+/* The slot that holds ip's frame (r->cache is there).  gen: the model's maps'
+ * generation + 1. */
+static inline struct frame_slot *frame_at(struct resolver *r, uint64_t gen, int32_t pid, bool kernel,
+					  uint64_t ip, bool ret_addr)
+{
+	int32_t key = kernel ? -1 : pid;
+	struct frame_slot *c = frame_slot(r, key, ip, ret_addr);
+
+	if (__builtin_expect(c->gen == gen && c->ip == ip && c->pid == key && c->kernel == kernel &&
+			     c->ret_addr == ret_addr, 1))
+		return c;
+	return frame_miss(r, c, gen, pid, kernel, ip, ret_addr);
+}
+
 void resolver__frame(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, struct profile_frame *ret)
 {
 	uint64_t off;
+	bool jit;
 
-	frame_at(r, pid, kernel, ip, ret, &off);
+	if (!r->cache) {
+		frame_find(r, pid, kernel, ip, ret, &off, &jit);
+		return;
+	}
+	*ret = frame_at(r, model__generation(r->model, true) + 1, pid, kernel, ip, false)->f;
 }
 
-/*
- * The frames of ip, leaf first, into ret (room for max >= 1): with r->inlines, the
- * functions inlined at it ("f (inlined)", from the object's DWARF), then the one
- * they are in.  A return address (ret_addr) is looked up one byte back, in the call
- * instruction, whose inline chain is the caller's.
- */
-static size_t frames_at(struct resolver *r, int32_t pid, bool kernel, uint64_t ip, bool ret_addr,
-			struct profile_frame *ret, size_t max)
+/* Without a cache: the frame found into c. */
+static __attribute__((noinline)) struct frame_slot *frame_uncached(struct resolver *r, int32_t pid, bool kernel,
+								   uint64_t ip, struct frame_slot *c)
 {
-	const char *inl[SYMBOLS_INLINE_MAX];
-	struct profile_frame f;
-	const struct model_dso *d;
-	uint64_t off = 0;
+	bool jit;
+
+	*c = (struct frame_slot){ .nr_inl = -1 };
+	c->dso = frame_find(r, pid, kernel, ip, &c->f, &c->off, &jit);
+	return c;
+}
+
+/* The frames of slot c, leaf first, into ret (room for max >= 1): with r->inlines,
+ * the functions inlined at it ("f (inlined)", from the object's DWARF), then the
+ * one they are in.  A return address (ret_addr) is looked up one byte back, in the
+ * call instruction, whose inline chain is the caller's. */
+static size_t slot_frames(struct resolver *r, struct frame_slot *c, bool ret_addr, struct profile_frame *ret,
+			  size_t max)
+{
+	const struct model_dso *d = c->dso;
 	size_t n = 0;
 
-	d = frame_at(r, pid, kernel, ip, &f, &off);
-	if (r->inlines && d && !d->kernel && d->name[0] == '/' && f.sym[0] != '[' && max > 1)
-		n = symbols__inlined(r->syms, d, ret_addr && off ? off - 1 : off, inl, MIN(max - 1, SYMBOLS_INLINE_MAX));
-	for (size_t i = 0; i < n; i++)
-		ret[i] = (struct profile_frame){ .dso = f.dso, .sym = inl[i], .inlined = true };
-	ret[n] = f;
+	if (r->inlines && d && !d->kernel && d->name[0] == '/' && c->f.sym[0] != '[' && max > 1) {
+		if (c->nr_inl < 0)
+			c->nr_inl = (int8_t)symbols__inlined(r->syms, d, ret_addr && c->off ? c->off - 1 : c->off,
+							     c->inl, SYMBOLS_INLINE_MAX);
+		n = MIN((size_t)c->nr_inl, max - 1);
+		for (size_t i = 0; i < n; i++)
+			ret[i] = (struct profile_frame){ .dso = c->f.dso, .sym = c->inl[i], .inlined = true };
+	}
+	ret[n] = c->f;
 	return n + 1;
+}
+
+static inline size_t frames_at(struct resolver *r, uint64_t gen, int32_t pid, bool kernel, uint64_t ip,
+			       bool ret_addr, struct profile_frame *ret, size_t max)
+{
+	struct frame_slot tmp;
+
+	if (__builtin_expect(!r->cache, 0))
+		return slot_frames(r, frame_uncached(r, pid, kernel, ip, &tmp), ret_addr, ret, max);
+	return slot_frames(r, frame_at(r, gen, pid, kernel, ip, ret_addr), ret_addr, ret, max);
 }
 
 size_t resolver__stack(struct resolver *r, int32_t pid, uint16_t misc, uint64_t ip, const uint64_t *chain,
 		       uint64_t nr_chain, bool with_chain, struct profile_frame *ret, size_t max)
 {
 	bool kernel = (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	uint64_t gen = model__generation(r->model, true) + 1;
 	bool skipped_ip = false;
 	size_t n = 0;
 
 	if (!max)
 		return 0;
-	n += frames_at(r, pid, kernel, ip, false, ret, with_chain ? max : 1);
+	n += frames_at(r, gen, pid, kernel, ip, false, ret, with_chain ? max : 1);
 	for (uint64_t i = 0; with_chain && i < nr_chain && n < max; i++) {
 		uint64_t a;
 
@@ -141,7 +247,7 @@ size_t resolver__stack(struct resolver *r, int32_t pid, uint16_t misc, uint64_t 
 			continue;
 		}
 		skipped_ip = true;
-		n += frames_at(r, pid, kernel, a, true, ret + n, max - n);
+		n += frames_at(r, gen, pid, kernel, a, true, ret + n, max - n);
 	}
 	return n;
 }

@@ -76,13 +76,29 @@ static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
 	return sh.sh_addr + sh.sh_size + bias;
 }
 
+/* A kernel function: its name is copied from kallsyms as it is read, and interned
+ * the first time a sample names it (most of kallsyms' 100,000 never are). */
 struct ksym {
 	uint64_t addr;
-	char *name;
+	const char *name;               /* interned; NULL until asked */
+	uint32_t off, len;              /* of the name in ktext */
+};
+
+/* The entries of objects met lately, by the model's interned name: a hit skips
+ * hashing the path and probing.  The key is dso_get's, (path, build id); an object's build id
+ * may be filled in later, so it is compared too. */
+#define DSO_MEMO_SLOTS 64
+
+struct dso_memo {
+	const char *name;               /* the model's, interned; NULL: empty */
+	uint8_t bid_len;
+	uint8_t bid[20];
+	uint32_t ix;                    /* in dsos */
 };
 
 struct symbols {
 	struct strset names;
+	struct dso_memo dso_memo[DSO_MEMO_SLOTS];
 	char cache_dir[4096];           /* perf's build-id cache, "" when there is none */
 	bool unread_unknown;            /* an MMAP2 without a build id: one prof could not read */
 	struct dso_entry *dsos;
@@ -90,6 +106,8 @@ struct symbols {
 	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
 	struct ksym *ksyms;
 	size_t nr_ksyms, cap_ksyms;
+	char *ktext;                    /* the names of ksyms, one after the other */
+	size_t nr_ktext, cap_ktext;
 	int64_t kshift;
 };
 
@@ -190,6 +208,7 @@ struct symbols *symbols__free(struct symbols *s)
 	free(s->dsos);
 	hashtable__release(&s->dso_index);
 	free(s->ksyms);
+	free(s->ktext);
 	strset__release(&s->names);
 	free(s);
 	return NULL;
@@ -650,6 +669,25 @@ void symbols__for_each_refused(const struct symbols *s,
 	}
 }
 
+/* dso_get of o's path and build id, through the memo. */
+static struct dso_entry *dso_memo_get(struct symbols *s, const struct model_dso *o)
+{
+	struct dso_memo *m = &s->dso_memo[((uintptr_t)o->name * 0x9e3779b97f4a7c15ull) >> 58];
+	size_t bid_len = o->build_id_len <= 20 ? o->build_id_len : 0;
+	struct dso_entry *d;
+
+	/* the path compared as well: a model freed, another's name could reuse the address */
+	if (m->name == o->name && m->bid_len == bid_len && !memcmp(m->bid, o->build_id, bid_len) &&
+	    !strcmp(s->dsos[m->ix].path, o->name))
+		return &s->dsos[m->ix];
+	d = dso_get(s, o->name, o->build_id, o->build_id_len);
+	if (d) {
+		*m = (struct dso_memo){ .name = o->name, .bid_len = (uint8_t)bid_len, .ix = (uint32_t)(d - s->dsos) };
+		memcpy(m->bid, o->build_id, bid_len);
+	}
+	return d;
+}
+
 /* The trusted, opened entry of object o, or NULL. */
 static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *o)
 {
@@ -657,7 +695,7 @@ static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *
 
 	if (o->name[0] != '/')
 		return NULL;    /* [vdso], //anon, [heap]...: no file to read */
-	d = dso_get(s, o->name, o->build_id, o->build_id_len);
+	d = dso_memo_get(s, o);
 	if (!d)
 		return NULL;
 	if (!d->opened)
@@ -854,41 +892,84 @@ static int cmp_ksym(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+/* The hexadecimal number text starts with (16 digits at most) and where it ends
+ * (text when it has none): strtoull's answer for kallsyms' addresses, without its
+ * locale and base handling. */
+static uint64_t parse_hex(const char *text, const char **ret_end)
+{
+	uint64_t v = 0;
+	const char *p = text;
+
+	for (; p - text < 16; p++) {
+		unsigned c = (unsigned char)*p, d;
+
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*ret_end = p;
+	return v;
+}
+
+/* One function of kallsyms, its name copied to ktext.  0 or -ENOMEM. */
+static int ksym_add(struct symbols *s, uint64_t addr, const char *name, size_t len)
+{
+	if (len > UINT32_MAX || s->nr_ktext + len > UINT32_MAX)
+		return -ENOMEM;
+	if (VEC_RESERVE(s->ksyms, s->cap_ksyms, s->nr_ksyms + 1) < 0 ||
+	    VEC_RESERVE(s->ktext, s->cap_ktext, s->nr_ktext + len) < 0)
+		return -ENOMEM;
+	memcpy(s->ktext + s->nr_ktext, name, len);
+	s->ksyms[s->nr_ksyms++] = (struct ksym){ .addr = addr, .off = (uint32_t)s->nr_ktext, .len = (uint32_t)len };
+	s->nr_ktext += len;
+	return 0;
+}
+
+/* The functions are sorted already in most kallsyms: the sort (stable in glibc, as
+ * its merge sort is at this size) is then skipped. */
+static void ksyms_sort(struct symbols *s)
+{
+	for (size_t i = 1; i < s->nr_ksyms; i++) {
+		if (s->ksyms[i].addr < s->ksyms[i - 1].addr) {
+			qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), cmp_ksym);
+			return;
+		}
+	}
+}
+
 int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_name, uint64_t ref_addr)
 {
+	size_t ref_len = strlen(ref_name);
 	uint64_t here = 0;
 
 	for (const char *line = text; line && *line;) {
 		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
 		/* "addr type name[\t[module]]", parsed in place: sscanf would measure the
 		 * whole remaining text on every call */
-		char *p;
-		unsigned long long addr = strtoull(line, &p, 16);
-		const char *name = p + 3;
-		size_t nlen;
+		const char *p, *name, *tab;
+		uint64_t addr = parse_hex(line, &p);
 
+		name = p + 3;
 		if (p > line && p + 3 <= end && p[0] == ' ' && p[2] == ' ') {
 			char type = p[1];
-			nlen = strcspn(name, "\t\n");
-			if ((size_t)(end - name) < nlen)
-				nlen = (size_t)(end - name);
-			if (nlen == strlen(ref_name) && !memcmp(name, ref_name, nlen))
+			size_t nlen;
+
+			tab = memchr(name, '\t', (size_t)(end - name));
+			nlen = (size_t)((tab ? tab : end) - name);
+			if (nlen == ref_len && !memcmp(name, ref_name, nlen))
 				here = addr;
-			if (type == 't' || type == 'T' || type == 'w' || type == 'W') {
-				if (VEC_RESERVE(s->ksyms, s->cap_ksyms, s->nr_ksyms + 1) < 0)
-					return -ENOMEM;
-				s->ksyms[s->nr_ksyms].addr = addr;
-				s->ksyms[s->nr_ksyms].name = (char *)strset__intern_n(&s->names, name, nlen);
-				if (!s->ksyms[s->nr_ksyms].name)
-					return -ENOMEM;
-				s->nr_ksyms++;
-			}
+			if ((type == 't' || type == 'T' || type == 'w' || type == 'W') && ksym_add(s, addr, name, nlen) < 0)
+				return -ENOMEM;
 		}
 		line = nl ? nl + 1 : NULL;
 	}
 	if (!here)
 		return -ENOENT;
-	qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), cmp_ksym);
+	ksyms_sort(s);
 	s->kshift = (int64_t)(here - ref_addr);
 	return 0;
 }
@@ -896,6 +977,9 @@ int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_
 const char *symbols__kernel(struct symbols *s, uint64_t addr)
 {
 	size_t i = sorted_find_le(s->ksyms, s->nr_ksyms, addr, addr + (uint64_t)s->kshift);
+	struct ksym *k = i == SIZE_MAX ? NULL : &s->ksyms[i];
 
-	return i == SIZE_MAX ? NULL : s->ksyms[i].name;
+	if (k && !k->name)
+		k->name = strset__intern_n(&s->names, s->ktext + k->off, k->len);
+	return k ? k->name : NULL;
 }

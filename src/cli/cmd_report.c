@@ -579,6 +579,11 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 	r->attr = (struct attribution){ .res = &r->an.res, .callchain = r->o.callchain, .admit = admits,
 					.admit_ctx = r };
 	choose_keys(r);
+	/* a report's samples repeat: counted again without resolving them again */
+	if (attribution__memo_init(&r->attr) < 0) {
+		fprintf(stderr, "prof report: out of memory\n");
+		return -ENOMEM;
+	}
 	return report_open_dwarf(r);
 }
 
@@ -592,6 +597,7 @@ static void report_close(struct report *r)
 		free(r->event_of[i]);
 	}
 	dwarf_stacks__free(r->dwarf);
+	attribution__memo_release(&r->attr);
 	analysis__release(&r->an);
 	perf_reader__free(r->reader);
 	strset__release(&r->comms);

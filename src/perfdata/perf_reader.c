@@ -21,6 +21,14 @@ struct id_entry {
 	uint32_t attr;
 };
 
+/* The attrs of the ids met last: perf record -a gives each CPU its id, so a sample's
+ * id is one of a few; a hit saves the bsearch over every id of the file. */
+#define ID_CACHE_SLOTS 64
+struct id_cache_slot {
+	uint64_t id;
+	const struct reader_attr *attr;         /* NULL: empty */
+};
+
 struct perf_reader {
 	int fd;                         /* read with pread, never mapped: see record_stream.h */
 	uint64_t size;                  /* when opened */
@@ -39,6 +47,8 @@ struct perf_reader {
 	uint32_t comp_type;             /* HEADER_COMPRESSED's, PERF_COMP_ZSTD when absent */
 	uint32_t comp_mmap_len;
 	char strings[8][256];           /* decoded string features */
+	struct sample_layout layouts[READER_MAX_ATTRS]; /* each attr's fixed fields */
+	struct id_cache_slot id_cache[ID_CACHE_SLOTS];
 };
 
 int reader_error__set(struct reader_error *e, uint64_t off, uint32_t type, const char *fmt, ...)
@@ -193,6 +203,8 @@ static int read_attrs(struct perf_reader *r, struct reader_error *err)
 		e = read_attr(r, i, attrs + i * h->attr_size, h->attrs.offset + i * h->attr_size, &total_ids, err);
 	if (e == 0)
 		e = read_ids(r, attrs, total_ids, err);
+	for (size_t i = 0; e == 0 && i < r->nr_attrs; i++)
+		sample_layout__init(&r->layouts[i], r->attrs[i].attr.sample_type);
 	return e ? e : choose_id_mode(r, err);
 }
 
@@ -604,27 +616,57 @@ int perf_reader__next(struct perf_reader *r, const struct perf_event_header **re
 	return record_stream__next(r->records, ret_ev, ret_offset, err);
 }
 
-static const struct reader_attr *attr_of_id(const struct perf_reader *r, uint64_t id)
+static const struct reader_attr *attr_of_id(struct perf_reader *r, uint64_t id)
 {
 	struct id_entry key = { .id = id }, *e;
+	struct id_cache_slot *c = &r->id_cache[id % ID_CACHE_SLOTS];
 
 	if (!r->nr_ids || (r->id_mode == ID_SINGLE && r->nr_attrs == 1))
 		return &r->attrs[0];
+	if (c->attr && c->id == id)
+		return c->attr;
 	e = bsearch(&key, r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
+	if (e)
+		*c = (struct id_cache_slot){ .id = id, .attr = &r->attrs[e->attr] };
 	/* perf's rule for id 0 (synthesized records): the first event */
 	return e ? &r->attrs[e->attr] : (id == 0 ? &r->attrs[0] : NULL);
 }
 
-uint64_t perf_reader__time(const struct perf_reader *r, const struct perf_event_header *ev)
+/*
+ * A sample's time from its attr's layout, without decoding the rest: the queue that
+ * sorts perf's rounds asks it of every sample, which is decoded whole once, when it
+ * leaves the queue.  A sample too short for its fixed fields is 0, as its decode
+ * fails.
+ */
+static uint64_t sample_time(struct perf_reader *r, const struct perf_event_header *ev)
+{
+	const struct reader_attr *a = &r->attrs[0];
+	const struct sample_layout *l;
+	uint64_t id;
+
+	if (r->id_mode == ID_IDENTIFIER) {
+		if (ev->size < sizeof(*ev) + 8)
+			return 0;
+		memcpy(&id, ev + 1, 8);
+		a = attr_of_id(r, id);
+		if (!a)
+			return 0;
+	}
+	l = &r->layouts[a - r->attrs];
+	if (l->s_time < 0 || ev->size < l->fixed_size)
+		return 0;
+	memcpy(&id, sample__u64(ev, l->s_time), 8);
+	return id;
+}
+
+uint64_t perf_reader__time(struct perf_reader *r, const struct perf_event_header *ev)
 {
 	const struct reader_attr *a;
 	uint64_t st, id = 0, v;
 	int back = 0;
 
-	if (ev->type == PERF_RECORD_SAMPLE) {
-		struct sample s;
-		return perf_reader__parse_sample(r, ev, 0, &s, NULL, NULL) == 0 ? s.time : 0;
-	}
+	if (ev->type == PERF_RECORD_SAMPLE)
+		return sample_time(r, ev);
 	if (ev->type >= PERF_RECORD_USER_TYPE_START)
 		return 0;
 	if (r->id_mode == ID_IDENTIFIER) {
@@ -644,7 +686,7 @@ uint64_t perf_reader__time(const struct perf_reader *r, const struct perf_event_
 	return v;
 }
 
-int perf_reader__parse_sample(const struct perf_reader *r, const struct perf_event_header *ev,
+int perf_reader__parse_sample(struct perf_reader *r, const struct perf_event_header *ev,
 			      uint64_t off, struct sample *s, const struct reader_attr **ret_attr,
 			      struct reader_error *err)
 {

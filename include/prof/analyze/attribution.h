@@ -18,6 +18,14 @@
  * limit), each expanded to its inline chain, cut by the engine at 512. */
 #define ATTRIBUTION_MAX_FRAMES 513
 
+/* A task's facts, remembered while the model's tasks stay as they were. */
+#define ATTRIBUTION_TASK_SLOTS 256
+struct attribution_task_slot {
+	uint64_t gen;                   /* model__generation(tasks) + 1; 0: empty */
+	uint32_t tid;
+	struct profile_task t;
+};
+
 struct attribution {
 	struct resolver *res;           /* borrowed: the model, and the strings comms are interned in */
 	struct profile *prof;           /* borrowed */
@@ -32,7 +40,18 @@ struct attribution {
 	bool (*admit)(void *ctx, const struct profile_task *t);
 	void *admit_ctx;
 	struct profile_frame frames[ATTRIBUTION_MAX_FRAMES];
+	struct attribution_task_slot tasks[ATTRIBUTION_TASK_SLOTS];    /* private */
+	struct attribution_memo *memo;  /* owned: attribution__memo_init(); NULL: none */
 };
+
+/*
+ * A memo of the samples counted lately, by their task facts, address and call chain
+ * as recorded: a sample like one of them (the model's maps unchanged) is counted into
+ * the same entry without resolving its frames again.  Its caller frees it with
+ * attribution__memo_release.  0 or -ENOMEM.
+ */
+int attribution__memo_init(struct attribution *a);
+void attribution__memo_release(struct attribution *a);
 
 /*
  * Keep apart only the task facts of keys[0..nr) (PROFILE_KEY_DSO and _SYM are the

@@ -44,6 +44,13 @@ struct model *model__free(struct model *m);
  * Records must be whole (checked by the reader); 0 or -ENOMEM. */
 int model__process(struct model *m, const struct perf_event_header *ev);
 
+/*
+ * A count that changes whenever what model__resolve() answers may change (maps: the
+ * address maps and objects), or what model__comm(), model__uid() and
+ * model__container() answer (!maps): callers cache answers while it stays.
+ */
+uint64_t model__generation(const struct model *m, bool maps);
+
 /* The uid tid ran as (prof's section of a file says).  0 or -ENOMEM. */
 int model__set_uid(struct model *m, int32_t tid, uint32_t uid);
 

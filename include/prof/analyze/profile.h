@@ -95,6 +95,16 @@ struct profile *profile__free(struct profile *p);
 int profile__add(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
 		 size_t nr, uint64_t period);
 
+/* profile__add, and when it returns 0, the entry counted into (*ret_ref, when not
+ * NULL), for profile__add_again. */
+int profile__add_ref(struct profile *p, const struct profile_task *t, const struct profile_frame *frames,
+		     size_t nr, uint64_t period, uint64_t *ret_ref);
+
+/* Count one more sample of period into the entry ref names, as profile__add of the
+ * same task and frames would.  0, or -ESTALE when p was reset since (then
+ * profile__add it). */
+int profile__add_again(struct profile *p, uint64_t ref, uint64_t period);
+
 /* Forget every sample (keys, stacks, counts); the cap stays.  For prof top's zeroing. */
 void profile__reset(struct profile *p);
 

@@ -41,7 +41,15 @@ struct resolver {
 	 * function, as a backend symbolizing by address names it alike (profd's history,
 	 * where every distinct address would be a distinct stack kept for hours) */
 	bool fn_addrs;
+	struct resolver_cache *cache;   /* owned (resolver__cache_init); NULL: none */
+	uint64_t jit_lookups;           /* frames a JIT map was asked of: their answers are
+					 * not dated by the model (callers' caches skip them) */
 };
+
+/* The cache of frames met lately, which the resolver uses when it has one (a
+ * report's samples resolve the same addresses again and again).  0 or -ENOMEM. */
+int resolver__cache_init(struct resolver *r);
+void resolver__cache_release(struct resolver *r);
 
 /* Read the kernel's symbols now (else at the first kernel frame): before privileges
  * that show kallsyms' addresses are dropped. */

@@ -79,12 +79,13 @@ int perf_reader__next(struct perf_reader *r, const struct perf_event_header **re
  * Decode a PERF_RECORD_SAMPLE with the attr of the event it names (*ret_attr, when
  * not NULL).  Pointers in s point into ev.  0, or -EINVAL (err filled in).
  */
-int perf_reader__parse_sample(const struct perf_reader *r, const struct perf_event_header *ev,
+int perf_reader__parse_sample(struct perf_reader *r, const struct perf_event_header *ev,
 			      uint64_t offset, struct sample *s, const struct reader_attr **ret_attr,
 			      struct reader_error *err);
 
-/* The time of any record (sample or sideband, via sample_id_all), 0 when none. */
-uint64_t perf_reader__time(const struct perf_reader *r, const struct perf_event_header *ev);
+/* The time of any record (sample or sideband, via sample_id_all), 0 when none; a
+ * sample's is read from its fixed fields, not checked beyond them. */
+uint64_t perf_reader__time(struct perf_reader *r, const struct perf_event_header *ev);
 
 /* One record of the HEADER_BUILD_ID feature (perf's struct build_id_event). */
 struct reader_build_id {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The aggregation engine: keys, stacks, rows, and the cap on memory with its cut. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -215,5 +216,30 @@ Test(profile, rows_keep_objects_apart)
 	cr_assert_eq(nr, 3);
 	cr_assert(!rows[0].sym_shared && !rows[1].sym_shared, "the object is a column of its own");
 	free(rows);
+	profile__free(p);
+}
+
+/* A ref counts again into its entry, as profile__add would; a reset makes it stale. */
+Test(profile, add_again_by_ref)
+{
+	struct profile *p = profile__new(0);
+	struct profile_frame st[2] = { { LIB, A, false }, { LIB, B, false } };
+	struct profile_task t = task(1, COMM);
+	const struct profile_entry *e;
+	uint64_t ref = 0;
+	size_t nr;
+
+	cr_assert_eq(profile__add_ref(p, &t, st, 2, 10, &ref), 0);
+	cr_assert_eq(profile__add_again(p, ref, 5), 0);
+	cr_assert_eq(profile__add(p, &t, st, 2, 1), 0);
+	e = profile__entries(p, &nr);
+	cr_assert_eq(nr, 1);
+	cr_assert_eq(e[0].samples, 3);
+	cr_assert_eq(e[0].period, 16);
+	cr_assert_eq(profile__stats(p)->samples, 3);
+	cr_assert_eq(profile__stats(p)->period, 16);
+	profile__reset(p);
+	cr_assert_eq(profile__add_again(p, ref, 5), -ESTALE);
+	cr_assert_eq(profile__stats(p)->samples, 0);
 	profile__free(p);
 }

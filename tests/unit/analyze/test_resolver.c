@@ -5,6 +5,7 @@
  * file for anonymous code, and what must stay [unknown] (unmapped addresses, the
  * kernel of another host, a file whose build id is not the recording's).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,4 +276,83 @@ Test(resolver, attribution_counts_a_sample_under_its_task_and_stack)
 	e = profile__entries(p, &nr);
 	cr_assert_str_eq(e[nr - 1].task.comm, "swapper", "the idle task, as perf names it");
 	profile__free(p);
+}
+
+/* With its cache, a frame is answered again until the maps change, then found anew. */
+Test(resolver, cached_frames_follow_the_maps)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)resolver_test_target + 1;
+	struct profile_frame f;
+
+	cr_assert_eq(resolver__cache_init(&fx.res), 0);
+	resolver__frame(&fx.res, getpid(), false, ip, &f);
+	cr_assert_str_eq(f.sym, "resolver_test_target");
+	resolver__frame(&fx.res, getpid(), false, ip, &f);
+	cr_assert_str_eq(f.sym, "resolver_test_target", "from the cache");
+	model__clear_maps(fx.model, getpid());
+	resolver__frame(&fx.res, getpid(), false, ip, &f);
+	cr_assert_str_eq(f.sym, RESOLVE_UNKNOWN, "unmapped since: not the cached answer");
+	cr_assert_str_eq(f.dso, RESOLVE_UNKNOWN);
+	resolver__cache_release(&fx.res);
+}
+
+/* With the memo, a sample like one counted lately goes to its entry; after the maps
+ * change it is resolved again. */
+Test(resolver, attribution_memo_counts_again_until_the_maps_change)
+{
+	struct profile *p = profile__new(0);
+	struct attribution a = { .res = &fx.res, .prof = p, .callchain = true,
+				 .keep = { [PROFILE_KEY_PID] = true, [PROFILE_KEY_COMM] = true } };
+	uint64_t ip = (uint64_t)(uintptr_t)resolver_test_target + 2, ret = resolver_test_caller();
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, ret };
+	struct sample s = { .misc = PERF_RECORD_MISC_USER, .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+			    .ip = ip, .callchain = chain, .nr_callchain = 3, .period = 3 };
+	const struct profile_entry *e;
+	size_t nr;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(resolver__cache_init(&fx.res), 0);
+	cr_assert_eq(attribution__memo_init(&a), 0);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(attribution__add(&a, &s), 1);
+	chain[2] = ip + 1;              /* another chain: another stack */
+	cr_assert_eq(attribution__add(&a, &s), 1);
+	e = profile__entries(p, &nr);
+	cr_assert_eq(nr, 2);
+	cr_assert_eq(e[0].samples, 3);
+	cr_assert_eq(e[0].period, 9);
+	cr_assert_eq(profile__stats(p)->samples, 4);
+	model__clear_maps(fx.model, getpid());
+	cr_assert_eq(attribution__add(&a, &s), 1);
+	e = profile__entries(p, &nr);
+	cr_assert_eq(nr, 3, "unmapped since: a stack of [unknown]");
+	cr_assert_str_eq(profile__frames(p, &(size_t){ 0 })[profile__stack(p, e[2].stack, &nr)[0]].sym,
+			 RESOLVE_UNKNOWN);
+	attribution__memo_release(&a);
+	resolver__cache_release(&fx.res);
+	profile__free(p);
+}
+
+/* kallsyms: functions only, out-of-order lines sorted, one name one pointer. */
+Test(resolver, kallsyms_functions_sorted_names_interned)
+{
+	static const char ks[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000100 t dup\n"
+		"ffffffff81000300 D data_not_code\n"
+		"ffffffff81000400 T later\t[mod]\n"
+		"ffffffff81000200 t dup\n"
+		"ffffffff810000f0 W weak_one\n";
+	const char *a, *b;
+
+	cr_assert_eq(symbols__load_kallsyms(fx.syms, ks, "_text", 0xffffffff91000000ull), 0);
+	cr_assert_str_eq(symbols__kernel(fx.syms, 0xffffffff910000f8ull), "weak_one");
+	a = symbols__kernel(fx.syms, 0xffffffff91000180ull);
+	b = symbols__kernel(fx.syms, 0xffffffff91000280ull);
+	cr_assert_str_eq(a, "dup");
+	cr_assert_eq(a, b, "interned: one pointer");
+	cr_assert_str_eq(symbols__kernel(fx.syms, 0xffffffff91000380ull), "dup", "data is not a function");
+	cr_assert_str_eq(symbols__kernel(fx.syms, 0xffffffff91000400ull), "later", "the module's name cut");
+	cr_assert_null(symbols__kernel(fx.syms, 0xffffffff80000000ull));
+	cr_assert_eq(symbols__load_kallsyms(fx.syms, ks, "_stext", 0), -ENOENT);
 }

@@ -256,7 +256,7 @@ static void check_header(const struct perf_reader *r)
 }
 
 /* Sample i's fields, decoded with its event's attr. */
-static void check_sample(const struct perf_reader *r, const struct perf_event_header *ev, size_t i)
+static void check_sample(struct perf_reader *r, const struct perf_event_header *ev, size_t i)
 {
 	const struct reader_attr *a;
 	struct sample s;
