@@ -60,6 +60,8 @@ static const char usage[] =
 	"                          samples beyond are counted as cut\n"
 	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2\n"
 	"      --config FILE       configuration file (see prof.conf(5))\n"
+	"      --daemon            profd's live history instead (no privilege needed;\n"
+	"                          prof top --daemon --help has its options)\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Keys: q quits, z zeroes the counts.  The same access rules as prof record\n"

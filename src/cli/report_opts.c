@@ -41,6 +41,10 @@ const char report_opts__usage[] =
 	"      --no-inline         no \"f (inlined)\" frames from debug information\n"
 	"      --top N             at most N rows\n"
 	"      --percent-limit P   hide rows under P percent\n"
+	"      --daemon            profd's history instead of a file (your own samples)\n"
+	"      --since DURATION    with --daemon: the last 90s, 10m, 2h, 1d\n"
+	"      --from T, --until T with --daemon: a window (HH:MM, a date, -10m)\n"
+	"      --socket PATH       with --daemon: profd's socket\n"
 	"  -h, --help              this text\n"
 	"\n"
 	"Overheads are shares of the event's period, as perf report computes them.\n";

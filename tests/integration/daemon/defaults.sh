@@ -7,6 +7,14 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 
+# 0. the help texts a first user reads name the daemon's options
+for o in --daemon --since --from --until --socket; do
+	"$PROF" report --help | grep -q -- "$o" || fail "prof report --help does not mention $o"
+done
+"$PROF" top --help | grep -q -- --daemon || fail "prof top --help does not mention --daemon"
+"$PROF" top --daemon --help | grep -q -- --socket || fail "prof top --daemon --help does not mention --socket"
+pass "report --help and top --help name --daemon and its options"
+
 # 1. the socket's directory is missing: profd makes it and answers there
 mkdir -p "$PD" && chmod 755 "$TMP" "$PD" || fail "mkdir $PD"
 {
