@@ -46,15 +46,7 @@ struct task_table *task_table__free(struct task_table *t)
 
 struct task *task_table__find(struct task_table *t, int32_t tid)
 {
-	struct hashtable_memo *m = &t->memo[(uint32_t)tid % MEMO_SLOTS];
-	struct task *task = hashtable_memo__get(m, &t->t, (uint32_t)tid);
-
-	if (task)
-		return task;
-	task = hashtable__find(&t->t, hash_tid(tid), &tid);
-	if (task)
-		hashtable_memo__set(m, &t->t, (uint32_t)tid, task);
-	return task;
+	return hashtable__find_memo(&t->t, &t->memo[(uint32_t)tid % MEMO_SLOTS], (uint32_t)tid, hash_tid(tid), &tid);
 }
 
 struct task *task_table__get(struct task_table *t, int32_t tid, bool *ret_created)

@@ -58,15 +58,7 @@ static uint64_t tid_hash(int32_t tid)
 
 static struct entry *entry_find(struct ledger *l, int32_t tid)
 {
-	struct hashtable_memo *m = &l->memo[(uint32_t)tid % MEMO_SLOTS];
-	struct entry *e = hashtable_memo__get(m, &l->tasks, (uint32_t)tid);
-
-	if (e)
-		return e;
-	e = hashtable__find(&l->tasks, tid_hash(tid), &tid);
-	if (e)
-		hashtable_memo__set(m, &l->tasks, (uint32_t)tid, e);
-	return e;
+	return hashtable__find_memo(&l->tasks, &l->memo[(uint32_t)tid % MEMO_SLOTS], (uint32_t)tid, tid_hash(tid), &tid);
 }
 
 static uint32_t flags_of(struct ledger *l, int32_t tid)

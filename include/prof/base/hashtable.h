@@ -82,6 +82,20 @@ static inline void hashtable_memo__set(struct hashtable_memo *m, const struct ha
 	*m = (struct hashtable_memo){ .gen = t->gen, .key = key, .entry = entry };
 }
 
+/* hashtable__find through memo m: memo_key names key in it (a tid, an id). */
+static inline void *hashtable__find_memo(const struct hashtable *t, struct hashtable_memo *m, uint64_t memo_key,
+					 uint64_t hash, const void *key)
+{
+	void *e = hashtable_memo__get(m, t, memo_key);
+
+	if (e)
+		return e;
+	e = hashtable__find(t, hash, key);
+	if (e)
+		hashtable_memo__set(m, t, memo_key, e);
+	return e;
+}
+
 /* Bytes the table holds (for the engine's and top's memory figures). */
 size_t hashtable__bytes(const struct hashtable *t);
 /* Bytes the inserts of n more keys would add (0 unless they make the table grow). */
