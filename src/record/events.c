@@ -297,9 +297,19 @@ static int sideband_fds(const struct events *e, int *fds, int n)
 		fds[c] = -1;
 	while ((de = readdir(d))) {
 		int fd = atoi(de->d_name);
+		char path[40], link[64];
 		uint64_t id;
+		ssize_t len;
 
-		if (de->d_name[0] == '.' || fd == dirfd(d) || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		if (de->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		/* a perf event's, before any ioctl on it */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = '\0';
+		if (strcmp(link, "anon_inode:[perf_event]") || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 			continue;
 		for (int c = 0; c < n; c++)
 			if (e->ids[e->info.nr_events][c] == id && fds[c] < 0) {
