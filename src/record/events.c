@@ -284,6 +284,20 @@ static int open_by_cgroup(struct events *e, const struct record_opts *o, int roo
 	return 0;
 }
 
+/* Is fd a perf event's (told by its link, before any ioctl on it), and its sample id. */
+static bool perf_event_fd_id(int fd, uint64_t *ret)
+{
+	char path[40], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(link, "anon_inode:[perf_event]") && ioctl(fd, PERF_EVENT_IOC_ID, ret) == 0;
+}
+
 /* The sideband's fd on each CPU, told by the id the kernel gave it there. */
 static int sideband_fds(const struct events *e, int *fds, int n)
 {
@@ -297,19 +311,9 @@ static int sideband_fds(const struct events *e, int *fds, int n)
 		fds[c] = -1;
 	while ((de = readdir(d))) {
 		int fd = atoi(de->d_name);
-		char path[40], link[64];
 		uint64_t id;
-		ssize_t len;
 
-		if (de->d_name[0] == '.' || fd == dirfd(d))
-			continue;
-		/* a perf event's, before any ioctl on it */
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len < 0)
-			continue;
-		link[len] = '\0';
-		if (strcmp(link, "anon_inode:[perf_event]") || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		if (de->d_name[0] == '.' || fd == dirfd(d) || !perf_event_fd_id(fd, &id))
 			continue;
 		for (int c = 0; c < n; c++)
 			if (e->ids[e->info.nr_events][c] == id && fds[c] < 0) {
@@ -595,16 +599,9 @@ err:
 /* Is fd one of the set*uid() tracepoint events?  Told by the id the kernel gave it. */
 static bool is_creds_fd(const struct events *e, int fd)
 {
-	char path[40], link[64];
 	uint64_t id;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return false;
-	link[n] = '\0';
-	if (strcmp(link, "anon_inode:[perf_event]") || ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+	if (!perf_event_fd_id(fd, &id))
 		return false;
 	for (size_t i = 0; i < e->nr_creds; i++)
 		for (size_t c = 0; c < e->creds[i].nr_ids; c++)
