@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "prof/record/cgroup_sampling.h"
+#include "prof/scope/scope.h"
 
 struct cgroup_sampling {
 	size_t nr_cpus, nr_cgroups;
@@ -111,16 +112,6 @@ int cgroup_sampling__disable(struct cgroup_sampling *c)
 	return each_ioctl(c, PERF_EVENT_IOC_DISABLE);
 }
 
-/* Is path under (or at) root: "/a/b" is under "/a", "/ab" is not. */
-static bool under(const char *path, const char *root)
-{
-	size_t l = strlen(root);
-
-	if (!strcmp(root, "/"))
-		return true;
-	return !strncmp(path, root, l) && (path[l] == '/' || path[l] == '\0');
-}
-
 size_t cgroup_sampling__outermost(const char *const *paths, size_t n, bool *keep)
 {
 	size_t kept = 0;
@@ -128,7 +119,7 @@ size_t cgroup_sampling__outermost(const char *const *paths, size_t n, bool *keep
 	for (size_t i = 0; i < n; i++) {
 		keep[i] = true;
 		for (size_t j = 0; j < n && keep[i]; j++) {
-			if (i == j || !under(paths[i], paths[j]))
+			if (i == j || !scope__path_under(paths[i], paths[j]))
 				continue;
 			/* of two equal paths, the first is kept */
 			if (strcmp(paths[i], paths[j]) || j < i)

@@ -42,16 +42,6 @@ static bool index_of(struct cgroups *c, uint64_t id, uint32_t *ret)
 	return true;
 }
 
-/* Is path root or under it ("/a/b" is under "/a", "/ab" is not)? */
-static bool path_under(const char *path, const char *root)
-{
-	size_t l = strlen(root);
-
-	if (!strcmp(root, "/"))
-		return true;
-	return !strncmp(path, root, l) && (path[l] == '\0' || path[l] == '/');
-}
-
 int cgroups__add(struct cgroups *c, uint64_t id, const char *path)
 {
 	struct cgroup e = { .id = id };
@@ -65,7 +55,7 @@ int cgroups__add(struct cgroups *c, uint64_t id, const char *path)
 	if (!e.path)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->scope->nr_cgroups; i++)
-		if (c->scope->cgroups[i].path && path_under(path, c->scope->cgroups[i].path))
+		if (c->scope->cgroups[i].path && scope__path_under(path, c->scope->cgroups[i].path))
 			e.in_scope = true;
 	if (idmap__set(c->index, id, (uint32_t)c->nr) < 0) {
 		free(e.path);

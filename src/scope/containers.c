@@ -198,13 +198,6 @@ static bool what_is(const struct find *f, const char *path, char id[CONTAINER_PO
 	return true;
 }
 
-static bool under(const char *path, const char *root)
-{
-	size_t l = strlen(root);
-
-	return !strncmp(path, root, l) && (path[l] == '/' || path[l] == '\0');
-}
-
 static int note(struct candidate *v, size_t *nr, const char *path, const char *id)
 {
 	if (*nr < MAX_LISTED) {
@@ -230,7 +223,7 @@ static int find_fn(const char *path, uint64_t cgroup_id, void *ctx)
 		return note(f->seen, &f->nr_seen, path, id);
 	/* the same one again inside itself (a nested cgroup of the same name) is it */
 	for (size_t i = 0; i < MIN(f->nr_match, (size_t)MAX_LISTED); i++)
-		if (!strcmp(f->match[i].id, id) && under(path, f->match[i].path))
+		if (!strcmp(f->match[i].id, id) && scope__path_under(path, f->match[i].path))
 			return 0;
 	return note(f->match, &f->nr_match, path, id);
 }

@@ -32,6 +32,15 @@ bool scope__narrowed(const struct scope *s)
 	return s->nr_uids || s->nr_cgroups || s->nr_pids;
 }
 
+bool scope__path_under(const char *path, const char *root)
+{
+	size_t l = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return true;
+	return !strncmp(path, root, l) && (path[l] == '\0' || path[l] == '/');
+}
+
 __attribute__((format(printf, 4, 5)))
 static int fail(int err, char *buf, size_t len, const char *fmt, ...)
 {

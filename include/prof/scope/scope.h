@@ -40,6 +40,9 @@ void scope__release(struct scope *s);
 /* True when any of uid/cgroup/pid was given. */
 bool scope__narrowed(const struct scope *s);
 
+/* Is cgroup path at or under root ("/a/b" is under "/a", "/ab" is not; all is under "/")? */
+bool scope__path_under(const char *path, const char *root);
+
 /*
  * "alice", "1001", "alice,bob": adds each uid.  Unknown names: -ENOENT with the
  * name in err.
