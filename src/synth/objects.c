@@ -454,18 +454,18 @@ static bool hit_noted(const struct objects *o, const struct object *obj)
 }
 
 /*
- * Where a chain's user frames start: after its last context marker when that is
- * PERF_CONTEXT_USER (the kernel writes the kernel's frames first).  The frames before
- * it are walked only when the chain has no marker or another layout.
+ * Where a kernel sample's user frames start: its chain's last context marker when that
+ * is PERF_CONTEXT_USER (the kernel writes the kernel's frames first).  0, the whole
+ * chain, when it has no marker or another layout.
  */
-static uint64_t user_frames(const struct sample *s, bool ip_user)
+static uint64_t user_frames(const struct sample *s)
 {
 	for (uint64_t i = s->nr_callchain; i-- > 0;) {
 		uint64_t a;
 
 		memcpy(&a, &s->callchain[i], 8);
 		if (a >= (uint64_t)PERF_CONTEXT_MAX)
-			return a == (uint64_t)PERF_CONTEXT_USER && !ip_user ? i : 0;
+			return a == (uint64_t)PERF_CONTEXT_USER ? i : 0;
 	}
 	return 0;
 }
@@ -487,7 +487,7 @@ static void note_sample(struct objects *o, const struct perf_event_header *ev)
 		d->nr = d->next = d->nr_strays = d->next_stray = 0;
 	}
 	/* a kernel sample's kernel frames skipped at once: i = from + 1 is the marker */
-	from = user ? 0 : user_frames(&s, user);
+	from = user ? 0 : user_frames(&s);
 	for (uint64_t i = from ? from + 1 : 0; i <= s.nr_callchain; i++) {
 		uint64_t a = s.ip;
 		const struct map *m;
@@ -569,16 +569,12 @@ int objects__note(struct objects *o, const struct perf_event_header *ev)
 	size_t len;
 	int err;
 
-	if (ev->type != PERF_RECORD_SAMPLE)
-		done_note(o, ev);
-	switch (ev->type) {
-	case PERF_RECORD_SAMPLE:
+	if (ev->type == PERF_RECORD_SAMPLE) {
 		if (o->cfg.cache)
 			note_sample(o, ev);
 		return 0;
-	default:
-		break;
 	}
+	done_note(o, ev);
 	err = o->cfg.cache ? model_note(o, ev) : 0;
 	if (err < 0)
 		return err;
