@@ -141,6 +141,15 @@ ctr_build() {
 		fail "build $bindir/ctr-hot$suffix"
 }
 
+# container_shell DIR: the host's /bin/sh at DIR/bin/sh, with the loader and libraries
+# it needs, so that a root made by container_root can run a shell loop.
+container_shell() {
+	local dir=$1 sh lib
+	sh=$(readlink -f /bin/sh)
+	for lib in $(ldd "$sh" | grep -o '/[^ ]*'); do ctr_copy_object "$dir" "$lib"; done
+	mkdir -p "$dir/bin" && cp "$sh" "$dir/bin/sh" || fail "copy $sh into $dir"
+}
+
 container_root() {
 	local dir=$1 cflags='-O2 -g -fno-optimize-sibling-calls' line path
 	command -v gcc >/dev/null || skip "needs gcc"

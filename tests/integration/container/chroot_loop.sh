@@ -26,9 +26,7 @@ R=$TMP/root
 D=$CTR_DECOY_DIR
 [ -n "$(ctr_build_id "$R$D/ctr-hot")" ] || skip "gcc writes no build ids here"
 # a shell for the loop, with the loader and libc the root has
-sh=$(readlink -f /bin/sh)
-for lib in $(ldd "$sh" | grep -o '/[^ ]*'); do ctr_copy_object "$R" "$lib"; done
-mkdir -p "$R/bin" && cp "$sh" "$R/bin/sh" || fail "copy $sh into the root"
+container_shell "$R"
 export HOME=$TMP/home
 mkdir -p "$HOME"
 

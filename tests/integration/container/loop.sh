@@ -22,9 +22,8 @@ container_root "$TMP/root"
 R=$TMP/root
 D=$CTR_DECOY_DIR
 [ -n "$(ctr_build_id "$R$D/ctr-hot")" ] || skip "gcc writes no build ids here"
-sh=$(readlink -f /bin/sh)
-for lib in $(ldd "$sh" | grep -o '/[^ ]*'); do ctr_copy_object "$R" "$lib"; done
-mkdir -p "$R/bin" && cp "$sh" "$R/bin/sh" && chmod -R a+rX "$R" || fail "copy $sh into the root"
+container_shell "$R"
+chmod -R a+rX "$R" || fail "chmod $R"
 export HOME=$TMP/home
 mkdir -p "$HOME"
 LOOP="while :; do $D/ctr-hot 0.03; done"
