@@ -380,6 +380,8 @@ static void publish(struct profd *p)
 	ds.lost = st.records->lost;
 	ds.lost_samples = st.records->lost_samples;
 	ds.unattributed = st.scope->unattributed_gone + st.scope->unattributed_creds;
+	ds.records = st.records->records;
+	ds.described = st.records->described;
 	daemon__publish(p->d, &ds);
 }
 
