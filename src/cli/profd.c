@@ -242,6 +242,7 @@ static int start_session(struct profd *p)
 	int err;
 
 	cfg.live = true;
+	cfg.poll_ms = SAMPLER_POLL_MS;
 	err = session__new(&cfg, &p->session, &e);
 	if (err == 0)
 		err = session__start(p->session, &e);
