@@ -573,6 +573,7 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 		return -ENOMEM;
 	}
 	r->an.res.kernel_here = kernel_here(r);
+	r->an.res.kernel_by_build_id = true;
 	r->an.res.inlines = !r->o.no_inline;
 	/* pprof's locations carry addresses (a backend symbolizes by them) */
 	r->an.res.addrs = r->o.format == FORMAT_PPROF;
