@@ -239,6 +239,8 @@ static int read_prof_section(struct report *r, bool *ret_found)
 	for (size_t i = 0; !err && i < r->section.nr_tasks; i++)
 		if (r->section.tasks[i].uid_known)
 			err = model__set_uid(r->an.model, r->section.tasks[i].tid, r->section.tasks[i].uid);
+	for (size_t i = 0; !err && i < r->section.nr_names; i++)
+		err = model__name_container(r->an.model, r->section.names[i].id, r->section.names[i].name);
 	prof_section__describe_scope(&r->section, r->scope, sizeof(r->scope));
 	symbols__set_unread_unknown(r->an.syms, r->section.mmap_build_ids);
 	return err;

@@ -125,6 +125,52 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 /* ---- scope and policy ------------------------------------------------------------ */
 
 /*
+ * --container NAME and --pod NAMESPACE/POD: the id or uid the runtimes' state gives the
+ * name, in place of the argument, for the hierarchy to be searched by.  The state is
+ * read with the invoker's own rights (prof's capabilities grant no file access).
+ * 0, or -1 after a message.
+ */
+static int resolve_names(struct preflight *p, struct record_opts *o)
+{
+	size_t unreadable = 0;
+	char err[2048], where[1024], id[CONTAINER_POD_UID_MAX + 1];
+
+	for (size_t i = 0; i < o->scope.nr_cgroups; i++) {
+		struct scope_cgroup *c = &o->scope.cgroups[i];
+		bool pod = c->kind == SCOPE_CGROUP_POD;
+		char *dup;
+		int r;
+
+		if (c->kind == SCOPE_CGROUP_PATH)
+			continue;
+		/* an id is looked at too: it may be another container's name as well */
+		if (!p->names_loaded) {
+			if (runtime_names__load(&p->cfg.containers, &p->names, &unreadable) < 0) {
+				fprintf(stderr, "prof record: out of memory reading the container runtimes' state\n");
+				return -1;
+			}
+			p->names_loaded = true;
+		}
+		runtime_dirs__describe(&p->cfg.containers, where, sizeof(where));
+		r = runtime_names__resolve(&p->names, c->arg, pod, where, unreadable, id, err, sizeof(err));
+		if (r == -EAGAIN)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "prof record: %s\n", err);
+			return -1;
+		}
+		dup = strdup(id);
+		if (!dup) {
+			fprintf(stderr, "prof record: out of memory\n");
+			return -1;
+		}
+		free(c->arg);
+		c->arg = dup;
+	}
+	return 0;
+}
+
+/*
  * Find cgroup2 (also at hybrid locations such as /sys/fs/cgroup/unified), resolve
  * --cgroup, --container and --pod arguments, check --pid ones.  0, or an exit code after a message.
  */
@@ -142,6 +188,8 @@ static int resolve_scope(struct preflight *p, struct record_opts *o)
 				"and none is mounted (mount -t cgroup2 none /sys/fs/cgroup/unified).\n");
 			return EXIT_PROF_USAGE;
 		}
+		if (resolve_names(p, o) < 0)
+			return EXIT_PROF_USAGE;
 		if (scope__resolve_cgroups(&o->scope, p->cgroup_fd, p->cgroup_mount, err, sizeof(err)) < 0) {
 			fprintf(stderr, "prof record: %s\n", err);
 			return EXIT_PROF_USAGE;
@@ -195,6 +243,7 @@ void preflight__release(struct preflight *p)
 {
 	if (p->cgroup_fd >= 0)
 		close(steal_fd(&p->cgroup_fd));
+	runtime_names__release(&p->names);
 }
 
 int preflight__run(struct preflight *p, struct record_opts *o)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
 #include "prof/scope/runtime_names.h"
@@ -507,4 +508,60 @@ int runtime_names__load(const struct runtime_dirs *d, struct runtime_names *n, s
 	if (ret_unreadable)
 		*ret_unreadable = unreadable;
 	return r;
+}
+
+/* ---- an argument's id ------------------------------------------------------------- */
+
+#define MAX_LISTED 8
+
+static const char *kind_name(enum runtime_kind k)
+{
+	return k == RUNTIME_DOCKER ? "docker" : k == RUNTIME_PODMAN ? "podman" : "kubelet";
+}
+
+bool runtime_names__is_name(const char *arg, bool pod)
+{
+	char id[CONTAINER_ID_LEN + 1], err[8];
+
+	if (pod)
+		return strchr(arg, '/') != NULL;
+	return containers__parse_id(arg, id, err, sizeof(err)) < 0;
+}
+
+int runtime_names__resolve(const struct runtime_names *n, const char *arg, bool pod, const char *where,
+			   size_t unreadable, char id[CONTAINER_POD_UID_MAX + 1], char *err, size_t errlen)
+{
+	const struct runtime_name *m[MAX_LISTED];
+	size_t nr = runtime_names__match(n, arg, pod, m, MAX_LISTED), off;
+	bool is_name = runtime_names__is_name(arg, pod);
+	char a[4 * 64 + 1], name[4 * 64 + 1];
+
+	escape__text(a, sizeof(a), arg);
+	if (!is_name) {
+		/* an id prefix that is also the name of a container it is not a prefix of:
+		 * which one was meant cannot be known */
+		if (nr == 0 || !strncmp(m[0]->id, arg, strlen(arg)))
+			return -EAGAIN;
+		return errorf(err, errlen, "container '%s' is ambiguous: it is the name of %s container %.12s and "
+			      "may be the start of an id too; give the full id", a, kind_name(m[0]->kind), m[0]->id);
+	}
+	if (nr == 1) {
+		snprintf(id, CONTAINER_POD_UID_MAX + 1, "%s", m[0]->id);
+		return 0;
+	}
+	if (nr == 0) {
+		errorf(err, errlen, "no %s named '%s' (looked in %s)%s", pod ? "pod" : "container", a, where,
+		       unreadable ? "; some of those places are not readable with your rights (the runtimes "
+				    "keep them for root): give its id instead" : "");
+		return -ENOENT;
+	}
+	off = (size_t)snprintf(err, errlen, "%s name '%s' is ambiguous: %zu match:", pod ? "pod" : "container", a, nr);
+	for (size_t i = 0; i < MIN(nr, (size_t)MAX_LISTED) && off < errlen; i++) {
+		escape__text(name, sizeof(name), m[i]->name);
+		off += (size_t)snprintf(err + off, errlen - off, "%s %s %.*s (%s)", i ? "," : "", name,
+					pod ? CONTAINER_POD_UID_MAX : 12, m[i]->id, pod ? "pod" : kind_name(m[i]->kind));
+	}
+	if (off < errlen)
+		snprintf(err + off, errlen - off, "%s; give its id", nr > MAX_LISTED ? " and more" : "");
+	return -EEXIST;
 }

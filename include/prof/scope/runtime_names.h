@@ -122,6 +122,23 @@ const char *runtime_names__of(const struct runtime_names *n, const char *id, boo
 size_t runtime_names__match(const struct runtime_names *n, const char *arg, bool pod,
 			    const struct runtime_name **ret, size_t max);
 
+/*
+ * Whether a --container argument is a name to look up (false: an id or id prefix
+ * as containers__parse_id() takes it), and a --pod one ("namespace/pod"; false: a uid).
+ */
+bool runtime_names__is_name(const char *arg, bool pod);
+
+/*
+ * The id (64 hex digits) or pod uid arg names in n, into id.  where: the places
+ * looked in, unreadable: how many of them the caller could not read (for the
+ * message).  For a container argument that is an id prefix as well, it is refused
+ * when it is also another container's exact name.  0; -EAGAIN when arg is an id
+ * (or prefix) to look for as one; -ENOENT (no such name), -EEXIST (several, or a
+ * name and a prefix both), each with a message in err that names the candidates.
+ */
+int runtime_names__resolve(const struct runtime_names *n, const char *arg, bool pod, const char *where,
+			   size_t unreadable, char id[CONTAINER_POD_UID_MAX + 1], char *err, size_t errlen);
+
 /* Free the names; n is empty again. */
 void runtime_names__release(struct runtime_names *n);
 
