@@ -124,6 +124,17 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 
 /* ---- scope and policy ------------------------------------------------------------ */
 
+/* Whether the container or pod of id has a cgroup in the hierarchy now. */
+static bool runs(const char *id, bool pod, void *ctx)
+{
+	const struct preflight *p = ctx;
+	_cleanup_free_ char *path = NULL;
+	char err[1024];
+
+	return containers__find(p->cgroup_fd, p->cgroup_mount, pod ? CONTAINERS_POD : CONTAINERS_CONTAINER, id, &path,
+				err, sizeof(err)) == 0;
+}
+
 /*
  * --container NAME and --pod NAMESPACE/POD: the id or uid the runtimes' state gives the
  * name, in place of the argument, for the hierarchy to be searched by.  The state is
@@ -152,7 +163,7 @@ static int resolve_names(struct preflight *p, struct record_opts *o)
 			p->names_loaded = true;
 		}
 		runtime_dirs__describe(&p->cfg.containers, where, sizeof(where));
-		r = runtime_names__resolve(&p->names, c->arg, pod, where, unreadable, id, err, sizeof(err));
+		r = runtime_names__resolve(&p->names, c->arg, pod, where, unreadable, runs, p, id, err, sizeof(err));
 		if (r == -EAGAIN)
 			continue;
 		if (r < 0) {

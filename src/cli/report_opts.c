@@ -101,8 +101,10 @@ static int parse_filter(struct report_opts *o, int c, const char *arg, char *err
 		o->cgroup = arg;
 		return 0;
 	case OPT_CONTAINER:
-		if (containers__parse_id(arg, o->container, err, errlen) < 0)
-			return -EINVAL;
+		/* not an id: a name, matched against the names the file carries */
+		o->container_name = containers__parse_id(arg, o->container, err, errlen) < 0;
+		if (o->container_name && !arg[0])
+			return errorf(err, errlen, "empty container id or name");
 		o->container_arg = arg;
 		return 0;
 	case OPT_PID:

@@ -529,7 +529,8 @@ bool runtime_names__is_name(const char *arg, bool pod)
 }
 
 int runtime_names__resolve(const struct runtime_names *n, const char *arg, bool pod, const char *where,
-			   size_t unreadable, char id[CONTAINER_POD_UID_MAX + 1], char *err, size_t errlen)
+			   size_t unreadable, bool (*live)(const char *id, bool pod, void *ctx), void *live_ctx,
+			   char id[CONTAINER_POD_UID_MAX + 1], char *err, size_t errlen)
 {
 	const struct runtime_name *m[MAX_LISTED];
 	size_t nr = runtime_names__match(n, arg, pod, m, MAX_LISTED), off;
@@ -542,8 +543,20 @@ int runtime_names__resolve(const struct runtime_names *n, const char *arg, bool 
 		 * which one was meant cannot be known */
 		if (nr == 0 || !strncmp(m[0]->id, arg, strlen(arg)))
 			return -EAGAIN;
-		return errorf(err, errlen, "container '%s' is ambiguous: it is the name of %s container %.12s and "
-			      "may be the start of an id too; give the full id", a, kind_name(m[0]->kind), m[0]->id);
+		errorf(err, errlen, "container '%s' is ambiguous: it is the name of %s container %.12s and may be "
+		       "the start of an id too; give the full id", a, kind_name(m[0]->kind), m[0]->id);
+		return -EEXIST;
+	}
+	if (nr > 1 && nr <= MAX_LISTED && live) {
+		size_t nr_live = 0, which = 0;
+
+		for (size_t i = 0; i < nr; i++)
+			if (live(m[i]->id, pod, live_ctx))
+				nr_live++, which = i;
+		if (nr_live == 1) {
+			m[0] = m[which];
+			nr = 1;
+		}
 	}
 	if (nr == 1) {
 		snprintf(id, CONTAINER_POD_UID_MAX + 1, "%s", m[0]->id);

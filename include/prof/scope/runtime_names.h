@@ -135,9 +135,13 @@ bool runtime_names__is_name(const char *arg, bool pod);
  * when it is also another container's exact name.  0; -EAGAIN when arg is an id
  * (or prefix) to look for as one; -ENOENT (no such name), -EEXIST (several, or a
  * name and a prefix both), each with a message in err that names the candidates.
+ * live (NULL: none) says whether an id's container or pod runs (has its cgroup):
+ * of several of one name (a Kubernetes container restarted, its old log link still
+ * there; a stopped Docker container and a podman one) the one that runs is meant.
  */
 int runtime_names__resolve(const struct runtime_names *n, const char *arg, bool pod, const char *where,
-			   size_t unreadable, char id[CONTAINER_POD_UID_MAX + 1], char *err, size_t errlen);
+			   size_t unreadable, bool (*live)(const char *id, bool pod, void *ctx), void *live_ctx,
+			   char id[CONTAINER_POD_UID_MAX + 1], char *err, size_t errlen);
 
 /* Free the names; n is empty again. */
 void runtime_names__release(struct runtime_names *n);

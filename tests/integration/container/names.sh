@@ -50,6 +50,16 @@ grep -qE "prof-it-web \(${A:0:12}\) +ctr-hot" "$TMP/text" || fail "text report: 
 grep -q "container-name $A prof-it-web" "$F" || fail "the name is not in the file's section"
 pass "record --container prof-it-web (podman): $(cut -d' ' -f3 "$TMP/c") samples, all A's; text shows 'prof-it-web (${A:0:12})'"
 
+# report --container NAME: by the names the file carries.
+"$PROF" report -i "$F" --container prof-it-web --sort container -F json >"$TMP/j" 2>"$TMP/err" ||
+	fail "report --container prof-it-web: $(cat "$TMP/err")"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["samples"] > 0 and r.get("filtered", 0) == 0, r' "$TMP/j" ||
+	fail "report --container prof-it-web kept: $(head -c 500 "$TMP/j")"
+"$PROF" report -i "$F" --container prof-it-db >/dev/null 2>"$TMP/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "has no samples of a container 'prof-it-db'; its containers: $A (prof-it-web)" "$TMP/err" ||
+	fail "report --container prof-it-db: exit $rc: $(cat "$TMP/err")"
+pass "report --container prof-it-web keeps its samples; another name is refused, naming the file's containers"
+
 # pprof: the samples carry container_name.
 P=$TMP/web.pb.gz
 "$PROF" report -i "$F" -F pprof -o "$P" 2>"$TMP/err" || fail "-F pprof: $(cat "$TMP/err")"
@@ -128,13 +138,17 @@ containers_of "$F" >"$TMP/c" || fail "report --sort container"
 	fail "not the pod's container only, named: $(cat "$TMP/c")"
 "$PROF" report -i "$F" --sort container >"$TMP/text" || fail "report"
 grep -qF "shop/web-0/app (${K:0:12})" "$TMP/text" || fail "text: $(cat "$TMP/text")"
+# the container restarted: the kubelet's link of the old one is still there (a
+# second id of that name); the one that runs is meant
+dead=$(ctr_new_id)
+ln -s "$L/pods/shop_web-0_$POD/app/1.log" "$L/containers/web-0_shop_app-$dead.log"
 F=$TMP/kc.data
 "$PROF" record --config "$TMP/prof.conf" --container shop/web-0/app -o "$F" -d 1 2>"$TMP/err" ||
 	fail "record --container shop/web-0/app: $(cat "$TMP/err")"
 [ "$(containers_of "$F" | cut -d' ' -f1)" = "$K" ] || fail "--container shop/web-0/app: $(containers_of "$F")"
 "$PROF" record --config "$TMP/prof.conf" --pod shop/nope -o "$TMP/x.data" -d 0.5 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "no pod named 'shop/nope' (looked in .*$L/pods" "$TMP/err" || fail "--pod shop/nope: exit $rc: $(cat "$TMP/err")"
-pass "--pod shop/web-0 and --container shop/web-0/app: the pod's container, shown 'shop/web-0/app (${K:0:12})'; an unknown pod refused"
+pass "--pod shop/web-0 and --container shop/web-0/app (of two ids, the one that runs): the pod's container, shown 'shop/web-0/app (${K:0:12})'; an unknown pod refused"
 
 # 6. A tenant (capability-installed prof, a test user) reads none of root's runtime
 # state: a name gives neither a recording nor the id.

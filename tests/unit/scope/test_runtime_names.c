@@ -301,3 +301,57 @@ Test(runtime_names, load_trees)
 	}
 	tmpdir_remove(base);
 }
+
+static bool only_id2_runs(const char *id, bool pod, void *ctx)
+{
+	(void)pod, (void)ctx;
+	return !strcmp(id, ID2);
+}
+
+/* An argument's id: by name, refused when ambiguous or unknown, an id prefix left to
+ * the hierarchy unless it is another container's name. */
+Test(runtime_names, resolve)
+{
+	struct runtime_names n = { 0 };
+	char id[CONTAINER_POD_UID_MAX + 1], err[1024];
+
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_DOCKER, ID1, "web"), 0);
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_PODMAN, ID2, "db"), 0);
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_POD, POD, "shop/web-0"), 0);
+	cr_assert_eq(runtime_names__resolve(&n, "web", false, "here", 0, NULL, NULL, id, err, sizeof(err)), 0);
+	cr_assert_str_eq(id, ID1);
+	cr_assert_eq(runtime_names__resolve(&n, "shop/web-0", true, "here", 0, NULL, NULL, id, err, sizeof(err)), 0);
+	cr_assert_str_eq(id, POD);
+	/* ids and uids are the hierarchy's to find */
+	cr_assert_eq(runtime_names__resolve(&n, ID1, false, "here", 0, NULL, NULL, id, err, sizeof(err)), -EAGAIN);
+	cr_assert_eq(runtime_names__resolve(&n, POD, true, "here", 0, NULL, NULL, id, err, sizeof(err)), -EAGAIN);
+	/* unknown: where prof looked, and why it may not have seen it */
+	cr_assert_eq(runtime_names__resolve(&n, "nope", false, "/var/lib/docker", 1, NULL, NULL, id, err, sizeof(err)),
+		     -ENOENT);
+	cr_assert(strstr(err, "no container named 'nope' (looked in /var/lib/docker)") &&
+		  strstr(err, "not readable with your rights"), "%s", err);
+	/* a pod's name is no container's */
+	cr_assert_eq(runtime_names__resolve(&n, "shop/web-0", false, "here", 0, NULL, NULL, id, err, sizeof(err)),
+		     -ENOENT);
+	/* an id prefix that is another's name */
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_DOCKER, ID2, "3f2a9c81d0e4"), 0);
+	cr_assert_eq(runtime_names__resolve(&n, "3f2a9c81d0e4", false, "here", 0, NULL, NULL, id, err, sizeof(err)),
+		     -EEXIST);
+	cr_assert(strstr(err, "is the name of docker container b0b1b2b3b4b5"), "%s", err);
+	/* ...but not when it is the start of its own id */
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_DOCKER, ID2, "b0b1b2b3b4b5"), 0);
+	cr_assert_eq(runtime_names__resolve(&n, "b0b1b2b3b4b5", false, "here", 0, NULL, NULL, id, err, sizeof(err)),
+		     -EAGAIN);
+	/* two of one name: refused with both, unless one only runs; escaped */
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_PODMAN, ID2, "web"), 0);
+	cr_assert_eq(runtime_names__resolve(&n, "web", false, "here", 0, NULL, NULL, id, err, sizeof(err)), -EEXIST);
+	cr_assert_str_eq(err, "container name 'web' is ambiguous: 2 match: web 3f2a9c81d0e4 (docker), web b0b1b2b3b4b5 "
+			      "(podman); give its id");
+	cr_assert_eq(runtime_names__resolve(&n, "web", false, "here", 0, only_id2_runs, NULL, id, err, sizeof(err)), 0);
+	cr_assert_str_eq(id, ID2);
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_DOCKER, ID1, "x\033[2J"), 0);
+	cr_assert_eq(runtime_names__add(&n, RUNTIME_PODMAN, ID2, "x\033[2J"), 0);
+	cr_assert_eq(runtime_names__resolve(&n, "x\033[2J", false, "here", 0, NULL, NULL, id, err, sizeof(err)), -EEXIST);
+	cr_assert_null(strchr(err, '\033'), "%s", err);
+	runtime_names__release(&n);
+}
