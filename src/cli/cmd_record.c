@@ -317,9 +317,16 @@ static void note_container(uint64_t id, const char *path, void *ctx)
 static void name_containers(struct recording *r, struct naming *n, struct runtime_names *now,
 			    size_t *ret_unnamed, size_t *ret_unreadable)
 {
+	_cleanup_free_ const char **ids = NULL;
+
 	*ret_unnamed = *ret_unreadable = 0;
 	ledger__for_each_written_cgroup(session__ledger(r->session), note_container, n);
-	if (!n->nr || runtime_names__load(&r->pf.cfg.containers, now, ret_unreadable) < 0)
+	ids = n->nr ? calloc(n->nr, sizeof(*ids)) : NULL;
+	if (!ids)
+		return;
+	for (size_t i = 0; i < n->nr; i++)
+		ids[i] = n->v[i].id;
+	if (runtime_names__load_ids(&r->pf.cfg.containers, ids, n->nr, now, ret_unreadable) < 0)
 		return;
 	for (size_t i = 0; i < n->nr; i++) {
 		const char *name = runtime_names__of(now, n->v[i].id, false);

@@ -154,7 +154,10 @@ static int resolve_names(struct preflight *p, struct record_opts *o)
 
 		if (c->kind == SCOPE_CGROUP_PATH)
 			continue;
-		/* an id is looked at too: it may be another container's name as well */
+		/* a prefix of an id is looked at too: it may be another container's name as
+		 * well; a whole id or a pod's uid is never a name */
+		if (!runtime_names__is_name(c->arg, pod) && (pod || runtime_names__whole_id(c->arg)))
+			continue;
 		if (!p->names_loaded) {
 			if (runtime_names__load(&p->cfg.containers, &p->names, &unreadable) < 0) {
 				fprintf(stderr, "prof record: out of memory reading the container runtimes' state\n");

@@ -345,44 +345,75 @@ static void count_denied(int err, size_t *unreadable)
 		(*unreadable)++;
 }
 
-static int load_docker(const char *root, struct runtime_names *n, size_t *unreadable)
+/* Which ids to read: all (NULL), or these. */
+struct wanted {
+	const char *const *ids;
+	size_t nr;
+};
+
+static bool wants(const struct wanted *w, const char *id)
+{
+	if (!w->ids)
+		return true;
+	for (size_t i = 0; i < w->nr; i++)
+		if (!strcmp(w->ids[i], id))
+			return true;
+	return false;
+}
+
+/* <root>/containers/<id>/config.v2.json of one id, named only when it states that id. */
+static int load_docker_one(int dirfd, const char *dirname, struct runtime_names *n, size_t *unreadable)
+{
+	_cleanup_free_ char *buf = NULL, *name = NULL;
+	char id[CONTAINER_ID_LEN + 1], file[CONTAINER_ID_LEN + 32];
+	ssize_t len;
+	int r;
+
+	snprintf(file, sizeof(file), "%s/config.v2.json", dirname);
+	len = read_state(dirfd, file, &buf);
+	if (len < 0) {
+		count_denied((int)len, unreadable);
+		return 0;
+	}
+	r = runtime_names__parse_docker(buf, (size_t)len, id, &name);
+	if (r == 0 && !strcmp(id, dirname))
+		r = runtime_names__add(n, RUNTIME_DOCKER, id, name);
+	return r == -EINVAL ? 0 : r;
+}
+
+static int load_docker(const char *root, const struct wanted *w, struct runtime_names *n, size_t *unreadable)
 {
 	char path[PATH_MAX];
+	_cleanup_close_ int fd = -1;
 	DIR *dir;
 	struct dirent *e;
 	int r = 0;
 
 	snprintf(path, sizeof(path), "%s/containers", root);
+	if (w->ids) {
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			count_denied(-errno, unreadable);
+			return 0;
+		}
+		for (size_t i = 0; i < w->nr && r == 0; i++)
+			if (hex_id(w->ids[i], strlen(w->ids[i])))
+				r = load_docker_one(fd, w->ids[i], n, unreadable);
+		return r;
+	}
 	dir = opendir(path);
 	if (!dir) {
 		count_denied(-errno, unreadable);
 		return 0;
 	}
-	while (r == 0 && (e = readdir(dir))) {
-		_cleanup_free_ char *buf = NULL, *name = NULL;
-		char id[CONTAINER_ID_LEN + 1], file[CONTAINER_ID_LEN + 32];
-		ssize_t len;
-
-		if (!hex_id(e->d_name, strlen(e->d_name)))
-			continue;
-		snprintf(file, sizeof(file), "%s/config.v2.json", e->d_name);
-		len = read_state(dirfd(dir), file, &buf);
-		if (len < 0) {
-			count_denied((int)len, unreadable);
-			continue;
-		}
-		r = runtime_names__parse_docker(buf, (size_t)len, id, &name);
-		/* only for the id the directory is named after */
-		if (r == 0 && !strcmp(id, e->d_name))
-			r = runtime_names__add(n, RUNTIME_DOCKER, id, name);
-		if (r == -EINVAL)
-			r = 0;
-	}
+	while (r == 0 && (e = readdir(dir)))
+		if (hex_id(e->d_name, strlen(e->d_name)))
+			r = load_docker_one(dirfd(dir), e->d_name, n, unreadable);
 	closedir(dir);
 	return r;
 }
 
-static int load_podman(const char *root, struct runtime_names *n, size_t *unreadable)
+static int load_podman(const char *root, const struct wanted *w, struct runtime_names *n, size_t *unreadable)
 {
 	DIR *dir = opendir(root);
 	struct dirent *e;
@@ -407,9 +438,27 @@ static int load_podman(const char *root, struct runtime_names *n, size_t *unread
 			count_denied((int)len, unreadable);
 			continue;
 		}
+		size_t from = n->nr;
+		bool any = !w->ids;
+
+		/* none of the ids in the text: nothing to parse (an id written with JSON
+		 * escapes is missed, and its container shown by id: never a wrong name) */
+		for (size_t i = 0; !any && i < w->nr; i++)
+			any = memmem(buf, (size_t)len, w->ids[i], strlen(w->ids[i])) != NULL;
+		if (!any)
+			continue;
 		r = runtime_names__parse_podman(buf, (size_t)len, n, NULL);
 		if (r == -EINVAL)
 			r = 0;
+		/* keep the wanted ones only */
+		size_t to = from;
+		for (size_t i = from; i < n->nr; i++) {
+			if (wants(w, n->v[i].id))
+				n->v[to++] = n->v[i];
+			else
+				free(n->v[i].name);
+		}
+		n->nr = to;
 	}
 	closedir(dir);
 	return r;
@@ -443,7 +492,8 @@ static int load_pods(const char *logdir, struct runtime_names *n, size_t *unread
 }
 
 /* The kubelet's links <logdir>/containers/<name>.log, whose targets must lie in <logdir>/pods. */
-static int load_kube_containers(const char *logdir, struct runtime_names *n, size_t *unreadable)
+static int load_kube_containers(const char *logdir, const struct wanted *w, struct runtime_names *n,
+				size_t *unreadable)
 {
 	char path[PATH_MAX], pods[PATH_MAX];
 	DIR *dir;
@@ -468,7 +518,7 @@ static int load_kube_containers(const char *logdir, struct runtime_names *n, siz
 		if (strncmp(target, pods, strlen(pods)))
 			continue;
 		r = runtime_names__parse_container_link(e->d_name, target, id, &name);
-		if (r == 0)
+		if (r == 0 && wants(w, id))
 			r = runtime_names__add(n, RUNTIME_KUBERNETES, id, name);
 		if (r == -EINVAL)
 			r = 0;
@@ -477,17 +527,18 @@ static int load_kube_containers(const char *logdir, struct runtime_names *n, siz
 	return r;
 }
 
-int runtime_names__load(const struct runtime_dirs *d, struct runtime_names *n, size_t *ret_unreadable)
+static int load(const struct runtime_dirs *d, const struct wanted *w, struct runtime_names *n,
+		size_t *ret_unreadable)
 {
 	size_t unreadable = 0;
 	int r = 0;
 
 	for (size_t i = 0; i < RUNTIME_DIRS_MAX && r == 0; i++)
 		if (d->docker[i][0])
-			r = load_docker(d->docker[i], n, &unreadable);
+			r = load_docker(d->docker[i], w, n, &unreadable);
 	for (size_t i = 0; i < RUNTIME_DIRS_MAX && r == 0; i++)
 		if (d->podman[i][0])
-			r = load_podman(d->podman[i], n, &unreadable);
+			r = load_podman(d->podman[i], w, n, &unreadable);
 	if (r == 0 && d->rootless_podman && getuid() != 0) {
 		/* the invoking user's own storage, by the password database (not $HOME:
 		 * what prof reads is not the environment's to choose) */
@@ -496,18 +547,30 @@ int runtime_names__load(const struct runtime_dirs *d, struct runtime_names *n, s
 
 		if (pw && pw->pw_dir && pw->pw_dir[0] == '/') {
 			snprintf(path, sizeof(path), "%s/.local/share/containers/storage", pw->pw_dir);
-			r = load_podman(path, n, &unreadable);
+			r = load_podman(path, w, n, &unreadable);
 		}
 	}
 	for (size_t i = 0; i < RUNTIME_DIRS_MAX && r == 0; i++)
 		if (d->kubelet[i][0]) {
-			r = load_pods(d->kubelet[i], n, &unreadable);
+			if (!w->ids)
+				r = load_pods(d->kubelet[i], n, &unreadable);
 			if (r == 0)
-				r = load_kube_containers(d->kubelet[i], n, &unreadable);
+				r = load_kube_containers(d->kubelet[i], w, n, &unreadable);
 		}
 	if (ret_unreadable)
 		*ret_unreadable = unreadable;
 	return r;
+}
+
+int runtime_names__load(const struct runtime_dirs *d, struct runtime_names *n, size_t *ret_unreadable)
+{
+	return load(d, &(struct wanted){ 0 }, n, ret_unreadable);
+}
+
+int runtime_names__load_ids(const struct runtime_dirs *d, const char *const *ids, size_t nr_ids,
+			    struct runtime_names *n, size_t *ret_unreadable)
+{
+	return load(d, &(struct wanted){ .ids = ids, .nr = nr_ids }, n, ret_unreadable);
 }
 
 /* ---- an argument's id ------------------------------------------------------------- */
@@ -526,6 +589,13 @@ bool runtime_names__is_name(const char *arg, bool pod)
 	if (pod)
 		return strchr(arg, '/') != NULL;
 	return containers__parse_id(arg, id, err, sizeof(err)) < 0;
+}
+
+bool runtime_names__whole_id(const char *arg)
+{
+	char id[CONTAINER_ID_LEN + 1], err[8];
+
+	return containers__parse_id(arg, id, err, sizeof(err)) == 0 && strlen(id) == CONTAINER_ID_LEN;
 }
 
 int runtime_names__resolve(const struct runtime_names *n, const char *arg, bool pod, const char *where,

@@ -110,6 +110,14 @@ int runtime_names__add(struct runtime_names *n, enum runtime_kind kind, const ch
  */
 int runtime_names__load(const struct runtime_dirs *d, struct runtime_names *n, size_t *ret_unreadable);
 
+/*
+ * The same for these container ids only (64 hex digits each), and no pods: Docker's
+ * directories of those ids are read, not the whole data root, so naming a file's
+ * few containers costs little on a host with thousands.
+ */
+int runtime_names__load_ids(const struct runtime_dirs *d, const char *const *ids, size_t nr_ids,
+			    struct runtime_names *n, size_t *ret_unreadable);
+
 /* The name of exactly this container id (64 digits) or pod uid, or NULL. */
 const char *runtime_names__of(const struct runtime_names *n, const char *id, bool pod);
 
@@ -127,6 +135,10 @@ size_t runtime_names__match(const struct runtime_names *n, const char *arg, bool
  * as containers__parse_id() takes it), and a --pod one ("namespace/pod"; false: a uid).
  */
 bool runtime_names__is_name(const char *arg, bool pod);
+
+/* Whether a --container argument is a whole id (64 hex digits, after a runtime's
+ * "scheme://" or not): then it is no one's name. */
+bool runtime_names__whole_id(const char *arg);
 
 /*
  * The id (64 hex digits) or pod uid arg names in n, into id.  where: the places

@@ -355,3 +355,36 @@ Test(runtime_names, resolve)
 	cr_assert_null(strchr(err, '\033'), "%s", err);
 	runtime_names__release(&n);
 }
+
+/* Naming a file's few containers reads their directories, not the whole data root. */
+Test(runtime_names, load_ids)
+{
+	char base[] = "/tmp/prof-runtime-names-XXXXXX", path[4096], err[256];
+	const char *ids[] = { ID1 };
+	struct runtime_dirs d;
+	struct runtime_names n = { 0 };
+
+	cr_assert_not_null(mkdtemp(base));
+	dir(base, "docker"), dir(base, "docker/containers");
+	dir(base, "docker/containers/" ID1);
+	put(base, "docker/containers/" ID1 "/config.v2.json", docker_config);
+	dir(base, "podman"), dir(base, "podman/overlay-containers");
+	put(base, "podman/overlay-containers/containers.json", podman_containers);
+	runtime_dirs__defaults(&d);
+	d.rootless_podman = false;
+	snprintf(path, sizeof(path), "%s/docker", base);
+	cr_assert_eq(runtime_dirs__set(&d, RUNTIME_DOCKER, path, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/podman", base);
+	cr_assert_eq(runtime_dirs__set(&d, RUNTIME_PODMAN, path, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/nolog", base);
+	cr_assert_eq(runtime_dirs__set(&d, RUNTIME_KUBERNETES, path, err, sizeof(err)), 0);
+	cr_assert_eq(runtime_names__load_ids(&d, ids, 1, &n, NULL), 0);
+	/* docker's and podman's ID1, not podman's ID2 */
+	cr_assert_eq(n.nr, 2);
+	cr_assert_str_eq(runtime_names__of(&n, ID1, false), "web");
+	cr_assert_null(runtime_names__of(&n, ID2, false));
+	runtime_names__release(&n);
+	cr_assert(runtime_names__whole_id(ID1) && runtime_names__whole_id("containerd://" ID1));
+	cr_assert(!runtime_names__whole_id("3f2a9c81d0e4") && !runtime_names__whole_id("web"));
+	tmpdir_remove(base);
+}
