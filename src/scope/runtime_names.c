@@ -633,9 +633,15 @@ int runtime_names__resolve(const struct runtime_names *n, const char *arg, bool 
 		return 0;
 	}
 	if (nr == 0) {
-		errorf(err, errlen, "no %s named '%s' (looked in %s)%s", pod ? "pod" : "container", a, where,
+		/* hex digits too few for an id prefix were most likely meant as one */
+		bool short_id = !pod && strlen(arg) < CONTAINER_PREFIX_MIN && strspn(arg, "0123456789abcdefABCDEF") ==
+				strlen(arg);
+
+		errorf(err, errlen, "no %s named '%s' (looked in %s)%s%s", pod ? "pod" : "container", a, where,
 		       unreadable ? "; some of those places are not readable with your rights (the runtimes "
-				    "keep them for root): give its id instead" : "");
+				    "keep them for root): give its id instead" : "",
+		       short_id ? "; as an id it is too short: give at least its first 12 hex digits (as docker ps "
+				  "or podman ps show it)" : "");
 		return -ENOENT;
 	}
 	off = (size_t)snprintf(err, errlen, "%s name '%s' is ambiguous: %zu match:", pod ? "pod" : "container", a, nr);
