@@ -32,7 +32,39 @@ static const char docker_config[] =
 	"\"LogPath\":\"\",\"Name\":\"/web\",\"Driver\":\"overlay2\",\"OS\":\"linux\",\"RestartCount\":0,"
 	"\"HasBeenStartedBefore\":true,\"MountLabel\":\"\",\"ProcessLabel\":\"\",\"AppArmorProfile\":\"\"}\n";
 
-/* As podman 4.3 (containers/storage) writes it on Debian 12. */
+/* config.v2.json of `docker run -d --name prof-i21n-web` on dockerd 20.10.24 (Debian 12's
+ * docker.io) with its own --data-root, verbatim. */
+static const char docker_config_real[] =
+	"{\"StreamConfig\":{},\"State\":{\"Running\":true,\"Paused\":false,\"Restarting\":false,\"OOMKilled\""
+	":false,\"RemovalInProgress\":false,\"Dead\":false,\"Pid\":9954,\"ExitCode\":0,\"Error\":\"\",\"Start"
+	"edAt\":\"2026-12-02T03:22:11.646614644Z\",\"FinishedAt\":\"0001-01-01T00:00:00Z\",\"Health\":null},\""
+	"ID\":\"d13d838a9660f224b1a4ea2cbf8c2d71e91e085c500d4b6a474cb52148bb9391\",\"Created\":\"2026-12-02T0"
+	"3:22:11.210249143Z\",\"Managed\":false,\"Path\":\"/loop\",\"Args\":[],\"Config\":{\"Hostname\":\"d13"
+	"d838a9660\",\"Domainname\":\"\",\"User\":\"\",\"AttachStdin\":false,\"AttachStdout\":false,\"AttachS"
+	"tderr\":false,\"Tty\":false,\"OpenStdin\":false,\"StdinOnce\":false,\"Env\":null,\"Cmd\":[\"/loop\"]"
+	",\"Image\":\"i21n-img\",\"Volumes\":null,\"WorkingDir\":\"\",\"Entrypoint\":null,\"NetworkDisabled\""
+	":true,\"OnBuild\":null,\"Labels\":{}},\"Image\":\"sha256:3bbc1092e46da04c39c41564cbd2416cc70d154540a"
+	"3bed789cf248cfa0ad2c5\",\"NetworkSettings\":{\"Bridge\":\"\",\"SandboxID\":\"3af87a3cb358942acbca0b8"
+	"26aadcf8cb82d9970bf9b78d7321c93c6c59131a5\",\"HairpinMode\":false,\"LinkLocalIPv6Address\":\"\",\"Li"
+	"nkLocalIPv6PrefixLen\":0,\"Networks\":{\"bridge\":{\"IPAMConfig\":null,\"Links\":null,\"Aliases\":nu"
+	"ll,\"NetworkID\":\"\",\"EndpointID\":\"\",\"Gateway\":\"\",\"IPAddress\":\"\",\"IPPrefixLen\":0,\"IP"
+	"v6Gateway\":\"\",\"GlobalIPv6Address\":\"\",\"GlobalIPv6PrefixLen\":0,\"MacAddress\":\"\",\"DriverOp"
+	"ts\":null,\"IPAMOperational\":false}},\"Service\":null,\"Ports\":null,\"SandboxKey\":\"/tmp/i21n-doc"
+	"kerd/er/netns/3af87a3cb358\",\"SecondaryIPAddresses\":null,\"SecondaryIPv6Addresses\":null,\"IsAnony"
+	"mousEndpoint\":false,\"HasSwarmEndpoint\":false},\"LogPath\":\"/tmp/i21n-dockerd/dr/containers/d13d8"
+	"38a9660f224b1a4ea2cbf8c2d71e91e085c500d4b6a474cb52148bb9391/d13d838a9660f224b1a4ea2cbf8c2d71e91e085c"
+	"500d4b6a474cb52148bb9391-json.log\",\"Name\":\"/prof-i21n-web\",\"Driver\":\"overlay2\",\"OS\":\"lin"
+	"ux\",\"MountLabel\":\"\",\"ProcessLabel\":\"\",\"RestartCount\":0,\"HasBeenStartedBefore\":true,\"Ha"
+	"sBeenManuallyStopped\":false,\"MountPoints\":{},\"SecretReferences\":null,\"ConfigReferences\":null,"
+	"\"AppArmorProfile\":\"\",\"HostnamePath\":\"/tmp/i21n-dockerd/dr/containers/d13d838a9660f224b1a4ea2c"
+	"bf8c2d71e91e085c500d4b6a474cb52148bb9391/hostname\",\"HostsPath\":\"/tmp/i21n-dockerd/dr/containers/"
+	"d13d838a9660f224b1a4ea2cbf8c2d71e91e085c500d4b6a474cb52148bb9391/hosts\",\"ShmPath\":\"\",\"ResolvCo"
+	"nfPath\":\"/tmp/i21n-dockerd/dr/containers/d13d838a9660f224b1a4ea2cbf8c2d71e91e085c500d4b6a474cb5214"
+	"8bb9391/resolv.conf\",\"SeccompProfile\":\"\",\"NoNewPrivileges\":false,\"LocalLogCacheMeta\":{\"Hav"
+	"eNotifyEnabled\":false}}\n";
+
+/* As podman 4.3 (containers/storage) writes it on Debian 12: the members and their
+ * order of a real entry (podman create, Debian 12), the values made up. */
 static const char podman_containers[] =
 	"[{\"id\":\"" ID1 "\",\"names\":[\"web\"],\"image\":\"" ID2 "\",\"layer\":\"" ID2 "\","
 	"\"metadata\":\"{\\\"image-name\\\":\\\"localhost/prof-test:latest\\\",\\\"image-id\\\":\\\"" ID2
@@ -387,4 +419,16 @@ Test(runtime_names, load_ids)
 	cr_assert(runtime_names__whole_id(ID1) && runtime_names__whole_id("containerd://" ID1));
 	cr_assert(!runtime_names__whole_id("3f2a9c81d0e4") && !runtime_names__whole_id("web"));
 	tmpdir_remove(base);
+}
+
+/* A file a real dockerd wrote. */
+Test(runtime_names, docker_config_real)
+{
+	char id[CONTAINER_ID_LEN + 1];
+	char *name = NULL;
+
+	cr_assert_eq(runtime_names__parse_docker(docker_config_real, strlen(docker_config_real), id, &name), 0);
+	cr_assert_str_eq(id, "d13d838a9660f224b1a4ea2cbf8c2d71e91e085c500d4b6a474cb52148bb9391");
+	cr_assert_str_eq(name, "prof-i21n-web");
+	free(name);
 }
