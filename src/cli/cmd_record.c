@@ -304,6 +304,7 @@ static void note_container(uint64_t id, const char *path, void *ctx)
 		n->failed = true;
 		return;
 	}
+	n->v[n->nr] = (struct prof_section_name){ .name = NULL };
 	memcpy(n->v[n->nr++].id, cid, sizeof(cid));
 }
 

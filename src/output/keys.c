@@ -157,7 +157,9 @@ size_t keys__text(const struct profile_row *row, enum profile_key k, const struc
 
 		if (utf8__count(esc, elen) > NAME_COLUMN)
 			strcpy(esc + utf8__prefix(esc, elen, NAME_COLUMN - 3), "...");
-		return (size_t)MAX(0, snprintf(buf, len, "%s (%s)", esc, raw));
+		int n = len ? snprintf(buf, len, "%s (%s)", esc, raw) : 0;
+
+		return n < 0 ? 0 : MIN((size_t)n, len ? len - 1 : 0);
 	}
 	/* names come from the tasks recorded: nothing they hold may reach a terminal raw */
 	return escape__text(buf, len, raw);
