@@ -57,6 +57,8 @@ struct model {
 	struct hashtable uids;          /* of struct uid_entry, by tid */
 	struct hashtable cgroups;       /* of struct cgroup_entry, by id */
 	struct strset names;            /* object paths and comms */
+	struct container_name *cnames;  /* the runtimes' names of containers (a file's few) */
+	size_t nr_cnames, cap_cnames;
 	char kref_name[32];
 	uint64_t kref_addr;
 	char kernel_bid[2 * BUILD_ID_MAX + 1];  /* hex, from the data's HEADER_BUILD_ID; "" */
@@ -104,6 +106,11 @@ static uint64_t dso_hash(const struct dso_key *k)
 	return k->bid_len ? hash__mix(h, hash__bytes(k->bid, k->bid_len)) : h;
 }
 
+/* A container id and its runtime's name, both interned in names. */
+struct container_name {
+	const char *id, *name;
+};
+
 struct model *model__new(void)
 {
 	struct model *m = calloc(1, sizeof(*m));
@@ -132,6 +139,7 @@ struct model *model__free(struct model *m)
 		maps__release(&m->sets[i]);
 	free(m->sets);
 	free(m->dsos);
+	free(m->cnames);
 	for (size_t i = 0; (c = hashtable__next(&m->cgroups, &i));)
 		free(c->path);
 	hashtable__release(&m->threads);
@@ -487,6 +495,30 @@ const char *model__container(const struct model *m, uint64_t id)
 	const struct cgroup_entry *e = id ? hashtable__find(&m->cgroups, hash__u64(id), &id) : NULL;
 
 	return e ? e->container : NULL;
+}
+
+int model__name_container(struct model *m, const char *id, const char *name)
+{
+	const char *i = strset__intern(&m->names, id), *n = strset__intern(&m->names, name);
+
+	if (!i || !n || VEC_RESERVE(m->cnames, m->cap_cnames, m->nr_cnames + 1) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < m->nr_cnames; k++)
+		if (m->cnames[k].id == i) {
+			m->cnames[k].name = n;
+			return 0;
+		}
+	m->cnames[m->nr_cnames++] = (struct container_name){ i, n };
+	return 0;
+}
+
+const char *model__container_name(const struct model *m, const char *id)
+{
+	/* ids are interned: one pointer each (model__container's) */
+	for (size_t k = 0; id && k < m->nr_cnames; k++)
+		if (m->cnames[k].id == id || !strcmp(m->cnames[k].id, id))
+			return m->cnames[k].name;
+	return NULL;
 }
 
 uint64_t model__generation(const struct model *m, bool maps)
