@@ -253,8 +253,12 @@ static void split_add(struct split *s, uint32_t holder, uint64_t ns)
 	s->ns[i] += ns;
 }
 
-/* Who held CPU c during [t0, t1): its segments, newest first, then its runner now. */
-static void split_by_holder(struct offcpu *o, uint32_t cpu, uint64_t t0, uint64_t t1, struct split *s)
+/*
+ * Who held CPU c during [t0, t1) while tid waited: its segments, newest first, and its
+ * runner now.  That runner is tid itself from the switch-out record of the one before
+ * to tid's switch-in record (the switch itself, ~1 us): that slice is the one before's.
+ */
+static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_t t0, uint64_t t1, struct split *s)
 {
 	struct cpu *c = cpu < MAX_CPUS ? o->cpus[cpu] : NULL;
 	uint64_t covered = 0;
@@ -262,8 +266,10 @@ static void split_by_holder(struct offcpu *o, uint32_t cpu, uint64_t t0, uint64_
 	s->nr = 0;
 	if (c && c->known && c->since < t1 && c->since >= c->valid_from) {
 		uint64_t from = MAX(c->since, t0);
+		uint32_t h = c->tid == tid && c->nr ? c->segs[(c->head + CPU_SEGMENTS - 1) % CPU_SEGMENTS].holder
+						    : holder_of(o, c->pid, c->tid);
 
-		split_add(s, holder_of(o, c->pid, c->tid), t1 - from);
+		split_add(s, h, t1 - from);
 		covered += t1 - from;
 	}
 	for (uint32_t i = 0; c && i < c->nr; i++) {
@@ -277,10 +283,8 @@ static void split_by_holder(struct offcpu *o, uint32_t cpu, uint64_t t0, uint64_
 			covered += b - a;
 		}
 	}
-	if (covered < t1 - t0) {
+	if (covered < t1 - t0)
 		split_add(s, OFFCPU_HOLDER_UNKNOWN, t1 - t0 - covered);
-		o->st.unknown_holder_ns += t1 - t0 - covered;
-	}
 }
 
 /* ---- intervals ---------------------------------------------------------------- */
@@ -343,17 +347,29 @@ static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint3
 	}
 	if (!ns)
 		return 0;
-	o->st.intervals++;
 	if (!t->runq) {
-		o->st.blocked_ns += ns;
-		return emit_one(o, t, OFFCPU_ID_BLOCKED, t1, ns, cpu, OFFCPU_HOLDER_NONE);
+		err = emit_one(o, t, OFFCPU_ID_BLOCKED, t1, ns, cpu, OFFCPU_HOLDER_NONE);
+		if (err > 0) {
+			o->st.intervals++;
+			o->st.blocked_ns += ns;
+		}
+		return err < 0 ? err : 0;
 	}
-	o->st.runq_ns += ns;
-	split_by_holder(o, cpu, t->out_time, t1, &s);
+	split_by_holder(o, t->tid, cpu, t->out_time, t1, &s);
 	/* one sample per holder, a nanosecond apart: each its own (time, tid) */
-	for (size_t i = 0; i < s.nr && !err; i++)
-		err = emit_one(o, t, OFFCPU_ID_RUNQ, t1 - i, s.ns[i], cpu, s.holder[i]);
-	return err;
+	for (size_t i = 0; i < s.nr && err >= 0; i++) {
+		int w = emit_one(o, t, OFFCPU_ID_RUNQ, t1 - i, s.ns[i], cpu, s.holder[i]);
+
+		err = w < 0 ? w : err + w;
+	}
+	if (err > 0) {
+		o->st.intervals++;
+		o->st.runq_ns += ns;
+		for (size_t i = 0; i < s.nr; i++)
+			if (s.holder[i] == OFFCPU_HOLDER_UNKNOWN)
+				o->st.unknown_holder_ns += s.ns[i];
+	}
+	return err < 0 ? err : 0;
 }
 
 /* The context-switch sample of a task switching out: its stack, kept for its switch-out. */

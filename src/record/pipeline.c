@@ -320,10 +320,15 @@ static bool offcpu_uid(void *ctx, int32_t tid, uint32_t *ret)
 	return tracker__uid(p->tracker, tid, ret);
 }
 
-/* An interval's sample: judged, described and written as the kernel's. */
+/* An interval's sample: judged, described and written as the kernel's.  1 when
+ * written. */
 static int offcpu_emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
 {
-	return judge_one(ctx, ev, time);
+	struct pipeline *p = ctx;
+	uint64_t before = p->st.records;
+	int err = judge_one(p, ev, time);
+
+	return err < 0 ? err : p->st.records != before;
 }
 
 static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)

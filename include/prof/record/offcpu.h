@@ -68,7 +68,8 @@ static inline void offcpu__holder_text(uint32_t h, const char *name, char *buf, 
 typedef int (*offcpu_scope_fn)(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup);
 /* The real uid of tid, false when not known. */
 typedef bool (*offcpu_uid_fn)(void *ctx, int32_t tid, uint32_t *ret);
-/* An interval's sample, to be judged as the kernel's at time: 0 or -errno. */
+/* An interval's sample, to be judged as the kernel's at time: 1 written, 0 not (outside
+ * the scope), or -errno. */
 typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *ev, uint64_t time);
 
 struct offcpu_config {
@@ -86,7 +87,9 @@ struct offcpu_config {
 
 struct offcpu_stats {
 	uint64_t switches;              /* switch records read */
-	uint64_t intervals;             /* intervals written (runq ones once, however split) */
+	uint64_t intervals;             /* intervals written (runq ones once, however split); those
+					 * the scope did not take (a task not known yet when its
+					 * stack came, then judged outside) are not counted */
 	uint64_t runq_ns, blocked_ns;   /* ... their time */
 	uint64_t lost_intervals, lost_ns;       /* open across a gap (LOST): not written */
 	uint64_t nostack_intervals, nostack_ns; /* no switch-out stack (throttled, lost): not written */
