@@ -526,12 +526,14 @@ int offcpu__finish(struct offcpu *o)
 	while ((t = hashtable__next(&o->threads, &it))) {
 		int err;
 
+		uint64_t written = o->st.intervals;
+
 		if (t->state != T_OUT || t->dead)
 			continue;
-		o->st.cut_end++;
 		err = close_interval(o, t, o->last_time, t->out_cpu);
 		if (err < 0)
 			return err;
+		o->st.cut_end += o->st.intervals != written;
 	}
 	return 0;
 }
