@@ -277,11 +277,14 @@ static int open_by_cgroup(struct events *e, const struct record_opts *o, int roo
 		if (!err)
 			e->info.nr_events = i + 1;
 	}
+	if (!err && o->off_cpu)
+		err = offcpu_events__open_by_cgroup(&e->attrs[0], dirs, (size_t)nr_dirs, cpus, (size_t)n, &e->offcpu);
 	for (int k = 0; k < nr_dirs; k++)
 		close(dirs[k]);
 	if (err < 0) {
 		for (size_t i = 0; i < RECORD_MAX_EVENTS; i++)
 			e->by_cgroup[i] = cgroup_sampling__free(e->by_cgroup[i]);
+		e->offcpu = offcpu_events__free(e->offcpu);
 		e->info = saved;
 		return err;
 	}
@@ -348,7 +351,7 @@ static int redirect_by_cgroup(struct events *e)
 		};
 		e->events[i].nr_ids = (uint32_t)nr;
 	}
-	return err;
+	return err ? err : offcpu_events__redirect(e->offcpu, fds);
 }
 
 /* Every sampling event, in -e's order; *ret_event says which one failed. */
@@ -556,7 +559,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		goto err;
 	}
 	err = open_evsel(e, e->sideband);
-	if (err == 0 && o->off_cpu)
+	if (err == 0 && o->off_cpu && !e->offcpu)
 		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
 	if (err < 0)
 		goto err;
@@ -599,8 +602,8 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		e->info.switch_ids = offcpu_events__switch_ids(e->offcpu, &e->info.nr_switch_ids);
 	}
 	sample_layout__init(&e->layout, e->attrs[0].sample_type);
-	e->info.nr_fds = (e->info.nr_events * MAX(e->info.filter_cgroups, 1) + 1 + (e->info.creds ? 3 : 0) +
-			  (e->offcpu ? 1 : 0)) *
+	e->info.nr_fds = ((e->info.nr_events + (e->offcpu ? 1 : 0)) * MAX(e->info.filter_cgroups, 1) + 1 +
+			  (e->info.creds ? 3 : 0)) *
 			 (size_t)e->info.nr_cpus;
 	*ret = e;
 	return 0;
@@ -757,6 +760,7 @@ int events__enable(struct events *e)
 			perf_evsel__enable(sel);
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__enable(e->by_cgroup[i]);
+	offcpu_events__enable(e->offcpu, true);
 	return 0;
 }
 
@@ -764,6 +768,7 @@ int events__disable(struct events *e)
 {
 	struct perf_evsel *sel;
 
+	offcpu_events__enable(e->offcpu, false);
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__disable(e->by_cgroup[i]);
 	perf_evlist__for_each_evsel(e->evlist, sel)

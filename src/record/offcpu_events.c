@@ -1,26 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <perf/evsel.h>
 
+#include "prof/record/cgroup_sampling.h"
 #include "prof/record/offcpu_events.h"
 
 struct offcpu_events {
 	struct perf_evlist *evlist;     /* borrowed: it owns evsel once added */
 	struct perf_evsel *evsel;
+	struct cgroup_sampling *by_cgroup;      /* instead of evsel */
 	int nr_cpus;
 	uint64_t *ids;
+	size_t nr_ids;
 };
 
-int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
-			const struct perf_event_attr *sampling, struct offcpu_events **ret)
+static void switch_attr(const struct perf_event_attr *sampling, struct perf_event_attr *ret)
 {
-	struct offcpu_events *o = calloc(1, sizeof(*o));
 	struct perf_event_attr a = *sampling;
-	int err;
 
-	if (!o)
-		return -ENOMEM;
 	/*
 	 * It fires in the task switching out, before the switch: its call chain is that
 	 * task's stack there (kernel: __schedule and what led to it; user: the call that
@@ -37,6 +36,19 @@ int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, s
 	a.exclude_kernel = 0;
 	a.exclude_callchain_kernel = sampling->exclude_kernel;
 	a.disabled = 1;
+	*ret = a;
+}
+
+int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
+			const struct perf_event_attr *sampling, struct offcpu_events **ret)
+{
+	struct offcpu_events *o = calloc(1, sizeof(*o));
+	struct perf_event_attr a;
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	switch_attr(sampling, &a);
 	o->evsel = perf_evsel__new(&a);
 	if (!o->evsel) {
 		free(o);
@@ -56,20 +68,67 @@ int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, s
 	return 0;
 }
 
+int offcpu_events__open_by_cgroup(const struct perf_event_attr *sampling, const int *cgroup_fds, size_t nr_cgroups,
+				  const int *cpus, size_t nr_cpus, struct offcpu_events **ret)
+{
+	struct offcpu_events *o = calloc(1, sizeof(*o));
+	struct perf_event_attr a;
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	switch_attr(sampling, &a);
+	err = cgroup_sampling__open(&a, cgroup_fds, nr_cgroups, cpus, nr_cpus, &o->by_cgroup);
+	if (err < 0) {
+		free(o);
+		return err;
+	}
+	*ret = o;
+	return 0;
+}
+
+int offcpu_events__redirect(struct offcpu_events *o, const int *out_fds)
+{
+	return o && o->by_cgroup ? cgroup_sampling__redirect(o->by_cgroup, out_fds) : 0;
+}
+
+void offcpu_events__enable(struct offcpu_events *o, bool on)
+{
+	if (!o || !o->by_cgroup)
+		return;
+	if (on)
+		cgroup_sampling__enable(o->by_cgroup);
+	else
+		cgroup_sampling__disable(o->by_cgroup);
+}
+
 struct offcpu_events *offcpu_events__free(struct offcpu_events *o)
 {
 	if (!o)
 		return NULL;
 	free(o->ids);   /* the evsel is the evlist's */
+	cgroup_sampling__free(o->by_cgroup);
 	free(o);
 	return NULL;
 }
 
 int offcpu_events__read_ids(struct offcpu_events *o)
 {
+	if (o->by_cgroup) {
+		size_t nr;
+		const uint64_t *ids = cgroup_sampling__ids(o->by_cgroup, &nr);
+
+		o->ids = malloc(nr * sizeof(uint64_t) + 1);
+		if (!o->ids)
+			return -ENOMEM;
+		memcpy(o->ids, ids, nr * sizeof(uint64_t));
+		o->nr_ids = nr;
+		return 0;
+	}
 	o->ids = calloc((size_t)o->nr_cpus, sizeof(uint64_t));
 	if (!o->ids)
 		return -ENOMEM;
+	o->nr_ids = (size_t)o->nr_cpus;
 	for (int c = 0; c < o->nr_cpus; c++) {
 		struct perf_counts_values v = { 0 };
 		int err = perf_evsel__read(o->evsel, c, 0, &v);
@@ -83,7 +142,7 @@ int offcpu_events__read_ids(struct offcpu_events *o)
 
 const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t *ret_nr)
 {
-	*ret_nr = o && o->ids ? (size_t)o->nr_cpus : 0;
+	*ret_nr = o && o->ids ? o->nr_ids : 0;
 	return o ? o->ids : NULL;
 }
 

@@ -13,6 +13,7 @@
 #ifndef PROF_RECORD_OFFCPU_EVENTS_H
 #define PROF_RECORD_OFFCPU_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -37,11 +38,22 @@ struct offcpu_events;
  */
 int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
 			const struct perf_event_attr *sampling, struct offcpu_events **ret);
+/*
+ * For a scope of cgroups only, the kernel's cgroup filter (cgroup_sampling.h), as the
+ * sampling events: the switches of other tenants' tasks cost no sample and no stack.
+ * The switch records still come for every task (each CPU's timeline needs them).
+ * offcpu_events__redirect() sends its records into the rings; 0 or -errno.
+ */
+int offcpu_events__open_by_cgroup(const struct perf_event_attr *sampling, const int *cgroup_fds, size_t nr_cgroups,
+				  const int *cpus, size_t nr_cpus, struct offcpu_events **ret);
+int offcpu_events__redirect(struct offcpu_events *o, const int *out_fds);
+/* The cgroup events on or off (the evlist's own event goes with the evlist); NULL-safe. */
+void offcpu_events__enable(struct offcpu_events *o, bool on);
 struct offcpu_events *offcpu_events__free(struct offcpu_events *o);
 
 /* After the rings are mapped: the sample ids the kernel gave it.  0 or -errno. */
 int offcpu_events__read_ids(struct offcpu_events *o);
-/* ... one per CPU, owned by o. */
+/* ... one per CPU (per CPU and cgroup with the filter), owned by o. */
 const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t *ret_nr);
 /* Is sel the context-switch event (enabled with the sampling events)? */
 bool offcpu_events__is(const struct offcpu_events *o, const struct perf_evsel *sel);

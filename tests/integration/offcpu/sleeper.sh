@@ -4,7 +4,8 @@
 # points), runnable the rest; the sleeps' stacks end in nanosleep (frame pointers and
 # --call-graph dwarf); on + runq + blocked is its lifetime within 2 %, with the
 # kernel's own count (/proc/thread-self/schedstat) as the ground truth of its on-CPU
-# time.  Debian's perf script reads the file and names the events.
+# time; also for a cgroup scope (the kernel's cgroup filter).  Debian's perf script and
+# perf report read the files and name the events.
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
@@ -20,12 +21,22 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 # |a - b| <= tol
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
-for mode in fp dwarf; do
-	g=-g
+# cgroup: a cgroup scope, whose context-switch event is the kernel's cgroup event
+root=$(cgroup2_root)
+[ -n "$root" ] || skip "no cgroup2 mount"
+CG=$root/prof-it-offcpu
+make_cgroup_tree "$CG"
+
+for mode in fp dwarf cgroup; do
+	g=-g scope=()
 	[ $mode = dwarf ] && g="--call-graph dwarf"
-	"$PROF" record --off-cpu $g -e cpu-clock -F 1999 -o "$TMP/$mode.data" -- \
-		"$PROF_OFFCPU" sleeper 3 >"$TMP/truth" 2>"$TMP/err" || fail "$mode: record: $(cat "$TMP/err")"
+	[ $mode = cgroup ] && scope=(-v --cgroup /prof-it-offcpu)
+	"$PROF" record --off-cpu $g "${scope[@]}" -e cpu-clock -F 1999 -o "$TMP/$mode.data" -- \
+		sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" sleeper 3' sh "$CG" "$PROF_OFFCPU" \
+		>"$TMP/truth" 2>"$TMP/err" || fail "$mode: record: $(cat "$TMP/err")"
 	note "$mode: $(tr '\n' ' ' <"$TMP/err")"
+	[ $mode != cgroup ] || grep -q "filtered by the kernel to 1 cgroup" "$TMP/err" ||
+		fail "cgroup: not the kernel's cgroup filter: $(cat "$TMP/err")"
 	grep -q "off-CPU: .* intervals" "$TMP/err" || fail "$mode: no off-CPU summary: $(cat "$TMP/err")"
 	read -r _ exec wait life <"$TMP/truth" || fail "$mode: no ground truth: $(cat "$TMP/truth")"
 
@@ -55,13 +66,15 @@ for mode in fp dwarf; do
 	near "$total" 100 2 || fail "$mode: on + runq + blocked is $total % of the lifetime, not 100 +- 2"
 	pass "$mode: on + runq + blocked = $total % of the lifetime"
 
+	perf_clean "$TMP/report" report -i "$TMP/$mode.data" --stdio --sort comm
+	grep -q "of event 'offcpu-blocked'" "$TMP/report" || fail "$mode: perf report names no offcpu-blocked"
 	perf_clean "$TMP/stacks" script -i "$TMP/$mode.data" -F event,ip,sym
 	awk '/offcpu-blocked:/ { n++; s = 1; next } /^ *$/ { s = 0 } s && /nanosleep/ { hit[n] = 1 }
 	     s && /nap/ { nap[n] = 1 }
 	     END { for (i in hit) h++; for (i in nap) k++; print n + 0, h + 0, k + 0 }' "$TMP/stacks" >"$TMP/n"
 	read -r nb nh nn <"$TMP/n"
 	# (frame pointers lose nap(), the caller of libc's clock_nanosleep, built without them)
-	[ $mode = fp ] && nn=$nb
+	[ $mode = dwarf ] || nn=$nb
 	[ "$nb" -gt 0 ] && [ "$((nh * 100))" -ge "$((nb * 95))" ] && [ "$((nn * 100))" -ge "$((nb * 90))" ] ||
 		fail "$mode: of $nb offcpu-blocked stacks $nh have nanosleep and $nn nap: $(head -40 "$TMP/stacks")"
 	pass "$mode: $nh of $nb offcpu-blocked stacks end in nanosleep$([ $mode = dwarf ] && echo ", $nn go through nap()")"
@@ -69,4 +82,4 @@ for mode in fp dwarf; do
 		fail "$mode: prof report: $(cat "$TMP/err")"
 	grep -q nanosleep "$TMP/rep" || fail "$mode: prof report's offcpu-blocked has no nanosleep: $(head -30 "$TMP/rep")"
 done
-pass "perf script and prof report read both files"
+pass "perf script, perf report and prof report read the files"
