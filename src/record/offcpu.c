@@ -71,6 +71,8 @@ struct offcpu {
 	uint64_t last_time;
 	uint8_t *buf;                   /* one interval's sample */
 	size_t buf_cap;
+	uint8_t *fix;                   /* one record renamed (rename_id) */
+	size_t fix_cap;
 	struct offcpu_stats st;
 };
 
@@ -122,6 +124,7 @@ struct offcpu *offcpu__free(struct offcpu *o)
 		free(o->cpus[c]);
 	idmap__free(o->switch_ids);
 	free(o->buf);
+	free(o->fix);
 	free(o);
 	return NULL;
 }
@@ -477,8 +480,38 @@ static void on_lost(struct offcpu *o, uint64_t time)
 		}
 }
 
-int offcpu__judge(struct offcpu *o, const struct perf_event_header *ev, uint64_t time)
+/* A record of the kernel's that names the context-switch event in its sample id: a
+ * copy that names offcpu-runq, an event of the file. */
+static int rename_id(struct offcpu *o, const struct perf_event_header **pev)
 {
+	const struct sample_layout *l = o->cfg.layout;
+	const struct perf_event_header *ev = *pev;
+	uint32_t v;
+	uint64_t id;
+
+	if (l->t_id < 0 || ev->size < sizeof(*ev) + l->trailer_size)
+		return 0;
+	memcpy(&id, (const char *)ev + ev->size - 8 * (unsigned)l->t_id, 8);
+	if (!idmap__get(o->switch_ids, id, &v))
+		return 0;
+	if (o->fix_cap < ev->size) {
+		uint8_t *nb = realloc(o->fix, ev->size);
+
+		if (!nb)
+			return -ENOMEM;
+		o->fix = nb;
+		o->fix_cap = ev->size;
+	}
+	memcpy(o->fix, ev, ev->size);
+	id = OFFCPU_ID_RUNQ;
+	memcpy(o->fix + ev->size - 8 * (unsigned)l->t_id, &id, 8);
+	*pev = (const struct perf_event_header *)(const void *)o->fix;
+	return 0;
+}
+
+int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64_t time)
+{
+	const struct perf_event_header *ev = *pev;
 	uint32_t v;
 
 	if (time > o->last_time)
@@ -511,9 +544,9 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header *ev, uint64_t
 		/* (LOST_SAMPLES loses samples, not switches: an interval without its
 		 * stack is counted as such) */
 		on_lost(o, time);
-		return 0;
+		return rename_id(o, pev);
 	default:
-		return 0;
+		return rename_id(o, pev);
 	}
 }
 

@@ -187,7 +187,7 @@ static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uin
 	int v, err;
 
 	if (p->offcpu) {
-		v = offcpu__judge(p->offcpu, ev, time);
+		v = offcpu__judge(p->offcpu, &ev, time);
 		if (v != 0)
 			return v < 0 ? v : 0;
 	}

@@ -106,9 +106,12 @@ struct offcpu *offcpu__free(struct offcpu *o);
 /*
  * One record, in time order, before the scope judges it: 1 when it was off-CPU's own
  * (consumed: a switch record, a context-switch sample), 0 when it goes on (EXIT, FORK
- * and LOST are looked at and go on), or -errno (the emit callback's, -ENOMEM).
+ * and LOST are looked at and go on), or -errno (the emit callback's, -ENOMEM).  A
+ * record that goes on but names the context-switch event in its sample id (LOST,
+ * THROTTLE of that event: an id the file does not have, on which perf report stops)
+ * is replaced in *ev by a copy that names offcpu-runq, valid until the next call.
  */
-int offcpu__judge(struct offcpu *o, const struct perf_event_header *ev, uint64_t time);
+int offcpu__judge(struct offcpu *o, const struct perf_event_header **ev, uint64_t time);
 
 /* The end: the intervals still open are cut at the last record's time and written.
  * 0 or -errno. */
