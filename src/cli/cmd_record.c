@@ -205,6 +205,9 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their switch-out stack (the "
 			"context-switch event was throttled or lost samples): not written\n",
 			o->nostack_intervals, (double)o->nostack_ns / 1e9);
+	if (o->cut_start)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start: not written (their kind "
+			"and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
 	if (o->unknown_holder_ns)
 		fprintf(stderr, "prof: off-CPU: %.3f s of waiting for a CPU whose holder is not known ([unknown])\n",
 			(double)o->unknown_holder_ns / 1e9);

@@ -68,7 +68,7 @@ struct offcpu {
 	struct hashtable threads;       /* struct thread by tid */
 	struct hashtable kinds;         /* struct holder_kind by tid */
 	struct cpu *cpus[MAX_CPUS];     /* allocated when first used */
-	uint64_t last_time;
+	uint64_t first_time, last_time;
 	uint8_t *buf;                   /* one interval's sample */
 	size_t buf_cap;
 	uint8_t *fix;                   /* one record renamed (rename_id) */
@@ -459,6 +459,19 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 	if (!c->known)
 		cpu_switch(o, c, (int32_t)ids[0], (int32_t)ids[1], time);
 	t = thread_find(o, (int32_t)ids[1]);
+	if (!t && (int32_t)ids[1] > 0 && o->cfg.in_scope(o->cfg.ctx, (int32_t)ids[0], (int32_t)ids[1], 0) > 0) {
+		/* first seen coming back: off a CPU since before the recording */
+		struct thread nt = { .tid = (int32_t)ids[1], .pid = (int32_t)ids[0] };
+		bool created;
+
+		t = hashtable__insert(&o->threads, tid_hash(nt.tid), &nt.tid, &created);
+		if (!t)
+			return -ENOMEM;
+		*t = nt;
+		o->st.cut_start++;
+		o->st.cut_start_ns += time - o->first_time;
+		return 1;
+	}
 	if (!t || t->state != T_OUT)
 		return 1;
 	return close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
@@ -516,6 +529,8 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 
 	if (time > o->last_time)
 		o->last_time = time;
+	if (!o->first_time && time)
+		o->first_time = time;
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
 		if (!idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v))

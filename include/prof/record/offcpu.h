@@ -94,6 +94,9 @@ struct offcpu_stats {
 	uint64_t lost_intervals, lost_ns;       /* open across a gap (LOST): not written */
 	uint64_t nostack_intervals, nostack_ns; /* no switch-out stack (throttled, lost): not written */
 	uint64_t cut_end;               /* open at the end: cut there, written */
+	uint64_t cut_start, cut_start_ns;       /* open at the start (a thread of the scope first
+						 * seen switching in): from the first record on,
+						 * counted, not written (its kind and stack unknown) */
 	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
 };
 

@@ -55,7 +55,9 @@ note "lifetime $life ns; prof: runq $runq; schedstat: on $exec, run-queue $wait"
 # too (this host is shared), the kernel's own count says how much more
 pk=$(pct "$wait" "$life")
 near "$pr" "$pk" 5 || fail "root: offcpu-runq is $pr % of the hog's lifetime, the kernel's run-queue wait $pk %"
+quiet=0
 if near "$pk" 66.7 5; then
+	quiet=1
 	near "$pr" 66.7 5 || fail "root: offcpu-runq is $pr % of the hog's lifetime, not 2/3 +- 5 points"
 	pass "root: offcpu-runq $pr % of the lifetime (2/3 by construction)"
 else
@@ -67,14 +69,24 @@ awk -v r="$runq" -v w="$wait" 'BEGIN { d = r - w; if (d < 0) d = -d; exit !(d <=
 pass "root: offcpu-runq within 5 % of /proc/.../schedstat's run-queue wait ($(pct "$runq" "$wait") %)"
 "$PROF" report -i "$TMP/root.data" --event offcpu-runq --sort holder -F json >"$TMP/root.json" 2>"$TMP/err" ||
 	fail "root: report: $(cat "$TMP/err")"
-share=$(python3 -c '
+read -r share others < <(python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
 tot = sum(r["period"] for r in rows)
-print("%.1f" % (100.0 * sum(r["period"] for r in rows if r["holder"] == sys.argv[2]) / tot))
+b = sum(r["period"] for r in rows if r["holder"] == sys.argv[2])
+# what a busy shared host adds: other users, kernel threads
+o = sum(r["period"] for r in rows if r["holder"] not in (sys.argv[2], "self", "idle", "[unknown]"))
+print("%.1f %.1f" % (100.0 * b / tot, 100.0 * o / tot))
 ' "$TMP/root.json" "$B") || fail "root: report JSON: $(cat "$TMP/root.json")"
-awk -v s="$share" 'BEGIN { exit !(s >= 95) }' || fail "root: $B held the CPU for $share % of the wait, not >= 95: $(cat "$TMP/root.json")"
-pass "root: the holder is $B for $share % of the wait"
+if [ $quiet = 1 ]; then
+	awk -v s="$share" 'BEGIN { exit !(s >= 95) }' || fail "root: $B held the CPU for $share % of the wait, not >= 95: $(cat "$TMP/root.json")"
+	pass "root: the holder is $B for $share % of the wait"
+else
+	# others' work shared the CPU: the rest must be theirs, by name, never self or idle
+	awk -v s="$share" -v o="$others" 'BEGIN { exit !(s >= 30 && s + o >= 95) }' ||
+		fail "root: $B held the CPU for $share %, other users $others %: $(cat "$TMP/root.json")"
+	pass "root: the holder is $B for $share % of the wait, the busy host's other users $others %"
+fi
 "$PROF" report -i "$TMP/root.data" --event offcpu-runq --sort comm,holder >"$TMP/rep" 2>&1 && grep -q "$B" "$TMP/rep" ||
 	fail "root: --sort comm,holder: $(cat "$TMP/rep")"
 
@@ -101,12 +113,22 @@ for s in "$B" nbr-hog; do
 	grep -aq -- "$s" "$f" && fail "tenant: the file holds '$s'"
 done
 perf_clean "$TMP/uscript" script -f -i "$f" -F comm,pid,tid,event
+runuser -u "$A" -- "$TMP/bin/prof" report -i "$f" --sort uid,comm,pid,holder -F json >"$TMP/all.json" 2>"$TMP/err" ||
+	fail "tenant: report: $(cat "$TMP/err")"
 while read -r p; do
-	grep -qw -- "$p" "$TMP/uscript" && fail "tenant: perf script of her file shows the neighbour's pid $p"
-	grep -qw -- "$p" "$TMP/u.json" && fail "tenant: her report shows the neighbour's pid $p"
+	awk -v p="$p" '$2 == p || $3 == p { bad = 1 } END { exit !bad }' "$TMP/uscript" &&
+		fail "tenant: perf script of her file shows the neighbour's pid $p"
 done <"$TMP/bpids"
 grep -q nbr-hog "$TMP/uscript" && fail "tenant: perf script shows the neighbour's comm"
-grep -qw "$uid_b" "$TMP/u.json" && fail "tenant: her report shows the neighbour's uid"
+python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [r for e in doc.get("events", [doc]) for r in e["rows"]]
+pids = set(int(p) for p in open(sys.argv[2]).read().split())
+for r in rows:
+    if r.get("uid") == int(sys.argv[3]) or r.get("user") == sys.argv[4] or r.get("pid") in pids or r.get("comm") == "nbr-hog":
+        sys.exit("a row of the neighbour: %s" % r)
+' "$TMP/all.json" "$TMP/bpids" "$uid_b" "$B" || fail "tenant: her report: $(head -c 3000 "$TMP/all.json")"
 pass "tenant: neither $B, nbr-hog nor its pids are in her file, its perf script or her report"
 
 # ---- self-contention: three of her own hogs on one CPU -----------------------------
@@ -115,11 +137,15 @@ pass "tenant: neither $B, nbr-hog nor its pids are in her file, its perf script 
 	fail "self: record: $(cat "$TMP/err")"
 runuser -u "$A" -- "$TMP/bin/prof" report -i "$TMP/u/self.data" --event offcpu-runq --sort holder -F json \
 	>"$TMP/self.json" 2>"$TMP/err" || fail "self: report: $(cat "$TMP/err")"
-share=$(python3 -c '
+read -r share others < <(python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
 tot = sum(r["period"] for r in rows)
-print("%.1f" % (100.0 * sum(r["period"] for r in rows if r["holder"] == "self") / tot))
+s = sum(r["period"] for r in rows if r["holder"] == "self")
+o = sum(r["period"] for r in rows if r["holder"] in ("other tenants", "system"))
+print("%.1f %.1f" % (100.0 * s / tot, 100.0 * o / tot))
 ' "$TMP/self.json") || fail "self: $(cat "$TMP/self.json")"
-awk -v s="$share" 'BEGIN { exit !(s >= 90) }' || fail "self: the holder is self for $share %, not >= 90: $(cat "$TMP/self.json")"
-pass "self: three hogs of hers on one CPU wait behind 'self' for $share % of the wait"
+# on a quiet host all of it; on this shared one others' work takes a share, never idle
+awk -v s="$share" -v o="$others" 'BEGIN { exit !(s >= 90 || (s >= 50 && s + o >= 95)) }' ||
+	fail "self: the holder is self for $share %, other tenants $others %: $(cat "$TMP/self.json")"
+pass "self: three hogs of hers on one CPU wait behind 'self' for $share % of the wait (other tenants $others %)"

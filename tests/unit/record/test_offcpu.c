@@ -274,3 +274,19 @@ Test(offcpu, a_record_naming_the_switch_event_names_offcpu_runq)
 	cr_assert_eq(rec[6], SWITCH_ID, "the original is untouched");
 	stop();
 }
+
+Test(offcpu, an_interval_open_at_the_start_is_counted_not_written)
+{
+	start(true, false);
+	sw(true, false, 0, 0, 1000, 0);         /* the first record */
+	sw(false, false, IN_SCOPE, 0, 4000, 0); /* off a CPU since before */
+	cr_assert_eq(nr_out, 0);
+	cr_assert_eq(offcpu__stats(o)->cut_start, 1);
+	cr_assert_eq(offcpu__stats(o)->cut_start_ns, 3000);
+	stack(IN_SCOPE, 5000, 0);
+	sw(true, false, IN_SCOPE, 0, 5001, 0);
+	sw(false, false, IN_SCOPE, 0, 6001, 0);
+	cr_assert_eq(nr_out, 1, "tracked from then on");
+	cr_assert_eq(offcpu__stats(o)->cut_start, 1);
+	stop();
+}
