@@ -146,11 +146,6 @@ const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t 
 	return o ? o->ids : NULL;
 }
 
-bool offcpu_events__is(const struct offcpu_events *o, const struct perf_evsel *sel)
-{
-	return o && o->evsel == sel;
-}
-
 void offcpu_events__attrs(const struct perf_event_attr *sampling, struct perf_data_event out[2])
 {
 	static const uint64_t ids[2] = { OFFCPU_ID_RUNQ, OFFCPU_ID_BLOCKED };

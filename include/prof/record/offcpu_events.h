@@ -55,8 +55,6 @@ struct offcpu_events *offcpu_events__free(struct offcpu_events *o);
 int offcpu_events__read_ids(struct offcpu_events *o);
 /* ... one per CPU (per CPU and cgroup with the filter), owned by o. */
 const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t *ret_nr);
-/* Is sel the context-switch event (enabled with the sampling events)? */
-bool offcpu_events__is(const struct offcpu_events *o, const struct perf_evsel *sel);
 
 /* The file's two events, offcpu-runq then offcpu-blocked, for samples of sampling's
  * fields whose period is nanoseconds. */
