@@ -48,9 +48,11 @@ struct holder_kind {
 	uint32_t uid;
 };
 
+/* Who ran on a CPU when; told apart (holder_of) only when a wait of the scope
+ * overlaps it, so most tasks of a busy host are never looked at. */
 struct segment {
 	uint64_t start, end;
-	uint32_t holder;
+	int32_t pid, tid;
 };
 
 struct cpu {
@@ -219,7 +221,7 @@ static void cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_
 	if (c->known && time > c->since) {
 		struct segment *s = &c->segs[c->head];
 
-		*s = (struct segment){ .start = c->since, .end = time, .holder = holder_of(o, c->pid, c->tid) };
+		*s = (struct segment){ .start = c->since, .end = time, .pid = c->pid, .tid = c->tid };
 		c->head = (c->head + 1) % CPU_SEGMENTS;
 		c->nr = MIN(c->nr + 1, CPU_SEGMENTS);
 	}
@@ -269,8 +271,8 @@ static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_
 	s->nr = 0;
 	if (c && c->known && c->since < t1 && c->since >= c->valid_from) {
 		uint64_t from = MAX(c->since, t0);
-		uint32_t h = c->tid == tid && c->nr ? c->segs[(c->head + CPU_SEGMENTS - 1) % CPU_SEGMENTS].holder
-						    : holder_of(o, c->pid, c->tid);
+		const struct segment *last = &c->segs[(c->head + CPU_SEGMENTS - 1) % CPU_SEGMENTS];
+		uint32_t h = c->tid == tid && c->nr ? holder_of(o, last->pid, last->tid) : holder_of(o, c->pid, c->tid);
 
 		split_add(s, h, t1 - from);
 		covered += t1 - from;
@@ -282,7 +284,7 @@ static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_
 		if (g->end <= t0 || g->start < c->valid_from)
 			break;
 		if (b > a) {
-			split_add(s, g->holder, b - a);
+			split_add(s, holder_of(o, g->pid, g->tid), b - a);
 			covered += b - a;
 		}
 	}
