@@ -55,9 +55,10 @@ note "lifetime $life ns; prof: runq $runq; schedstat: on $exec, run-queue $wait"
 # too (this host is shared), the kernel's own count says how much more
 pk=$(pct "$wait" "$life")
 near "$pr" "$pk" 5 || fail "root: offcpu-runq is $pr % of the hog's lifetime, the kernel's run-queue wait $pk %"
-# quiet: the kernel's wait is 2/3 to 1.5 points: nobody else shared the CPU to speak of
+# quiet: the kernel's wait is 2/3 to 1 point (others' share r of the CPU adds r/3 to it
+# and takes ~1.5 r of the wait: under 4.5 %)
 quiet=0
-near "$pk" 66.7 1.5 && quiet=1
+near "$pk" 66.7 1 && quiet=1
 if near "$pk" 66.7 5; then
 	near "$pr" 66.7 5 || fail "root: offcpu-runq is $pr % of the hog's lifetime, not 2/3 +- 5 points"
 	pass "root: offcpu-runq $pr % of the lifetime (2/3 by construction)"
@@ -90,6 +91,16 @@ else
 fi
 "$PROF" report -i "$TMP/root.data" --event offcpu-runq --sort comm,holder >"$TMP/rep" 2>&1 && grep -q "$B" "$TMP/rep" ||
 	fail "root: --sort comm,holder: $(cat "$TMP/rep")"
+
+GO=$(command -v go || true)
+if [ -n "$GO" ] && "$GO" tool pprof -h >/dev/null 2>&1; then
+	"$PROF" report -i "$TMP/root.data" -F pprof -o "$TMP/root.pb.gz" 2>"$TMP/err" || fail "root: -F pprof: $(cat "$TMP/err")"
+	"$GO" tool pprof -raw "$TMP/root.pb.gz" >"$TMP/raw" 2>"$TMP/err" || fail "go tool pprof: $(cat "$TMP/err")"
+	grep -q "holder:\[$B\]" "$TMP/raw" || fail "root: no holder label $B in the pprof: $(head -c 2000 "$TMP/raw")"
+	pass "root: go tool pprof reads the holder label ($B)"
+else
+	note "go tool pprof is not installed: the holder label not read back"
+fi
 
 # ---- the tenant's own view: "other tenants", and nothing of theirs ------------------
 neighbours
