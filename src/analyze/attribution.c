@@ -81,7 +81,7 @@ void attribution__memo_release(struct attribution *a)
 static bool task_same(const struct profile_task *x, const struct profile_task *y)
 {
 	return x->pid == y->pid && x->comm == y->comm && x->uid == y->uid && x->uid_known == y->uid_known &&
-	       x->cgroup == y->cgroup && x->container == y->container;
+	       x->cgroup == y->cgroup && x->container == y->container && x->holder == y->holder;
 }
 
 /* The memo's slot for the sample (its chain when with_chain), and whether it holds it. */
@@ -124,6 +124,8 @@ static void keep_only(const struct attribution *a, struct profile_task *t)
 		t->cgroup = 0;
 	if (!a->keep[PROFILE_KEY_CONTAINER])
 		t->container = NULL;
+	if (!a->keep[PROFILE_KEY_HOLDER])
+		t->holder = 0;
 	if (!a->keep[PROFILE_KEY_COMM])
 		t->comm = NULL;
 }
@@ -141,6 +143,8 @@ int attribution__add(struct attribution *a, const struct sample *s)
 
 	if (err < 0)
 		return err;
+	/* not the task's: an offcpu-runq sample's, who held its CPU (0 for the kernel's) */
+	t.holder = s->cpu_res;
 	if (a->admit && !a->admit(a->admit_ctx, &t))
 		return 0;
 	pid = t.pid;

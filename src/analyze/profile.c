@@ -81,7 +81,7 @@ static bool stack_eq(const void *e, const void *key, const void *ctx)
 static bool task_eq(const struct profile_task *a, const struct profile_task *b)
 {
 	return a->pid == b->pid && a->comm == b->comm && a->uid == b->uid && a->uid_known == b->uid_known &&
-	       a->cgroup == b->cgroup && a->container == b->container;
+	       a->cgroup == b->cgroup && a->container == b->container && a->holder == b->holder;
 }
 
 static bool entry_eq(const void *e, const void *key, const void *ctx)
@@ -102,7 +102,7 @@ static uint64_t frame_hash(const struct profile_frame *f)
 static uint64_t task_hash(uint64_t h, const struct profile_task *t)
 {
 	h = hash__mix(h, (uint64_t)(uint32_t)t->pid | (uint64_t)t->uid << 32);
-	h = hash__mix(h, t->cgroup ^ t->uid_known);
+	h = hash__mix(h, t->cgroup ^ t->uid_known ^ (uint64_t)t->holder << 8);
 	return hash__mix(h, (uintptr_t)t->comm ^ (uint64_t)(uintptr_t)t->container << 1);
 }
 
@@ -499,6 +499,8 @@ static void project(const struct profile *p, const struct profile_entry *e, cons
 		r->task.cgroup = e->task.cgroup;
 	if (key_on[PROFILE_KEY_CONTAINER])
 		r->task.container = e->task.container;
+	if (key_on[PROFILE_KEY_HOLDER])
+		r->task.holder = e->task.holder;
 	if (key_on[PROFILE_KEY_PID])
 		r->task.pid = e->task.pid;
 	if (key_on[PROFILE_KEY_COMM])

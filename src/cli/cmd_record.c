@@ -195,6 +195,30 @@ static void summary_lost(const struct recording *r, const struct session_stats *
 			geteuid() ? " (kernel.perf_event_mlock_kb or CAP_IPC_LOCK may be needed)" : "");
 }
 
+/* --off-cpu: the intervals, and those that could not be written (lost, no stack). */
+static void summary_offcpu(const struct recording *r, const struct offcpu_stats *o)
+{
+	fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals, %.3f s waiting for a CPU (offcpu-runq), %.3f s blocked "
+		"(offcpu-blocked), %" PRIu64 " cut at the end\n", o->intervals, (double)o->runq_ns / 1e9,
+		(double)o->blocked_ns / 1e9, o->cut_end);
+	if (o->lost_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open across lost records: not written\n",
+			o->lost_intervals, (double)o->lost_ns / 1e9);
+	if (o->nostack_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their switch-out stack (the "
+			"context-switch event was throttled or lost samples): not written\n",
+			o->nostack_intervals, (double)o->nostack_ns / 1e9);
+	if (o->cut_start)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start: not written (their kind "
+			"and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
+	if (o->unknown_holder_ns)
+		fprintf(stderr, "prof: off-CPU: %.3f s of waiting for a CPU whose holder is not known ([unknown])\n",
+			(double)o->unknown_holder_ns / 1e9);
+	if (r->opts.verbose)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " context switches read, %.1f bytes of file per switch\n",
+			o->switches, o->switches ? (double)perf_writer__file_size(r->writer) / (double)o->switches : 0.0);
+}
+
 static void summary(const struct recording *r)
 {
 	struct session_stats s;
@@ -220,6 +244,8 @@ static void summary(const struct recording *r)
 		summary_unwinding(r, &s);
 	if (s.objects)
 		summary_objects(r, s.objects);
+	if (s.offcpu)
+		summary_offcpu(r, s.offcpu);
 	if (unattributed)
 		fprintf(stderr,
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "

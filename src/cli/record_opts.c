@@ -29,6 +29,7 @@ const char record_opts__usage[] =
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
 	"  -g, --call-graph MODE   call chains by frame pointers (fp, -g) or dwarf[,SIZE]\n"
 	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default 128)\n"
+	"      --off-cpu           also the time off a CPU: offcpu-runq, offcpu-blocked\n"
 	"  -o, --output FILE       output file (default perf.data; an old one -> .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
 	"  -q, --quiet             no live status line and no summary\n"
@@ -260,7 +261,7 @@ int record_opts__finish_common(struct record_opts *opts, char *err, size_t errle
 	return 0;
 }
 
-enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1 };
+enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1, OPT_OFF_CPU };
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
 {
@@ -281,6 +282,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "run-as", required_argument, NULL, OPT_RUN_AS },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 		{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -321,6 +323,9 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			if (!optarg[0])
 				return errorf(err, errlen, "empty --run-as user");
 			opts->run_as = optarg;
+			break;
+		case OPT_OFF_CPU:
+			opts->off_cpu = true;
 			break;
 		case 'h':
 			return 1;

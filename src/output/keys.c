@@ -7,6 +7,7 @@
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/output/keys.h"
+#include "prof/record/offcpu.h"
 #include "prof/scope/containers.h"
 #include "prof/sys/users.h"
 
@@ -24,6 +25,7 @@ static const struct {
 	[PROFILE_KEY_DSO] = { "dso", "dso", "Shared Object", 20 },
 	[PROFILE_KEY_SYM] = { "sym", "sym", "Symbol", 0 },
 	[PROFILE_KEY_CONTAINER] = { "container", "container", "Container", 12 },
+	[PROFILE_KEY_HOLDER] = { "holder", "holder", "CPU holder", 14 },
 };
 
 int keys__parse(const char *arg, enum profile_key out[PROFILE_KEY__MAX], size_t *ret_nr, char *err, size_t errlen)
@@ -40,7 +42,7 @@ int keys__parse(const char *arg, enum profile_key out[PROFILE_KEY__MAX], size_t 
 				found = k;
 		if (found < 0)
 			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, container, pid, comm, "
-				      "dso, sym)",
+				      "dso, sym, holder)",
 				      (int)len, p);
 		for (size_t i = 0; i < nr; i++)
 			if ((int)out[i] == found)
@@ -130,6 +132,10 @@ void keys__raw_text(const struct profile_row *row, enum profile_key k, const str
 				 row->dso ? row->dso : RESOLVE_UNKNOWN);
 		else
 			snprintf(buf, len, "[%c] %s", row->kernel ? 'k' : '.', row->sym ? row->sym : "");
+		break;
+	case PROFILE_KEY_HOLDER:
+		user = t->holder >= OFFCPU_HOLDER_UID ? users__name(&users, t->holder - OFFCPU_HOLDER_UID) : NULL;
+		offcpu__holder_text(t->holder, user, buf, len);
 		break;
 	default:
 		snprintf(buf, len, "%s", "");

@@ -10,6 +10,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/vec.h"
 #include "prof/output/pprof.h"
+#include "prof/record/offcpu.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/base/util.h"
 #include "prof/sys/users.h"
@@ -499,7 +500,8 @@ struct engine_src {
 	const struct profile_entry *entries;
 	struct bid_table *bids;
 	struct users *users;
-	struct pprof_label labels[7];   /* uid, user, cgroup, container, container_name, comm, pid */
+	struct pprof_label labels[8];   /* uid, user, cgroup, container, container_name, comm, pid, holder */
+	char holder[64];                /* the holder label's text, for one sample */
 	char hex[2 * 20 + 1];
 };
 
@@ -586,6 +588,13 @@ static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)
 		e->labels[nl++] = (struct pprof_label){ .key = "comm", .str = en->task.comm };
 	if (en->task.pid > 0)
 		e->labels[nl++] = (struct pprof_label){ .key = "pid", .num = en->task.pid };
+	if (en->task.holder) {
+		/* who held the CPU an offcpu-runq sample waited for */
+		user = en->task.holder >= OFFCPU_HOLDER_UID ? users__name(e->users, en->task.holder - OFFCPU_HOLDER_UID)
+							     : NULL;
+		offcpu__holder_text(en->task.holder, user, e->holder, sizeof(e->holder));
+		e->labels[nl++] = (struct pprof_label){ .key = "holder", .str = e->holder };
+	}
 	*ret = (struct pprof_sample){ .locs = ids, .nr = n, .samples = en->samples, .period = en->period,
 				      .event = e->event, .labels = e->labels, .nr_labels = nl };
 	return true;
@@ -628,7 +637,7 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX])
 {
 	static const enum profile_key labelled[] = { PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_CONTAINER,
-						     PROFILE_KEY_COMM, PROFILE_KEY_PID };
+						     PROFILE_KEY_COMM, PROFILE_KEY_PID, PROFILE_KEY_HOLDER };
 
 	memcpy(keys, labelled, sizeof(labelled));
 	return ARRAY_SIZE(labelled);

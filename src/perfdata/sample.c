@@ -16,7 +16,7 @@ void sample_layout__init(struct sample_layout *l, uint64_t st)
 	int n = 0, total = 0;
 
 	*l = (struct sample_layout){ .sample_type = st, .s_tid = -1, .s_time = -1, .s_cpu = -1,
-				     .s_id = -1, .t_tid = -1, .t_time = -1, .t_id = -1,
+				     .s_id = -1, .t_tid = -1, .t_time = -1, .t_id = -1, .t_cpu = -1,
 				     .s_cgroup_back = -1, .s_ip = -1, .s_period = -1, .s_chain = -1 };
 	for (unsigned i = 0; i < sizeof(lead) / sizeof(lead[0]); i++) {
 		if (!(st & lead[i]))
@@ -59,6 +59,8 @@ void sample_layout__init(struct sample_layout *l, uint64_t st)
 			l->t_time = n;
 		else if (trail[i] == PERF_SAMPLE_IDENTIFIER)
 			l->t_id = n;
+		else if (trail[i] == PERF_SAMPLE_CPU)
+			l->t_cpu = n;
 		n--;
 	}
 }
@@ -114,6 +116,7 @@ static bool take_leading(struct cursor *c, uint64_t st, struct sample *s)
 		if (!take(c, u, 8))
 			return false;
 		s->cpu = u[0];
+		s->cpu_res = u[1];
 	}
 	return !SHORT_U64(c, st, PERF_SAMPLE_PERIOD, &s->period);
 }

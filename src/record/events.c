@@ -19,6 +19,7 @@
 
 #include "prof/record/cgroup_sampling.h"
 #include "prof/record/events.h"
+#include "prof/record/offcpu_events.h"
 #include "prof/sys/tracefs.h"
 #include "prof/scope/creds.h"
 #include "prof/analyze/unwinder.h"
@@ -40,7 +41,9 @@ struct events {
 	struct perf_thread_map *threads;
 	struct events_info info;
 	struct sample_layout layout;
-	struct perf_data_event events[RECORD_MAX_EVENTS + 1];   /* the sampling ones, the sideband */
+	/* the sampling ones, the sideband, then with --off-cpu prof's two (offcpu_events.h) */
+	struct perf_data_event events[RECORD_MAX_EVENTS + 3];
+	struct offcpu_events *offcpu;   /* --off-cpu: the context-switch event */
 	uint64_t *ids[RECORD_MAX_EVENTS + 1];
 	struct events_creds creds[3];
 	size_t nr_creds;
@@ -99,7 +102,7 @@ static void sampling_attr(const struct record_opts *o, const struct event_spec *
 	}
 }
 
-static void sideband_attr(const struct perf_event_attr *s, struct perf_event_attr *a)
+static void sideband_attr(const struct perf_event_attr *s, bool off_cpu, struct perf_event_attr *a)
 {
 	*a = (struct perf_event_attr){
 		.size = sizeof(*a),
@@ -119,6 +122,8 @@ static void sideband_attr(const struct perf_event_attr *s, struct perf_event_att
 		.task = 1,
 		.namespaces = 1,
 		.cgroup = 1,
+		/* --off-cpu: PERF_RECORD_SWITCH_CPU_WIDE, who ran on each CPU when (offcpu.h) */
+		.context_switch = off_cpu,
 		/*
 		 * No attr.build_id: on the kernels here (6.18), an event with it opened
 		 * after another tool's makes the kernel flag that tool's MMAP2 records as
@@ -272,11 +277,14 @@ static int open_by_cgroup(struct events *e, const struct record_opts *o, int roo
 		if (!err)
 			e->info.nr_events = i + 1;
 	}
+	if (!err && o->off_cpu)
+		err = offcpu_events__open_by_cgroup(&e->attrs[0], dirs, (size_t)nr_dirs, cpus, (size_t)n, &e->offcpu);
 	for (int k = 0; k < nr_dirs; k++)
 		close(dirs[k]);
 	if (err < 0) {
 		for (size_t i = 0; i < RECORD_MAX_EVENTS; i++)
 			e->by_cgroup[i] = cgroup_sampling__free(e->by_cgroup[i]);
+		e->offcpu = offcpu_events__free(e->offcpu);
 		e->info = saved;
 		return err;
 	}
@@ -343,7 +351,7 @@ static int redirect_by_cgroup(struct events *e)
 		};
 		e->events[i].nr_ids = (uint32_t)nr;
 	}
-	return err;
+	return err ? err : offcpu_events__redirect(e->offcpu, fds);
 }
 
 /* Every sampling event, in -e's order; *ret_event says which one failed. */
@@ -544,13 +552,15 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	if (err < 0)
 		goto err;
 	stage = EVENTS_STAGE_SIDEBAND;
-	sideband_attr(&e->attrs[0], &sb);
+	sideband_attr(&e->attrs[0], o->off_cpu, &sb);
 	e->sideband = perf_evsel__new(&sb);
 	if (!e->sideband) {
 		err = -ENOMEM;
 		goto err;
 	}
 	err = open_evsel(e, e->sideband);
+	if (err == 0 && o->off_cpu && !e->offcpu)
+		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
 	if (err < 0)
 		goto err;
 	if (o->scope.nr_uids || o->track_uids) {
@@ -583,10 +593,17 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		err = read_ids(e, e->sideband, (int)e->info.nr_events, "dummy:HG");
 	if (!err && e->by_cgroup[0])
 		err = redirect_by_cgroup(e);
+	if (!err && e->offcpu)
+		err = offcpu_events__read_ids(e->offcpu);
 	if (err < 0)
 		goto err;
+	if (e->offcpu) {
+		offcpu_events__attrs(&e->attrs[0], &e->events[e->info.nr_events + 1]);
+		e->info.switch_ids = offcpu_events__switch_ids(e->offcpu, &e->info.nr_switch_ids);
+	}
 	sample_layout__init(&e->layout, e->attrs[0].sample_type);
-	e->info.nr_fds = (e->info.nr_events * MAX(e->info.filter_cgroups, 1) + 1 + (e->info.creds ? 3 : 0)) *
+	e->info.nr_fds = ((e->info.nr_events + (e->offcpu ? 1 : 0)) * MAX(e->info.filter_cgroups, 1) + 1 +
+			  (e->info.creds ? 3 : 0)) *
 			 (size_t)e->info.nr_cpus;
 	*ret = e;
 	return 0;
@@ -684,6 +701,7 @@ struct events *events__free(struct events *e)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(e->by_cgroup); i++)
 		cgroup_sampling__free(e->by_cgroup[i]);
+	offcpu_events__free(e->offcpu);
 	perf_cpu_map__put(e->cpus);
 	perf_thread_map__put(e->threads);
 	for (size_t i = 0; i < ARRAY_SIZE(e->ids); i++)
@@ -706,7 +724,7 @@ const struct sample_layout *events__layout(const struct events *e)
 
 const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_nr)
 {
-	*ret_nr = e->info.nr_events + 1;
+	*ret_nr = e->info.nr_events + 1 + (e->offcpu ? 2 : 0);
 	return e->events;
 }
 
@@ -742,6 +760,7 @@ int events__enable(struct events *e)
 			perf_evsel__enable(sel);
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__enable(e->by_cgroup[i]);
+	offcpu_events__enable(e->offcpu, true);
 	return 0;
 }
 
@@ -749,6 +768,7 @@ int events__disable(struct events *e)
 {
 	struct perf_evsel *sel;
 
+	offcpu_events__enable(e->offcpu, false);
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__disable(e->by_cgroup[i]);
 	perf_evlist__for_each_evsel(e->evlist, sel)

@@ -26,6 +26,7 @@ struct pipeline {
 	struct synth_env synth;
 	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
 	struct objects *objects;        /* the mapped objects of what is written */
+	struct offcpu *offcpu;          /* --off-cpu: switches into intervals */
 	uint8_t *unwound;               /* ... one rewritten sample */
 	size_t unwound_len;
 	struct pipeline_stats st;
@@ -187,6 +188,11 @@ static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uin
 	struct ledger_need need;
 	int v, err;
 
+	if (p->offcpu) {
+		v = offcpu__judge(p->offcpu, &ev, time);
+		if (v != 0)
+			return v < 0 ? v : 0;
+	}
 	v = tracker__judge(p->tracker, ev, time, &j);
 	if (v < 0)
 		return v;
@@ -246,6 +252,12 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 
 void pipeline__finish(struct pipeline *p)
 {
+	if (p->offcpu) {
+		int err = offcpu__finish(p->offcpu);
+
+		if (err < 0 && !p->sink_err)
+			p->sink_err = err;
+	}
 	if (p->objects)
 		objects__finish(p->objects);
 }
@@ -311,6 +323,43 @@ static int open_scope(struct pipeline *p, const struct pipeline_config *cfg)
 	return 0;
 }
 
+/* What off-CPU asks the scope: judged as a sample of that cgroup would be. */
+static int offcpu_in_scope(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup)
+{
+	struct pipeline *p = ctx;
+
+	return tracker__in_scope(p->tracker, pid, tid, cgroup);
+}
+
+static bool offcpu_uid(void *ctx, int32_t tid, uint32_t *ret)
+{
+	struct pipeline *p = ctx;
+
+	return tracker__uid(p->tracker, tid, ret);
+}
+
+/* An interval's sample: judged, described and written as the kernel's.  1 when
+ * written. */
+static int offcpu_emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
+{
+	struct pipeline *p = ctx;
+	uint64_t before = p->st.records;
+	int err = judge_one(p, ev, time);
+
+	return err < 0 ? err : p->st.records != before;
+}
+
+static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
+{
+	struct offcpu_config oc = {
+		.layout = cfg->layout, .switch_ids = cfg->switch_ids, .nr_switch_ids = cfg->nr_switch_ids,
+		.proc_fd = cfg->proc_fd, .name_holders = cfg->verdict->admin, .user_only = !cfg->verdict->kernel,
+		.in_scope = offcpu_in_scope, .uid_of = offcpu_uid, .emit = offcpu_emit, .ctx = p,
+	};
+
+	return cfg->nr_switch_ids ? offcpu__new(&oc, &p->offcpu) : 0;
+}
+
 /* The unwinder's files: the recorded objects, reached as they are for the file. */
 static int open_object(void *ctx, const struct task_file *f)
 {
@@ -350,6 +399,8 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 		err = -ENOMEM;
 	}
 	err = open_scope(p, cfg);
+	if (err == 0)
+		err = open_offcpu(p, cfg);
 	if (err < 0)
 		goto err;
 	*ret = p;
@@ -363,6 +414,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 {
 	if (!p)
 		return NULL;
+	offcpu__free(p->offcpu);
 	tracker__free(p->tracker);
 	ledger__free(p->ledger);
 	cgroups__free(p->cgroups);
@@ -402,6 +454,11 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p)
 {
 	return p->objects ? objects__stats(p->objects) : NULL;
+}
+
+const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p)
+{
+	return p->offcpu ? offcpu__stats(p->offcpu) : NULL;
 }
 
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret)

@@ -37,7 +37,7 @@ struct session {
 	struct privs privs;
 	struct events *events;
 	const struct sample_layout *layout;
-	struct perf_data_event attrs[RECORD_MAX_EVENTS + 1]; /* as the file states them */
+	struct perf_data_event attrs[RECORD_MAX_EVENTS + 3]; /* as the file states them */
 	size_t nr_attrs;
 	struct ordered_queue *queue;
 	struct drained read;            /* what the last drain read, in the order read */
@@ -115,7 +115,7 @@ int session__stop(struct session *s)
 		return err;
 	err = flush_round(s, UINT64_MAX, 0);
 	pipeline__finish(s->pipeline);
-	return err;
+	return err < 0 ? err : pipeline__sink_error(s->pipeline);
 }
 
 bool session__build_id(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -151,10 +151,12 @@ static int open_events(struct session *s, int cgroup_fd, struct session_error *e
 	if (s->nr_attrs > ARRAY_SIZE(s->attrs))
 		return fail(e, SESSION_STAGE_EVENTS, -EINVAL);
 	memcpy(s->attrs, evs, s->nr_attrs * sizeof(*evs));
-	/* the sampling events' (all but the last, the sideband) */
-	for (size_t i = 0; s->opts->dwarf && i + 1 < s->nr_attrs; i++) {
+	/* the sampling events' and the off-CPU ones' (not the sideband) */
+	for (size_t i = 0; s->opts->dwarf && i < s->nr_attrs; i++) {
 		struct perf_event_attr *a = &s->attrs[i].attr;
 
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
+			continue;
 		a->sample_type = unwinder__written_sample_type(a->sample_type);
 		a->sample_regs_user = 0;
 		a->sample_stack_user = 0;
@@ -189,6 +191,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.unwind = s->opts->dwarf ? events__attrs(s->events, &(size_t){ 0 })[0].attr.sample_type : 0,
 		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
 		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,
+		.switch_ids = info->switch_ids, .nr_switch_ids = info->nr_switch_ids,
 	};
 	size_t n;
 	int err;
@@ -312,6 +315,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.scope = pipeline__scope_stats(s->pipeline),
 		.unwind = pipeline__unwind_stats(s->pipeline),
 		.objects = pipeline__objects_stats(s->pipeline),
+		.offcpu = pipeline__offcpu_stats(s->pipeline),
 		.kernel_hidden = s->kernel_hidden,
 		.drain = s->st,
 		.filter_cgroups = events__info(s->events)->filter_cgroups,

@@ -743,3 +743,20 @@ bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret)
 	*ret = task->uid;
 	return true;
 }
+
+int tracker__in_scope(struct tracker *t, int32_t pid, int32_t tid, uint64_t cgroup)
+{
+	const struct task *task;
+
+	if (tid <= 0 || pid <= 0)
+		return 0;
+	task = task_table__find(t->tasks, tid);
+	if (!task) {
+		if (t->cfg.scope->all && !t->cfg.restrict_uid)
+			return 1;
+		if (cgroup && t->cgroup_scope && cgroup_in_scope(t, cgroup) && !t->cfg.restrict_uid)
+			return 1;
+		return -1;
+	}
+	return task_scope(t, task, cgroup);
+}

@@ -39,6 +39,7 @@ struct record_opts {
 	/* what the command line set, so the configuration fills in only the rest */
 	bool freq_given, period_given, mmap_given, output_given;
 	bool no_kernel;         /* policy: no kernel samples, call chains or maps */
+	bool off_cpu;           /* --off-cpu: the scope's time off a CPU (offcpu.h) */
 	bool track_uids;        /* the set*uid() tracepoints without --uid (profd serves users
 				 * only when a process becoming root cannot go unseen) */
 	char **argv;            /* workload, NULL-terminated; NULL when none */

@@ -21,6 +21,9 @@ struct sample {
 	uint64_t id;                    /* IDENTIFIER, or ID */
 	uint64_t ip, time, addr, stream_id, period;
 	uint32_t pid, tid, cpu;
+	uint32_t cpu_res;               /* the u32 after CPU, which the kernel leaves 0: prof's
+					 * offcpu-runq samples carry their CPU's holder there
+					 * (offcpu.h), where perf ignores it */
 	uint64_t nr_callchain;
 	const uint64_t *callchain;
 	uint32_t raw_size;
@@ -52,7 +55,7 @@ int sample__decode(struct sample *s, const struct perf_event_attr *attr, const s
 struct sample_layout {
 	uint64_t sample_type;
 	int s_tid, s_time, s_cpu, s_id;         /* u64 index in a sample body, -1 if absent */
-	int t_tid, t_time, t_id;                /* u64 index back from a record's end */
+	int t_tid, t_time, t_id, t_cpu;         /* u64 index back from a record's end */
 	int s_cgroup_back;                      /* CGROUP as the last sample field: 1, else -1 */
 	int s_ip, s_period;                     /* u64 index in a sample body, -1 if absent */
 	int s_chain;                            /* u64 index of the call chain's nr, -1 if absent */

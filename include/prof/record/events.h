@@ -44,6 +44,9 @@ struct events_info {
 	size_t filter_cgroups;          /* cgroups they were opened on (0: system-wide) */
 	int filter_err;                 /* why not, when the scope allowed it (0: it did) */
 	bool mmap_lowered;              /* the rate's size could not be locked: the default */
+	/* --off-cpu: the context-switch event's sample ids, one per CPU (offcpu_events.h) */
+	const uint64_t *switch_ids;
+	size_t nr_switch_ids;
 };
 
 /* The set*uid() tracepoint events and their sample ids, for the tracker. */
@@ -67,8 +70,9 @@ struct events *events__free(struct events *e);
 
 const struct events_info *events__info(const struct events *e);
 const struct sample_layout *events__layout(const struct events *e);
-/* The events (the sampling ones in -e's order, then the sideband) with their ids, for
- * the file's attrs.  Every sampling event has the same sample_type (events__layout). */
+/* The events (the sampling ones in -e's order, then the sideband, then with --off-cpu
+ * offcpu-runq and offcpu-blocked) with their ids, for the file's attrs.  Every sampling
+ * event has the same sample_type (events__layout). */
 const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_nr);
 
 /* The creds events opened (0 when none). */

@@ -26,6 +26,7 @@
 #include "prof/analyze/unwinder.h"
 #include "prof/perfdata/sample.h"
 #include "prof/record/events.h"
+#include "prof/record/offcpu.h"
 #include "prof/record/ordered_queue.h"
 #include "prof/scope/creds.h"
 #include "prof/scope/policy.h"
@@ -57,6 +58,9 @@ struct pipeline_config {
 	pipeline_sink_fn sink;
 	void *sink_ctx;
 	bool live;                              /* no file: the written-task list is not kept */
+	/* --off-cpu (offcpu.h): the context-switch event's ids; none: no off-CPU */
+	const uint64_t *switch_ids;
+	size_t nr_switch_ids;
 };
 
 struct pipeline_stats {
@@ -94,7 +98,8 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
  */
 int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, uint64_t slice);
 
-/* The end of the recording, after the last flush: the objects kept (objects__finish). */
+/* The end of the recording, after the last flush: the off-CPU intervals still open
+ * written (an error: pipeline__sink_error), the objects kept (objects__finish). */
 void pipeline__finish(struct pipeline *p);
 
 /* The build id of object (maj, min, ino) the sink was given, false when none known. */
@@ -114,6 +119,8 @@ const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p);
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
 /* NULL without objects. */
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p);
+/* NULL without --off-cpu. */
+const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p);
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);
 const struct ledger *pipeline__ledger(const struct pipeline *p);
 

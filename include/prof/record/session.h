@@ -89,6 +89,7 @@ struct session_stats {
 	const struct tracker_stats *scope;      /* the judging's accounting */
 	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
 	const struct objects_stats *objects;    /* NULL without objects */
+	const struct offcpu_stats *offcpu;      /* NULL without --off-cpu */
 	size_t tasks_written;                   /* tasks with written samples */
 	bool kernel_hidden;                     /* kallsyms shows no addresses: no kernel maps */
 	struct session_drain_stats drain;

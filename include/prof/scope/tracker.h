@@ -112,6 +112,10 @@ int tracker__look_up(struct tracker *t, const struct perf_event_header *ev);
 
 const struct tracker_stats *tracker__stats(const struct tracker *t);
 
+/* Would a sample of tid (of cgroup; 0: its own) be in the scope now: 1, 0, or -1
+ * (not known).  A look, nothing learnt or counted. */
+int tracker__in_scope(struct tracker *t, int32_t pid, int32_t tid, uint64_t cgroup);
+
 /* The real uid of tid as tracked now; false when not known. */
 bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret);
 

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * --off-cpu: each interval a thread of the scope spends off a CPU, from its switch-out
+ * to its next switch-in, as a sample of offcpu-runq (switched out while runnable:
+ * preempted) or offcpu-blocked (asleep: I/O, locks, sleeps), whose period is its
+ * nanoseconds and whose stack is the one at switch-out.  Fed in time order from the
+ * pipeline (before the scope's judging) with:
+ *
+ *   the context-switch event's samples (offcpu_events.h): the stack of the task
+ *           switching out, kept for the switch-out that follows (never written);
+ *   PERF_RECORD_SWITCH_CPU_WIDE (the sideband's attr.context_switch): who switched
+ *           out (PERF_RECORD_MISC_SWITCH_OUT_PREEMPT: still runnable) and who in, on
+ *           which CPU: each CPU's timeline of who held it (never written: it names
+ *           every task of the host);
+ *   EXIT, FORK (a thread's end, a tid's reuse) and LOST (a gap: the intervals open
+ *           across it are counted as lost, never as waiting).
+ *
+ * An interval's sample is made of its switch-out stack sample with prof's event id,
+ * the switch-in's time and CPU, and goes back to the pipeline to be judged, described
+ * and written as any sample.  An offcpu-runq interval is split by who held its CPU
+ * meanwhile (the CPU it switched in on), one sample per holder, the holder in the u32
+ * after the sample's CPU (struct sample's cpu_res), which the kernel leaves 0 and perf
+ * ignores: OFFCPU_HOLDER_*.  A tenant's recording names no other tenant there (only
+ * "other tenants"); root's and the admin group's name their uid.
+ *
+ * What cannot be timed without tracefs: the wake-up (sched_wakeup).  A sleep's
+ * wait for a CPU after its wake-up is part of its offcpu-blocked interval.
+ */
+#ifndef PROF_RECORD_OFFCPU_H
+#define PROF_RECORD_OFFCPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/perf_event.h>
+
+#include "prof/perfdata/sample.h"
+
+/* Who held the CPU an offcpu-runq sample waited on (its cpu_res). */
+enum offcpu_holder {
+	OFFCPU_HOLDER_NONE = 0,         /* not an offcpu-runq sample (or a file without) */
+	OFFCPU_HOLDER_SELF = 1,         /* a task of the same scope */
+	OFFCPU_HOLDER_SYSTEM = 2,       /* a kernel thread */
+	OFFCPU_HOLDER_IDLE = 3,         /* nobody: the CPU was idle (CPU quota, affinity) */
+	OFFCPU_HOLDER_OTHERS = 4,       /* other tenants (a tenant's own recording) */
+	OFFCPU_HOLDER_UNKNOWN = 5,      /* not known: a gap in the records, a task gone */
+	OFFCPU_HOLDER_UID = 16,         /* + uid: a task of that (real) uid */
+};
+
+/* The holder's text: "self", "system", "idle", "other tenants", "[unknown]", or for a
+ * uid the user's name when name is given (NULL: "uid N"). */
+static inline void offcpu__holder_text(uint32_t h, const char *name, char *buf, size_t len)
+{
+	static const char *const fixed[] = { "-", "self", "system", "idle", "other tenants", "[unknown]" };
+
+	if (h < sizeof(fixed) / sizeof(fixed[0]))
+		snprintf(buf, len, "%s", fixed[h]);
+	else if (h >= OFFCPU_HOLDER_UID && name)
+		snprintf(buf, len, "%s", name);
+	else if (h >= OFFCPU_HOLDER_UID)
+		snprintf(buf, len, "uid %u", h - OFFCPU_HOLDER_UID);
+	else
+		snprintf(buf, len, "[unknown]");
+}
+
+/* Is the task in the scope: 1, 0, -1 (not known yet).  cgroup 0: the task's own. */
+typedef int (*offcpu_scope_fn)(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup);
+/* The real uid of tid, false when not known. */
+typedef bool (*offcpu_uid_fn)(void *ctx, int32_t tid, uint32_t *ret);
+/* An interval's sample, to be judged as the kernel's at time: 1 written, 0 not (outside
+ * the scope), or -errno. */
+typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *ev, uint64_t time);
+
+struct offcpu_config {
+	const struct sample_layout *layout;     /* of the samples and the sideband's trailer */
+	const uint64_t *switch_ids;             /* the context-switch event's sample ids */
+	size_t nr_switch_ids;
+	int proc_fd;                            /* /proc (borrowed): is a holder a kernel thread */
+	bool name_holders;                      /* root, admin: other tenants by uid */
+	bool user_only;                         /* no kernel addresses: the ip is the user leaf */
+	offcpu_scope_fn in_scope;
+	offcpu_uid_fn uid_of;
+	offcpu_emit_fn emit;
+	void *ctx;                              /* of the three */
+};
+
+struct offcpu_stats {
+	uint64_t switches;              /* switch records read */
+	uint64_t intervals;             /* intervals written (runq ones once, however split); those
+					 * the scope did not take (a task not known yet when its
+					 * stack came, then judged outside) are not counted */
+	uint64_t runq_ns, blocked_ns;   /* ... their time */
+	uint64_t lost_intervals, lost_ns;       /* open across a gap (LOST): not written */
+	uint64_t nostack_intervals, nostack_ns; /* no switch-out stack (throttled, lost): not written */
+	uint64_t cut_end;               /* open at the end: cut there, written */
+	uint64_t cut_start, cut_start_ns;       /* open at the start (a thread of the scope first
+						 * seen switching in): from the first record on,
+						 * counted, not written (its kind and stack unknown) */
+	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
+};
+
+struct offcpu;
+
+/* 0 or -ENOMEM. */
+int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret);
+struct offcpu *offcpu__free(struct offcpu *o);
+
+/*
+ * One record, in time order, before the scope judges it: 1 when it was off-CPU's own
+ * (consumed: a switch record, a context-switch sample), 0 when it goes on (EXIT, FORK
+ * and LOST are looked at and go on), or -errno (the emit callback's, -ENOMEM).  A
+ * record that goes on but names the context-switch event in its sample id (LOST,
+ * THROTTLE of that event: an id the file does not have, on which perf report stops)
+ * is replaced in *ev by a copy that names offcpu-runq, valid until the next call.
+ */
+int offcpu__judge(struct offcpu *o, const struct perf_event_header **ev, uint64_t time);
+
+/* The end: the intervals still open are cut at the last record's time and written.
+ * 0 or -errno. */
+int offcpu__finish(struct offcpu *o);
+
+const struct offcpu_stats *offcpu__stats(const struct offcpu *o);
+
+#endif

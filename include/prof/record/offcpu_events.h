@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel side of --off-cpu (offcpu.h turns it into intervals): the context-switch
+ * software event, sampled at every switch (period 1) with the sampling events' fields
+ * and call chain, whose sample is the stack of the task switching out.  It shares the
+ * sampling events' sample_type, so one layout reads every sample.  Its samples never
+ * reach the file: the file gets offcpu-runq and offcpu-blocked samples instead, two
+ * events of prof's own (a software attr with its name in EVENT_DESC, as perf writes
+ * its offcpu-time) with ids the kernel never gives (OFFCPU_ID_*).
+ * (PERF_RECORD_SWITCH_CPU_WIDE, the other half, comes from the sideband event's
+ * attr.context_switch.)  File descriptors: one per CPU.
+ */
+#ifndef PROF_RECORD_OFFCPU_EVENTS_H
+#define PROF_RECORD_OFFCPU_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/threadmap.h>
+
+#include "prof/perfdata/perf_data.h"
+
+/* The sample ids of prof's off-CPU events: the kernel counts its ids up from 1. */
+#define OFFCPU_ID_RUNQ 0xfffffffffff0cbe1ull
+#define OFFCPU_ID_BLOCKED 0xfffffffffff0cbe2ull
+#define OFFCPU_NAME_RUNQ "offcpu-runq"
+#define OFFCPU_NAME_BLOCKED "offcpu-blocked"
+
+struct offcpu_events;
+
+/*
+ * Add the context-switch event to evlist (which gives it the evlist's CPUs) and open
+ * it, disabled, with sampling's sample_type and call-chain settings.  0 or -errno
+ * (*ret untouched; what was added is removed).
+ */
+int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
+			const struct perf_event_attr *sampling, struct offcpu_events **ret);
+/*
+ * For a scope of cgroups only, the kernel's cgroup filter (cgroup_sampling.h), as the
+ * sampling events: the switches of other tenants' tasks cost no sample and no stack.
+ * The switch records still come for every task (each CPU's timeline needs them).
+ * offcpu_events__redirect() sends its records into the rings; 0 or -errno.
+ */
+int offcpu_events__open_by_cgroup(const struct perf_event_attr *sampling, const int *cgroup_fds, size_t nr_cgroups,
+				  const int *cpus, size_t nr_cpus, struct offcpu_events **ret);
+int offcpu_events__redirect(struct offcpu_events *o, const int *out_fds);
+/* The cgroup events on or off (the evlist's own event goes with the evlist); NULL-safe. */
+void offcpu_events__enable(struct offcpu_events *o, bool on);
+struct offcpu_events *offcpu_events__free(struct offcpu_events *o);
+
+/* After the rings are mapped: the sample ids the kernel gave it.  0 or -errno. */
+int offcpu_events__read_ids(struct offcpu_events *o);
+/* ... one per CPU (per CPU and cgroup with the filter), owned by o. */
+const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t *ret_nr);
+
+/* The file's two events, offcpu-runq then offcpu-blocked, for samples of sampling's
+ * fields whose period is nanoseconds. */
+void offcpu_events__attrs(const struct perf_event_attr *sampling, struct perf_data_event out[2]);
+
+#endif

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <perf/event.h>
+
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/idmap.h"
+#include "prof/base/util.h"
+#include "prof/record/offcpu.h"
+#include "prof/record/offcpu_events.h"
+
+#ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
+#define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (1 << 14)
+#endif
+#define PF_KTHREAD 0x00200000u
+
+/* Who held each CPU lately: enough to cover a wait of many time slices. */
+#define CPU_SEGMENTS 1024
+#define MAX_CPUS 4096
+/* Distinct holders of one offcpu-runq interval written apart; the rest as [unknown]. */
+#define MAX_SPLIT 8
+
+enum thread_state { T_RUNNING, T_STACKED, T_OUT };
+
+/* A thread of the scope: its last switch-out stack sample, its open interval. */
+struct thread {
+	int32_t tid, pid;
+	uint8_t state;
+	bool runq;                      /* switched out while runnable */
+	bool lost;                      /* a gap in the records since it switched out */
+	bool nostack;                   /* switched out without a stack sample first */
+	bool dead;                      /* its EXIT came: its last switch-out opens nothing */
+	uint32_t out_cpu;
+	uint64_t out_time;
+	uint8_t *rec;                   /* its context-switch sample (owned) */
+	uint32_t rec_len, rec_cap;
+};
+
+/* What kind of task a holder is (kept per tid until its EXIT or a reuse). */
+struct holder_kind {
+	int32_t tid;
+	bool kthread;
+	bool uid_known;
+	uint32_t uid;
+};
+
+/* Who ran on a CPU when; told apart (holder_of) only when a wait of the scope
+ * overlaps it, so most tasks of a busy host are never looked at. */
+struct segment {
+	uint64_t start, end;
+	int32_t pid, tid;
+};
+
+struct cpu {
+	bool known;                     /* runner and since hold */
+	int32_t pid, tid;               /* running since `since` */
+	uint64_t since;
+	uint64_t valid_from;            /* segments older than this (a gap) are not trusted */
+	uint32_t head, nr;              /* segs[head - 1] is the newest */
+	struct segment segs[CPU_SEGMENTS];
+};
+
+struct offcpu {
+	struct offcpu_config cfg;
+	struct idmap *switch_ids;
+	struct hashtable threads;       /* struct thread by tid */
+	struct hashtable kinds;         /* struct holder_kind by tid */
+	struct cpu *cpus[MAX_CPUS];     /* allocated when first used */
+	uint64_t first_time, last_time;
+	uint8_t *buf;                   /* one interval's sample */
+	size_t buf_cap;
+	uint8_t *fix;                   /* one record renamed (rename_id) */
+	size_t fix_cap;
+	struct offcpu_stats st;
+};
+
+static bool tid_eq(const void *entry, const void *key, const void *ctx)
+{
+	return *(const int32_t *)entry == *(const int32_t *)key;
+}
+
+static uint64_t tid_hash(int32_t tid)
+{
+	return hash__u64((uint64_t)(uint32_t)tid) | 1;
+}
+
+int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
+{
+	struct offcpu *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->cfg = *cfg;
+	o->switch_ids = idmap__new();
+	if (!o->switch_ids)
+		goto err;
+	for (size_t i = 0; i < cfg->nr_switch_ids; i++)
+		if (idmap__set(o->switch_ids, cfg->switch_ids[i], 1) < 0)
+			goto err;
+	hashtable__init(&o->threads, sizeof(struct thread), tid_eq, NULL);
+	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
+	*ret = o;
+	return 0;
+err:
+	idmap__free(o->switch_ids);
+	free(o);
+	return -ENOMEM;
+}
+
+struct offcpu *offcpu__free(struct offcpu *o)
+{
+	struct thread *t;
+	size_t it = 0;
+
+	if (!o)
+		return NULL;
+	while ((t = hashtable__next(&o->threads, &it)))
+		free(t->rec);
+	hashtable__release(&o->threads);
+	hashtable__release(&o->kinds);
+	for (size_t c = 0; c < MAX_CPUS; c++)
+		free(o->cpus[c]);
+	idmap__free(o->switch_ids);
+	free(o->buf);
+	free(o->fix);
+	free(o);
+	return NULL;
+}
+
+const struct offcpu_stats *offcpu__stats(const struct offcpu *o)
+{
+	return &o->st;
+}
+
+static struct thread *thread_find(struct offcpu *o, int32_t tid)
+{
+	return hashtable__find(&o->threads, tid_hash(tid), &tid);
+}
+
+static void thread_forget(struct offcpu *o, int32_t tid)
+{
+	struct thread *t = thread_find(o, tid);
+
+	if (!t)
+		return;
+	free(t->rec);
+	hashtable__remove(&o->threads, tid_hash(tid), &tid);
+}
+
+static struct cpu *cpu_get(struct offcpu *o, uint32_t c)
+{
+	if (c >= MAX_CPUS)
+		return NULL;
+	if (!o->cpus[c])
+		o->cpus[c] = calloc(1, sizeof(struct cpu));
+	return o->cpus[c];
+}
+
+/* ---- who held a CPU ----------------------------------------------------------- */
+
+/* Is tid a kernel thread, and its uid: read from /proc once per task. */
+static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t tid)
+{
+	struct holder_kind *k = hashtable__find(&o->kinds, tid_hash(tid), &tid);
+	_cleanup_free_ char *stat = NULL;
+	struct holder_kind nk = { .tid = tid };
+	char path[32];
+	struct stat sb;
+	bool created;
+
+	if (k)
+		return k;
+	snprintf(path, sizeof(path), "%d/stat", tid);
+	if (read_file_full(o->cfg.proc_fd, path, 4096, &stat) > 0) {
+		/* the fields after "(comm) ": state ppid pgrp session tty_nr tpgid flags */
+		const char *p = strrchr(stat, ')');
+		unsigned long flags = 0;
+
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1)
+			nk.kthread = flags & PF_KTHREAD;
+	}
+	nk.uid_known = o->cfg.uid_of(o->cfg.ctx, tid, &nk.uid);
+	snprintf(path, sizeof(path), "%d", pid > 0 ? pid : tid);
+	if (!nk.uid_known && fstatat(o->cfg.proc_fd, path, &sb, 0) == 0) {
+		nk.uid = sb.st_uid;
+		nk.uid_known = true;
+	}
+	k = hashtable__insert(&o->kinds, tid_hash(tid), &tid, &created);
+	if (k)
+		*k = nk;
+	return k;
+}
+
+static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
+{
+	const struct holder_kind *k;
+
+	if (tid == 0)
+		return OFFCPU_HOLDER_IDLE;
+	if (o->cfg.in_scope(o->cfg.ctx, pid, tid, 0) > 0)
+		return OFFCPU_HOLDER_SELF;
+	k = kind_of(o, pid, tid);
+	if (!k)
+		return OFFCPU_HOLDER_UNKNOWN;
+	if (k->kthread)
+		return OFFCPU_HOLDER_SYSTEM;
+	if (!o->cfg.name_holders)
+		return OFFCPU_HOLDER_OTHERS;
+	if (!k->uid_known || k->uid > UINT32_MAX - OFFCPU_HOLDER_UID)
+		return OFFCPU_HOLDER_UNKNOWN;
+	return OFFCPU_HOLDER_UID + k->uid;
+}
+
+/* The CPU's runner leaves it at time: its segment, then next runs there. */
+static void cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_t next_tid, uint64_t time)
+{
+	if (c->known && time > c->since) {
+		struct segment *s = &c->segs[c->head];
+
+		*s = (struct segment){ .start = c->since, .end = time, .pid = c->pid, .tid = c->tid };
+		c->head = (c->head + 1) % CPU_SEGMENTS;
+		c->nr = MIN(c->nr + 1, CPU_SEGMENTS);
+	}
+	c->known = true;
+	c->pid = next_pid;
+	c->tid = next_tid;
+	c->since = time;
+}
+
+struct split {
+	uint32_t holder[MAX_SPLIT];
+	uint64_t ns[MAX_SPLIT];
+	size_t nr;
+};
+
+static void split_add(struct split *s, uint32_t holder, uint64_t ns)
+{
+	size_t i;
+
+	if (!ns)
+		return;
+	for (i = 0; i < s->nr && s->holder[i] != holder; i++)
+		;
+	if (i == s->nr) {
+		if (s->nr == MAX_SPLIT)
+			i = 0, holder = OFFCPU_HOLDER_UNKNOWN;
+		for (i = 0; i < s->nr && s->holder[i] != holder; i++)
+			;
+		if (i == s->nr) {
+			s->holder[s->nr] = holder;
+			s->ns[s->nr++] = 0;
+		}
+	}
+	s->ns[i] += ns;
+}
+
+/*
+ * Who held CPU c during [t0, t1) while tid waited: its segments, newest first, and its
+ * runner now.  That runner is tid itself from the switch-out record of the one before
+ * to tid's switch-in record (the switch itself, ~1 us): that slice is the one before's.
+ */
+static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_t t0, uint64_t t1, struct split *s)
+{
+	struct cpu *c = cpu < MAX_CPUS ? o->cpus[cpu] : NULL;
+	uint64_t covered = 0;
+
+	s->nr = 0;
+	if (c && c->known && c->since < t1 && c->since >= c->valid_from) {
+		uint64_t from = MAX(c->since, t0);
+		const struct segment *last = &c->segs[(c->head + CPU_SEGMENTS - 1) % CPU_SEGMENTS];
+		uint32_t h = c->tid == tid && c->nr ? holder_of(o, last->pid, last->tid) : holder_of(o, c->pid, c->tid);
+
+		split_add(s, h, t1 - from);
+		covered += t1 - from;
+	}
+	for (uint32_t i = 0; c && i < c->nr; i++) {
+		const struct segment *g = &c->segs[(c->head + CPU_SEGMENTS - 1 - i) % CPU_SEGMENTS];
+		uint64_t a = MAX(g->start, t0), b = MIN(g->end, t1);
+
+		if (g->end <= t0 || g->start < c->valid_from)
+			break;
+		if (b > a) {
+			split_add(s, holder_of(o, g->pid, g->tid), b - a);
+			covered += b - a;
+		}
+	}
+	if (covered < t1 - t0)
+		split_add(s, OFFCPU_HOLDER_UNKNOWN, t1 - t0 - covered);
+}
+
+/* ---- intervals ---------------------------------------------------------------- */
+
+/* Its stack sample as one of prof's: id, time, period, CPU and holder rewritten. */
+static int emit_one(struct offcpu *o, const struct thread *t, uint64_t id, uint64_t time, uint64_t ns,
+		    uint32_t cpu, uint32_t holder)
+{
+	const struct sample_layout *l = o->cfg.layout;
+	struct perf_event_header *ev;
+	uint64_t *u;
+
+	if (o->buf_cap < t->rec_len) {
+		uint8_t *nb = realloc(o->buf, t->rec_len);
+
+		if (!nb)
+			return -ENOMEM;
+		o->buf = nb;
+		o->buf_cap = t->rec_len;
+	}
+	memcpy(o->buf, t->rec, t->rec_len);
+	ev = (struct perf_event_header *)(void *)o->buf;
+	u = (uint64_t *)(void *)(ev + 1);
+	u[l->s_id] = id;
+	u[l->s_time] = time;
+	u[l->s_period] = ns;
+	u[l->s_cpu] = (uint64_t)cpu | (uint64_t)holder << 32;
+	if (o->cfg.user_only && l->s_ip >= 0) {
+		/* no kernel address for them: the ip is the user leaf, or none */
+		uint64_t ip = 0, period, nr = 0;
+		const uint64_t *chain;
+
+		if (sample_layout__ip_chain(l, ev, &(uint64_t){ 0 }, &period, &chain, &nr))
+			for (uint64_t i = 0; i < nr && !ip; i++)
+				if (chain[i] < PERF_CONTEXT_MAX)
+					ip = chain[i];
+		u[l->s_ip] = ip;
+		ev->misc = (uint16_t)((ev->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | PERF_RECORD_MISC_USER);
+	}
+	return o->cfg.emit(o->cfg.ctx, ev, time);
+}
+
+/* Thread t's interval closes at t1 on cpu: counted, and written when it can be. */
+static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint32_t cpu)
+{
+	uint64_t ns = t1 > t->out_time ? t1 - t->out_time : 0;
+	struct split s;
+	int err = 0;
+
+	t->state = T_RUNNING;
+	if (t->lost) {
+		o->st.lost_intervals++;
+		o->st.lost_ns += ns;
+		return 0;
+	}
+	if (t->nostack || !t->rec_len) {
+		o->st.nostack_intervals++;
+		o->st.nostack_ns += ns;
+		return 0;
+	}
+	if (!ns)
+		return 0;
+	if (!t->runq) {
+		err = emit_one(o, t, OFFCPU_ID_BLOCKED, t1, ns, cpu, OFFCPU_HOLDER_NONE);
+		if (err > 0) {
+			o->st.intervals++;
+			o->st.blocked_ns += ns;
+		}
+		return err < 0 ? err : 0;
+	}
+	split_by_holder(o, t->tid, cpu, t->out_time, t1, &s);
+	/* one sample per holder, a nanosecond apart: each its own (time, tid) */
+	for (size_t i = 0; i < s.nr && err >= 0; i++) {
+		int w = emit_one(o, t, OFFCPU_ID_RUNQ, t1 - i, s.ns[i], cpu, s.holder[i]);
+
+		err = w < 0 ? w : err + w;
+	}
+	if (err > 0) {
+		o->st.intervals++;
+		o->st.runq_ns += ns;
+		for (size_t i = 0; i < s.nr; i++)
+			if (s.holder[i] == OFFCPU_HOLDER_UNKNOWN)
+				o->st.unknown_holder_ns += s.ns[i];
+	}
+	return err < 0 ? err : 0;
+}
+
+/* The context-switch sample of a task switching out: its stack, kept for its switch-out. */
+static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
+{
+	const struct sample_layout *l = o->cfg.layout;
+	int32_t pid, tid;
+	struct thread *t;
+	bool created;
+
+	if (!sample_layout__tid(l, ev, &pid, &tid) || tid <= 0 || l->s_id < 0 || l->s_time < 0 ||
+	    l->s_period < 0 || l->s_cpu < 0)
+		return 1;
+	t = thread_find(o, tid);
+	if (!t && o->cfg.in_scope(o->cfg.ctx, pid, tid, sample_layout__cgroup(l, ev)) == 0)
+		return 1;       /* not the scope's: no stack kept, nothing tracked */
+	if (!t) {
+		t = hashtable__insert(&o->threads, tid_hash(tid), &tid, &created);
+		if (!t)
+			return -ENOMEM;
+		*t = (struct thread){ .tid = tid, .pid = pid };
+	}
+	if (t->dead)
+		return 1;
+	if (t->rec_cap < ev->size) {
+		uint8_t *nr = realloc(t->rec, ev->size);
+
+		if (!nr)
+			return -ENOMEM;
+		t->rec = nr;
+		t->rec_cap = ev->size;
+	}
+	memcpy(t->rec, ev, ev->size);
+	t->rec_len = ev->size;
+	t->pid = pid;
+	t->state = T_STACKED;
+	return 1;
+}
+
+static uint64_t trailer_u64(const struct sample_layout *l, const struct perf_event_header *ev, int idx)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)ev + ev->size - 8 * (unsigned)idx, 8);
+	return v;
+}
+
+static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint64_t time)
+{
+	const struct sample_layout *l = o->cfg.layout;
+	const struct perf_record_switch *sw = (const void *)ev;
+	uint32_t ids[2], cpu;
+	struct thread *t;
+	struct cpu *c;
+
+	o->st.switches++;
+	if (ev->type != PERF_RECORD_SWITCH_CPU_WIDE || ev->size < sizeof(*sw) + l->trailer_size ||
+	    l->t_tid < 0 || l->t_cpu < 0)
+		return 1;
+	memcpy(ids, &(uint64_t){ trailer_u64(l, ev, l->t_tid) }, 8);
+	cpu = (uint32_t)trailer_u64(l, ev, l->t_cpu);
+	c = cpu_get(o, cpu);
+	if (!c)
+		return cpu < MAX_CPUS ? -ENOMEM : 1;
+	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		/* ids: the task leaving; next_prev: the one coming */
+		cpu_switch(o, c, (int32_t)sw->next_prev_pid, (int32_t)sw->next_prev_tid, time);
+		t = thread_find(o, (int32_t)ids[1]);
+		if (!t)
+			return 1;
+		if (t->dead) {
+			thread_forget(o, t->tid);       /* its last switch */
+			return 1;
+		}
+		t->nostack = t->state != T_STACKED;
+		t->state = T_OUT;
+		t->runq = ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+		t->lost = false;
+		t->out_time = time;
+		t->out_cpu = cpu;
+		return 1;
+	}
+	/* in: ids is the task coming; the CPU's timeline starts here if unknown yet */
+	if (!c->known)
+		cpu_switch(o, c, (int32_t)ids[0], (int32_t)ids[1], time);
+	t = thread_find(o, (int32_t)ids[1]);
+	if (!t && (int32_t)ids[1] > 0 && o->cfg.in_scope(o->cfg.ctx, (int32_t)ids[0], (int32_t)ids[1], 0) > 0) {
+		/* first seen coming back: off a CPU since before the recording */
+		struct thread nt = { .tid = (int32_t)ids[1], .pid = (int32_t)ids[0] };
+		bool created;
+
+		t = hashtable__insert(&o->threads, tid_hash(nt.tid), &nt.tid, &created);
+		if (!t)
+			return -ENOMEM;
+		*t = nt;
+		o->st.cut_start++;
+		o->st.cut_start_ns += time - o->first_time;
+		return 1;
+	}
+	if (!t || t->state != T_OUT)
+		return 1;
+	return close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
+}
+
+/* A gap: no interval open across it is known to be waiting, no CPU's past is known. */
+static void on_lost(struct offcpu *o, uint64_t time)
+{
+	struct thread *t;
+	size_t it = 0;
+
+	while ((t = hashtable__next(&o->threads, &it)))
+		if (t->state == T_OUT)
+			t->lost = true;
+	for (size_t c = 0; c < MAX_CPUS; c++)
+		if (o->cpus[c]) {
+			o->cpus[c]->valid_from = time;
+			o->cpus[c]->known = false;
+		}
+}
+
+/* A record of the kernel's that names the context-switch event in its sample id: a
+ * copy that names offcpu-runq, an event of the file. */
+static int rename_id(struct offcpu *o, const struct perf_event_header **pev)
+{
+	const struct sample_layout *l = o->cfg.layout;
+	const struct perf_event_header *ev = *pev;
+	uint32_t v;
+	uint64_t id;
+
+	if (l->t_id < 0 || ev->size < sizeof(*ev) + l->trailer_size)
+		return 0;
+	memcpy(&id, (const char *)ev + ev->size - 8 * (unsigned)l->t_id, 8);
+	if (!idmap__get(o->switch_ids, id, &v))
+		return 0;
+	if (o->fix_cap < ev->size) {
+		uint8_t *nb = realloc(o->fix, ev->size);
+
+		if (!nb)
+			return -ENOMEM;
+		o->fix = nb;
+		o->fix_cap = ev->size;
+	}
+	memcpy(o->fix, ev, ev->size);
+	id = OFFCPU_ID_RUNQ;
+	memcpy(o->fix + ev->size - 8 * (unsigned)l->t_id, &id, 8);
+	*pev = (const struct perf_event_header *)(const void *)o->fix;
+	return 0;
+}
+
+int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64_t time)
+{
+	const struct perf_event_header *ev = *pev;
+	uint32_t v;
+
+	if (time > o->last_time)
+		o->last_time = time;
+	if (!o->first_time && time)
+		o->first_time = time;
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		if (!idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v))
+			return 0;
+		return on_stack(o, ev);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: {
+		int err = on_switch(o, ev, time);
+		return err;
+	}
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_FORK:
+		if (ev->size >= sizeof(struct perf_record_fork)) {
+			const struct perf_record_fork *f = (const void *)ev;
+			int32_t tid = (int32_t)f->tid;
+			struct thread *t = thread_find(o, tid);
+
+			hashtable__remove(&o->kinds, tid_hash(tid), &tid);
+			if (t && ev->type == PERF_RECORD_EXIT)
+				t->dead = true;
+			else if (t)
+				thread_forget(o, tid);  /* a new task with an old tid */
+		}
+		return 0;
+	case PERF_RECORD_LOST:
+		/* (LOST_SAMPLES loses samples, not switches: an interval without its
+		 * stack is counted as such) */
+		on_lost(o, time);
+		return rename_id(o, pev);
+	default:
+		return rename_id(o, pev);
+	}
+}
+
+int offcpu__finish(struct offcpu *o)
+{
+	struct thread *t;
+	size_t it = 0;
+
+	/* emitting inserts nothing here: the walk holds */
+	while ((t = hashtable__next(&o->threads, &it))) {
+		int err;
+
+		uint64_t written = o->st.intervals;
+
+		if (t->state != T_OUT || t->dead)
+			continue;
+		err = close_interval(o, t, o->last_time, t->out_cpu);
+		if (err < 0)
+			return err;
+		o->st.cut_end += o->st.intervals != written;
+	}
+	return 0;
+}

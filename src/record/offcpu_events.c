@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perf/evsel.h>
+
+#include "prof/record/cgroup_sampling.h"
+#include "prof/record/offcpu_events.h"
+
+struct offcpu_events {
+	struct perf_evlist *evlist;     /* borrowed: it owns evsel once added */
+	struct perf_evsel *evsel;
+	struct cgroup_sampling *by_cgroup;      /* instead of evsel */
+	int nr_cpus;
+	uint64_t *ids;
+	size_t nr_ids;
+};
+
+static void switch_attr(const struct perf_event_attr *sampling, struct perf_event_attr *ret)
+{
+	struct perf_event_attr a = *sampling;
+
+	/*
+	 * It fires in the task switching out, before the switch: its call chain is that
+	 * task's stack there (kernel: __schedule and what led to it; user: the call that
+	 * blocked, or the code preempted).  Period 1: every switch, or the interval that
+	 * follows has no stack.
+	 */
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.freq = 0;
+	a.sample_period = 1;
+	a.exclude_user = 0;
+	/* it fires in the kernel (schedule()): kept away from kernel addresses, the
+	 * call chain is the user's only and offcpu.h moves the ip to its leaf */
+	a.exclude_kernel = 0;
+	a.exclude_callchain_kernel = sampling->exclude_kernel;
+	a.disabled = 1;
+	*ret = a;
+}
+
+int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
+			const struct perf_event_attr *sampling, struct offcpu_events **ret)
+{
+	struct offcpu_events *o = calloc(1, sizeof(*o));
+	struct perf_event_attr a;
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	switch_attr(sampling, &a);
+	o->evsel = perf_evsel__new(&a);
+	if (!o->evsel) {
+		free(o);
+		return -ENOMEM;
+	}
+	o->evlist = evlist;
+	o->nr_cpus = perf_cpu_map__nr(cpus);
+	perf_evlist__add(evlist, o->evsel);
+	err = perf_evsel__open(o->evsel, cpus, threads);
+	if (err < 0) {
+		perf_evlist__remove(evlist, o->evsel);
+		perf_evsel__delete(o->evsel);
+		free(o);
+		return err;
+	}
+	*ret = o;
+	return 0;
+}
+
+int offcpu_events__open_by_cgroup(const struct perf_event_attr *sampling, const int *cgroup_fds, size_t nr_cgroups,
+				  const int *cpus, size_t nr_cpus, struct offcpu_events **ret)
+{
+	struct offcpu_events *o = calloc(1, sizeof(*o));
+	struct perf_event_attr a;
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	switch_attr(sampling, &a);
+	err = cgroup_sampling__open(&a, cgroup_fds, nr_cgroups, cpus, nr_cpus, &o->by_cgroup);
+	if (err < 0) {
+		free(o);
+		return err;
+	}
+	*ret = o;
+	return 0;
+}
+
+int offcpu_events__redirect(struct offcpu_events *o, const int *out_fds)
+{
+	return o && o->by_cgroup ? cgroup_sampling__redirect(o->by_cgroup, out_fds) : 0;
+}
+
+void offcpu_events__enable(struct offcpu_events *o, bool on)
+{
+	if (!o || !o->by_cgroup)
+		return;
+	if (on)
+		cgroup_sampling__enable(o->by_cgroup);
+	else
+		cgroup_sampling__disable(o->by_cgroup);
+}
+
+struct offcpu_events *offcpu_events__free(struct offcpu_events *o)
+{
+	if (!o)
+		return NULL;
+	free(o->ids);   /* the evsel is the evlist's */
+	cgroup_sampling__free(o->by_cgroup);
+	free(o);
+	return NULL;
+}
+
+int offcpu_events__read_ids(struct offcpu_events *o)
+{
+	if (o->by_cgroup) {
+		size_t nr;
+		const uint64_t *ids = cgroup_sampling__ids(o->by_cgroup, &nr);
+
+		o->ids = malloc(nr * sizeof(uint64_t) + 1);
+		if (!o->ids)
+			return -ENOMEM;
+		memcpy(o->ids, ids, nr * sizeof(uint64_t));
+		o->nr_ids = nr;
+		return 0;
+	}
+	o->ids = calloc((size_t)o->nr_cpus, sizeof(uint64_t));
+	if (!o->ids)
+		return -ENOMEM;
+	o->nr_ids = (size_t)o->nr_cpus;
+	for (int c = 0; c < o->nr_cpus; c++) {
+		struct perf_counts_values v = { 0 };
+		int err = perf_evsel__read(o->evsel, c, 0, &v);
+
+		if (err < 0)
+			return err;
+		o->ids[c] = v.id;
+	}
+	return 0;
+}
+
+const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t *ret_nr)
+{
+	*ret_nr = o && o->ids ? o->nr_ids : 0;
+	return o ? o->ids : NULL;
+}
+
+void offcpu_events__attrs(const struct perf_event_attr *sampling, struct perf_data_event out[2])
+{
+	static const uint64_t ids[2] = { OFFCPU_ID_RUNQ, OFFCPU_ID_BLOCKED };
+	static const char *const names[2] = { OFFCPU_NAME_RUNQ, OFFCPU_NAME_BLOCKED };
+
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_attr a = *sampling;
+
+		/* as perf's offcpu-time: a software event of period 1, each sample's period
+		 * its nanoseconds, named in EVENT_DESC */
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_BPF_OUTPUT;
+		a.freq = 0;
+		a.sample_period = 1;
+		a.disabled = 1;
+		out[i] = (struct perf_data_event){ .attr = a, .name = names[i], .ids = &ids[i], .nr_ids = 1 };
+	}
+}

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Off-CPU intervals from hand-made records: a sleep is offcpu-blocked, a preemption
+ * offcpu-runq split by who held the CPU (by uid for an admin, "other tenants" for a
+ * tenant), an interval across a LOST gap is lost and never written, tasks outside the
+ * scope are not tracked, and a record naming the context-switch event is renamed.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <perf/event.h>
+
+#include "prof/record/offcpu.h"
+#include "prof/record/offcpu_events.h"
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+	    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define SWITCH_ID 77
+#define IN_SCOPE 100    /* the scope's thread */
+#define NEIGHBOUR 200   /* uid 1001's */
+
+struct emitted {
+	uint64_t id, time, period, ip;
+	uint32_t cpu, holder;
+	uint16_t misc;
+};
+
+static struct sample_layout layout;
+static struct emitted out[32];
+static size_t nr_out;
+static struct offcpu *o;
+static const uint64_t switch_ids[] = { SWITCH_ID };
+static int proc_fd = -1;
+
+static int in_scope(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup)
+{
+	return tid == IN_SCOPE;
+}
+
+static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
+{
+	*ret = 1001;
+	return tid == NEIGHBOUR;
+}
+
+static int emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
+{
+	const uint64_t *u = (const uint64_t *)(const void *)(ev + 1);
+
+	cr_assert_lt(nr_out, 32);
+	out[nr_out++] = (struct emitted){ .id = u[layout.s_id], .time = u[layout.s_time], .period = u[layout.s_period],
+					  .ip = u[layout.s_ip], .cpu = (uint32_t)u[layout.s_cpu],
+					  .holder = (uint32_t)(u[layout.s_cpu] >> 32), .misc = ev->misc };
+	cr_assert_eq(time, u[layout.s_time]);
+	return 1;
+}
+
+static void start(bool admin, bool user_only)
+{
+	char dir[] = "/tmp/prof-offcpu-test.XXXXXX";
+	struct offcpu_config c = { .layout = &layout, .switch_ids = switch_ids, .nr_switch_ids = 1,
+				   .name_holders = admin, .user_only = user_only, .in_scope = in_scope,
+				   .uid_of = uid_of, .emit = emit };
+
+	sample_layout__init(&layout, ST);
+	cr_assert_not_null(mkdtemp(dir));
+	proc_fd = open(dir, O_RDONLY | O_DIRECTORY);    /* an empty /proc: no kernel threads */
+	rmdir(dir);
+	c.proc_fd = proc_fd;
+	nr_out = 0;
+	cr_assert_eq(offcpu__new(&c, &o), 0);
+}
+
+static void stop(void)
+{
+	o = offcpu__free(o);
+	close(proc_fd);
+}
+
+/* The context-switch sample of tid: ip in the kernel, a two-frame chain. */
+static int stack(int32_t tid, uint64_t time, uint32_t cpu)
+{
+	uint64_t rec[16] = { 0 };
+	struct perf_event_header *h = (void *)rec;
+	uint64_t *u = rec + 1;
+	const struct perf_event_header *ev = h;
+
+	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL,
+					 .size = 8 * 11 };
+	u[0] = SWITCH_ID;
+	u[1] = 0xffffffff81000000ull;
+	u[2] = (uint64_t)(uint32_t)tid << 32 | (uint32_t)tid;
+	u[3] = time;
+	u[4] = cpu;
+	u[5] = 1;
+	u[6] = 3;
+	u[7] = PERF_CONTEXT_KERNEL;
+	u[8] = PERF_CONTEXT_USER;
+	u[9] = 0x401000;
+	return offcpu__judge(o, &ev, time);
+}
+
+/* A SWITCH_CPU_WIDE: out (tid leaves for other) or in (tid comes after other). */
+static int sw(bool out_, bool preempt, int32_t tid, int32_t other, uint64_t time, uint32_t cpu)
+{
+	uint64_t rec[8] = { 0 };
+	struct perf_record_switch *s = (void *)rec;
+	uint64_t *t = rec + 2;
+	const struct perf_event_header *ev = (void *)rec;
+
+	s->header = (struct perf_event_header){
+		.type = PERF_RECORD_SWITCH_CPU_WIDE, .size = 8 * 6,
+		.misc = (uint16_t)((out_ ? PERF_RECORD_MISC_SWITCH_OUT : 0) |
+				   (preempt ? PERF_RECORD_MISC_SWITCH_OUT_PREEMPT : 0)),
+	};
+	s->next_prev_pid = (uint32_t)other;
+	s->next_prev_tid = (uint32_t)other;
+	t[0] = (uint64_t)(uint32_t)tid << 32 | (uint32_t)tid;
+	t[1] = time;
+	t[2] = cpu;
+	t[3] = 5;       /* the sideband's id */
+	return offcpu__judge(o, &ev, time);
+}
+
+static const struct perf_event_header *lost(uint64_t time, uint64_t id, uint64_t *rec)
+{
+	const struct perf_event_header *ev = (void *)rec;
+
+	memset(rec, 0, 8 * 7);
+	*(struct perf_event_header *)rec = (struct perf_event_header){ .type = PERF_RECORD_LOST, .size = 8 * 7 };
+	rec[1] = id;
+	rec[2] = 10;
+	rec[3] = 0;
+	rec[4] = time;
+	rec[5] = 0;
+	rec[6] = id;
+	cr_assert_eq(offcpu__judge(o, &ev, time), 0);
+	return ev;
+}
+
+Test(offcpu, a_sleep_is_blocked_with_its_stack_and_ends_at_the_switch_in)
+{
+	start(true, false);
+	cr_assert_eq(stack(IN_SCOPE, 1000, 0), 1, "the stack sample is consumed");
+	cr_assert_eq(sw(true, false, IN_SCOPE, 0, 1001, 0), 1);
+	cr_assert_eq(sw(true, false, 0, IN_SCOPE, 5001, 0), 1);
+	cr_assert_eq(sw(false, false, IN_SCOPE, 0, 5001, 0), 1);
+	cr_assert_eq(nr_out, 1);
+	cr_assert_eq(out[0].id, OFFCPU_ID_BLOCKED);
+	cr_assert_eq(out[0].period, 4000);
+	cr_assert_eq(out[0].time, 5001);
+	cr_assert_eq(out[0].holder, OFFCPU_HOLDER_NONE);
+	cr_assert_eq(offcpu__stats(o)->blocked_ns, 4000);
+	stop();
+}
+
+/* Preempted at 1001 by the neighbour (2000 ns), then the CPU idle (1000 ns). */
+static void preempted(void)
+{
+	stack(IN_SCOPE, 1000, 1);
+	sw(true, true, IN_SCOPE, NEIGHBOUR, 1001, 1);
+	sw(false, false, NEIGHBOUR, IN_SCOPE, 1001, 1);
+	sw(true, true, NEIGHBOUR, 0, 3001, 1);
+	sw(true, false, 0, IN_SCOPE, 4001, 1);
+	sw(false, false, IN_SCOPE, 0, 4001, 1);
+}
+
+static uint64_t held(uint32_t holder)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < nr_out; i++) {
+		cr_assert_eq(out[i].id, OFFCPU_ID_RUNQ);
+		cr_assert_eq(out[i].cpu, 1);
+		if (out[i].holder == holder)
+			ns += out[i].period;
+	}
+	return ns;
+}
+
+Test(offcpu, a_preemption_is_runq_split_by_who_held_the_cpu)
+{
+	start(true, false);
+	preempted();
+	cr_assert_eq(nr_out, 2);
+	cr_assert_eq(held(OFFCPU_HOLDER_UID + 1001), 2000);
+	cr_assert_eq(held(OFFCPU_HOLDER_IDLE), 1000);
+	cr_assert_neq(out[0].time, out[1].time, "each holder's sample its own time");
+	cr_assert_eq(offcpu__stats(o)->runq_ns, 3000);
+	stop();
+}
+
+Test(offcpu, a_tenant_sees_other_tenants_not_their_uid)
+{
+	start(false, true);
+	preempted();
+	cr_assert_eq(held(OFFCPU_HOLDER_OTHERS), 2000);
+	cr_assert_eq(held(OFFCPU_HOLDER_UID + 1001), 0);
+	for (size_t i = 0; i < nr_out; i++) {
+		cr_assert_eq(out[i].ip, 0x401000, "no kernel address: the user leaf");
+		cr_assert_eq(out[i].misc & PERF_RECORD_MISC_CPUMODE_MASK, PERF_RECORD_MISC_USER);
+	}
+	stop();
+}
+
+Test(offcpu, an_interval_across_lost_records_is_lost_not_waiting)
+{
+	uint64_t rec[7];
+
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, true, IN_SCOPE, 0, 1001, 0);
+	lost(2000, 5, rec);
+	sw(false, false, IN_SCOPE, 0, 9001, 0);
+	cr_assert_eq(nr_out, 0);
+	cr_assert_eq(offcpu__stats(o)->lost_intervals, 1);
+	cr_assert_eq(offcpu__stats(o)->lost_ns, 8000);
+	cr_assert_eq(offcpu__stats(o)->runq_ns, 0);
+	stop();
+}
+
+Test(offcpu, a_task_outside_the_scope_is_not_tracked)
+{
+	start(true, false);
+	cr_assert_eq(stack(300, 1000, 0), 1);
+	sw(true, false, 300, 0, 1001, 0);
+	sw(false, false, 300, 0, 5001, 0);
+	cr_assert_eq(nr_out, 0);
+	cr_assert_eq(offcpu__stats(o)->intervals, 0);
+	stop();
+}
+
+Test(offcpu, an_interval_open_at_the_end_is_cut_there)
+{
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	sw(true, false, 0, 0, 3001, 0);         /* time goes on */
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(nr_out, 1);
+	cr_assert_eq(out[0].period, 2000);
+	cr_assert_eq(offcpu__stats(o)->cut_end, 1);
+	stop();
+}
+
+Test(offcpu, an_exited_thread_opens_nothing_at_its_last_switch)
+{
+	struct perf_record_fork e = { .header = { .type = PERF_RECORD_EXIT, .size = sizeof(e) },
+				      .pid = IN_SCOPE, .tid = IN_SCOPE };
+	const struct perf_event_header *ev = &e.header;
+
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	cr_assert_eq(offcpu__judge(o, &ev, 1000), 0, "EXIT goes on to be judged");
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(nr_out, 0);
+	stop();
+}
+
+Test(offcpu, a_record_naming_the_switch_event_names_offcpu_runq)
+{
+	uint64_t rec[7];
+	const struct perf_event_header *ev;
+
+	start(true, false);
+	ev = lost(2000, SWITCH_ID, rec);
+	cr_assert_neq((const void *)ev, (const void *)rec, "a copy");
+	ev = (const void *)rec;
+	cr_assert_eq(offcpu__judge(o, &ev, 2000), 0);
+	cr_assert_eq(((const uint64_t *)(const void *)ev)[6], OFFCPU_ID_RUNQ);
+	cr_assert_eq(rec[6], SWITCH_ID, "the original is untouched");
+	stop();
+}
+
+Test(offcpu, an_interval_open_at_the_start_is_counted_not_written)
+{
+	start(true, false);
+	sw(true, false, 0, 0, 1000, 0);         /* the first record */
+	sw(false, false, IN_SCOPE, 0, 4000, 0); /* off a CPU since before */
+	cr_assert_eq(nr_out, 0);
+	cr_assert_eq(offcpu__stats(o)->cut_start, 1);
+	cr_assert_eq(offcpu__stats(o)->cut_start_ns, 3000);
+	stack(IN_SCOPE, 5000, 0);
+	sw(true, false, IN_SCOPE, 0, 5001, 0);
+	sw(false, false, IN_SCOPE, 0, 6001, 0);
+	cr_assert_eq(nr_out, 1, "tracked from then on");
+	cr_assert_eq(offcpu__stats(o)->cut_start, 1);
+	stop();
+}
