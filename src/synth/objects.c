@@ -20,6 +20,8 @@
 struct object {
 	uint32_t maj, min;
 	uint64_t ino;
+	uint32_t gen;                   /* its inode's generation, when has_gen */
+	bool has_gen;                   /* from the kernel's MMAP2 (synthesized ones have none) */
 	int32_t kept;                   /* its build id's entry in kept[], -1: none read */
 	int err;                        /* why not, while kept < 0 */
 	uint8_t tries;
@@ -228,7 +230,8 @@ static bool hold(struct objects *o, struct kept *k, uint32_t obj, int fd)
 static struct task_file ref_of(const struct object *obj)
 {
 	return (struct task_file){ .pid = obj->pid, .start = obj->start, .end = obj->end, .path = obj->path,
-				   .maj = obj->maj, .min = obj->min, .ino = obj->ino };
+				   .maj = obj->maj, .min = obj->min, .ino = obj->ino, .gen = obj->gen,
+				   .has_gen = obj->has_gen };
 }
 
 /*
@@ -253,7 +256,9 @@ static int reach_file(struct objects *o, const struct task_file *f, uint32_t pla
 		return fd;
 	alt = task_file__open_in_root(places__root(o->places, place), f);
 	if (alt < 0)
-		return fd == -ESRCH ? fd : alt;
+		/* another file or a link at its path under the held root says more than
+		 * that the task was gone */
+		return fd == -ESRCH && alt != -ESTALE ? fd : alt;
 	*way = TASK_FILE_HELD_ROOT;
 	return alt;
 }
@@ -354,6 +359,12 @@ static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_
 		*idx = (uint32_t)o->nr_objs++;
 	}
 	obj = &o->objs[*idx];
+	if (!written && !obj->has_gen) {
+		/* the kernel's record (drained, not written): the generation of the inode
+		 * mapped, which a file made later at its number does not have */
+		obj->gen = (uint32_t)m->ino_generation;
+		obj->has_gen = true;
+	}
 	if (written && !obj->written) {
 		obj->written = true;
 		o->st.objects++;
@@ -801,6 +812,7 @@ int objects__open(struct objects *o, const struct task_file *f)
 {
 	const struct object *obj = object_find(o, f->maj, f->min, f->ino);
 	uint32_t place = places__of(o->places, f->pid);
+	struct task_file g = *f;
 	enum task_file_way way;
 	int fd;
 
@@ -810,7 +822,11 @@ int objects__open(struct objects *o, const struct task_file *f)
 	}
 	if (place == PLACE_NONE && obj)
 		place = obj->place;
-	return reach_file(o, f, place, false, &way);
+	if (obj && obj->has_gen && !g.has_gen) {
+		g.gen = obj->gen;
+		g.has_gen = true;
+	}
+	return reach_file(o, &g, place, false, &way);
 }
 
 bool objects__foreign(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size)
