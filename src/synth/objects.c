@@ -16,6 +16,11 @@
  * task of the same image may still run), this many times in all. */
 #define MAX_TRIES 4
 
+/* Objects whose task was gone before its place was known, waiting for its FORK (read
+ * from another CPU's ring, it may come after the MMAP2): at most this many, for two
+ * rounds. */
+#define MAX_PENDING 256
+
 /* One mapped file: (device, inode). */
 struct object {
 	uint32_t maj, min;
@@ -81,6 +86,9 @@ struct objects {
 	uint32_t *due, *hits;           /* kept entries: to copy; first hit this round */
 	size_t nr_due, cap_due, done_due, nr_hits, cap_hits;
 	unsigned int held, max_held;
+	struct pending { uint32_t obj, round; } *pending;
+	size_t nr_pending, cap_pending;
+	uint32_t round;
 	struct objects_stats st;
 };
 
@@ -164,6 +172,7 @@ struct objects *objects__free(struct objects *o)
 	free(o->dso_obj);
 	free(o->due);
 	free(o->hits);
+	free(o->pending);
 	hashtable__release(&o->obj_index);
 	hashtable__release(&o->kept_index);
 	places__free(o->places);
@@ -318,6 +327,9 @@ static int object_read(struct objects *o, uint32_t idx)
 	if (obj->err < 0) {
 		if (fd >= 0)
 			close(fd);
+		if (obj->err == -ESRCH && obj->place == PLACE_NONE && o->nr_pending < MAX_PENDING &&
+		    VEC_RESERVE(o->pending, o->cap_pending, o->nr_pending + 1) == 0)
+			o->pending[o->nr_pending++] = (struct pending){ idx, o->round };
 		return 0;
 	}
 	k = kept_get(o, &bid, idx);
@@ -376,6 +388,30 @@ static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_
 	    obj->err == -ENODATA)
 		return 0;
 	return object_read(o, *idx);
+}
+
+/* pid's FORK came: its objects pending (gone, their place unknown then) are tried
+ * again, now that its place is its parent's.  0 or -ENOMEM. */
+static int retry_pending(struct objects *o, int32_t pid)
+{
+	if (!o->nr_pending || places__of(o->places, pid) == PLACE_NONE)
+		return 0;
+	for (size_t i = 0; i < o->nr_pending;) {
+		uint32_t idx = o->pending[i].obj;
+		int err;
+
+		if (o->objs[idx].pid != pid) {
+			i++;
+			continue;
+		}
+		o->pending[i] = o->pending[--o->nr_pending];
+		if (o->objs[idx].kept >= 0 || o->objs[idx].tries >= MAX_TRIES)
+			continue;
+		err = object_read(o, idx);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 /* ---- samples: which objects they hit ---------------------------------------------- */
@@ -604,8 +640,11 @@ int objects__look_up(struct objects *o, const struct perf_event_header *ev)
 		len = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 : build_id__mmap2_path(ev);
 		return len ? note_mmap(o, (const void *)ev, len, false) : 0;
 	case PERF_RECORD_FORK:
-		if (ev->size >= sizeof(*f) && f->pid != f->ppid)
-			return places__fork(o->places, (int32_t)f->ppid, (int32_t)f->pid);
+		if (ev->size >= sizeof(*f) && f->pid != f->ppid) {
+			int err = places__fork(o->places, (int32_t)f->ppid, (int32_t)f->pid);
+
+			return err < 0 ? err : retry_pending(o, (int32_t)f->pid);
+		}
 		return 0;
 	case PERF_RECORD_EXIT:
 		if (ev->size >= sizeof(*f) && f->pid == f->tid)
@@ -727,6 +766,15 @@ static void first_hits(struct objects *o)
 
 void objects__round(struct objects *o)
 {
+	size_t n = 0;
+
+	/* a FORK is drained at most a pass after its child's MMAP2: older ones will not come */
+	for (size_t i = 0; i < o->nr_pending; i++)
+		if (o->round - o->pending[i].round < 2)
+			o->pending[n++] = o->pending[i];
+	o->nr_pending = n;
+	o->round++;
+	places__round(o->places);
 	if (!o->cfg.cache)
 		return;
 	first_hits(o);
