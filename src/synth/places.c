@@ -29,6 +29,7 @@ struct pid_place {
 	uint32_t place;
 	bool stale;                     /* it exec'd or changed namespaces since */
 	bool exited;                    /* kept a few rounds for records drained late */
+	uint32_t exit_round;
 };
 
 /* An exited pid, forgotten once its round is old enough. */
@@ -247,6 +248,7 @@ void places__forget(struct places *pl, int32_t pid, bool stale)
 		return;
 	}
 	e->exited = true;
+	e->exit_round = pl->round;
 	pl->exited[pl->nr_exited++] = (struct exited_pid){ pid, pl->round };
 }
 
@@ -258,8 +260,8 @@ void places__round(struct places *pl)
 		const struct exited_pid *x = &pl->exited[pl->first_exited++];
 		const struct pid_place *e = hashtable__find(&pl->pids, pid_hash(x->pid), &x->pid);
 
-		/* not if a new task took the pid since (its FORK) */
-		if (e && e->exited)
+		/* not if a new task took the pid since (its FORK; it may have exited too) */
+		if (e && e->exited && e->exit_round == x->round)
 			hashtable__remove(&pl->pids, pid_hash(x->pid), &x->pid);
 	}
 	if (pl->first_exited == pl->nr_exited) {
