@@ -27,6 +27,7 @@ struct object {
 	uint64_t ino;
 	uint32_t gen;                   /* its inode's generation, when has_gen */
 	bool has_gen;                   /* from the kernel's MMAP2 (synthesized ones have none) */
+	bool ambiguous;                 /* two files (generations) had its device and inode */
 	int32_t kept;                   /* its build id's entry in kept[], -1: none read */
 	int err;                        /* why not, while kept < 0 */
 	uint8_t tries;
@@ -376,6 +377,13 @@ static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_
 		 * mapped, which a file made later at its number does not have */
 		obj->gen = (uint32_t)m->ino_generation;
 		obj->has_gen = true;
+	} else if (!written && obj->gen != (uint32_t)m->ino_generation && !obj->ambiguous) {
+		/* Another file got its inode number (a program rebuilt and run again):
+		 * its build id is not this one's, and which of the two a mapping written
+		 * from now on is cannot be told by device and inode.  No build id from
+		 * now on, and no path a reader would resolve (objects__foreign). */
+		obj->ambiguous = true;
+		o->st.ambiguous++;
 	}
 	if (written && !obj->written) {
 		obj->written = true;
@@ -850,7 +858,7 @@ bool objects__build_id(const struct objects *o, uint32_t maj, uint32_t min, uint
 {
 	const struct object *obj = object_find(o, maj, min, ino);
 
-	if (!obj || obj->kept < 0)
+	if (!obj || obj->kept < 0 || obj->ambiguous)
 		return false;
 	*ret = o->kept[obj->kept].bid;
 	return true;
@@ -881,6 +889,10 @@ bool objects__foreign(const struct objects *o, uint32_t maj, uint32_t min, uint6
 {
 	const struct object *obj = object_find(o, maj, min, ino);
 
+	if (obj && obj->ambiguous) {
+		snprintf(buf, size, "unknown");
+		return true;
+	}
 	if (!obj || obj->kept >= 0 || obj->host_ok || (obj->place != PLACE_NONE && places__own(o->places, obj->place)))
 		return false;
 	places__name(o->places, obj->place, buf, size);
