@@ -136,6 +136,9 @@ static void summary_objects(const struct recording *r, const struct objects_stat
 	if (nu)
 		fprintf(stderr, "prof: %" PRIu64 " of %" PRIu64 " mapped objects without a build id in the file: %s\n",
 			nunread, o->objects, unread);
+	if (o->ambiguous)
+		fprintf(stderr, "prof: %" PRIu64 " mapped objects had their inode number given to another file while"
+			" recording (rebuilt?): their later mappings are written as /[unknown]PATH\n", o->ambiguous);
 	if (r->st_foreign)
 		fprintf(stderr, "prof: %" PRIu64 " mappings of objects of containers or chroots without a build id"
 			" written as /[PLACE]PATH: unknown to every reader, never the host's file at PATH\n",

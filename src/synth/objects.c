@@ -16,10 +16,18 @@
  * task of the same image may still run), this many times in all. */
 #define MAX_TRIES 4
 
+/* Objects whose task was gone before its place was known, waiting for its FORK (read
+ * from another CPU's ring, it may come after the MMAP2): at most this many, for two
+ * rounds. */
+#define MAX_PENDING 256
+
 /* One mapped file: (device, inode). */
 struct object {
 	uint32_t maj, min;
 	uint64_t ino;
+	uint32_t gen;                   /* its inode's generation, when has_gen */
+	bool has_gen;                   /* from the kernel's MMAP2 (synthesized ones have none) */
+	bool ambiguous;                 /* two files (generations) had its device and inode */
 	int32_t kept;                   /* its build id's entry in kept[], -1: none read */
 	int err;                        /* why not, while kept < 0 */
 	uint8_t tries;
@@ -79,6 +87,9 @@ struct objects {
 	uint32_t *due, *hits;           /* kept entries: to copy; first hit this round */
 	size_t nr_due, cap_due, done_due, nr_hits, cap_hits;
 	unsigned int held, max_held;
+	struct pending { uint32_t obj, round; } *pending;
+	size_t nr_pending, cap_pending;
+	uint32_t round;
 	struct objects_stats st;
 };
 
@@ -162,6 +173,7 @@ struct objects *objects__free(struct objects *o)
 	free(o->dso_obj);
 	free(o->due);
 	free(o->hits);
+	free(o->pending);
 	hashtable__release(&o->obj_index);
 	hashtable__release(&o->kept_index);
 	places__free(o->places);
@@ -228,7 +240,8 @@ static bool hold(struct objects *o, struct kept *k, uint32_t obj, int fd)
 static struct task_file ref_of(const struct object *obj)
 {
 	return (struct task_file){ .pid = obj->pid, .start = obj->start, .end = obj->end, .path = obj->path,
-				   .maj = obj->maj, .min = obj->min, .ino = obj->ino };
+				   .maj = obj->maj, .min = obj->min, .ino = obj->ino, .gen = obj->gen,
+				   .has_gen = obj->has_gen };
 }
 
 /*
@@ -253,7 +266,9 @@ static int reach_file(struct objects *o, const struct task_file *f, uint32_t pla
 		return fd;
 	alt = task_file__open_in_root(places__root(o->places, place), f);
 	if (alt < 0)
-		return fd == -ESRCH ? fd : alt;
+		/* another file or a link at its path under the held root says more than
+		 * that the task was gone */
+		return fd == -ESRCH && alt != -ESTALE ? fd : alt;
 	*way = TASK_FILE_HELD_ROOT;
 	return alt;
 }
@@ -313,6 +328,9 @@ static int object_read(struct objects *o, uint32_t idx)
 	if (obj->err < 0) {
 		if (fd >= 0)
 			close(fd);
+		if (obj->err == -ESRCH && obj->place == PLACE_NONE && o->nr_pending < MAX_PENDING &&
+		    VEC_RESERVE(o->pending, o->cap_pending, o->nr_pending + 1) == 0)
+			o->pending[o->nr_pending++] = (struct pending){ idx, o->round };
 		return 0;
 	}
 	k = kept_get(o, &bid, idx);
@@ -354,6 +372,19 @@ static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_
 		*idx = (uint32_t)o->nr_objs++;
 	}
 	obj = &o->objs[*idx];
+	if (!written && !obj->has_gen) {
+		/* the kernel's record (drained, not written): the generation of the inode
+		 * mapped, which a file made later at its number does not have */
+		obj->gen = (uint32_t)m->ino_generation;
+		obj->has_gen = true;
+	} else if (!written && obj->gen != (uint32_t)m->ino_generation && !obj->ambiguous) {
+		/* Another file got its inode number (a program rebuilt and run again):
+		 * its build id is not this one's, and which of the two a mapping written
+		 * from now on is cannot be told by device and inode.  No build id from
+		 * now on, and no path a reader would resolve (objects__foreign). */
+		obj->ambiguous = true;
+		o->st.ambiguous++;
+	}
 	if (written && !obj->written) {
 		obj->written = true;
 		o->st.objects++;
@@ -365,6 +396,30 @@ static int note_mmap(struct objects *o, const struct perf_record_mmap2 *m, size_
 	    obj->err == -ENODATA)
 		return 0;
 	return object_read(o, *idx);
+}
+
+/* pid's FORK came: its objects pending (gone, their place unknown then) are tried
+ * again, now that its place is its parent's.  0 or -ENOMEM. */
+static int retry_pending(struct objects *o, int32_t pid)
+{
+	if (!o->nr_pending || places__of(o->places, pid) == PLACE_NONE)
+		return 0;
+	for (size_t i = 0; i < o->nr_pending;) {
+		uint32_t idx = o->pending[i].obj;
+		int err;
+
+		if (o->objs[idx].pid != pid) {
+			i++;
+			continue;
+		}
+		o->pending[i] = o->pending[--o->nr_pending];
+		if (o->objs[idx].kept >= 0 || o->objs[idx].tries >= MAX_TRIES)
+			continue;
+		err = object_read(o, idx);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 /* ---- samples: which objects they hit ---------------------------------------------- */
@@ -593,8 +648,11 @@ int objects__look_up(struct objects *o, const struct perf_event_header *ev)
 		len = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 : build_id__mmap2_path(ev);
 		return len ? note_mmap(o, (const void *)ev, len, false) : 0;
 	case PERF_RECORD_FORK:
-		if (ev->size >= sizeof(*f) && f->pid != f->ppid)
-			return places__fork(o->places, (int32_t)f->ppid, (int32_t)f->pid);
+		if (ev->size >= sizeof(*f) && f->pid != f->ppid) {
+			int err = places__fork(o->places, (int32_t)f->ppid, (int32_t)f->pid);
+
+			return err < 0 ? err : retry_pending(o, (int32_t)f->pid);
+		}
 		return 0;
 	case PERF_RECORD_EXIT:
 		if (ev->size >= sizeof(*f) && f->pid == f->tid)
@@ -716,6 +774,15 @@ static void first_hits(struct objects *o)
 
 void objects__round(struct objects *o)
 {
+	size_t n = 0;
+
+	/* a FORK is drained at most a pass after its child's MMAP2: older ones will not come */
+	for (size_t i = 0; i < o->nr_pending; i++)
+		if (o->round - o->pending[i].round < 2)
+			o->pending[n++] = o->pending[i];
+	o->nr_pending = n;
+	o->round++;
+	places__round(o->places);
 	if (!o->cfg.cache)
 		return;
 	first_hits(o);
@@ -791,7 +858,7 @@ bool objects__build_id(const struct objects *o, uint32_t maj, uint32_t min, uint
 {
 	const struct object *obj = object_find(o, maj, min, ino);
 
-	if (!obj || obj->kept < 0)
+	if (!obj || obj->kept < 0 || obj->ambiguous)
 		return false;
 	*ret = o->kept[obj->kept].bid;
 	return true;
@@ -801,6 +868,7 @@ int objects__open(struct objects *o, const struct task_file *f)
 {
 	const struct object *obj = object_find(o, f->maj, f->min, f->ino);
 	uint32_t place = places__of(o->places, f->pid);
+	struct task_file g = *f;
 	enum task_file_way way;
 	int fd;
 
@@ -810,13 +878,21 @@ int objects__open(struct objects *o, const struct task_file *f)
 	}
 	if (place == PLACE_NONE && obj)
 		place = obj->place;
-	return reach_file(o, f, place, false, &way);
+	if (obj && obj->has_gen && !g.has_gen) {
+		g.gen = obj->gen;
+		g.has_gen = true;
+	}
+	return reach_file(o, &g, place, false, &way);
 }
 
 bool objects__foreign(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size)
 {
 	const struct object *obj = object_find(o, maj, min, ino);
 
+	if (obj && obj->ambiguous) {
+		snprintf(buf, size, "unknown");
+		return true;
+	}
 	if (!obj || obj->kept >= 0 || obj->host_ok || (obj->place != PLACE_NONE && places__own(o->places, obj->place)))
 		return false;
 	places__name(o->places, obj->place, buf, size);

@@ -28,6 +28,14 @@ struct pid_place {
 	int32_t pid;
 	uint32_t place;
 	bool stale;                     /* it exec'd or changed namespaces since */
+	bool exited;                    /* kept a few rounds for records drained late */
+	uint32_t exit_round;
+};
+
+/* An exited pid, forgotten once its round is old enough. */
+struct exited_pid {
+	int32_t pid;
+	uint32_t round;
 };
 
 struct places {
@@ -37,6 +45,9 @@ struct places {
 	struct hashtable pids;          /* of struct pid_place, by pid */
 	bool own_known;                 /* v[0] is prof's own */
 	unsigned int held;
+	struct exited_pid *exited;      /* oldest first, from first_exited */
+	size_t nr_exited, cap_exited, first_exited;
+	uint32_t round;
 	struct places_stats st;
 };
 
@@ -135,7 +146,7 @@ static int pid_set(struct places *pl, int32_t pid, uint32_t place)
 
 	if (!e)
 		return -ENOMEM;
-	if (!created && e->place < pl->nr && pl->v[e->place].tasks)
+	if (!created && !e->exited && e->place < pl->nr && pl->v[e->place].tasks)
 		pl->v[e->place].tasks--;
 	*e = (struct pid_place){ .pid = pid, .place = place };
 	pl->v[place].tasks++;
@@ -173,6 +184,7 @@ struct places *places__free(struct places *pl)
 		free(pl->v[i].path);
 	}
 	free(pl->v);
+	free(pl->exited);
 	hashtable__release(&pl->index);
 	hashtable__release(&pl->pids);
 	free(pl);
@@ -190,12 +202,12 @@ uint32_t places__of(struct places *pl, int32_t pid)
 	if (pid <= 0 || !pl->own_known)
 		return PLACE_NONE;
 	e = hashtable__find(&pl->pids, pid_hash(pid), &pid);
-	if (e && !e->stale)
+	if (e && !e->stale && !e->exited)
 		return e->place;
 	if (place_read(pid, &key, &fd, path, sizeof(path)) < 0) {
-		/* gone: where it was before its exec, unless that was prof's own (a
-		 * chroot or pivot_root before the exec would go unseen) */
-		return e && e->place ? e->place : PLACE_NONE;
+		/* gone: where it was (exited), or before its exec, unless that was
+		 * prof's own (a chroot or pivot_root before the exec would go unseen) */
+		return e && (e->place || (e->exited && !e->stale)) ? e->place : PLACE_NONE;
 	}
 	place = place_get(pl, &key, fd, path);
 	if (place == PLACE_NONE || pid_set(pl, pid, place) < 0)
@@ -224,9 +236,42 @@ void places__forget(struct places *pl, int32_t pid, bool stale)
 		e->stale = true;
 		return;
 	}
+	if (e->exited)
+		return;
 	if (pl->v[e->place].tasks)
 		pl->v[e->place].tasks--;
-	hashtable__remove(&pl->pids, pid_hash(pid), &pid);
+	/* Rings are drained one CPU after another: a child's FORK, or its MMAP2, may
+	 * come after its parent's (or its own) EXIT.  Kept a few rounds, unless no
+	 * memory. */
+	if (VEC_RESERVE(pl->exited, pl->cap_exited, pl->nr_exited + 1) < 0) {
+		hashtable__remove(&pl->pids, pid_hash(pid), &pid);
+		return;
+	}
+	e->exited = true;
+	e->exit_round = pl->round;
+	pl->exited[pl->nr_exited++] = (struct exited_pid){ pid, pl->round };
+}
+
+void places__round(struct places *pl)
+{
+	pl->round++;
+	while (pl->first_exited < pl->nr_exited &&
+	       pl->round - pl->exited[pl->first_exited].round > PLACES_EXITED_ROUNDS) {
+		const struct exited_pid *x = &pl->exited[pl->first_exited++];
+		const struct pid_place *e = hashtable__find(&pl->pids, pid_hash(x->pid), &x->pid);
+
+		/* not if a new task took the pid since (its FORK; it may have exited too) */
+		if (e && e->exited && e->exit_round == x->round)
+			hashtable__remove(&pl->pids, pid_hash(x->pid), &x->pid);
+	}
+	if (pl->first_exited == pl->nr_exited) {
+		pl->first_exited = pl->nr_exited = 0;
+	} else if (pl->first_exited > pl->nr_exited / 2) {
+		memmove(pl->exited, pl->exited + pl->first_exited,
+			(pl->nr_exited - pl->first_exited) * sizeof(*pl->exited));
+		pl->nr_exited -= pl->first_exited;
+		pl->first_exited = 0;
+	}
 }
 
 bool places__own(const struct places *pl, uint32_t place)

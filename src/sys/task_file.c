@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -34,10 +36,20 @@ static int openat2_path(int dirfd, const char *path, uint64_t resolve)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/* The file fd is the inode of generation f->gen, or its file system cannot say. */
+static bool same_generation(int fd, const struct task_file *f)
+{
+	unsigned int gen = 0;   /* the kernel writes an int (ext4, xfs, btrfs, f2fs) */
+
+	if (!f->has_gen || ioctl(fd, FS_IOC_GETVERSION, &gen) < 0)
+		return true;
+	return gen == f->gen;
+}
+
 /*
  * pfd (O_PATH) is the regular file (maj, min, ino): reopened for reading through
- * /proc/self/fd, so the very inode checked is opened.  The fd, or -errno (-ESTALE:
- * another file).  pfd is the caller's.
+ * /proc/self/fd, so the very inode checked is opened, then its generation checked.
+ * The fd, or -errno (-ESTALE: another file).  pfd is the caller's.
  */
 static int reopen_checked(int pfd, const struct task_file *f)
 {
@@ -52,7 +64,13 @@ static int reopen_checked(int pfd, const struct task_file *f)
 		return -ESTALE;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	if (!same_generation(fd, f)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }
 
 static int open_host(const struct task_file *f)

@@ -62,6 +62,7 @@ struct objects_stats {
 	uint64_t malformed;             /* hostile or damaged ELF headers, refused */
 	uint64_t no_build_id;
 	uint64_t other;
+	uint64_t ambiguous;             /* their inode number given to another file meanwhile */
 	/* keeping: build ids with written samples that a report finds only in the cache */
 	uint64_t kept, kept_bytes;      /* copied in by this recording */
 	uint64_t present;               /* already there */
@@ -100,7 +101,8 @@ void objects__round(struct objects *o);
  * copy still due is made and the descriptors closed. */
 void objects__finish(struct objects *o);
 
-/* The build id of object (maj, min, ino) (its MMAP2 noted before), false when none. */
+/* The build id of object (maj, min, ino) (its MMAP2 noted before), false when none
+ * (or when another file, another generation of the inode, had its number since). */
 bool objects__build_id(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret);
 
 /*
@@ -108,7 +110,8 @@ bool objects__build_id(const struct objects *o, uint32_t maj, uint32_t min, uint
  * no build id, its path on the host was never found to be it, and its task's place
  * is not prof's own (another mount namespace or root, or unknown): a reader
  * resolving that path on the host would name another file.  buf gets the place's
- * name (places__name).
+ * name (places__name).  Also true ("unknown") once two files (generations) had its
+ * device and inode: which one a mapping is cannot be told.
  */
 bool objects__foreign(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, char *buf, size_t size);
 

@@ -8,8 +8,9 @@
  * is the one where a path means what it means to prof.
  *
  * Each task's place is known from its parent's at FORK (a chroot() without exec is
- * not seen), forgotten at a NAMESPACES record of it (setns, unshare) and at its EXIT,
- * and otherwise read from /proc/PID/ns/mnt and /proc/PID/root as the invoking user
+ * not seen), forgotten at a NAMESPACES record of it (setns, unshare) and a few
+ * rounds after its EXIT (records are looked up as each CPU's ring is drained, so a
+ * child's FORK or MMAP2 may come after its parent's or its own EXIT), and otherwise read from /proc/PID/ns/mnt and /proc/PID/root as the invoking user
  * the first time it is asked.  The first task met in a place other than prof's own
  * gives it an O_PATH descriptor of its root directory (task_file__root), held while
  * room remains (PLACES_MAX_HELD, a place without a task known to be in it making
@@ -29,6 +30,8 @@
 #define PLACES_MAX_HELD 64u
 #define PLACES_MAX 4096u
 #define PLACE_NONE UINT32_MAX
+/* Rounds an exited task's place is kept: a ring is drained at most a pass late. */
+#define PLACES_EXITED_ROUNDS 4u
 
 struct places;
 
@@ -45,6 +48,8 @@ int places__fork(struct places *pl, int32_t ppid, int32_t pid);
 /* pid exec'd or changed namespaces (stale: read again when asked, the place it had
  * the guess if it is gone by then and that place was not prof's own), or exited. */
 void places__forget(struct places *pl, int32_t pid, bool stale);
+/* A round ended: exited tasks older than PLACES_EXITED_ROUNDS are forgotten. */
+void places__round(struct places *pl);
 
 /* Is it prof's own place (paths mean what they mean on the host)? */
 bool places__own(const struct places *pl, uint32_t place);

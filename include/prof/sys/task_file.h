@@ -26,7 +26,11 @@
  * reopened for reading through /proc/self/fd, so a symlink, FIFO or device put at the
  * path is never opened.  The device and inode compared are the MMAP2's: the kernel
  * writes the file's user-visible inode there, the one stat shows through the task
- * (for an overlayfs root, the overlay's device, as /proc/PID/maps shows it).
+ * (for an overlayfs root, the overlay's device, as /proc/PID/maps shows it).  With
+ * has_gen, the inode's generation too (the MMAP2's ino_generation, FS_IOC_GETVERSION
+ * where the file system answers it): once the mapping task is gone its inode may be
+ * freed, and ext4 gives a freed inode number to the next file made, so device and
+ * inode alone would take a rebuilt or planted file for the mapped one.
  */
 #ifndef PROF_SYS_TASK_FILE_H
 #define PROF_SYS_TASK_FILE_H
@@ -41,6 +45,8 @@ struct task_file {
 	const char *path;               /* NUL-terminated, the task's view */
 	uint32_t maj, min;
 	uint64_t ino;
+	uint32_t gen;                   /* the inode's generation, when has_gen */
+	bool has_gen;                   /* the kernel's MMAP2 gave it (not /proc's maps) */
 };
 
 enum task_file_way {
