@@ -15,7 +15,9 @@
 # - containers whose one process lives 30 ms (each container ~30 ms in all),
 #   started during a `prof record -a -g`: their samples named by both readers, none
 #   after the decoy;
-# - `prof report --sort container` names each of these containers by its id.
+# - `prof report --sort container` names each of these containers by its id;
+# - `--container NAME` finds the container Docker named in its dockerd's data root
+#   (a prof.conf [containers] docker_data_root), and reports show the name.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../container.sh"
 . "$(dirname "$0")/dockerd.sh"
@@ -71,6 +73,25 @@ check_named loop ctr-hot 95 1000
 "$PROF" report -i "$F" --sort container >"$TMP/loop.ctr" 2>&1 || fail "prof report --sort container: $(cat "$TMP/loop.ctr")"
 grep -q "${DK_ID:0:12}" "$TMP/loop.ctr" || fail "--sort container does not show ${DK_ID:0:12}: $(head -20 "$TMP/loop.ctr")"
 note "--sort container: $(grep -E '^ +[0-9.]+%' "$TMP/loop.ctr" | head -3 | tr -s ' ' | tr '\n' ';')"
+# (a') The same container by the name Docker gave it: its state is in this dockerd's
+# data root, which a prof.conf [containers] section names.
+printf '[containers]\ndocker_data_root = %s\n' "$DK_DIR/data" >"$TMP/names.conf"
+F=$TMP/named.data
+"$PROF" record --config "$TMP/names.conf" -g --container prof-it-loop -e cpu-clock -F 1000 -o "$F" -d 2 \
+	2>"$TMP/named.err" || fail "named: prof record --container prof-it-loop: $(cat "$TMP/named.err")"
+reports named
+check_named named ctr-hot 95 400
+"$PROF" report -i "$F" --sort container >"$TMP/named.ctr" 2>&1 || fail "named: prof report --sort container: $(cat "$TMP/named.ctr")"
+grep -q "prof-it-loop (${DK_ID:0:12})" "$TMP/named.ctr" ||
+	fail "named: --sort container does not show 'prof-it-loop (${DK_ID:0:12})': $(head -20 "$TMP/named.ctr")"
+"$PROF" report -i "$F" -F json --sort container >"$TMP/named.cjson" 2>&1 || fail "named: prof report -F json"
+python3 - "$TMP/named.cjson" "$DK_ID" <<'PY' || fail "named: JSON has no container_name prof-it-loop for $DK_ID"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [r for e in (d.get("events") or [d]) for r in e.get("rows", [])]
+sys.exit(0 if any(r.get("container") == sys.argv[2] and r.get("container_name") == "prof-it-loop" for r in rows) else 1)
+PY
+pass "docker, --container NAME: the container Docker named, found in its dockerd's data root; --sort container and JSON show the name"
 dk rm -f prof-it-loop >/dev/null
 pass "docker, a loop of 30 ms processes, -g: >= 95 % named by prof report and perf report, none after the decoy; --sort container shows it"
 
