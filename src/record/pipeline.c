@@ -5,6 +5,7 @@
 #include <perf/event.h>
 
 #include "prof/base/util.h"
+#include "prof/python/python.h"
 #include "prof/record/pipeline.h"
 #include "prof/scope/cgroups.h"
 #include "prof/synth/map_dedup.h"
@@ -24,6 +25,7 @@ struct pipeline {
 	struct synth_env synth;
 	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
 	struct objects *objects;        /* the mapped objects of what is written */
+	struct python *python;          /* Python frames in the unwound samples */
 	uint8_t *unwound;               /* ... one rewritten sample */
 	size_t unwound_len;
 	struct pipeline_stats st;
@@ -246,6 +248,8 @@ void pipeline__finish(struct pipeline *p)
 {
 	if (p->objects)
 		objects__finish(p->objects);
+	if (p->python)
+		python__finish(p->python);
 }
 
 bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -301,6 +305,18 @@ static int open_object(void *ctx, const struct task_file *f)
 	return p->objects ? objects__open(p->objects, f) : -ENOENT;
 }
 
+/* Python frames need the unwound stacks and a cache to keep their names in. */
+static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
+{
+	struct python_config pc = { .model = unwinder__model(p->unwinder), .open = open_object, .open_ctx = p,
+				    .cache = cfg->cache, .synth = p->synth, .sink = sink, .sink_ctx = p };
+	int err = python__new(&pc, &p->python);
+
+	if (err == 0)
+		unwinder__set_edit(p->unwinder, python__frames, p->python);
+	return err;
+}
+
 int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 {
 	struct pipeline *p = calloc(1, sizeof(*p));
@@ -317,7 +333,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 		goto err;
 	if (cfg->unwind) {
 		p->unwinder = unwinder__new(cfg->unwind, cfg->objects ? open_object : NULL, p);
-		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
+		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_OUT_FRAMES + 2);
 		p->unwound = malloc(p->unwound_len);
 		if (!p->unwinder || !p->unwound)
 			goto err;
@@ -331,6 +347,8 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 			goto err;
 		err = -ENOMEM;
 	}
+	if (p->unwinder && cfg->cache && open_python(p, cfg) < 0)
+		goto err;
 	err = open_scope(p, cfg);
 	if (err < 0)
 		goto err;
@@ -351,6 +369,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	map_dedup__free(p->dedup);
 	objects__free(p->objects);
 	unwinder__free(p->unwinder);
+	python__free(p->python);
 	free(p->unwound);
 	free(p);
 	return NULL;
@@ -379,6 +398,11 @@ const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p)
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
 {
 	return p->unwinder ? unwinder__stats(p->unwinder) : NULL;
+}
+
+const struct python_stats *pipeline__python_stats(const struct pipeline *p)
+{
+	return p->python ? python__stats(p->python) : NULL;
 }
 
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p)

@@ -85,6 +85,7 @@ struct session_stats {
 	const struct pipeline_stats *records;   /* lost, described, passed to the sink */
 	const struct tracker_stats *scope;      /* the judging's accounting */
 	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
+	const struct python_stats *python;      /* NULL without Python frames */
 	const struct objects_stats *objects;    /* NULL without objects */
 	size_t tasks_written;                   /* tasks with written samples */
 	bool kernel_hidden;                     /* kallsyms shows no addresses: no kernel maps */

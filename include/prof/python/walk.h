@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Python frames of one activation of the eval function, proven to be the ones
+ * a sample pinned, read from the process after the sample.
+ *
+ * The sample's stack copy pins, exactly, the activation's current frame F and code
+ * object C (layout.h).  The callers inside the activation live only in the heap (the
+ * thread's frame chunks) and are read late, so they are accepted only when the chain
+ * read proves itself: F still holds C; each frame's code is a code object (its type
+ * is PyCode_Type); each caller ends exactly where its callee starts (frames are
+ * pushed contiguously in a chunk, a caller's size being its code's frame size); the
+ * chain ends at an entry frame (is_entry); and, where the sample pinned the next
+ * activation's frame too, the entry frame's previous is that frame.  Anything else
+ * is a verdict saying what failed, and the caller writes no Python frame for it.
+ */
+#ifndef PROF_PYTHON_WALK_H
+#define PROF_PYTHON_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/python/layout.h"
+
+/* Read len bytes of the process at addr into buf: 0 or -errno. */
+typedef int (*python_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* A code object's head as read (up to co_code_adaptive). */
+#define PYTHON_CODE_HEAD 192
+
+struct python_frame {
+	uint64_t frame, code;
+	uint64_t prev_instr;
+	uint8_t head[PYTHON_CODE_HEAD]; /* the code object's head, as read */
+};
+
+enum python_verdict {
+	PYTHON_VERIFIED,
+	PYTHON_READ_FAILED,             /* the memory could not be read (gone, no rights) */
+	PYTHON_MOVED,                   /* the pinned frame holds another code object now */
+	PYTHON_NOT_CODE,                /* a frame's code is not a code object */
+	PYTHON_NOT_CONTIGUOUS,          /* a caller does not end where its callee starts */
+	PYTHON_NO_ENTRY,                /* no entry frame within the frames kept */
+	PYTHON_WRONG_ENTRY,             /* the entry frame's previous is not the outer pinned one */
+	PYTHON_VERDICTS,
+};
+
+/* A word for the summary: "read failed", "moved", ... */
+const char *python_verdict__name(enum python_verdict v);
+
+struct python_walk {
+	const struct python_layout *l;
+	python_read_fn read;
+	void *ctx;
+	uint64_t code_type;             /* &PyCode_Type in the process */
+};
+
+/*
+ * The frames of the activation whose current frame and code the sample pinned
+ * (frame, code; first_instr - co_code_adaptive), innermost first, into out (max of
+ * them), *ret_nr set.  outer: the next (outer) activation's pinned frame, 0 when none
+ * or unknown.
+ */
+enum python_verdict python_walk__activation(const struct python_walk *w, uint64_t frame, uint64_t code,
+					    uint64_t outer, struct python_frame *out, size_t max, size_t *ret_nr);
+
+#endif

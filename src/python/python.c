@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Python frames while recording: see include/prof/python/python.h.  This file is
+ * the per-sample part; the interpreters are found by interp.c.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/util.h"
+#include "prof/base/vec.h"
+#include "prof/python/elf_writer.h"
+#include "prof/python/interp.h"
+#include "prof/python/python.h"
+
+/* Python frames one activation may add. */
+#define MAX_PY_FRAMES 96
+/* Symbol 0: what an activation that could not be proven shows. */
+#define UNVERIFIED_NAME "[python: unverified]"
+/* Lines of one code object remembered with their symbols. */
+#define LINES_KEPT 16
+
+struct pyproc {
+	int32_t pid;
+	struct interp in;               /* in.l NULL: not an attached interpreter */
+	size_t maps_nr;                 /* the maps it was judged with */
+	bool judged;
+	int pidfd;
+};
+
+/* A code object as read: its names' symbols by line, while its fields stay the same. */
+struct pycode {
+	int32_t pid;
+	uint64_t addr;
+	uint64_t qualname, filename, linetable; /* the pointers it was read with */
+	int32_t firstlineno;
+	uint32_t name;                  /* "qualname (file" in names_buf, -1 when unreadable */
+	uint8_t *table;                 /* its co_linetable's bytes */
+	size_t table_len;
+	uint32_t nlines;
+	int32_t lines[LINES_KEPT];
+	uint32_t syms[LINES_KEPT];
+};
+
+struct python {
+	struct python_config cfg;
+	struct hashtable procs;         /* struct pyproc by pid */
+	struct hashtable codes;         /* struct pycode by (pid, addr) */
+	struct hashtable syms;          /* uint32_t symbol index by name (names[i]) */
+	char **names;                   /* symbol names, [0] is UNVERIFIED_NAME */
+	size_t nr_names, cap_names;
+	struct build_id id;             /* the object's: random, known before it is written */
+	struct python_frame frames[MAX_PY_FRAMES];
+	struct python_stats st;
+};
+
+static bool proc_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct pyproc *)e)->pid == *(const int32_t *)key;
+}
+
+struct code_key {
+	int32_t pid;
+	uint64_t addr;
+};
+
+static bool code_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct pycode *c = e;
+	const struct code_key *k = key;
+
+	return c->pid == k->pid && c->addr == k->addr;
+}
+
+static bool sym_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct python *py = ctx;
+
+	return strcmp(py->names[*(const uint32_t *)e], key) == 0;
+}
+
+/* The symbol of name: its index (added when new), or 0 on ENOMEM (unverified). */
+static uint32_t symbol(struct python *py, const char *name)
+{
+	uint64_t h = hash__bytes(name, strlen(name));
+	uint32_t *e = hashtable__find(&py->syms, h, name);
+	char *copy;
+	bool created;
+
+	if (e)
+		return *e;
+	if (vec__reserve((void **)&py->names, &py->cap_names, py->nr_names + 1, sizeof(char *)) < 0 ||
+	    !(copy = strdup(name)))
+		return 0;
+	py->names[py->nr_names] = copy;
+	e = hashtable__insert(&py->syms, h, name, &created);
+	if (!e) {
+		free(copy);
+		return 0;
+	}
+	*e = (uint32_t)py->nr_names++;
+	py->st.locations = py->nr_names;
+	return *e;
+}
+
+int python__new(const struct python_config *cfg, struct python **ret)
+{
+	struct python *py = calloc(1, sizeof(*py));
+
+	if (!py)
+		return -ENOMEM;
+	py->cfg = *cfg;
+	hashtable__init(&py->procs, sizeof(struct pyproc), proc_eq, NULL);
+	hashtable__init(&py->codes, sizeof(struct pycode), code_eq, NULL);
+	hashtable__init(&py->syms, sizeof(uint32_t), sym_eq, py);
+	/* unique to this recording: the object is written at its end */
+	py->id.size = 20;
+	if (getrandom(py->id.data, 20, 0) != 20 || symbol(py, UNVERIFIED_NAME) != 0 || py->nr_names != 1) {
+		python__free(py);
+		return -ENOMEM;
+	}
+	*ret = py;
+	return 0;
+}
+
+struct python *python__free(struct python *py)
+{
+	struct pyproc *p;
+	struct pycode *c;
+
+	if (!py)
+		return NULL;
+	for (size_t i = 0; (p = hashtable__next(&py->procs, &i));)
+		if (p->pidfd >= 0)
+			close(p->pidfd);
+	for (size_t i = 0; (c = hashtable__next(&py->codes, &i));)
+		free(c->table);
+	for (size_t i = 0; i < py->nr_names; i++)
+		free(py->names[i]);
+	free(py->names);
+	hashtable__release(&py->procs);
+	hashtable__release(&py->codes);
+	hashtable__release(&py->syms);
+	free(py);
+	return NULL;
+}
+
+const struct python_stats *python__stats(const struct python *py)
+{
+	return &py->st;
+}
+
+/* ---- the process ------------------------------------------------------------- */
+
+struct reader {
+	int32_t pid;
+};
+
+static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct reader *r = ctx;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/* Does the pidfd's process still run (so its pid named it when read)? */
+static bool still_there(int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&pfd, 1, 0) == 0;
+}
+
+static void reject(struct python *py, const char *why)
+{
+	py->st.rejected++;
+	if (!py->st.why_rejected[0])
+		snprintf(py->st.why_rejected, sizeof(py->st.why_rejected), "%s", why);
+}
+
+/* The process's interpreter, looked at when its maps changed. */
+static struct pyproc *proc_get(struct python *py, int32_t pid)
+{
+	const struct maps *ms = model__maps(py->cfg.model, pid);
+	struct pyproc *p;
+	char why[160];
+	bool created;
+	int err;
+
+	p = hashtable__insert(&py->procs, hash__u64((uint32_t)pid), &pid, &created);
+	if (!p)
+		return NULL;
+	if (created)
+		*p = (struct pyproc){ .pid = pid, .pidfd = -1 };
+	/* the synthetic mapping is not one of the process's own */
+	if (p->judged && ms && (ms->nr == p->maps_nr || ms->nr == p->maps_nr + 1))
+		return p;
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = -1;
+	p->judged = true;
+	p->maps_nr = ms ? ms->nr : 0;
+	why[0] = '\0';
+	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &p->in, why, sizeof(why));
+	if (err == -ENOENT)
+		return p;               /* no interpreter */
+	if (err == 0) {
+		struct reader r = { pid };
+
+		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		err = p->pidfd < 0 ? -errno : interp__check(&p->in, read_mem, &r, why, sizeof(why));
+		if (err == 0 && !still_there(p->pidfd))
+			err = -ESRCH;
+	}
+	if (err < 0) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "%s (pid %d): %s", p->in.path[0] ? p->in.path : "python",
+				 pid, strerror(-err));
+		p->in.l = NULL;
+		reject(py, why);
+		return p;
+	}
+	py->st.processes++;
+	return p;
+}
+
+/* ---- names -------------------------------------------------------------------- */
+
+static uint64_t u64_at(const uint8_t *p, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+/* A str of the process as UTF-8 into buf. */
+static int read_str(const struct python_layout *l, struct reader *r, uint64_t addr, char *buf, size_t len)
+{
+	uint8_t head[128], data[1024];
+	uint32_t off, bytes;
+	int err = read_mem(r, addr, head, l->str_compact_data);
+
+	if (err == 0)
+		err = python_str__data(l, head, l->str_compact_data, &off, &bytes);
+	if (err == 0 && bytes > sizeof(data))
+		err = -ENOSPC;
+	if (err == 0 && bytes)
+		err = read_mem(r, addr + off, data, bytes);
+	if (err == 0)
+		err = python_str__utf8(l, head, data, bytes, buf, len);
+	return err;
+}
+
+/* The bytes of a bytes object of the process (malloc'd). */
+static int read_bytes(const struct python_layout *l, struct reader *r, uint64_t addr, uint8_t **ret, size_t *ret_len)
+{
+	uint8_t head[64];
+	int64_t size;
+	int err = read_mem(r, addr, head, l->bytes_data);
+
+	if (err < 0)
+		return err;
+	memcpy(&size, head + l->bytes_size, 8);
+	if (size < 0 || size > (1 << 20))
+		return -EINVAL;
+	*ret = malloc(size ? (size_t)size : 1);
+	if (!*ret)
+		return -ENOMEM;
+	*ret_len = (size_t)size;
+	err = size ? read_mem(r, addr + l->bytes_data, *ret, (size_t)size) : 0;
+	if (err < 0) {
+		free(*ret);
+		*ret = NULL;
+	}
+	return err;
+}
+
+/* The code object of frame f as this process holds it now (read again when its
+ * fields changed: another code object at the same address).  NULL when unreadable. */
+static struct pycode *code_get(struct python *py, const struct interp *in, struct reader *r,
+			       const struct python_frame *f, char *scratch, size_t scratch_len)
+{
+	const struct python_layout *l = in->l;
+	struct code_key k = { r->pid, f->code };
+	uint64_t h = hash__mix(hash__u64((uint32_t)r->pid), f->code);
+	struct pycode *c = hashtable__find(&py->codes, h, &k);
+	uint64_t qn = u64_at(f->head, l->co_qualname), fn = u64_at(f->head, l->co_filename);
+	uint64_t lt = u64_at(f->head, l->co_linetable);
+	int32_t first;
+	char qual[256], file[512];
+	bool created;
+
+	memcpy(&first, f->head + l->co_firstlineno, 4);
+	if (c && c->qualname == qn && c->filename == fn && c->linetable == lt && c->firstlineno == first)
+		return c;
+	if (read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
+		return NULL;
+	c = hashtable__insert(&py->codes, h, &k, &created);
+	if (!c)
+		return NULL;
+	if (!created)
+		free(c->table);
+	*c = (struct pycode){ .pid = r->pid, .addr = f->code, .qualname = qn, .filename = fn, .linetable = lt,
+			      .firstlineno = first };
+	if (read_bytes(l, r, lt, &c->table, &c->table_len) < 0)
+		c->table = NULL;
+	snprintf(scratch, scratch_len, "%s (%s", qual, file);
+	c->name = symbol(py, scratch);  /* the name's stem, for its lines' symbols */
+	return c;
+}
+
+/* The symbol of frame f of code c: at its line, else at its function's first line. */
+static uint32_t frame_symbol(struct python *py, const struct interp *in, struct pycode *c,
+			     const struct python_frame *f, char *scratch, size_t scratch_len)
+{
+	const struct python_layout *l = in->l;
+	uint64_t first_instr = c->addr + l->co_code_adaptive;
+	int64_t units;
+	int line = 0;
+	bool exact;
+	uint32_t s;
+
+	memcpy(&units, f->head + l->co_size, 8);
+	exact = c->table && f->prev_instr >= first_instr && f->prev_instr < first_instr + 2 * (uint64_t)units &&
+		python_linetable__line(c->table, c->table_len, c->firstlineno,
+				       (uint32_t)((f->prev_instr - first_instr) / 2), &line) == 0;
+	if (!exact)
+		line = -c->firstlineno;         /* negative: the first line */
+	for (uint32_t i = 0; i < c->nlines; i++)
+		if (c->lines[i] == line)
+			return c->syms[i];
+	if (!exact)
+		py->st.lines_first++;
+	snprintf(scratch, scratch_len, "%s:%s%d)", py->names[c->name], exact ? "" : "def ", exact ? line : -line);
+	s = symbol(py, scratch);
+	if (c->nlines < LINES_KEPT && s) {
+		c->lines[c->nlines] = line;
+		c->syms[c->nlines++] = s;
+	}
+	return s;
+}
+
+/* ---- samples ------------------------------------------------------------------ */
+
+/* The synthetic object mapped into pid before its first frame there. */
+static int map_object(struct python *py, const struct sample *s)
+{
+	const struct maps *ms = model__maps(py->cfg.model, (int32_t)s->pid);
+
+	if (ms && maps__find(ms, PYTHON_BASE))
+		return 0;
+	return synth__mmap2_build_id(&py->cfg.synth, (pid_t)s->pid, (pid_t)s->tid, PYTHON_BASE,
+				     1u << 24, PYTHON_ELF_TEXT, py->id.data, py->id.size,
+				     PYTHON_OBJECT_PATH, s->time, py->cfg.sink, py->cfg.sink_ctx);
+}
+
+/* The word at addr of the sample's stack copy. */
+static bool stack_word(const struct sample *s, uint64_t sp, uint64_t addr, uint64_t *ret)
+{
+	uint64_t len = MIN(s->stack_user.dyn_size, s->stack_user.size);
+
+	if (addr < sp || addr - sp > len || len - (addr - sp) < 8)
+		return false;
+	memcpy(ret, (const uint8_t *)s->stack_user.data + (addr - sp), 8);
+	return true;
+}
+
+struct activation {
+	size_t at;                      /* its native frame's index */
+	uint64_t frame, code;           /* pinned; 0 when not */
+};
+
+/* The activations of a sample's native frames, innermost first (at most max). */
+static size_t activations(const struct interp *in, const struct sample *s, const uint64_t *ips,
+			  const uint64_t *sps, size_t nr, struct activation *out, size_t max)
+{
+	const struct python_layout *l = in->l;
+	size_t n = 0;
+
+	for (size_t i = 0; i < nr && n < max; i++) {
+		uint64_t ip = ips[i], cfa, first_instr = 0;
+		struct activation *a;
+
+		if (ip < in->eval_lo || ip >= in->eval_hi)
+			continue;
+		a = &out[n++];
+		*a = (struct activation){ .at = i };
+		/* the slots hold this activation's only after its prologue stored them */
+		if (i == 0 && ip < in->eval_lo + 0xc0)
+			continue;
+		cfa = i + 1 < nr ? sps[i + 1] : 0;
+		if (!cfa || !stack_word(s, sps[0], cfa - l->cfa_frame, &a->frame) ||
+		    !stack_word(s, sps[0], cfa - l->cfa_first_instr, &first_instr) ||
+		    first_instr < l->co_code_adaptive)
+			a->frame = 0;
+		else
+			a->code = first_instr - l->co_code_adaptive;
+	}
+	return n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The symbols of one activation's frames into syms (innermost first): how many. */
+static size_t activation_symbols(struct python *py, struct pyproc *p, const struct activation *a,
+				 uint64_t outer, uint32_t *syms, size_t max)
+{
+	struct reader r = { p->pid };
+	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
+	enum python_verdict v = PYTHON_MOVED;
+	char scratch[1024];
+	size_t nr = 0, k;
+
+	if (a->frame)
+		v = python_walk__activation(&w, a->frame, a->code, outer, py->frames, MIN(max, (size_t)MAX_PY_FRAMES), &nr);
+	if (v == PYTHON_VERIFIED && !still_there(p->pidfd))
+		v = PYTHON_READ_FAILED;
+	for (k = 0; v == PYTHON_VERIFIED && k < nr; k++) {
+		struct pycode *c = code_get(py, &p->in, &r, &py->frames[k], scratch, sizeof(scratch));
+
+		if (!c || !(syms[k] = frame_symbol(py, &p->in, c, &py->frames[k], scratch, sizeof(scratch))))
+			v = PYTHON_READ_FAILED;
+	}
+	if (v != PYTHON_VERIFIED) {
+		py->st.unverified[v]++;
+		syms[0] = 0;
+		return 1;
+	}
+	py->st.activations++;
+	py->st.frames += nr;
+	return nr;
+}
+
+size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps, size_t nr, size_t max)
+{
+	struct python *py = ctx;
+	struct pyproc *p = proc_get(py, (int32_t)s->pid);
+	struct activation acts[32];
+	uint32_t syms[MAX_PY_FRAMES];
+	uint64_t out[UNWIND_MAX_OUT_FRAMES], t;
+	size_t nacts, n = 0, next = 0;
+	bool all = true;
+
+	if (!p || !p->in.l || max > UNWIND_MAX_OUT_FRAMES)
+		return nr;
+	py->st.samples++;
+	nacts = activations(&p->in, s, ips, sps, nr, acts, ARRAY_SIZE(acts));
+	if (!nacts || map_object(py, s) < 0)
+		return nr;
+	py->st.with_python++;
+	for (size_t i = 0; i < nr; i++) {
+		if (next < nacts && acts[next].at == i) {
+			uint64_t outer = next + 1 < nacts ? acts[next + 1].frame : 0;
+			size_t k = activation_symbols(py, p, &acts[next], outer, syms,
+						      MIN((size_t)MAX_PY_FRAMES, max - MIN(max, n + (nr - i))));
+
+			all &= k != 1 || syms[0] != 0;
+			for (size_t j = 0; j < k && n < max; j++)
+				out[n++] = PYTHON_BASE + syms[j];
+			next++;
+		}
+		if (n < max)
+			out[n++] = ips[i];
+	}
+	t = now_ns();
+	if (t > s->time) {
+		py->st.delay_sum_ns += t - s->time;
+		py->st.delay_max_ns = MAX(py->st.delay_max_ns, t - s->time);
+	}
+	py->st.verified += all;
+	memcpy(ips, out, 8 * n);
+	return n;
+}
+
+void python__finish(struct python *py)
+{
+	enum build_id_cache_result res;
+	int fd, err;
+
+	if (!py->st.with_python || !py->cfg.cache)
+		return;
+	fd = memfd_create("prof-python", MFD_CLOEXEC);
+	if (fd < 0) {
+		py->st.kept = -errno;
+		return;
+	}
+	err = python_elf__write(fd, &py->id, (const char *const *)py->names, py->nr_names);
+	if (err == 0)
+		err = build_id_cache__add(py->cfg.cache, fd, PYTHON_OBJECT_PATH, &py->id,
+					  (uint64_t)lseek(fd, 0, SEEK_END), &res);
+	if (err == 0 && res != BUILD_ID_CACHE_KEPT && res != BUILD_ID_CACHE_PRESENT)
+		err = -ENOSPC;
+	py->st.kept = err;
+	close(fd);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One eval activation's Python frames, proven: see include/prof/python/walk.h.
+ */
+#include <string.h>
+
+#include "prof/python/walk.h"
+
+static const char *const verdict_names[PYTHON_VERDICTS] = {
+	[PYTHON_VERIFIED] = "verified",
+	[PYTHON_READ_FAILED] = "memory not readable",
+	[PYTHON_MOVED] = "frame moved on",
+	[PYTHON_NOT_CODE] = "not a code object",
+	[PYTHON_NOT_CONTIGUOUS] = "frames not contiguous",
+	[PYTHON_NO_ENTRY] = "no entry frame",
+	[PYTHON_WRONG_ENTRY] = "entry frame not the outer activation's",
+};
+
+const char *python_verdict__name(enum python_verdict v)
+{
+	return v < PYTHON_VERDICTS ? verdict_names[v] : "?";
+}
+
+static uint64_t u64_at(const uint8_t *p, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+static int32_t i32_at(const uint8_t *p, uint32_t off)
+{
+	int32_t v;
+
+	memcpy(&v, p + off, 4);
+	return v;
+}
+
+/* The bytes a frame of code (its head) takes in its chunk. */
+static uint64_t frame_size(const struct python_layout *l, const uint8_t *head)
+{
+	int32_t n = i32_at(head, l->co_nlocalsplus), s = i32_at(head, l->co_stacksize);
+
+	if (n < 0 || s < 0)
+		return 0;
+	return l->frame_specials + 8 * ((uint64_t)n + (uint64_t)s);
+}
+
+/* Frame f's fields and its code's head; the code must be a code object. */
+static enum python_verdict read_frame(const struct python_walk *w, uint64_t f, uint8_t *fbuf,
+				      struct python_frame *out)
+{
+	const struct python_layout *l = w->l;
+
+	if (w->read(w->ctx, f, fbuf, l->frame_specials) < 0)
+		return PYTHON_READ_FAILED;
+	out->frame = f;
+	out->code = u64_at(fbuf, l->f_code);
+	out->prev_instr = u64_at(fbuf, l->f_prev_instr);
+	if (!out->code || (out->code & 7))
+		return PYTHON_NOT_CODE;
+	if (w->read(w->ctx, out->code, out->head, l->co_code_adaptive) < 0)
+		return PYTHON_READ_FAILED;
+	if (u64_at(out->head, 8) != w->code_type)
+		return PYTHON_NOT_CODE;
+	return PYTHON_VERIFIED;
+}
+
+enum python_verdict python_walk__activation(const struct python_walk *w, uint64_t frame, uint64_t code,
+					    uint64_t outer, struct python_frame *out, size_t max, size_t *ret_nr)
+{
+	const struct python_layout *l = w->l;
+	uint8_t fbuf[128];
+	uint64_t f = frame;
+	size_t n = 0;
+
+	*ret_nr = 0;
+	if (l->frame_specials > sizeof(fbuf) || l->co_code_adaptive > PYTHON_CODE_HEAD)
+		return PYTHON_READ_FAILED;
+	while (n < max) {
+		struct python_frame *cur = &out[n];
+		enum python_verdict v = read_frame(w, f, fbuf, cur);
+		uint64_t prev;
+
+		if (v != PYTHON_VERIFIED)
+			return v;
+		if (n == 0 && cur->code != code)
+			return PYTHON_MOVED;
+		if (n > 0 && out[n - 1].frame != f + frame_size(l, cur->head))
+			return PYTHON_NOT_CONTIGUOUS;
+		n++;
+		prev = u64_at(fbuf, l->f_previous);
+		if (fbuf[l->f_is_entry]) {
+			if (outer && prev != outer)
+				return PYTHON_WRONG_ENTRY;
+			*ret_nr = n;
+			return PYTHON_VERIFIED;
+		}
+		/* a caller lies below its callee in the chunk */
+		if (!prev || prev >= f)
+			return PYTHON_NOT_CONTIGUOUS;
+		f = prev;
+	}
+	return PYTHON_NO_ENTRY;
+}
