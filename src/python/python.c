@@ -24,7 +24,7 @@
 #include "prof/python/python.h"
 
 /* Python frames one activation may add. */
-#define MAX_PY_FRAMES 96
+#define MAX_PY_FRAMES PYTHON_WALK_MAX
 /* Symbol 0: what an activation that could not be proven shows. */
 #define UNVERIFIED_NAME "[python: unverified]"
 /* Lines of one code object remembered with their symbols. */
@@ -35,6 +35,7 @@ struct pyproc {
 	struct interp in;               /* in.l NULL: not an attached interpreter */
 	size_t maps_nr;                 /* the maps it was judged with */
 	bool judged;
+	bool counted;                   /* in st.processes */
 	int pidfd;
 };
 
@@ -177,6 +178,25 @@ static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
+/* The frames again, in one call (walk.h). */
+static int readv_mem(void *ctx, const uint64_t *addrs, size_t n, size_t len, void *out)
+{
+	const struct reader *r = ctx;
+	struct iovec local[2 * PYTHON_WALK_MAX], remote[2 * PYTHON_WALK_MAX];
+	ssize_t got;
+
+	if (n > 2 * PYTHON_WALK_MAX)
+		return -E2BIG;
+	for (size_t k = 0; k < n; k++) {
+		local[k] = (struct iovec){ (uint8_t *)out + 80 * k, len };
+		remote[k] = (struct iovec){ (void *)(uintptr_t)addrs[k], len };
+	}
+	got = process_vm_readv(r->pid, local, n, remote, n, 0);
+	if (got < 0)
+		return -errno;
+	return (size_t)got == n * len ? 0 : -EFAULT;
+}
+
 /* Does the pidfd's process still run (so its pid named it when read)? */
 static bool still_there(int pidfd)
 {
@@ -234,7 +254,9 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 		reject(py, why);
 		return p;
 	}
-	py->st.processes++;
+	if (!p->counted)
+		py->st.processes++;
+	p->counted = true;
 	return p;
 }
 
@@ -427,7 +449,7 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 				 uint64_t outer, uint32_t *syms, size_t max)
 {
 	struct reader r = { p->pid };
-	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
+	struct python_walk w = { .l = p->in.l, .read = read_mem, .readv = readv_mem, .ctx = &r, .code_type = p->in.code_type };
 	enum python_verdict v = PYTHON_MOVED;
 	char scratch[1024];
 	size_t nr = 0, k;

@@ -2,6 +2,7 @@
 /*
  * One eval activation's Python frames, proven: see include/prof/python/walk.h.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "prof/python/walk.h"
@@ -58,12 +59,57 @@ static enum python_verdict read_frame(const struct python_walk *w, uint64_t f, u
 	out->frame = f;
 	out->code = u64_at(fbuf, l->f_code);
 	out->prev_instr = u64_at(fbuf, l->f_prev_instr);
+	out->previous = u64_at(fbuf, l->f_previous);
 	if (!out->code || (out->code & 7))
 		return PYTHON_NOT_CODE;
 	if (w->read(w->ctx, out->code, out->head, l->co_code_adaptive) < 0)
 		return PYTHON_READ_FAILED;
 	if (u64_at(out->head, 8) != w->code_type)
 		return PYTHON_NOT_CODE;
+	return PYTHON_VERIFIED;
+}
+
+/* Does the copy b of frame f (from the first pass) show it as it was? */
+static bool same(const struct python_layout *l, const uint8_t *b, const struct python_frame *f, bool entry, bool top)
+{
+	return u64_at(b, l->f_code) == f->code && u64_at(b, l->f_previous) == f->previous &&
+	       (top || u64_at(b, l->f_prev_instr) == f->prev_instr) && entry == (b[l->f_is_entry] != 0);
+}
+
+/*
+ * The frames were read one after the other, while the thread runs.  Read them
+ * again in one call: the callers, the top frame, the callers once more.  Each copy
+ * of each caller must be as the first pass read it (a caller's instruction stays
+ * put while its callee runs), and the top frame must have the same code and
+ * caller; its instruction is taken from this copy, taken between two copies of
+ * unchanged callers.  A return and a new call (a() then b() calling helper() at
+ * the same addresses) while the frames were read shows as a caller that changed;
+ * it could only go unseen if the callers changed and changed back (two such
+ * switches) while the one call read them.
+ */
+static enum python_verdict again(const struct python_walk *w, struct python_frame *out, size_t n)
+{
+	const struct python_layout *l = w->l;
+	uint8_t buf[2 * PYTHON_WALK_MAX][80];
+	uint64_t addrs[2 * PYTHON_WALK_MAX];
+	size_t m = 2 * n - 1;
+
+	if (n > PYTHON_WALK_MAX || l->frame_specials > sizeof(buf[0]))
+		return PYTHON_NO_ENTRY;
+	/* out[n - 1] is the entry frame, out[0] the top one */
+	for (size_t k = 0; k < n; k++)
+		addrs[k] = out[n - 1 - k].frame;
+	for (size_t k = 0; k + 1 < n; k++)
+		addrs[n + k] = out[n - 1 - k].frame;
+	if (w->readv(w->ctx, addrs, m, l->frame_specials, buf) < 0)
+		return PYTHON_READ_FAILED;
+	for (size_t k = 0; k < m; k++) {
+		size_t i = k < n ? n - 1 - k : 2 * n - 1 - k;
+
+		if (!same(l, buf[k], &out[i], i == n - 1, i == 0))
+			return PYTHON_MOVED;
+	}
+	out[0].prev_instr = u64_at(buf[n - 1], l->f_prev_instr);
 	return PYTHON_VERIFIED;
 }
 
@@ -95,7 +141,7 @@ enum python_verdict python_walk__activation(const struct python_walk *w, uint64_
 			if (outer && prev != outer)
 				return PYTHON_WRONG_ENTRY;
 			*ret_nr = n;
-			return PYTHON_VERIFIED;
+			return again(w, out, n);
 		}
 		/* a caller lies below its callee in the chunk */
 		if (!prev || prev >= f)

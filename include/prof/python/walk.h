@@ -23,13 +23,18 @@
 
 /* Read len bytes of the process at addr into buf: 0 or -errno. */
 typedef int (*python_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+/* Read len bytes at each of addrs[0..n) into out (n * 80 bytes), in one call: 0 or -errno. */
+typedef int (*python_readv_fn)(void *ctx, const uint64_t *addrs, size_t n, size_t len, void *out);
+
+/* The most frames of one activation. */
+#define PYTHON_WALK_MAX 96
 
 /* A code object's head as read (up to co_code_adaptive). */
 #define PYTHON_CODE_HEAD 192
 
 struct python_frame {
 	uint64_t frame, code;
-	uint64_t prev_instr;
+	uint64_t prev_instr, previous;
 	uint8_t head[PYTHON_CODE_HEAD]; /* the code object's head, as read */
 };
 
@@ -50,6 +55,7 @@ const char *python_verdict__name(enum python_verdict v);
 struct python_walk {
 	const struct python_layout *l;
 	python_read_fn read;
+	python_readv_fn readv;
 	void *ctx;
 	uint64_t code_type;             /* &PyCode_Type in the process */
 };
