@@ -205,9 +205,11 @@ static bool still_there(int pidfd)
 	return pidfd >= 0 && poll(&pfd, 1, 0) == 0;
 }
 
-static void reject(struct python *py, const char *why)
+static void reject(struct python *py, struct pyproc *p, const char *why)
 {
-	py->st.rejected++;
+	if (!p->counted)
+		py->st.rejected++;
+	p->counted = true;
 	if (!py->st.why_rejected[0])
 		snprintf(py->st.why_rejected, sizeof(py->st.why_rejected), "%s", why);
 }
@@ -251,7 +253,7 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 			snprintf(why, sizeof(why), "%s (pid %d): %s", p->in.path[0] ? p->in.path : "python",
 				 pid, strerror(-err));
 		p->in.l = NULL;
-		reject(py, why);
+		reject(py, p, why);
 		return p;
 	}
 	if (!p->counted)
