@@ -29,6 +29,10 @@
 #define UNVERIFIED_NAME "[python: unverified]"
 /* Lines of one code object remembered with their symbols. */
 #define LINES_KEPT 16
+/* Code objects remembered (all forgotten beyond: read again as needed), and the most
+ * symbols of the object (beyond: [python: unverified], counted as not readable). */
+#define CODES_KEPT (1u << 16)
+#define SYMBOLS_MAX (1u << 22)
 
 struct pyproc {
 	int32_t pid;
@@ -100,6 +104,8 @@ static uint32_t symbol(struct python *py, const char *name)
 
 	if (e)
 		return *e;
+	if (py->nr_names >= SYMBOLS_MAX)
+		return 0;
 	if (vec__reserve((void **)&py->names, &py->cap_names, py->nr_names + 1, sizeof(char *)) < 0 ||
 	    !(copy = strdup(name)))
 		return 0;
@@ -314,6 +320,17 @@ static int read_bytes(const struct python_layout *l, struct reader *r, uint64_t 
 	return err;
 }
 
+/* Every code object remembered: a program that makes code without end (exec in a
+ * loop) costs reads, not memory. */
+static void forget_codes(struct python *py)
+{
+	struct pycode *c;
+
+	for (size_t i = 0; (c = hashtable__next(&py->codes, &i));)
+		free(c->table);
+	hashtable__clear(&py->codes);
+}
+
 /* The code object of frame f as this process holds it now (read again when its
  * fields changed: another code object at the same address).  NULL when unreadable. */
 static struct pycode *code_get(struct python *py, const struct interp *in, struct reader *r,
@@ -334,6 +351,8 @@ static struct pycode *code_get(struct python *py, const struct interp *in, struc
 		return c;
 	if (read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
 		return NULL;
+	if (!c && hashtable__size(&py->codes) >= CODES_KEPT)
+		forget_codes(py);
 	c = hashtable__insert(&py->codes, h, &k, &created);
 	if (!c)
 		return NULL;
@@ -359,6 +378,8 @@ static uint32_t frame_symbol(struct python *py, const struct interp *in, struct 
 	bool exact;
 	uint32_t s;
 
+	if (!c->name)
+		return 0;               /* its name could not be kept */
 	memcpy(&units, f->head + l->co_size, 8);
 	exact = c->table && f->prev_instr >= first_instr && f->prev_instr < first_instr + 2 * (uint64_t)units &&
 		python_linetable__line(c->table, c->table_len, c->firstlineno,
