@@ -117,8 +117,8 @@ static void summary_python(const struct recording *r, const struct python_stats 
 		fprintf(stderr, "prof: Python: the object naming the Python frames could not be kept in the "
 			"build-id cache (%s): readers show them as addresses\n", strerror(-py->kept));
 	if (r->opts.verbose && py->with_python)
-		fprintf(stderr, "prof: Python: %" PRIu64 " locations; frames read %.0f us after their sample on "
-			"average, %.0f us at most\n", py->locations,
+		fprintf(stderr, "prof: Python: %" PRIu64 " locations; %" PRIu64 " samples' frames read when drained; "
+			"frames read %.0f us after their sample on average, %.0f us at most\n", py->locations, py->early,
 			(double)py->delay_sum_ns / 1e3 / (double)py->with_python, (double)py->delay_max_ns / 1e3);
 }
 

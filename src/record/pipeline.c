@@ -238,6 +238,8 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 
 		if (ret < 0 || err < 0)
 			return ret < 0 ? ret : err;
+		if (p->python)
+			python__early(p->python, ev);   /* Python frames read now, used if proven */
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
 	}
@@ -309,7 +311,8 @@ static int open_object(void *ctx, const struct task_file *f)
 static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct python_config pc = { .model = unwinder__model(p->unwinder), .open = open_object, .open_ctx = p,
-				    .cache = cfg->cache, .synth = p->synth, .sink = sink, .sink_ctx = p };
+				    .cache = cfg->cache, .synth = p->synth, .kernel_sample_type = cfg->unwind,
+				    .sink = sink, .sink_ctx = p };
 	int err = python__new(&pc, &p->python);
 
 	if (err == 0)

@@ -50,6 +50,7 @@ struct python_config {
 	void *open_ctx;
 	struct build_id_cache *cache;   /* where the object is kept (borrowed) */
 	struct synth_env synth;         /* the MMAP2s' sample_id trailer */
+	uint64_t kernel_sample_type;    /* of the kernel's samples, as drained */
 	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
 	void *sink_ctx;
 };
@@ -65,6 +66,7 @@ struct python_stats {
 	uint64_t unverified[PYTHON_VERDICTS]; /* activations, by why */
 	uint64_t locations;             /* symbols of the object */
 	uint64_t lines_first;           /* frames named by their function's first line */
+	uint64_t early;                 /* ... whose frames were read when it was drained */
 	uint64_t delay_sum_ns, delay_max_ns; /* from a sample to its reading */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };
@@ -78,6 +80,14 @@ struct python *python__free(struct python *py);
 /* The unwinder's edit hook (unwinder__set_edit): ctx is the struct python. */
 size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps, size_t nr,
 		      size_t max);
+
+/*
+ * A record as drained from the ring buffers, long before it is unwound: the Python
+ * frames of a sample of a process attached before are read now where its thread's
+ * last stack shape pins them (python__frames uses that reading only if the sample's
+ * own unwinding pins the same frames).
+ */
+void python__early(struct python *py, const struct perf_event_header *ev);
 
 /* Write the object and keep it in the cache (when any sample used it). */
 void python__finish(struct python *py);
