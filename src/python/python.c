@@ -22,6 +22,7 @@
 #include "prof/python/elf_writer.h"
 #include "prof/python/interp.h"
 #include "prof/python/python.h"
+#include "prof/sys/privs.h"
 
 /* Python frames one activation may add. */
 #define MAX_PY_FRAMES PYTHON_WALK_MAX
@@ -285,6 +286,28 @@ static void reject(struct python *py, struct pyproc *p, const char *why)
 		snprintf(py->st.why_rejected, sizeof(py->st.why_rejected), "%s", why);
 }
 
+struct check_call {
+	const struct interp *in;
+	struct reader *r;
+	char *why;
+	size_t why_len;
+};
+
+static int check_call(void *arg)
+{
+	struct check_call *c = arg;
+
+	return interp__check(c->in, read_mem, c->r, c->why, c->why_len);
+}
+
+/* interp__check, with no effective capability for a user restricted to their own. */
+static int check(struct python *py, const struct interp *in, struct reader *r, char *why, size_t why_len)
+{
+	struct check_call c = { in, r, why, why_len };
+
+	return py->cfg.as_user ? privs__as_user(check_call, &c) : check_call(&c);
+}
+
 /* The process's interpreter, looked at when its maps changed. */
 static struct pyproc *proc_get(struct python *py, int32_t pid)
 {
@@ -315,7 +338,7 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 		struct reader r = { pid };
 
 		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		err = p->pidfd < 0 ? -errno : interp__check(&p->in, read_mem, &r, why, sizeof(why));
+		err = p->pidfd < 0 ? -errno : check(py, &p->in, &r, why, sizeof(why));
 		if (err == 0 && !still_there(p->pidfd))
 			err = -ESRCH;
 	}
@@ -535,8 +558,8 @@ static uint64_t now_ns(void)
 
 /* The symbols of the frames of the activation that pinned (frame, code) into syms,
  * innermost first, read now: how many, *ret_v saying whether they are proven. */
-static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code, uint64_t outer,
-			   uint32_t *syms, size_t max, enum python_verdict *ret_v)
+static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code, uint64_t outer,
+			       uint32_t *syms, size_t max, enum python_verdict *ret_v)
 {
 	struct reader r = { p->pid };
 	struct python_walk w = { .l = p->in.l, .read = read_mem, .readv = readv_mem, .ctx = &r,
@@ -557,6 +580,39 @@ static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, 
 	}
 	*ret_v = v;
 	return v == PYTHON_VERIFIED ? nr : 0;
+}
+
+struct walk_call {
+	struct python *py;
+	struct pyproc *p;
+	uint64_t frame, code, outer;
+	uint32_t *syms;
+	size_t max, ret;
+	enum python_verdict v;
+};
+
+static int walk_call(void *arg)
+{
+	struct walk_call *c = arg;
+
+	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->outer, c->syms, c->max, &c->v);
+	return 0;
+}
+
+/* walk_symbols_now, for a user who may record only their own processes with no
+ * effective capability: the kernel's ptrace rules, not CAP_SYS_PTRACE, decide what
+ * may be read, so a process is read only while it is theirs. */
+static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code, uint64_t outer,
+			   uint32_t *syms, size_t max, enum python_verdict *ret_v)
+{
+	struct walk_call c = { py, p, frame, code, outer, syms, max, 0, PYTHON_READ_FAILED };
+
+	if (!py->cfg.as_user)
+		return walk_symbols_now(py, p, frame, code, outer, syms, max, ret_v);
+	if (privs__as_user(walk_call, &c) < 0)
+		c.v = PYTHON_READ_FAILED, c.ret = 0;
+	*ret_v = c.v;
+	return c.ret;
 }
 
 /* ---- reading early: when the sample is drained, not when it is written ----------

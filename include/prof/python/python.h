@@ -20,10 +20,11 @@
  * function's first line is known.  An activation that cannot be proven gets one
  * "[python: unverified]" frame, counted by why.
  *
- * Memory is read only of processes whose samples are being written (in scope, as
- * the tracker judged them), with prof's own rights: root, or the invoking user's
- * own processes (the kernel's ptrace access rules); a pidfd opened at attach says
- * whether the pid still names that process after each read.
+ * Memory is read only of processes whose samples were written (in scope, as the
+ * tracker judged them): by a user who may record only their own, with no effective
+ * capability (the kernel's ptrace rules decide: their own processes only); by root
+ * or an admin, with prof's rights.  A pidfd opened at attach says whether the pid
+ * still names that process after each read.
  */
 #ifndef PROF_PYTHON_PYTHON_H
 #define PROF_PYTHON_PYTHON_H
@@ -51,6 +52,8 @@ struct python_config {
 	struct build_id_cache *cache;   /* where the object is kept (borrowed) */
 	struct synth_env synth;         /* the MMAP2s' sample_id trailer */
 	uint64_t kernel_sample_type;    /* of the kernel's samples, as drained */
+	bool as_user;                   /* read with no effective capability (privs__as_user):
+					 * a user who may record only their own */
 	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
 	void *sink_ctx;
 };
