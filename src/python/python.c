@@ -19,6 +19,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
+#include "prof/python/early.h"
 #include "prof/python/elf_writer.h"
 #include "prof/python/interp.h"
 #include "prof/python/python.h"
@@ -35,56 +36,6 @@
 #define CODES_KEPT (1u << 16)
 #define SYMBOLS_MAX (1u << 22)
 
-/* Early readings (python__early, below). */
-#define EARLY_N 4096
-#define EARLY_ACTS 4
-#define EARLY_SYMS 32
-
-struct early_act {
-	uint64_t frame, code;
-	uint8_t verdict, n;
-	uint32_t syms[EARLY_SYMS];
-};
-
-struct early {
-	int32_t tid;
-	uint64_t time, read_ns;
-	uint8_t nacts;
-	struct early_act acts[EARLY_ACTS];
-};
-
-struct early_key {
-	int32_t tid;
-	uint64_t time;
-};
-
-struct early_slot {
-	struct early_key k;
-	uint32_t idx;
-};
-
-struct hint {
-	int32_t tid;
-	uint8_t n;
-	uint64_t cfa[EARLY_ACTS];       /* each activation's CFA, innermost first */
-};
-
-static bool early_eq(const void *e, const void *key, const void *ctx)
-{
-	const struct early_key *a = &((const struct early_slot *)e)->k, *b = key;
-
-	return a->tid == b->tid && a->time == b->time;
-}
-
-static uint64_t early_hash(const struct early_key *k)
-{
-	return hash__mix(hash__u64((uint32_t)k->tid), k->time);
-}
-
-static bool hint_eq(const void *e, const void *key, const void *ctx)
-{
-	return ((const struct hint *)e)->tid == *(const int32_t *)key;
-}
 
 
 struct pyproc {
@@ -119,10 +70,7 @@ struct python {
 	size_t nr_names, cap_names;
 	struct build_id id;             /* the object's: random, known before it is written */
 	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
-	struct early *early;            /* EARLY_N readings, a ring */
-	uint32_t early_next;
-	struct hashtable early_idx;     /* struct early_slot by (tid, time) */
-	struct hashtable hints;         /* struct hint by tid */
+	struct python_early *early;     /* frames read when drained (early.h) */
 	struct python_frame frames[MAX_PY_FRAMES];
 	struct python_stats st;
 };
@@ -188,11 +136,9 @@ int python__new(const struct python_config *cfg, struct python **ret)
 	hashtable__init(&py->procs, sizeof(struct pyproc), proc_eq, NULL);
 	hashtable__init(&py->codes, sizeof(struct pycode), code_eq, NULL);
 	hashtable__init(&py->syms, sizeof(uint32_t), sym_eq, py);
-	hashtable__init(&py->early_idx, sizeof(struct early_slot), early_eq, NULL);
-	hashtable__init(&py->hints, sizeof(struct hint), hint_eq, NULL);
 	py->attr = (struct perf_event_attr){ .size = sizeof(py->attr), .sample_type = cfg->kernel_sample_type,
 					     .sample_regs_user = unwinder__regs_mask() };
-	py->early = calloc(EARLY_N, sizeof(*py->early));
+	py->early = python_early__new();
 	/* unique to this recording: the object is written at its end */
 	py->id.size = 20;
 	if (!py->early || getrandom(py->id.data, 20, 0) != 20 || symbol(py, UNVERIFIED_NAME) != 0 || py->nr_names != 1) {
@@ -221,9 +167,7 @@ struct python *python__free(struct python *py)
 	hashtable__release(&py->procs);
 	hashtable__release(&py->codes);
 	hashtable__release(&py->syms);
-	hashtable__release(&py->early_idx);
-	hashtable__release(&py->hints);
-	free(py->early);
+	python_early__free(py->early);
 	free(py);
 	return NULL;
 }
@@ -234,6 +178,15 @@ const struct python_stats *python__stats(const struct python *py)
 }
 
 /* ---- the process ------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 
 struct reader {
 	int32_t pid;
@@ -548,13 +501,6 @@ static size_t activations(const struct interp *in, const struct sample *s, const
 	return n;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The symbols of the frames of the activation that pinned (frame, code) into syms,
  * innermost first, read now: how many, *ret_v saying whether they are proven. */
@@ -563,7 +509,7 @@ static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t fra
 {
 	struct reader r = { p->pid };
 	struct python_walk w = { .l = p->in.l, .read = read_mem, .readv = readv_mem, .ctx = &r,
-				 .code_type = p->in.code_type };
+				 .code_type = p->in.code_type, .clock_ns = now_ns };
 	enum python_verdict v = PYTHON_MOVED;
 	char scratch[1024];
 	size_t nr = 0, k;
@@ -615,44 +561,26 @@ static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, 
 	return c.ret;
 }
 
-/* ---- reading early: when the sample is drained, not when it is written ----------
- *
- * The samples are unwound when the ordered queue hands them out, ~65 ms after they
- * were taken; the rings are read every few ms.  When a sample is drained, the
- * activations' CFAs of its thread's last unwound sample (a thread in a loop runs
- * its activations at the same stack addresses) give candidate slots in its stack
- * copy; the frames those pin are read then.  When the sample is unwound,
- * that reading is used only if the unwinding pins exactly the same frames and code
- * objects: a wrong guess of the shape costs a late reading, never a wrong frame.
- */
-/* The sample's thread's stack shape, for the next samples drained. */
-static void hint_note(struct python *py, const struct sample *s, const uint64_t *sps, const struct activation *acts,
-		      size_t nacts)
-{
-	int32_t tid = (int32_t)s->tid;
-	bool created;
-	struct hint *h = hashtable__insert(&py->hints, hash__u64((uint32_t)tid), &tid, &created);
+/* ---- reading early: when the sample is drained (early.h) ------------------------ */
 
-	if (!h)
-		return;
-	h->tid = tid;
-	h->n = 0;
-	for (size_t k = 0; k < nacts && k < EARLY_ACTS && acts[k].cfa; k++)
-		h->cfa[h->n++] = acts[k].cfa;
+/* The sample's thread's stack shape, for the next samples drained. */
+static void hint_note(struct python *py, const struct sample *s, const struct activation *acts, size_t nacts)
+{
+	uint64_t cfas[PYTHON_EARLY_ACTS];
+	size_t n = 0;
+
+	for (; n < nacts && n < PYTHON_EARLY_ACTS; n++)
+		cfas[n] = acts[n].cfa;
+	python_early__hint(py->early, (int32_t)s->tid, cfas, n);
 }
 
 /* The early reading of sample s, if it pinned the same frames as acts. */
-static const struct early *early_find(struct python *py, const struct sample *s, const struct activation *acts,
-				      size_t nacts)
+static const struct python_early_reading *early_find(struct python *py, const struct sample *s,
+						     const struct activation *acts, size_t nacts)
 {
-	struct early_key k = { (int32_t)s->tid, s->time };
-	const struct early_slot *slot = hashtable__find(&py->early_idx, early_hash(&k), &k);
-	const struct early *e;
+	const struct python_early_reading *e = python_early__find(py->early, (int32_t)s->tid, s->time);
 
-	if (!slot)
-		return NULL;
-	e = &py->early[slot->idx];
-	if (e->nacts != nacts)
+	if (!e || e->nacts != nacts)
 		return NULL;
 	for (size_t i = 0; i < nacts; i++)
 		if (!acts[i].frame || e->acts[i].frame != acts[i].frame || e->acts[i].code != acts[i].code)
@@ -663,63 +591,49 @@ static const struct early *early_find(struct python *py, const struct sample *s,
 void python__early(struct python *py, const struct perf_event_header *ev)
 {
 	const struct python_layout *l;
+	struct python_early_reading *e;
+	uint64_t cfas[PYTHON_EARLY_ACTS], sp;
 	struct sample s;
 	struct pyproc *p;
-	const struct hint *h;
-	struct early *e;
-	struct early_slot *slot;
-	struct early_key k;
-	bool created;
-	int32_t pid, tid;
-	uint64_t sp;
+	int32_t pid;
+	size_t n;
 
 	if (ev->type != PERF_RECORD_SAMPLE || sample__decode(&s, &py->attr, ev) < 0 || !s.regs_user.regs ||
 	    s.regs_user.nr <= 7 || !s.stack_user.data)
 		return;
-	pid = (int32_t)s.pid, tid = (int32_t)s.tid;
-	/* only processes whose samples were written before: judged in scope */
+	pid = (int32_t)s.pid;
+	/* only processes attached, and threads unwound, before: judged in scope */
 	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
-	h = hashtable__find(&py->hints, hash__u64((uint32_t)tid), &tid);
-	if (!p || !p->in.l || !h || !h->n)
+	n = python_early__hints(py->early, (int32_t)s.tid, cfas);
+	if (!p || !p->in.l || !n)
 		return;
 	l = p->in.l;
 	sp = s.regs_user.regs[7];       /* perf's x86 register 7, the 8th of the mask */
-	e = &py->early[py->early_next];
-	if (e->nacts) {
-		k = (struct early_key){ e->tid, e->time };
-		hashtable__remove(&py->early_idx, early_hash(&k), &k);
-	}
-	*e = (struct early){ .tid = tid, .time = s.time };
-	for (size_t i = 0; i < h->n; i++) {
-		struct early_act *a = &e->acts[i];
+	e = python_early__start(py->early, (int32_t)s.tid, s.time);
+	for (size_t i = 0; i < n; i++) {
+		struct python_early_act *a = &e->acts[i];
 		uint64_t first_instr = 0;
 
-		if (!stack_word(&s, sp, h->cfa[i] - l->cfa_frame, &a->frame) ||
-		    !stack_word(&s, sp, h->cfa[i] - l->cfa_first_instr, &first_instr) ||
+		if (!stack_word(&s, sp, cfas[i] - l->cfa_frame, &a->frame) ||
+		    !stack_word(&s, sp, cfas[i] - l->cfa_first_instr, &first_instr) ||
 		    first_instr < l->co_code_adaptive)
 			return;
 		a->code = first_instr - l->co_code_adaptive;
 	}
-	for (size_t i = 0; i < h->n; i++) {
-		struct early_act *a = &e->acts[i];
+	for (size_t i = 0; i < n; i++) {
+		struct python_early_act *a = &e->acts[i];
 		enum python_verdict v;
 
-		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, i + 1 < h->n ? e->acts[i + 1].frame : 0,
-					     a->syms, EARLY_SYMS, &v);
+		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, i + 1 < n ? e->acts[i + 1].frame : 0,
+					     a->syms, PYTHON_EARLY_SYMS, &v);
 		a->verdict = (uint8_t)v;
 	}
 	e->read_ns = now_ns();
-	k = (struct early_key){ tid, s.time };
-	slot = hashtable__insert(&py->early_idx, early_hash(&k), &k, &created);
-	if (!slot)
-		return;
-	*slot = (struct early_slot){ .k = k, .idx = py->early_next };
-	e->nacts = h->n;
-	py->early_next = (py->early_next + 1) % EARLY_N;
+	python_early__keep(py->early, e, (uint8_t)n);
 }
 
 /* The symbols of activation i of a sample (read early if it was, else now): how many. */
-static size_t activation_symbols(struct python *py, struct pyproc *p, const struct early *e, size_t i,
+static size_t activation_symbols(struct python *py, struct pyproc *p, const struct python_early_reading *e, size_t i,
 				 const struct activation *a, uint64_t outer, uint32_t *syms, size_t max)
 {
 	enum python_verdict v;
@@ -747,7 +661,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	struct python *py = ctx;
 	struct pyproc *p = proc_get(py, (int32_t)s->pid);
 	struct activation acts[32];
-	const struct early *early;
+	const struct python_early_reading *early;
 	uint32_t syms[MAX_PY_FRAMES];
 	uint64_t out[UNWIND_MAX_OUT_FRAMES], t;
 	size_t nacts, n = 0, next = 0;
@@ -758,7 +672,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	py->st.samples++;
 	nacts = activations(&p->in, s, ips, sps, nr, acts, ARRAY_SIZE(acts));
 	early = early_find(py, s, acts, nacts);
-	hint_note(py, s, sps, acts, nacts);
+	hint_note(py, s, acts, nacts);
 	if (!nacts || map_object(py, s) < 0)
 		return nr;
 	py->st.with_python++;

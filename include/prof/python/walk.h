@@ -46,6 +46,7 @@ enum python_verdict {
 	PYTHON_NOT_CONTIGUOUS,          /* a caller does not end where its callee starts */
 	PYTHON_NO_ENTRY,                /* no entry frame within the frames kept */
 	PYTHON_WRONG_ENTRY,             /* the entry frame's previous is not the outer pinned one */
+	PYTHON_SLOW,                    /* the second reading took too long to prove anything */
 	PYTHON_VERDICTS,
 };
 
@@ -58,7 +59,11 @@ struct python_walk {
 	python_readv_fn readv;
 	void *ctx;
 	uint64_t code_type;             /* &PyCode_Type in the process */
+	uint64_t (*clock_ns)(void);     /* NULL: the second reading is not timed */
 };
+
+/* The longest second reading that proves a chain (see walk.c, again()). */
+#define PYTHON_AGAIN_MAX_NS 100000
 
 /*
  * The frames of the activation whose current frame and code the sample pinned

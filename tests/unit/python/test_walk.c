@@ -181,3 +181,19 @@ Test(walk, a_switch_while_reading_is_seen, .init = init)
 		}
 	}
 }
+
+/* A clock that moves 150 us per look: every second reading took too long. */
+static uint64_t slow_clock(void)
+{
+	static uint64_t t;
+
+	return t += 150000;
+}
+
+Test(walk, a_slow_second_reading_proves_nothing, .init = init)
+{
+	struct python_walk w = { .l = L, .read = rd, .readv = rdv, .code_type = CODE_TYPE, .clock_ns = slow_clock };
+	size_t nr;
+
+	cr_expect_eq(python_walk__activation(&w, F_HELPER, CODE_HELPER, OUTER, out, 8, &nr), PYTHON_SLOW);
+}
