@@ -110,6 +110,11 @@ static void summary_python(const struct recording *r, const struct python_stats 
 			" named by their function's first line); %" PRIu64 " activations [python: unverified]%s%s%s\n",
 			py->samples, py->processes, py->with_python, py->verified, py->frames, py->lines_first, bad,
 			n ? " (" : "", why, n ? ")" : "");
+	if (py->with_python)
+		fprintf(stderr, "prof: Python: only each activation's innermost function is pinned by its sample; "
+			"its line and callers are read %.0f ms later on average, so a function run again at the "
+			"same place from another caller in between shows that later caller\n",
+			(double)py->delay_sum_ns / 1e6 / (double)py->with_python);
 	if (py->rejected)
 		fprintf(stderr, "prof: Python: no Python frames for %" PRIu64 " interpreter(s): %s\n", py->rejected,
 			py->why_rejected);

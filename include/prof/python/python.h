@@ -11,8 +11,9 @@
  *
  * In each of its samples, every native frame in the eval function is an activation;
  * the sample's stack copy pins its current frame and code object, and the frames of
- * the activation are read from the process (process_vm_readv) and proven
- * (walk.h).  They are written into the call chain just above that native frame, as
+ * the activation are read from the process (process_vm_readv) and checked to form
+ * a consistent chain from them (walk.h; not proof that the callers are the
+ * sample's).  They are written into the call chain just above that native frame, as
  * addresses in the recording's synthetic object (elf_writer.h), mapped in each such
  * process by an MMAP2 at PYTHON_BASE, which no real mapping can use (user addresses
  * end at 2^47, or 2^56 with 5-level paging; kernel ones start at 2^63 + ...).  A

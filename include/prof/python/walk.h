@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The Python frames of one activation of the eval function, proven to be the ones
- * a sample pinned, read from the process after the sample.
+ * The Python frames of one activation of the eval function, read from the process
+ * after the sample, as a consistent chain rooted at what the sample pinned.  Only
+ * the pinned frame's code object is the sample's for sure: a chain read later may
+ * be of a later call of the same function at the same place (docs/DESIGN.md,
+ * "Python frames": measured by tests/integration/python/caller_truth.sh).
  *
  * The sample's stack copy pins, exactly, the activation's current frame F and code
  * object C (layout.h).  The callers inside the activation live only in the heap (the
