@@ -12,6 +12,7 @@
 #include "prof/base/strset.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
+#include "prof/perfdata/build_id.h"
 
 struct thread {
 	int32_t tid, pid;
@@ -56,8 +57,11 @@ struct model {
 	struct hashtable uids;          /* of struct uid_entry, by tid */
 	struct hashtable cgroups;       /* of struct cgroup_entry, by id */
 	struct strset names;            /* object paths and comms */
+	struct container_name *cnames;  /* the runtimes' names of containers (a file's few) */
+	size_t nr_cnames, cap_cnames;
 	char kref_name[32];
 	uint64_t kref_addr;
+	char kernel_bid[2 * BUILD_ID_MAX + 1];  /* hex, from the data's HEADER_BUILD_ID; "" */
 	uint64_t maps_gen, tasks_gen;   /* model__generation() */
 };
 
@@ -102,6 +106,11 @@ static uint64_t dso_hash(const struct dso_key *k)
 	return k->bid_len ? hash__mix(h, hash__bytes(k->bid, k->bid_len)) : h;
 }
 
+/* A container id and its runtime's name, both interned in names. */
+struct container_name {
+	const char *id, *name;
+};
+
 struct model *model__new(void)
 {
 	struct model *m = calloc(1, sizeof(*m));
@@ -130,6 +139,7 @@ struct model *model__free(struct model *m)
 		maps__release(&m->sets[i]);
 	free(m->sets);
 	free(m->dsos);
+	free(m->cnames);
 	for (size_t i = 0; (c = hashtable__next(&m->cgroups, &i));)
 		free(c->path);
 	hashtable__release(&m->threads);
@@ -354,6 +364,24 @@ static int on_cgroup(struct model *m, const struct perf_record_cgroup *c, const 
 	return 0;
 }
 
+/* The host kernel's build id, as prof record writes it after the kernel's map (and
+ * perf into a pipe): what names the kernel in a file that never got its features. */
+static void on_build_id(struct model *m, const struct perf_event_header *ev)
+{
+	const struct perf_record_header_build_id *e = (const void *)ev;
+	size_t max = ev->size - sizeof(*e);
+	struct build_id b = { 0 };
+
+	if (ev->size < sizeof(*e) + sizeof("[kernel.kallsyms]") || e->pid != -1 ||
+	    (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_KERNEL ||
+	    strncmp(e->filename, "[kernel.kallsyms]", max) || !(ev->misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ||
+	    !e->size || e->size > BUILD_ID_MAX)
+		return;
+	memcpy(b.data, e->data, e->size);
+	b.size = e->size;
+	build_id__hex(&b, m->kernel_bid, sizeof(m->kernel_bid));
+}
+
 int model__process(struct model *m, const struct perf_event_header *ev)
 {
 	switch (ev->type) {
@@ -371,6 +399,9 @@ int model__process(struct model *m, const struct perf_event_header *ev)
 	case PERF_RECORD_CGROUP:
 		m->tasks_gen++;
 		return on_cgroup(m, (const void *)ev, ev);
+	case PERF_RECORD_HEADER_BUILD_ID:
+		on_build_id(m, ev);
+		return 0;
 	default:
 		/* EXIT: a thread's last samples may follow it; pid reuse comes with a FORK */
 		return 0;
@@ -466,9 +497,38 @@ const char *model__container(const struct model *m, uint64_t id)
 	return e ? e->container : NULL;
 }
 
+int model__name_container(struct model *m, const char *id, const char *name)
+{
+	const char *i = strset__intern(&m->names, id), *n = strset__intern(&m->names, name);
+
+	if (!i || !n || VEC_RESERVE(m->cnames, m->cap_cnames, m->nr_cnames + 1) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < m->nr_cnames; k++)
+		if (m->cnames[k].id == i) {
+			m->cnames[k].name = n;
+			return 0;
+		}
+	m->cnames[m->nr_cnames++] = (struct container_name){ i, n };
+	return 0;
+}
+
+const char *model__container_name(const struct model *m, const char *id)
+{
+	/* ids are interned: one pointer each (model__container's) */
+	for (size_t k = 0; id && k < m->nr_cnames; k++)
+		if (m->cnames[k].id == id || !strcmp(m->cnames[k].id, id))
+			return m->cnames[k].name;
+	return NULL;
+}
+
 uint64_t model__generation(const struct model *m, bool maps)
 {
 	return maps ? m->maps_gen : m->tasks_gen;
+}
+
+const char *model__kernel_build_id(const struct model *m)
+{
+	return m->kernel_bid;
 }
 
 bool model__kernel_ref(const struct model *m, const char **ret_name, uint64_t *ret_addr)

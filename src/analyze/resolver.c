@@ -67,7 +67,10 @@ void resolver__load_kernel(struct resolver *r)
 	uint64_t addr;
 
 	r->kernel_tried = true;
-	if (!r->kernel_here || !model__kernel_ref(r->model, &ref, &addr) || !ref[0])
+	if (!r->kernel_here && !(r->kernel_by_build_id && model__kernel_build_id(r->model)[0] &&
+				 resolver__kernel_is(model__kernel_build_id(r->model))))
+		return;
+	if (!model__kernel_ref(r->model, &ref, &addr) || !ref[0])
 		return;
 	if (read_file_full(AT_FDCWD, "/proc/kallsyms", 256u << 20, &ks) < 0)
 		return;

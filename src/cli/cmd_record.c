@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
 #include "prof/python/python.h"
@@ -23,6 +24,8 @@
 #include "prof/perfdata/features.h"
 #include "prof/perfdata/prof_section.h"
 #include "prof/record/session.h"
+#include "prof/scope/containers.h"
+#include "prof/scope/runtime_names.h"
 #include "prof/synth/ledger.h"
 #include "prof/sys/output_file.h"
 #include "prof/sys/procfs.h"
@@ -319,6 +322,62 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 		sec->scope_cgroups[i] = scope->cgroups[i].path ? scope->cgroups[i].path : scope->cgroups[i].arg;
 }
 
+/* The runtimes' names of the file's containers: the ids its cgroups are in. */
+struct naming {
+	struct prof_section_name *v;
+	size_t nr, cap;
+	bool failed;
+};
+
+static void note_container(uint64_t id, const char *path, void *ctx)
+{
+	struct naming *n = ctx;
+	char cid[CONTAINER_ID_LEN + 1];
+
+	if (!containers__of_path(path, cid))
+		return;
+	for (size_t i = 0; i < n->nr; i++)
+		if (!strcmp(n->v[i].id, cid))
+			return;
+	if (VEC_RESERVE(n->v, n->cap, n->nr + 1) < 0) {
+		n->failed = true;
+		return;
+	}
+	n->v[n->nr] = (struct prof_section_name){ .name = NULL };
+	memcpy(n->v[n->nr++].id, cid, sizeof(cid));
+}
+
+/*
+ * Name the file's containers (n->v[].name borrowed from now or from the preflight's
+ * names; NULL: no runtime named it) from the runtimes' state read now, so containers
+ * started during the recording are named, else as the preflight read it, so one
+ * removed meanwhile still is.  A user who may not read the state gets ids alone:
+ * how many, in *ret_unnamed and *ret_unreadable.
+ */
+static void name_containers(struct recording *r, struct naming *n, struct runtime_names *now,
+			    size_t *ret_unnamed, size_t *ret_unreadable)
+{
+	_cleanup_free_ const char **ids = NULL;
+
+	*ret_unnamed = *ret_unreadable = 0;
+	ledger__for_each_written_cgroup(session__ledger(r->session), note_container, n);
+	ids = n->nr ? calloc(n->nr, sizeof(*ids)) : NULL;
+	if (!ids)
+		return;
+	for (size_t i = 0; i < n->nr; i++)
+		ids[i] = n->v[i].id;
+	if (runtime_names__load_ids(&r->pf.cfg.containers, ids, n->nr, now, ret_unreadable) < 0)
+		return;
+	for (size_t i = 0; i < n->nr; i++) {
+		const char *name = runtime_names__of(now, n->v[i].id, false);
+
+		if (!name)
+			name = runtime_names__of(&r->pf.names, n->v[i].id, false);
+		n->v[i].name = (char *)name;
+		*ret_unnamed += !name;
+	}
+}
+
 /* The build id the session's objects have for (maj, min, ino). */
 static bool build_id_of(void *ctx, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
 {
@@ -335,12 +394,24 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
 	struct feat_buf b = { 0 }, bids = { 0 };
 	struct build_id kbid;
+	struct naming naming = { 0 };
+	struct runtime_names names = { 0 };
+	size_t unnamed, unreadable;
 	int err, err2;
 
 	session__stats(r->session, &st);
 	f.first_sample_time = st.scope->first_time;
 	f.last_sample_time = st.scope->last_time;
 	section_of(r, &st, &sec);
+	name_containers(r, &naming, &names, &unnamed, &unreadable);
+	/* only the named ones: the section's lines are for names */
+	for (size_t i = 0; i < naming.nr; i++)
+		if (naming.v[i].name)
+			naming.v[sec.nr_names++] = naming.v[i];
+	sec.names = naming.v;
+	if (unnamed && unreadable && !r->opts.quiet)
+		fprintf(stderr, "prof: %zu container%s recorded by id only: the runtimes' state (docker's, podman's) "
+			"is not readable with your rights\n", unnamed, unnamed == 1 ? "" : "s");
 	if (n > 0 && build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &kbid) == 0) {
 		build_id__hex(&kbid, sec.kernel_build_id, sizeof(sec.kernel_build_id));
 		if (!r->opts.no_kernel)
@@ -357,6 +428,8 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 		b.err = -ENOMEM;
 	free(sec.tasks);
 	free(sec.scope_cgroups);
+	free(naming.v);
+	runtime_names__release(&names);
 	if (!err)
 		err = b.err ? b.err : perf_writer__set_prof_section(r->writer, b.data, b.len);
 	feat_buf__release(&b);

@@ -69,12 +69,18 @@ static void remember(const char **v, size_t *nr, const char *c)
 
 /* --container: is c (interned, NULL unknown) the one asked for?  Judged once per run
  * of samples of one container; the containers met are kept for report_containers(). */
-static bool container_matches(struct report_containers *rc, const char *c, const char *want)
+static bool container_matches(const struct report *r, struct report_containers *rc, const char *c)
 {
+	const char *name;
+
 	if (c == rc->last && rc->nr_matched + rc->nr_other)
 		return rc->last_ok;
 	rc->last = c;
-	rc->last_ok = c && c[0] && !strncmp(c, want, strlen(want));
+	if (r->o.container_name)
+		rc->last_ok = c && c[0] && (name = model__container_name(r->an.model, c)) &&
+			      !strcmp(name, r->o.container_arg);
+	else
+		rc->last_ok = c && c[0] && !strncmp(c, r->o.container, strlen(r->o.container));
 	if (rc->last_ok)
 		remember(rc->matched, &rc->nr_matched, c);
 	else if (c && c[0])
@@ -90,7 +96,7 @@ static bool admits(void *ctx, const struct profile_task *t)
 	return !(r->o.has_pid && t->pid != r->o.pid) && !(r->o.comm && strcmp(t->comm, r->o.comm)) &&
 	       !(r->o.has_uid && (!t->uid_known || t->uid != r->o.uid)) &&
 	       !(r->o.cgroup && !cgroup_matches(model__cgroup(r->an.model, t->cgroup), r->o.cgroup)) &&
-	       !(r->o.container_arg && !container_matches(&r->containers, t->container, r->o.container));
+	       !(r->o.container_arg && !container_matches(r, &r->containers, t->container));
 }
 
 /* After the read, --container matched exactly one of the file's containers.  0, or
@@ -100,20 +106,27 @@ static int report_containers(const struct report *r)
 	const struct report_containers *rc = &r->containers;
 	const char *const *v = rc->nr_matched ? rc->matched : rc->other;
 	size_t nr = rc->nr_matched ? rc->nr_matched : rc->nr_other;
-	char arg[128], list[1024];
+	char arg[128], list[3072];
 	size_t off = 0;
 
 	if (!r->o.container_arg || rc->nr_matched == 1)
 		return 0;
 	list[0] = '\0';
-	for (size_t i = 0; i < MIN(nr, (size_t)REPORT_CONTAINERS_LISTED) && off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", v[i]);
+	for (size_t i = 0; i < MIN(nr, (size_t)REPORT_CONTAINERS_LISTED) && off < sizeof(list); i++) {
+		const char *name = model__container_name(r->an.model, v[i]);
+		char esc[4 * 48 + 1];
+
+		if (name)
+			escape__text(esc, sizeof(esc), name);
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s%s%s%s", i ? ", " : "", v[i],
+					name ? " (" : "", name ? esc : "", name ? ")" : "");
+	}
 	if (nr > REPORT_CONTAINERS_LISTED && off < sizeof(list))
 		snprintf(list + off, sizeof(list) - off, " and %zu more", nr - REPORT_CONTAINERS_LISTED);
 	escape__text(arg, sizeof(arg), r->o.container_arg);
 	if (rc->nr_matched)
-		fprintf(stderr, "prof report: container '%s' is ambiguous in %s: %zu containers match: %s (give more "
-			"of its id)\n", arg, r->o.input, nr, list);
+		fprintf(stderr, "prof report: container '%s' is ambiguous in %s: %zu containers match: %s (give %s)\n",
+			arg, r->o.input, nr, list, r->o.container_name ? "its id" : "more of its id");
 	else
 		fprintf(stderr, "prof report: %s has no samples of a container '%s'%s; %s%s\n",
 			r->o.input, arg, r->o.has_pid || r->o.has_uid || r->o.comm || r->o.cgroup ? " (with the other filters)"
@@ -239,6 +252,8 @@ static int read_prof_section(struct report *r, bool *ret_found)
 	for (size_t i = 0; !err && i < r->section.nr_tasks; i++)
 		if (r->section.tasks[i].uid_known)
 			err = model__set_uid(r->an.model, r->section.tasks[i].tid, r->section.tasks[i].uid);
+	for (size_t i = 0; !err && i < r->section.nr_names; i++)
+		err = model__name_container(r->an.model, r->section.names[i].id, r->section.names[i].name);
 	prof_section__describe_scope(&r->section, r->scope, sizeof(r->scope));
 	symbols__set_unread_unknown(r->an.syms, r->section.mmap_build_ids);
 	return err;
@@ -573,6 +588,7 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 		return -ENOMEM;
 	}
 	r->an.res.kernel_here = kernel_here(r);
+	r->an.res.kernel_by_build_id = true;
 	r->an.res.inlines = !r->o.no_inline;
 	/* pprof's locations carry addresses (a backend symbolizes by them) */
 	r->an.res.addrs = r->o.format == FORMAT_PPROF;

@@ -42,6 +42,7 @@ void config__defaults(struct prof_config *c)
 				   .keep_recording_max = BUILD_ID_CACHE_RECORDING_MAX,
 				   .keep_cache_max = BUILD_ID_CACHE_MAX };
 	strcpy(c->output, "perf.data");
+	runtime_dirs__defaults(&c->containers);
 	daemon_defaults(&c->daemon);
 }
 
@@ -271,6 +272,35 @@ static int record_keep_key(struct parse_ctx *x, const char *name, const char *va
 	return bad(x, "unknown key '%s' in [record]", name);
 }
 
+/* [containers]: the runtimes' state directories, for --container NAME and reports' names. */
+static int containers_key(struct parse_ctx *x, const char *name, const char *value)
+{
+	static const struct {
+		const char *name;
+		enum runtime_kind kind;
+	} lists[] = {
+		{ "docker_data_root", RUNTIME_DOCKER },
+		{ "podman_storage", RUNTIME_PODMAN },
+		{ "kubelet_log_dir", RUNTIME_KUBERNETES },
+	};
+	char err[160];
+	bool b;
+
+	if (!strcmp(name, "rootless_podman")) {
+		if (parse_bool(value, &b) < 0)
+			return bad(x, "bad rootless_podman '%s' (yes or no)", value);
+		x->c->containers.rootless_podman = b;
+		return 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+		if (!strcmp(name, lists[i].name)) {
+			if (runtime_dirs__set(&x->c->containers, lists[i].kind, value, err, sizeof(err)) < 0)
+				return bad(x, "%s: %s", name, err);
+			return 1;
+		}
+	return bad(x, "unknown key '%s' in [containers]", name);
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *x = user;
@@ -302,6 +332,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		return record_keep_key(x, name, value);
 	}
+	if (!strcmp(section, "containers"))
+		return containers_key(x, name, value);
 	if (!strcmp(section, "aggregate")) {
 		if (!strcmp(name, "max_stacks")) {
 			if (parse_uint(value, 1, 100000000, &u) < 0)

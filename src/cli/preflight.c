@@ -124,6 +124,66 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 
 /* ---- scope and policy ------------------------------------------------------------ */
 
+/* Whether the container or pod of id has a cgroup in the hierarchy now. */
+static bool runs(const char *id, bool pod, void *ctx)
+{
+	const struct preflight *p = ctx;
+	_cleanup_free_ char *path = NULL;
+	char err[1024];
+
+	return containers__find(p->cgroup_fd, p->cgroup_mount, pod ? CONTAINERS_POD : CONTAINERS_CONTAINER, id, &path,
+				err, sizeof(err)) == 0;
+}
+
+/*
+ * --container NAME and --pod NAMESPACE/POD: the id or uid the runtimes' state gives the
+ * name, in place of the argument, for the hierarchy to be searched by.  The state is
+ * read with the invoker's own rights (prof's capabilities grant no file access).
+ * 0, or -1 after a message.
+ */
+static int resolve_names(struct preflight *p, struct record_opts *o)
+{
+	size_t unreadable = 0;
+	char err[2048], where[1024], id[CONTAINER_POD_UID_MAX + 1];
+
+	for (size_t i = 0; i < o->scope.nr_cgroups; i++) {
+		struct scope_cgroup *c = &o->scope.cgroups[i];
+		bool pod = c->kind == SCOPE_CGROUP_POD;
+		char *dup;
+		int r;
+
+		if (c->kind == SCOPE_CGROUP_PATH)
+			continue;
+		/* a prefix of an id is looked at too: it may be another container's name as
+		 * well; a whole id or a pod's uid is never a name */
+		if (!runtime_names__is_name(c->arg, pod) && (pod || runtime_names__whole_id(c->arg)))
+			continue;
+		if (!p->names_loaded) {
+			if (runtime_names__load(&p->cfg.containers, &p->names, &unreadable) < 0) {
+				fprintf(stderr, "prof record: out of memory reading the container runtimes' state\n");
+				return -1;
+			}
+			p->names_loaded = true;
+		}
+		runtime_dirs__describe(&p->cfg.containers, where, sizeof(where));
+		r = runtime_names__resolve(&p->names, c->arg, pod, where, unreadable, runs, p, id, err, sizeof(err));
+		if (r == -EAGAIN)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "prof record: %s\n", err);
+			return -1;
+		}
+		dup = strdup(id);
+		if (!dup) {
+			fprintf(stderr, "prof record: out of memory\n");
+			return -1;
+		}
+		free(c->arg);
+		c->arg = dup;
+	}
+	return 0;
+}
+
 /*
  * Find cgroup2 (also at hybrid locations such as /sys/fs/cgroup/unified), resolve
  * --cgroup, --container and --pod arguments, check --pid ones.  0, or an exit code after a message.
@@ -142,6 +202,8 @@ static int resolve_scope(struct preflight *p, struct record_opts *o)
 				"and none is mounted (mount -t cgroup2 none /sys/fs/cgroup/unified).\n");
 			return EXIT_PROF_USAGE;
 		}
+		if (resolve_names(p, o) < 0)
+			return EXIT_PROF_USAGE;
 		if (scope__resolve_cgroups(&o->scope, p->cgroup_fd, p->cgroup_mount, err, sizeof(err)) < 0) {
 			fprintf(stderr, "prof record: %s\n", err);
 			return EXIT_PROF_USAGE;
@@ -195,6 +257,7 @@ void preflight__release(struct preflight *p)
 {
 	if (p->cgroup_fd >= 0)
 		close(steal_fd(&p->cgroup_fd));
+	runtime_names__release(&p->names);
 }
 
 int preflight__run(struct preflight *p, struct record_opts *o)

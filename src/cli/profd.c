@@ -242,6 +242,7 @@ static int start_session(struct profd *p)
 	int err;
 
 	cfg.live = true;
+	cfg.poll_ms = SAMPLER_POLL_MS;
 	err = session__new(&cfg, &p->session, &e);
 	if (err == 0)
 		err = session__start(p->session, &e);
@@ -380,6 +381,8 @@ static void publish(struct profd *p)
 	ds.lost = st.records->lost;
 	ds.lost_samples = st.records->lost_samples;
 	ds.unattributed = st.scope->unattributed_gone + st.scope->unattributed_creds;
+	ds.records = st.records->records;
+	ds.described = st.records->described;
 	daemon__publish(p->d, &ds);
 }
 

@@ -10,6 +10,7 @@
 #include "prof/analyze/unwinder.h"
 #include "prof/base/util.h"
 #include "prof/scope/containers.h"
+#include "prof/scope/runtime_names.h"
 
 const char record_opts__usage[] =
 	"usage: prof [record] [options] [-- command [args...]]\n"
@@ -18,8 +19,8 @@ const char record_opts__usage[] =
 	"\n"
 	"  -u, --uid USER[,USER]   everything these users run (name or uid; repeatable)\n"
 	"  -G, --cgroup CGROUP     a cgroup v2 subtree (path, or unit name; repeatable)\n"
-	"      --container ID      a container (id or a 12+ digit prefix; repeatable)\n"
-	"      --pod UID           a Kubernetes pod by its uid (repeatable)\n"
+	"      --container ID|NAME a container: id, 12+ digit prefix or name (repeatable)\n"
+	"      --pod UID|NS/POD    a Kubernetes pod by its uid or name (repeatable)\n"
 	"  -p, --pid PID[,PID]     these processes, their threads and descendants\n"
 	"  -a, --all               record every task on the host\n"
 	"      --run-as USER|self  who runs the command (default: the --uid user)\n"
@@ -177,15 +178,15 @@ static int parse_events(struct record_opts *opts, const char *arg, char *err, si
 	}
 }
 
-/* --container ID, --pod UID: checked now, found in the hierarchy by the preflight. */
+/* --container ID|NAME, --pod UID|NAMESPACE/POD: a name is looked up in the runtimes'
+ * state by the preflight, then found in the hierarchy. */
 static int add_container(struct record_opts *opts, bool pod, const char *arg, char *err, size_t errlen)
 {
-	char id[CONTAINER_ID_LEN + 1];
-
-	if (pod && !arg[0])
-		return errorf(err, errlen, "empty pod uid");
-	if (!pod && containers__parse_id(arg, id, err, errlen) < 0)
-		return -EINVAL;
+	if (!arg[0])
+		return errorf(err, errlen, pod ? "empty pod uid" : "empty container id or name");
+	if (strlen(arg) > RUNTIME_NAME_MAX)
+		return errorf(err, errlen, "%s name too long (%zu bytes; at most %d)", pod ? "pod" : "container",
+			      strlen(arg), RUNTIME_NAME_MAX);
 	if (scope__add_cgroup_of(&opts->scope, pod ? SCOPE_CGROUP_POD : SCOPE_CGROUP_CONTAINER, arg) < 0)
 		return errorf(err, errlen, "out of memory");
 	return 0;

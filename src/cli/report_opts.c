@@ -22,8 +22,8 @@ const char report_opts__usage[] =
 	"                          (default sym)\n"
 	"      --uid USER          only this user's samples (name or uid)\n"
 	"      --cgroup PATH       only samples in this cgroup subtree\n"
-	"      --container ID      only this container's samples (its id, or a prefix\n"
-	"                          of at least 12 hex digits)\n"
+	"      --container ID|NAME only this container's samples (its id, a prefix of\n"
+	"                          at least 12 hex digits, or the name the file has)\n"
 	"      --pid PID           only this process's samples\n"
 	"      --comm NAME         only samples of this command name\n"
 	"  -F, --format FMT        text (default), folded (flame graph stacks), svg\n"
@@ -101,8 +101,10 @@ static int parse_filter(struct report_opts *o, int c, const char *arg, char *err
 		o->cgroup = arg;
 		return 0;
 	case OPT_CONTAINER:
-		if (containers__parse_id(arg, o->container, err, errlen) < 0)
-			return -EINVAL;
+		/* not an id: a name, matched against the names the file carries */
+		o->container_name = containers__parse_id(arg, o->container, err, errlen) < 0;
+		if (o->container_name && !arg[0])
+			return errorf(err, errlen, "empty container id or name");
 		o->container_arg = arg;
 		return 0;
 	case OPT_PID:

@@ -118,6 +118,19 @@ static void json_str(const char *s)
 	escape__json(stdout, s, strlen(s));
 }
 
+/* "container_name" beside a container's id: its runtime's name, null when the file
+ * has none (a host task, ids only, a recording without the rights to read it). */
+static void json_container_name(const struct report *r, const char *id)
+{
+	const char *name = id && id[0] ? model__container_name(r->an.model, id) : NULL;
+
+	printf(",\"container_name\":");
+	if (name)
+		json_str(name);
+	else
+		printf("null");
+}
+
 /* One row's keys as JSON members. */
 static void print_json_keys(const struct report *r, const struct report_event *e, const struct profile_row *row)
 {
@@ -153,11 +166,14 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 		keys__raw_text(row, key, r->an.model, e->prof, buf, sizeof(buf));
 		printf(",\"%s\":", keys__json_name(key));
 		json_str(key == PROFILE_KEY_DSO ? (row->dso ? row->dso : "") : buf);
+		if (key == PROFILE_KEY_CONTAINER)
+			json_container_name(r, row->task.container);
 		/* a cgroup's row names its container too ("" for the host's) */
 		if (key == PROFILE_KEY_CGROUP && !container_key) {
 			c = model__container(r->an.model, row->task.cgroup);
 			printf(",\"container\":");
 			json_str(c ? c : RESOLVE_UNKNOWN);
+			json_container_name(r, c);
 		}
 	}
 }

@@ -27,9 +27,9 @@
 
 /* Exited tasks are forgotten this long after their EXIT (their teardown samples first). */
 #define FORGET_AFTER_NS (3ull * 1000 * 1000 * 1000)
-/* A span is closed once realtime is this far past its end (records are judged ~50 ms
- * after they are stamped). */
-#define CLOSE_SLACK_NS (150ull * 1000 * 1000)
+/* A span is closed once realtime is this far past its end (records are judged 50 ms
+ * to SAMPLER_POLL_MS + 50 ms after they are stamped, and a round takes a while). */
+#define CLOSE_SLACK_NS (250ull * 1000 * 1000)
 /* After a stall longer than this many spans, the empty ones are not made one by one. */
 #define MAX_CATCH_UP 30
 

@@ -54,6 +54,7 @@ static void write_sampling(struct snap_out *o, const struct status_facts *f)
 	line(o, "cut %" PRIu64 "\nunattributed %" PRIu64 "\n", t->cut_samples, f->sampling.unattributed);
 	line(o, "late %" PRIu64 "\nshort %" PRIu64 "\nobjects %" PRIu64 "\n", ss->late, ss->short_samples, ss->objects);
 	line(o, "close_wait_max_ms %.3f\nengine_bytes %zu\n", (double)ss->close_wait_max_ns / 1e6, ss->engine_bytes);
+	line(o, "records %" PRIu64 "\ndescribed %" PRIu64 "\n", f->sampling.records, f->sampling.described);
 }
 
 static void write_history(struct snap_out *o, const struct status_facts *f)

@@ -2,12 +2,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/analyze/model.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/output/keys.h"
 #include "prof/scope/containers.h"
 #include "prof/sys/users.h"
+
+/* Characters of a container's name a terminal column shows (its id follows). */
+#define NAME_COLUMN 32
 
 static const struct {
 	const char *name, *json, *title;
@@ -139,12 +143,23 @@ size_t keys__text(const struct profile_row *row, enum profile_key k, const struc
 
 	keys__raw_text(row, k, m, p, raw, sizeof(raw));
 	/* a terminal shows a container as docker ps does: the id's first 12 digits, "-"
-	 * for a host task */
+	 * for a host task; its runtime's name before it, escaped and cut to a column */
 	if (k == PROFILE_KEY_CONTAINER && row->task.container) {
+		const char *name = m ? model__container_name(m, row->task.container) : NULL;
+		char esc[4 * NAME_COLUMN + 1];
+
 		if (!row->task.container[0])
-			snprintf(raw, sizeof(raw), "-");
-		else
-			raw[CONTAINER_PREFIX_MIN] = '\0';
+			return escape__text(buf, len, "-");
+		raw[CONTAINER_PREFIX_MIN] = '\0';
+		if (!name)
+			return escape__text(buf, len, raw);
+		size_t elen = escape__text(esc, sizeof(esc), name);
+
+		if (utf8__count(esc, elen) > NAME_COLUMN)
+			strcpy(esc + utf8__prefix(esc, elen, NAME_COLUMN - 3), "...");
+		int n = len ? snprintf(buf, len, "%s (%s)", esc, raw) : 0;
+
+		return n < 0 ? 0 : MIN((size_t)n, len ? len - 1 : 0);
 	}
 	/* names come from the tasks recorded: nothing they hold may reach a terminal raw */
 	return escape__text(buf, len, raw);

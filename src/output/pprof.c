@@ -499,7 +499,7 @@ struct engine_src {
 	const struct profile_entry *entries;
 	struct bid_table *bids;
 	struct users *users;
-	struct pprof_label labels[6];   /* uid, user, cgroup, container, comm, pid */
+	struct pprof_label labels[7];   /* uid, user, cgroup, container, container_name, comm, pid */
 	char hex[2 * 20 + 1];
 };
 
@@ -562,7 +562,7 @@ static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)
 	const struct profile_entry *en = &e->entries[i];
 	const char *cg = en->task.cgroup && e->m->model ? model__cgroup(e->m->model, en->task.cgroup) : NULL;
 	const uint32_t *ids;
-	const char *user;
+	const char *user, *name;
 	size_t n, nl = 0;
 
 	ids = profile__stack(e->p, en->stack, &n);
@@ -577,6 +577,11 @@ static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)
 	/* the id, empty for a host task (as pprof writes an empty string: index 0) */
 	if (en->task.container)
 		e->labels[nl++] = (struct pprof_label){ .key = "container", .str = en->task.container };
+	/* its runtime's name, where the file has one */
+	name = en->task.container && en->task.container[0] && e->m->model ?
+		       model__container_name(e->m->model, en->task.container) : NULL;
+	if (name)
+		e->labels[nl++] = (struct pprof_label){ .key = "container_name", .str = name };
 	if (en->task.comm)
 		e->labels[nl++] = (struct pprof_label){ .key = "comm", .str = en->task.comm };
 	if (en->task.pid > 0)

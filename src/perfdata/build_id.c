@@ -201,3 +201,23 @@ size_t build_id__mmap2_path(const struct perf_event_header *ev)
 		return 0;       /* unterminated, or no file of a path */
 	return len;
 }
+
+size_t build_id__kernel_record(const struct build_id *b, void *buf)
+{
+	struct perf_record_header_build_id e = { 0 };
+	static const char name[] = "[kernel.kallsyms]";
+
+	_Static_assert(sizeof(e) + 64 + 4 == BUILD_ID_KERNEL_RECORD_SIZE, "the record's layout");
+	memcpy(e.data, b->data, b->size);
+	e.size = b->size;
+	e.pid = -1;                     /* perf's HOST_KERNEL_ID */
+	e.header.type = PERF_RECORD_HEADER_BUILD_ID;
+	e.header.misc = PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_BUILD_ID_SIZE;
+	/* the name padded as perf pads it (PERF_NAME_ALIGN), then to 8 bytes so that the
+	 * kernel's records after it stay aligned */
+	e.header.size = BUILD_ID_KERNEL_RECORD_SIZE;
+	memset(buf, 0, BUILD_ID_KERNEL_RECORD_SIZE);
+	memcpy(buf, &e, sizeof(e));
+	memcpy((char *)buf + sizeof(e), name, sizeof(name));
+	return BUILD_ID_KERNEL_RECORD_SIZE;
+}

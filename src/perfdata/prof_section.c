@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "prof/base/util.h"
@@ -48,6 +50,46 @@ static uint64_t stat_value(const struct prof_section_stats *st, size_t i)
 	return v;
 }
 
+/* A name as one word of a line: bytes that would end or split it, and '%', as %XX.
+ * False when it does not fit (the name is then left out, never cut). */
+static bool encode_name(const char *name, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (off + 4 > len)
+			return false;
+		if (*p <= ' ' || *p == '%' || *p == 0x7f)
+			off += (size_t)snprintf(buf + off, len - off, "%%%02X", *p);
+		else
+			buf[off++] = (char)*p;
+	}
+	buf[off] = '\0';
+	return off > 0;
+}
+
+/* The name encode_name() wrote, in place; false when it is not one. */
+static bool decode_name(char *s)
+{
+	char *out = s;
+
+	for (const char *p = s; *p; p++) {
+		unsigned int v;
+
+		if (*p != '%') {
+			*out++ = *p;
+			continue;
+		}
+		if (!isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2]) ||
+		    sscanf(p + 1, "%2x", &v) != 1 || v == 0)
+			return false;
+		*out++ = (char)v;
+		p += 2;
+	}
+	*out = '\0';
+	return out > s && (size_t)(out - s) <= PROF_SECTION_NAME_MAX;
+}
+
 void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 {
 	line(b, "prof-scope 1\n");
@@ -74,6 +116,12 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 		else
 			line(b, "task %d %d -\n", t->pid, t->tid);
 	}
+	for (size_t i = 0; i < s->nr_names; i++) {
+		char name[3 * PROF_SECTION_NAME_MAX + 1];
+
+		if (encode_name(s->names[i].name, name, sizeof(name)))
+			line(b, "container-name %.64s %s\n", s->names[i].id, name);
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(stat_lines); i++)
 		line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
 	feat_buf__put(b, NULL, ALIGN_UP(b->len + 1, 8) - b->len);
@@ -82,7 +130,7 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 /* Arrays being filled, and their capacities. */
 struct parser {
 	struct prof_section *s;
-	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks;
+	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks, cap_names;
 };
 
 /* A whole number in [0, max], nothing else. */
@@ -144,6 +192,32 @@ static int parse_scope(struct parser *p, char *args)
 	return 0;
 }
 
+/* "container-name <64 hex> <encoded name>": a later line for the same id replaces it */
+static int parse_name(struct parser *p, char *args)
+{
+	struct prof_section *s = p->s;
+	char *save, *id = strtok_r(args, " ", &save), *name = strtok_r(NULL, " ", &save);
+	size_t i;
+
+	if (!id || !name || strtok_r(NULL, " ", &save) || strlen(id) != 64 || strspn(id, "0123456789abcdef") != 64 ||
+	    !decode_name(name))
+		return 0;
+	for (i = 0; i < s->nr_names && strcmp(s->names[i].id, id); i++)
+		;
+	if (i == s->nr_names && VEC_RESERVE(s->names, p->cap_names, s->nr_names + 1) < 0)
+		return -ENOMEM;
+	name = strdup(name);
+	if (!name)
+		return -ENOMEM;
+	if (i == s->nr_names)
+		s->nr_names++;
+	else
+		free(s->names[i].name);
+	memcpy(s->names[i].id, id, 65);
+	s->names[i].name = name;
+	return 0;
+}
+
 /* "stat <name> <value>" */
 static void parse_stat(struct parser *p, char *args)
 {
@@ -175,6 +249,8 @@ static int parse_line(struct parser *p, char *l)
 		return parse_scope(p, l + 6);
 	if (!strncmp(l, "task ", 5))
 		return parse_task(p, l + 5);
+	if (!strncmp(l, "container-name ", 15))
+		return parse_name(p, l + 15);
 	if (!strncmp(l, "stat ", 5))
 		parse_stat(p, l + 5);
 	return 0;
@@ -214,6 +290,9 @@ void prof_section__release(struct prof_section *s)
 	free(s->scope_uids);
 	free(s->scope_pids);
 	free(s->tasks);
+	for (size_t i = 0; i < s->nr_names; i++)
+		free(s->names[i].name);
+	free(s->names);
 	*s = (struct prof_section){ 0 };
 }
 

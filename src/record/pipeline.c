@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <perf/event.h>
 
 #include "prof/base/util.h"
+#include "prof/perfdata/build_id.h"
 #include "prof/python/python.h"
 #include "prof/record/pipeline.h"
 #include "prof/scope/cgroups.h"
@@ -264,10 +266,26 @@ bool pipeline__foreign(const struct pipeline *p, uint32_t maj, uint32_t min, uin
 	return p->objects && objects__foreign(p->objects, maj, min, ino, buf, size);
 }
 
+/* The running kernel's build id, right after its map: a killed recording, whose
+ * features are never written, still says which kernel it ran on. */
+static int describe_kernel_build_id(struct pipeline *p)
+{
+	_cleanup_free_ char *notes = NULL;
+	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
+	uint64_t rec[BUILD_ID_KERNEL_RECORD_SIZE / 8];
+	struct build_id b;
+
+	if (n <= 0 || build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &b) < 0)
+		return 0;               /* unknown: the file's features may still name it */
+	return sink(rec, build_id__kernel_record(&b, rec), p);
+}
+
 int pipeline__describe_kernel(struct pipeline *p)
 {
 	int err = synth__kernel_maps(&p->synth, sink, p);
 
+	if (err == 0)
+		err = describe_kernel_build_id(p);
 	return p->sink_err ? p->sink_err : err;
 }
 

@@ -43,6 +43,7 @@ struct session {
 	struct drained read;            /* what the last drain read, in the order read */
 	uint64_t judge_before;          /* this round judges nothing from here on (look-up) */
 	bool round_paused;              /* the last round stopped after its slice */
+	unsigned int poll_ms;
 	int proc_fd;
 	struct pipeline *pipeline;
 	uint64_t start_ns;
@@ -87,7 +88,7 @@ int session__step(struct session *s)
 	int err;
 
 	err = events__poll(s->events, s->round_paused ? 0
-			     : clock_mono_ns() - s->start_ns < START_PHASE_NS ? START_POLL_MS : POLL_MS);
+			     : clock_mono_ns() - s->start_ns < START_PHASE_NS ? START_POLL_MS : s->poll_ms);
 	if (err < 0 && err != -EINTR)
 		return err;
 	now = clock_mono_ns();
@@ -216,6 +217,7 @@ int session__new(const struct session_config *cfg, struct session **ret, struct 
 	if (!s)
 		return fail(ret_err, SESSION_STAGE_NONE, -ENOMEM);
 	s->opts = cfg->opts;
+	s->poll_ms = cfg->poll_ms ? cfg->poll_ms : POLL_MS;
 	s->privs = *cfg->privs;
 	s->proc_fd = -1;
 	err = open_events(s, cfg->cgroup_fd, &e);

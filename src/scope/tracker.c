@@ -489,6 +489,11 @@ static void apply_creds(struct tracker *t, struct task *task, enum creds_call ca
 	uint32_t uid;
 
 	t->st.creds_changes++;
+	/* setresuid(-1, ...), setreuid(-1, ...) leave the real uid, the one tracked: no
+	 * /proc read (GNU make calls setresuid(-1, euid, -1) in every child it starts, and
+	 * by the time it is judged the child is mostly gone: two failed opens per job) */
+	if (call != CREDS_SETUID && arg == CREDS_UNCHANGED && (task->flags & TASK_UID_KNOWN))
+		return;
 	if (read_facts(t, task->tid, &f) == 0) {
 		/* exact: what the kernel holds now */
 		task->uid = (uint32_t)f.uid;

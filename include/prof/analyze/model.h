@@ -81,6 +81,14 @@ const char *model__cgroup(const struct model *m, uint64_t id);
 /* The container cgroup id is in (containers__of_path() of its path), interned (one
  * pointer per id); "" for a host cgroup; NULL when the id is 0 or unknown. */
 const char *model__container(const struct model *m, uint64_t id);
+/* The host kernel's build id (hex) the data named in a HEADER_BUILD_ID record, ""
+ * when it named none. */
+const char *model__kernel_build_id(const struct model *m);
+/* Name the container of id (its 64 hex digits) as its runtime does (prof's section
+ * carries the names).  0 or -ENOMEM. */
+int model__name_container(struct model *m, const char *id, const char *name);
+/* The runtime's name of container id (model__container's answer), or NULL. */
+const char *model__container_name(const struct model *m, const char *id);
 /* The kernel map's reference symbol and address (for relocation), false if none. */
 bool model__kernel_ref(const struct model *m, const char **ret_name, uint64_t *ret_addr);
 

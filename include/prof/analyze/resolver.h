@@ -31,6 +31,9 @@ struct resolver {
 	/* kernel symbols come from this host's /proc/kallsyms only when the recording was
 	 * made by this kernel: the caller says so (host, release, build id) */
 	bool kernel_here;
+	/* ... or when the data itself names the running kernel's build id (prof record
+	 * writes it after the kernel's map): a killed recording has no header to say more */
+	bool kernel_by_build_id;
 	bool kernel_tried, kernel_ok;
 	/* with_chain stacks show inlined functions as frames of their own (symbols__inlined) */
 	bool inlines;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "prof/daemon/export_config.h"
+#include "prof/scope/runtime_names.h"
 
 #define CONFIG_MAX_LINE 200     /* inih's line buffer: longer lines are errors */
 #define CONFIG_USER_MAX_FREQUENCY 10000 /* default [policy] user_max_frequency */
@@ -28,6 +29,8 @@ struct prof_config {
 	uint64_t keep_object_max;       /* ... bytes of one object */
 	uint64_t keep_recording_max;    /* ... bytes one recording adds */
 	uint64_t keep_cache_max;        /* ... bytes of the whole cache */
+	/* [containers]: where the runtimes keep their containers' names */
+	struct runtime_dirs containers;
 	/* [aggregate] */
 	uint64_t max_stacks;            /* prof top's --max-stacks default (0: the engine's) */
 	/* [policy] */

@@ -16,6 +16,7 @@
 #include "prof/cli/record_opts.h"
 #include "prof/record/session.h"
 #include "prof/scope/policy.h"
+#include "prof/scope/runtime_names.h"
 #include "prof/sys/privs.h"
 
 struct preflight {
@@ -25,6 +26,8 @@ struct preflight {
 	int cgroup_fd;                  /* the cgroup2 root, or -1 */
 	char cgroup_mount[4096];
 	char output_buf[4096];          /* an expanded configured output name o->output may use */
+	struct runtime_names names;     /* the runtimes' names, when an argument needed them */
+	bool names_loaded;
 };
 
 void preflight__init(struct preflight *p);

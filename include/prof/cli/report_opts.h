@@ -51,6 +51,7 @@ struct report_opts {
 	const char *cgroup;
 	const char *container_arg;      /* --container as given (NULL: none) */
 	char container[CONTAINER_ID_LEN + 1];   /* ... the id prefix it gives */
+	bool container_name;            /* ... or a name: the runtime's, as the file has it */
 };
 
 /* Parse argv; -EINVAL with err; 1 for --help. */

@@ -49,6 +49,8 @@ struct daemon_sampling {
 	struct sampler_stats sampler;
 	uint64_t lost, lost_samples;    /* the kernel's, since the start */
 	uint64_t unattributed;
+	uint64_t records;               /* read from the rings and passed on (samples, sideband) */
+	uint64_t described;             /* tasks looked up in /proc the first time they mattered */
 	uint64_t started_ns;            /* realtime */
 };
 

@@ -21,6 +21,13 @@
 #include "prof/daemon/history.h"
 #include "prof/perfdata/sample.h"
 
+/*
+ * How long the daemon's session waits for the rings (session_config.poll_ms).  Every
+ * wake-up costs a poll over every ring, a drain and a round: at 25 ms (prof record's)
+ * they were a fifth of profd's CPU beside a build.  The spans' closing allows for it.
+ */
+#define SAMPLER_POLL_MS 100
+
 struct sampler_config {
 	struct history *history;        /* borrowed */
 	bool callchain;                 /* stacks of the call chain, else of the ip */

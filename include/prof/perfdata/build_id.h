@@ -53,6 +53,16 @@ int build_id__check_elf(int fd, uint64_t size);
  */
 size_t build_id__mmap2_path(const struct perf_event_header *ev);
 
+/*
+ * A PERF_RECORD_HEADER_BUILD_ID naming b the host kernel's ([kernel.kallsyms], pid
+ * -1), as perf writes them into a pipe.  Written into the data right after the
+ * kernel's map, it names the kernel in a file whose features were never written (a
+ * recording killed before its end); perf report and prof report read it there.
+ * buf holds BUILD_ID_KERNEL_RECORD_SIZE bytes; the record's size is returned.
+ */
+#define BUILD_ID_KERNEL_RECORD_SIZE 104 /* 36, the name padded to 64, to a multiple of 8 */
+size_t build_id__kernel_record(const struct build_id *b, void *buf);
+
 /* Lower-case hex, NUL-terminated; hexlen must hold 2 * size + 1 (else ""). */
 void build_id__hex(const struct build_id *b, char *hex, size_t hexlen);
 

@@ -29,6 +29,9 @@
  *   scope workload 5678
  *   task <pid> <tid> <uid|->
  *   stat <name> <value>            (the names of struct prof_section_stats)
+ *   container-name <id> <name>     (the runtime's name of a container of the file,
+ *                                   its 64-hex id; the name's bytes below '!', '%'
+ *                                   and DEL written %XX)
  *
  * Older files also have "cgroup <id> <path>" lines: the CGROUP records of the
  * file name the same cgroups, so they are no longer written, and skipped.  A line
@@ -47,6 +50,14 @@ struct prof_section_task {
 	int32_t pid, tid;
 	uint32_t uid;
 	bool uid_known;
+};
+
+#define PROF_SECTION_NAME_MAX 400       /* bytes of a container's name (RUNTIME_NAME_MAX) */
+
+/* A container's name as its runtime (docker, podman, the kubelet) gave it. */
+struct prof_section_name {
+	char id[65];                    /* 64 hex digits */
+	char *name;                     /* as the runtime has it: may hold any byte but NUL */
 };
 
 /* What happened to the samples while recording (the summary line's numbers). */
@@ -71,6 +82,8 @@ struct prof_section {
 	int32_t scope_workload;         /* 0: none */
 	struct prof_section_task *tasks;
 	size_t nr_tasks;
+	struct prof_section_name *names;        /* of the file's containers (built: borrowed) */
+	size_t nr_names;
 	bool has_stats;                 /* parsed: the file had stat lines */
 	struct prof_section_stats stats;
 };

@@ -54,6 +54,9 @@ struct session_config {
 	void *sink_ctx;
 	bool live;                              /* prof top, profd: no file, so no list of the tasks
 						 * with samples (it would grow with every task) */
+	unsigned int poll_ms;                   /* the longest wait for the rings after the start
+						 * (0: 25 ms; profd, where every task is known from
+						 * its FORK and each wake-up costs, waits longer) */
 };
 
 enum session_stage {

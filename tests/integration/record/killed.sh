@@ -2,7 +2,8 @@
 # A recording killed hard (SIGKILL: the OOM killer, a crash) loses only its last
 # moments.  prof record -a -g, and prof record of a workload, killed 3 s in: prof
 # report and perf report read the file, the same samples, at least 90 % of what a
-# clean 3 s recording of the same busy host writes.  The same file with the header
+# clean 3 s recording of the same busy host writes, and the -a file's kernel samples
+# are named in prof report as in perf report.  The same file with the header
 # prof record wrote before it kept it valid (magic and sizes only), and a file perf
 # record left when killed (data size 0): prof report reads each up to its last whole
 # record and says so, the same samples perf finds once the header is repaired.
@@ -47,6 +48,32 @@ struct.pack_into('<QQQQ', b, 24, *(int(a) for a in sys.argv[2:6]))
 b[72:104] = bytes(32)
 open(sys.argv[6], 'wb').write(b)
 PY
+}
+
+# The samples of file $1 in [kernel.kallsyms], and how many of them have a name:
+# "prof TOTAL NAMED" from prof report, "perf TOTAL NAMED" from perf report.
+kernel_named() {
+	"$PROF" report -i "$1" -s dso,sym -F json 2>/dev/null | python3 -c '
+import json, sys
+r = [x for x in json.load(sys.stdin)["rows"] if x["kernel"] and x["dso"] == "[kernel.kallsyms]"]
+print("prof", sum(x["samples"] for x in r), sum(x["samples"] for x in r if not x["sym"].startswith("[unknown]")))'
+	"$PERF" report -i "$1" --stdio --no-children -g none --sort dso,sym -F sample,dso,sym 2>/dev/null | awk '
+	$2 == "[kernel.kallsyms]" { t += $1; if ($3 == "[k]" && $4 !~ /^0x/ && $4 != "[unknown]") n += $1 }
+	END { print "perf", t + 0, n + 0 }'
+}
+
+# A killed recording has no features (no build ids, no host): its kernel samples are
+# named because prof record wrote the kernel's build id into the data, right after
+# the kernel's map, and prof report trusts this host's kallsyms for it, as perf does.
+check_kernel_named() {
+	local what=$1 pt pn ft fn
+	read -r _ pt pn < <(kernel_named "$TMP/killed.data" | grep '^prof')
+	read -r _ ft fn < <(kernel_named "$TMP/killed.data" | grep '^perf')
+	note "$what: kernel samples: prof report $pn of $pt named, perf report $fn of $ft"
+	[ "$ft" -gt 0 ] && [ "$fn" -gt 0 ] || fail "$what: perf report names no kernel samples ($fn of $ft): nothing to compare"
+	[ "$pt" -eq "$ft" ] || fail "$what: prof report has $pt kernel samples, perf report $ft"
+	[ "$pn" -ge "$fn" ] || fail "$what: prof report names $pn of $pt kernel samples, perf report $fn"
+	pass "$what: killed, its kernel samples named: prof report $pn of $pt, perf report $fn"
 }
 
 # prof record with these arguments, SIGKILLed 3 s after its first round reached the
@@ -126,6 +153,7 @@ check_killed() {
 	[ "$clean" -eq "$cn" ] || fail "$what: the clean file: prof report $clean samples, perf $cn"
 	[ $((k * 10)) -ge $((want * 9)) ] || fail "$what: $k samples, fewer than 90 % of a clean stop's $want"
 	pass "$what: killed after 3 s: $k samples in prof report and perf report ($((k * 100 / want)) % of a clean stop at that moment)"
+	[ "$child_ns" -gt 0 ] || check_kernel_named "$what"
 	check_older "$what" "$k"
 }
 

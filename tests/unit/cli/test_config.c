@@ -147,3 +147,26 @@ Test(config, output_pattern)
 	cr_assert_str_eq(buf, "%q%", "unknown escapes stay, %% is a percent sign");
 	cr_assert_eq(config__expand_output("%h%h%h%h", buf, 8), -ENAMETOOLONG);
 }
+
+/* [containers]: the runtimes' state directories, defaults and lists. */
+Test(config, containers_dirs)
+{
+	config__defaults(&c);
+	cr_assert_str_eq(c.containers.docker[0], "/var/lib/docker");
+	cr_assert_str_eq(c.containers.podman[0], "/var/lib/containers/storage");
+	cr_assert_str_eq(c.containers.kubelet[0], "/var/log");
+	cr_assert(c.containers.rootless_podman);
+	cr_assert_eq(parse("[containers]\ndocker_data_root = /srv/docker:/var/lib/docker\n"
+			   "podman_storage = /srv/podman\nkubelet_log_dir = /srv/log\nrootless_podman = no\n", false),
+		     0, "%s", err);
+	cr_assert_str_eq(c.containers.docker[0], "/srv/docker");
+	cr_assert_str_eq(c.containers.docker[1], "/var/lib/docker");
+	cr_assert_str_eq(c.containers.docker[2], "");
+	cr_assert_str_eq(c.containers.podman[0], "/srv/podman");
+	cr_assert_str_eq(c.containers.kubelet[0], "/srv/log");
+	cr_assert_not(c.containers.rootless_podman);
+	cr_assert_eq(parse("[containers]\ndocker_data_root = srv/docker\n", false), -EINVAL);
+	cr_assert(strstr(err, "test.conf:2") && strstr(err, "absolute"), "%s", err);
+	cr_assert_eq(parse("[containers]\ndocker = /srv\n", false), -EINVAL);
+	cr_assert(strstr(err, "unknown key 'docker' in [containers]"), "%s", err);
+}

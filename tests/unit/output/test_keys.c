@@ -4,6 +4,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 
+#include "prof/analyze/model.h"
 #include "prof/output/keys.h"
 
 #define ID "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
@@ -22,15 +23,20 @@ Test(keys, parse_container)
 	cr_assert(strstr(err, "container"), "%s", err);
 }
 
-static void text(const char *container, const char *want_text, const char *want_raw)
+static void text_in(const struct model *m, const char *container, const char *want_text, const char *want_raw)
 {
 	struct profile_row row = { .task.container = container, .stack = UINT32_MAX };
-	char buf[128];
+	char buf[256];
 
-	keys__text(&row, PROFILE_KEY_CONTAINER, NULL, NULL, buf, sizeof(buf));
+	keys__text(&row, PROFILE_KEY_CONTAINER, m, NULL, buf, sizeof(buf));
 	cr_assert_str_eq(buf, want_text);
 	keys__raw_text(&row, PROFILE_KEY_CONTAINER, NULL, NULL, buf, sizeof(buf));
 	cr_assert_str_eq(buf, want_raw);
+}
+
+static void text(const char *container, const char *want_text, const char *want_raw)
+{
+	text_in(NULL, container, want_text, want_raw);
 }
 
 Test(keys, container_text)
@@ -38,4 +44,24 @@ Test(keys, container_text)
 	text(ID, "0f1e2d3c4b5a", ID);          /* the terminal's 12 digits, as docker ps */
 	text("", "-", "");                      /* a host task */
 	text(NULL, "[unknown]", "[unknown]");   /* its cgroup is not known */
+}
+
+/* A container the file names: its runtime's name before the 12 digits, escaped and
+ * cut to a column; the raw text (JSON's "container") stays the id. */
+Test(keys, container_name_text)
+{
+	struct model *m = model__new();
+	char id2[] = "b" ID;
+
+	id2[64] = '\0';
+	cr_assert_not_null(m);
+	cr_assert_eq(model__name_container(m, ID, "web"), 0);
+	text_in(m, ID, "web (0f1e2d3c4b5a)", ID);
+	text_in(m, id2, "b0f1e2d3c4b5", id2);          /* no name: the id alone */
+	cr_assert_eq(model__name_container(m, ID, "shop/a-very-long-pod-name-7d4b9c-x2x7q/nginx"), 0);
+	text_in(m, ID, "shop/a-very-long-pod-name-7d4... (0f1e2d3c4b5a)", ID);
+	cr_assert_eq(model__name_container(m, ID, "evil\033]0;x\007"), 0);
+	text_in(m, ID, "evil\\x1b]0;x\\x07 (0f1e2d3c4b5a)", ID);
+	text_in(m, "", "-", "");
+	model__free(m);
 }

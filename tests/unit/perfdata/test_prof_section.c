@@ -160,3 +160,60 @@ Test(prof_section, truncated_anywhere)
 	}
 	feat_buf__release(&b);
 }
+
+#define CID1 "3f2a9c81d0e4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddee"
+#define CID2 "b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecf"
+
+/* Containers' names: any byte but NUL survives, one line each; an older reader skips
+ * the lines, a reader of an older file finds none. */
+Test(prof_section, container_names)
+{
+	char n0[] = "web", n1[] = "shop/web-0/a b\n%stat lost 99\033[31m", big[PROF_SECTION_NAME_MAX + 2];
+	struct prof_section_name names[] = { { CID1, n0 }, { CID2, n1 }, { CID1, big } };
+	struct prof_section in = { .names = names, .nr_names = 2 };
+	struct feat_buf b;
+	struct prof_section out;
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	b = built(&in);
+	cr_assert_null(memmem(b.data, b.len, "\nstat lost 99", 13), "a name never starts a line");
+	cr_assert_eq(prof_section__parse((const char *)b.data, b.len, &out), 0);
+	cr_assert_eq(out.nr_names, 2);
+	cr_assert_str_eq(out.names[0].id, CID1);
+	cr_assert_str_eq(out.names[0].name, "web");
+	cr_assert_str_eq(out.names[1].id, CID2);
+	cr_assert_str_eq(out.names[1].name, n1);
+	cr_assert_eq(out.stats.lost, 0, "the name's text is no stat line");
+	prof_section__release(&out);
+	feat_buf__release(&b);
+
+	/* too long: left out, never cut to another name */
+	in = (struct prof_section){ .names = &names[2], .nr_names = 1 };
+	b = built(&in);
+	cr_assert_eq(prof_section__parse((const char *)b.data, b.len, &out), 0);
+	cr_assert_eq(out.nr_names, 0);
+	prof_section__release(&out);
+	feat_buf__release(&b);
+
+	static const char *bad[] = {
+		"container-name " CID1 "\n",                          /* no name */
+		"container-name 3f2a9c81d0e4 web\n",                  /* a short id */
+		"container-name " CID1 " web extra\n",
+		"container-name " CID1 " w%00b\n",                    /* a NUL */
+		"container-name " CID1 " w%zzb\n",
+		"container-name " CID1 " web%2\n",
+		"container-name " CID1 " web",                         /* cut: no newline */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(prof_section__parse(bad[i], strlen(bad[i]), &out), 0);
+		cr_assert_eq(out.nr_names, 0, "'%s'", bad[i]);
+		prof_section__release(&out);
+	}
+	/* the same id twice: the later line */
+	static const char twice[] = "container-name " CID1 " old\ncontainer-name " CID1 " new\n";
+	cr_assert_eq(prof_section__parse(twice, strlen(twice), &out), 0);
+	cr_assert_eq(out.nr_names, 1);
+	cr_assert_str_eq(out.names[0].name, "new");
+	prof_section__release(&out);
+}

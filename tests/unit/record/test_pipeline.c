@@ -7,12 +7,15 @@
  * <pid>/maps (what describes them).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "prof/base/util.h"
 #include "prof/base/vec.h"
+#include "prof/perfdata/build_id.h"
 #include "prof/record/pipeline.h"
 #include "prof/synth/synth.h"
 #include "../fixture.h"
@@ -280,16 +283,24 @@ Test(pipeline, sink_error_stops_the_pipeline)
 	cr_assert_eq(fx.nr_out, 1);
 }
 
-/* The kernel's map, from kallsyms (and the modules), as perf writes it. */
+/* The kernel's map, from kallsyms (and the modules), as perf writes it; then the
+ * running kernel's build id (from /sys/kernel/notes, when it has one). */
 Test(pipeline, describe_kernel)
 {
+	_cleanup_free_ char *notes = NULL;
+	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
+	struct build_id b;
+	bool bid = n > 0 && build_id__from_notes((const uint8_t *)notes, (size_t)n, 4, &b) == 0;
+
 	put_file(fx.proc_fd, "kallsyms", "ffffffff81000000 T _stext\nffffffff81000000 T _text\n");
 	put_file(fx.proc_fd, "modules", "nf_tables 356352 0 - Live 0xffffffffc0a00000\n");
 	start();
 	cr_assert_eq(pipeline__describe_kernel(fx.p), 0);
-	cr_assert_eq(fx.nr_out, 2);
+	cr_assert_eq(fx.nr_out, 2 + bid);
 	expect_out(0, PERF_RECORD_MMAP, 0, 0, NULL);
 	expect_out(1, PERF_RECORD_MMAP, 0, 0, NULL);
+	if (bid)
+		expect_out(2, PERF_RECORD_HEADER_BUILD_ID, 0, 0, NULL);
 	/* hidden addresses: -EPERM, nothing written */
 	fx.nr_out = 0;
 	put_file(fx.proc_fd, "kallsyms", "0000000000000000 T _stext\n0000000000000000 T _text\n");

@@ -511,6 +511,31 @@ Test(tracker, setresuid_unchanged_ruid_when_gone)
 	assert_accounted();
 }
 
+/* GNU make's setresuid(-1, euid, -1) in each child: the real uid stays, nothing to
+ * read in /proc (a build host's every job would cost two opens, mostly failing) */
+Test(tracker, unchanged_ruid_needs_no_lookup)
+{
+	uint64_t lookups;
+
+	fx.cfg.creds_events = true;
+	scope_uid(1001);
+	put_task(720, 720, 1, 1001);
+	start();
+
+	expect(sample(720, 720, 0), TRACKER_WRITE, "before setresuid");
+	lookups = stats()->lookups;
+	expect(creds(ID_SETRESUID, 720, 720, UID_UNCHANGED), TRACKER_CONSUMED, "setresuid(-1, 1001, -1)");
+	expect(creds(ID_SETREUID, 720, 720, UID_UNCHANGED), TRACKER_CONSUMED, "setreuid(-1, 1001)");
+	cr_assert_eq(stats()->lookups, lookups, "lookups %llu, want %llu", (unsigned long long)stats()->lookups,
+		     (unsigned long long)lookups);
+	expect(sample(720, 720, 0), TRACKER_WRITE, "after");
+	/* a real uid set is read */
+	expect(creds(ID_SETRESUID, 720, 720, 0), TRACKER_CONSUMED, "setresuid(0, 0, 0)");
+	cr_assert_eq(stats()->lookups, lookups + 1);
+	cr_assert_eq(stats()->creds_changes, 3);
+	assert_accounted();
+}
+
 Test(tracker, setuid_by_non_root_gone_is_unattributed)
 {
 	fx.cfg.creds_events = true;
