@@ -95,8 +95,8 @@ static void add_count(char *buf, size_t len, size_t *n, uint64_t *sum, uint64_t 
 }
 
 /*
- * The Python frames: how many samples of interpreters had them proven, why the
- * others did not, and the interpreters that got none (the first one's reason).
+ * The Python frames: how many samples of interpreters had them verified, why the
+ * others did not, what is shown exactly and what is not (why), and the interpreters that got none (the first one's reason).
  */
 static void summary_python(const struct recording *r, const struct python_stats *py)
 {
@@ -109,15 +109,17 @@ static void summary_python(const struct recording *r, const struct python_stats 
 		add_count(why, sizeof(why), &n, &bad, py->unverified[v], python_verdict__name(v));
 	if (py->samples)
 		fprintf(stderr, "prof: Python: %" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64
-			" with Python frames, %" PRIu64 " of them all verified (%" PRIu64 " frames, %" PRIu64
-			" named by their function's first line); %" PRIu64 " activations [python: unverified]%s%s%s\n",
-			py->samples, py->processes, py->with_python, py->verified, py->frames, py->lines_first, bad,
+			" with Python frames, %" PRIu64 " of them all verified; %" PRIu64 " activations [python: "
+			"unverified]%s%s%s\n", py->samples, py->processes, py->with_python, py->verified, bad,
 			n ? " (" : "", why, n ? ")" : "");
 	if (py->with_python)
-		fprintf(stderr, "prof: Python: only each activation's innermost function is pinned by its sample; "
-			"its line and callers are read %.0f ms later on average, so a function run again at the "
-			"same place from another caller in between shows that later caller\n",
-			(double)py->delay_sum_ns / 1e6 / (double)py->with_python);
+		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function and its "
+			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object unchanged since named, "
+			"their frame having moved on); not shown: its callers (%" PRIu64 " activations have "
+			"[python: callers not proven]) and the line it ran, which are in the heap, read %.0f ms after "
+			"the sample on average: proving them would take reading them at the sample instant (e.g. a "
+			"BPF program on the sampling event, as the OpenTelemetry profiler does)\n",
+			py->activations, py->by_code, py->callers, (double)py->delay_sum_ns / 1e6 / (double)py->with_python);
 	if (py->rejected)
 		fprintf(stderr, "prof: Python: no Python frames for %" PRIu64 " interpreter(s): %s\n", py->rejected,
 			py->why_rejected);
@@ -125,7 +127,7 @@ static void summary_python(const struct recording *r, const struct python_stats 
 		fprintf(stderr, "prof: Python: the object naming the Python frames could not be kept in the "
 			"build-id cache (%s): readers show them as addresses\n", strerror(-py->kept));
 	if (r->opts.verbose && py->with_python)
-		fprintf(stderr, "prof: Python: %" PRIu64 " locations; %" PRIu64 " samples' frames read when drained; "
+		fprintf(stderr, "prof: Python: %" PRIu64 " locations; %" PRIu64 " samples' frames checked when drained; "
 			"frames read %.0f us after their sample on average, %.0f us at most\n", py->locations, py->early,
 			(double)py->delay_sum_ns / 1e3 / (double)py->with_python, (double)py->delay_max_ns / 1e3);
 }

@@ -25,12 +25,12 @@
 #include "prof/python/python.h"
 #include "prof/sys/privs.h"
 
-/* Python frames one activation may add. */
-#define MAX_PY_FRAMES PYTHON_WALK_MAX
+/* Python frames one activation may add: its function, and what stands for its callers. */
+#define MAX_PY_FRAMES 2
 /* Symbol 0: what an activation that could not be proven shows. */
 #define UNVERIFIED_NAME "[python: unverified]"
-/* Lines of one code object remembered with their symbols. */
-#define LINES_KEPT 16
+/* Symbol 1: above an activation's function when it has callers (not the sample's for sure). */
+#define CALLERS_NAME "[python: callers not proven]"
 /* Code objects remembered (all forgotten beyond: read again as needed), and the most
  * symbols of the object (beyond: [python: unverified], counted as not readable). */
 #define CODES_KEPT (1u << 16)
@@ -47,18 +47,13 @@ struct pyproc {
 	int pidfd;
 };
 
-/* A code object as read: its names' symbols by line, while its fields stay the same. */
+/* A code object as read: its symbol, while its fields stay the same. */
 struct pycode {
 	int32_t pid;
 	uint64_t addr;
-	uint64_t qualname, filename, linetable; /* the pointers it was read with */
+	uint64_t qualname, filename;    /* the pointers it was read with */
 	int32_t firstlineno;
-	uint32_t name;                  /* "qualname (file" in names_buf, -1 when unreadable */
-	uint8_t *table;                 /* its co_linetable's bytes */
-	size_t table_len;
-	uint32_t nlines;
-	int32_t lines[LINES_KEPT];
-	uint32_t syms[LINES_KEPT];
+	uint32_t sym;                   /* "qualname (file:def N)", 0 when it could not be kept */
 };
 
 struct python {
@@ -66,12 +61,11 @@ struct python {
 	struct hashtable procs;         /* struct pyproc by pid */
 	struct hashtable codes;         /* struct pycode by (pid, addr) */
 	struct hashtable syms;          /* uint32_t symbol index by name (names[i]) */
-	char **names;                   /* symbol names, [0] is UNVERIFIED_NAME */
+	char **names;                   /* symbol names, [0] UNVERIFIED_NAME, [1] CALLERS_NAME */
 	size_t nr_names, cap_names;
 	struct build_id id;             /* the object's: random, known before it is written */
 	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
 	struct python_early *early;     /* frames read when drained (early.h) */
-	struct python_frame frames[MAX_PY_FRAMES];
 	struct python_stats st;
 };
 
@@ -141,7 +135,8 @@ int python__new(const struct python_config *cfg, struct python **ret)
 	py->early = python_early__new();
 	/* unique to this recording: the object is written at its end */
 	py->id.size = 20;
-	if (!py->early || getrandom(py->id.data, 20, 0) != 20 || symbol(py, UNVERIFIED_NAME) != 0 || py->nr_names != 1) {
+	if (!py->early || getrandom(py->id.data, 20, 0) != 20 || symbol(py, UNVERIFIED_NAME) != 0 ||
+	    symbol(py, CALLERS_NAME) != 1 || py->nr_names != 2) {
 		python__free(py);
 		return -ENOMEM;
 	}
@@ -152,15 +147,12 @@ int python__new(const struct python_config *cfg, struct python **ret)
 struct python *python__free(struct python *py)
 {
 	struct pyproc *p;
-	struct pycode *c;
 
 	if (!py)
 		return NULL;
 	for (size_t i = 0; (p = hashtable__next(&py->procs, &i));)
 		if (p->pidfd >= 0)
 			close(p->pidfd);
-	for (size_t i = 0; (c = hashtable__next(&py->codes, &i));)
-		free(c->table);
 	for (size_t i = 0; i < py->nr_names; i++)
 		free(py->names[i]);
 	free(py->names);
@@ -201,25 +193,6 @@ static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-/* The frames again, in one call (walk.h). */
-static int readv_mem(void *ctx, const uint64_t *addrs, size_t n, size_t len, void *out)
-{
-	const struct reader *r = ctx;
-	struct iovec local[2 * PYTHON_WALK_MAX], remote[2 * PYTHON_WALK_MAX];
-	ssize_t got;
-
-	if (n > 2 * PYTHON_WALK_MAX)
-		return -E2BIG;
-	for (size_t k = 0; k < n; k++) {
-		local[k] = (struct iovec){ (uint8_t *)out + 80 * k, len };
-		remote[k] = (struct iovec){ (void *)(uintptr_t)addrs[k], len };
-	}
-	got = process_vm_readv(r->pid, local, n, remote, n, 0);
-	if (got < 0)
-		return -errno;
-	return (size_t)got == n * len ? 0 : -EFAULT;
 }
 
 /* Does the pidfd's process still run (so its pid named it when read)? */
@@ -337,108 +310,35 @@ static int read_str(const struct python_layout *l, struct reader *r, uint64_t ad
 	return err;
 }
 
-/* The bytes of a bytes object of the process (malloc'd). */
-static int read_bytes(const struct python_layout *l, struct reader *r, uint64_t addr, uint8_t **ret, size_t *ret_len)
-{
-	uint8_t head[64];
-	int64_t size;
-	int err = read_mem(r, addr, head, l->bytes_data);
-
-	if (err < 0)
-		return err;
-	memcpy(&size, head + l->bytes_size, 8);
-	if (size < 0 || size > (1 << 20))
-		return -EINVAL;
-	*ret = malloc(size ? (size_t)size : 1);
-	if (!*ret)
-		return -ENOMEM;
-	*ret_len = (size_t)size;
-	err = size ? read_mem(r, addr + l->bytes_data, *ret, (size_t)size) : 0;
-	if (err < 0) {
-		free(*ret);
-		*ret = NULL;
-	}
-	return err;
-}
-
-/* Every code object remembered: a program that makes code without end (exec in a
- * loop) costs reads, not memory. */
-static void forget_codes(struct python *py)
-{
-	struct pycode *c;
-
-	for (size_t i = 0; (c = hashtable__next(&py->codes, &i));)
-		free(c->table);
-	hashtable__clear(&py->codes);
-}
-
-/* The code object of frame f as this process holds it now (read again when its
- * fields changed: another code object at the same address).  NULL when unreadable. */
-static struct pycode *code_get(struct python *py, const struct interp *in, struct reader *r,
-			       const struct python_frame *f, char *scratch, size_t scratch_len)
+/* The symbol of code object code of frame f, "qualname (file:def N)": everything in
+ * it is the code object's own, never changed.  0 when unreadable. */
+static uint32_t code_symbol(struct python *py, const struct interp *in, struct reader *r,
+			    const struct python_frame *f)
 {
 	const struct python_layout *l = in->l;
 	struct code_key k = { r->pid, f->code };
 	uint64_t h = hash__mix(hash__u64((uint32_t)r->pid), f->code);
 	struct pycode *c = hashtable__find(&py->codes, h, &k);
 	uint64_t qn = u64_at(f->head, l->co_qualname), fn = u64_at(f->head, l->co_filename);
-	uint64_t lt = u64_at(f->head, l->co_linetable);
 	int32_t first;
-	char qual[256], file[512];
+	char qual[256], file[512], name[1024];
 	bool created;
 
 	memcpy(&first, f->head + l->co_firstlineno, 4);
-	if (c && c->qualname == qn && c->filename == fn && c->linetable == lt && c->firstlineno == first)
-		return c;
+	if (c && c->qualname == qn && c->filename == fn && c->firstlineno == first)
+		return c->sym;
 	if (read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
-		return NULL;
+		return 0;
+	/* a program that makes code without end (exec in a loop) costs reads, not memory */
 	if (!c && hashtable__size(&py->codes) >= CODES_KEPT)
-		forget_codes(py);
+		hashtable__clear(&py->codes);
+	snprintf(name, sizeof(name), "%s (%s:def %d)", qual, file, first);
 	c = hashtable__insert(&py->codes, h, &k, &created);
 	if (!c)
-		return NULL;
-	if (!created)
-		free(c->table);
-	*c = (struct pycode){ .pid = r->pid, .addr = f->code, .qualname = qn, .filename = fn, .linetable = lt,
-			      .firstlineno = first };
-	if (read_bytes(l, r, lt, &c->table, &c->table_len) < 0)
-		c->table = NULL;
-	snprintf(scratch, scratch_len, "%s (%s", qual, file);
-	c->name = symbol(py, scratch);  /* the name's stem, for its lines' symbols */
-	return c;
-}
-
-/* The symbol of frame f of code c: at its line, else at its function's first line. */
-static uint32_t frame_symbol(struct python *py, const struct interp *in, struct pycode *c,
-			     const struct python_frame *f, char *scratch, size_t scratch_len)
-{
-	const struct python_layout *l = in->l;
-	uint64_t first_instr = c->addr + l->co_code_adaptive;
-	int64_t units;
-	int line = 0;
-	bool exact;
-	uint32_t s;
-
-	if (!c->name)
-		return 0;               /* its name could not be kept */
-	memcpy(&units, f->head + l->co_size, 8);
-	exact = c->table && f->prev_instr >= first_instr && f->prev_instr < first_instr + 2 * (uint64_t)units &&
-		python_linetable__line(c->table, c->table_len, c->firstlineno,
-				       (uint32_t)((f->prev_instr - first_instr) / 2), &line) == 0;
-	if (!exact)
-		line = -c->firstlineno;         /* negative: the first line */
-	for (uint32_t i = 0; i < c->nlines; i++)
-		if (c->lines[i] == line)
-			return c->syms[i];
-	if (!exact)
-		py->st.lines_first++;
-	snprintf(scratch, scratch_len, "%s:%s%d)", py->names[c->name], exact ? "" : "def ", exact ? line : -line);
-	s = symbol(py, scratch);
-	if (c->nlines < LINES_KEPT && s) {
-		c->lines[c->nlines] = line;
-		c->syms[c->nlines++] = s;
-	}
-	return s;
+		return 0;
+	*c = (struct pycode){ .pid = r->pid, .addr = f->code, .qualname = qn, .filename = fn,
+			      .firstlineno = first, .sym = symbol(py, name) };
+	return c->sym;
 }
 
 /* ---- samples ------------------------------------------------------------------ */
@@ -502,38 +402,51 @@ static size_t activations(const struct interp *in, const struct sample *s, const
 }
 
 
-/* The symbols of the frames of the activation that pinned (frame, code) into syms,
- * innermost first, read now: how many, *ret_v saying whether they are proven. */
-static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code, uint64_t outer,
-			       uint32_t *syms, size_t max, enum python_verdict *ret_v)
+/* Was code object f->code named before, from a frame running it, with the fields it
+ * has now (walk.h: what a frame that moved on leaves to go by)? */
+static bool named_before(struct python *py, const struct interp *in, const struct reader *r,
+			 const struct python_frame *f)
+{
+	const struct python_layout *l = in->l;
+	struct code_key k = { r->pid, f->code };
+	const struct pycode *c = hashtable__find(&py->codes, hash__mix(hash__u64((uint32_t)r->pid), f->code), &k);
+	int32_t first;
+
+	memcpy(&first, f->head + l->co_firstlineno, 4);
+	return c && c->sym && c->qualname == u64_at(f->head, l->co_qualname) &&
+	       c->filename == u64_at(f->head, l->co_filename) && c->firstlineno == first;
+}
+
+/* The symbols of the activation that pinned (frame, code) into syms, innermost
+ * first, read now: its function, and CALLERS_NAME above it when it has callers
+ * (how many, 0 with *ret_v saying why it could not be verified). */
+static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
+			       uint32_t *syms, enum python_verdict *ret_v)
 {
 	struct reader r = { p->pid };
-	struct python_walk w = { .l = p->in.l, .read = read_mem, .readv = readv_mem, .ctx = &r,
-				 .code_type = p->in.code_type, .clock_ns = now_ns };
-	enum python_verdict v = PYTHON_MOVED;
-	char scratch[1024];
-	size_t nr = 0, k;
+	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
+	struct python_frame f;
+	enum python_verdict v = python_walk__frame(&w, frame, code, &f);
 
-	if (frame)
-		v = python_walk__activation(&w, frame, code, outer, py->frames, MIN(max, (size_t)MAX_PY_FRAMES), &nr);
-	if (v == PYTHON_VERIFIED && !still_there(p->pidfd))
+	if (v == PYTHON_MOVED && named_before(py, &p->in, &r, &f))
+		v = PYTHON_BY_CODE;
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !still_there(p->pidfd))
 		v = PYTHON_READ_FAILED;
-	for (k = 0; v == PYTHON_VERIFIED && k < nr; k++) {
-		struct pycode *c = code_get(py, &p->in, &r, &py->frames[k], scratch, sizeof(scratch));
-
-		if (!c || !(syms[k] = frame_symbol(py, &p->in, c, &py->frames[k], scratch, sizeof(scratch))))
-			v = PYTHON_READ_FAILED;
-	}
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !(syms[0] = code_symbol(py, &p->in, &r, &f)))
+		v = PYTHON_READ_FAILED;
 	*ret_v = v;
-	return v == PYTHON_VERIFIED ? nr : 0;
+	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE)
+		return 0;
+	syms[1] = 1;
+	return f.callers ? 2 : 1;
 }
 
 struct walk_call {
 	struct python *py;
 	struct pyproc *p;
-	uint64_t frame, code, outer;
+	uint64_t frame, code;
 	uint32_t *syms;
-	size_t max, ret;
+	size_t ret;
 	enum python_verdict v;
 };
 
@@ -541,20 +454,20 @@ static int walk_call(void *arg)
 {
 	struct walk_call *c = arg;
 
-	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->outer, c->syms, c->max, &c->v);
+	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->syms, &c->v);
 	return 0;
 }
 
 /* walk_symbols_now, for a user who may record only their own processes with no
  * effective capability: the kernel's ptrace rules, not CAP_SYS_PTRACE, decide what
  * may be read, so a process is read only while it is theirs. */
-static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code, uint64_t outer,
-			   uint32_t *syms, size_t max, enum python_verdict *ret_v)
+static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code, uint32_t *syms,
+			   enum python_verdict *ret_v)
 {
-	struct walk_call c = { py, p, frame, code, outer, syms, max, 0, PYTHON_READ_FAILED };
+	struct walk_call c = { py, p, frame, code, syms, 0, PYTHON_READ_FAILED };
 
 	if (!py->cfg.as_user)
-		return walk_symbols_now(py, p, frame, code, outer, syms, max, ret_v);
+		return walk_symbols_now(py, p, frame, code, syms, ret_v);
 	if (privs__as_user(walk_call, &c) < 0)
 		c.v = PYTHON_READ_FAILED, c.ret = 0;
 	*ret_v = c.v;
@@ -624,8 +537,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 		struct python_early_act *a = &e->acts[i];
 		enum python_verdict v;
 
-		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, i + 1 < n ? e->acts[i + 1].frame : 0,
-					     a->syms, PYTHON_EARLY_SYMS, &v);
+		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, a->syms, &v);
 		a->verdict = (uint8_t)v;
 	}
 	e->read_ns = now_ns();
@@ -634,25 +546,26 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 
 /* The symbols of activation i of a sample (read early if it was, else now): how many. */
 static size_t activation_symbols(struct python *py, struct pyproc *p, const struct python_early_reading *e, size_t i,
-				 const struct activation *a, uint64_t outer, uint32_t *syms, size_t max)
+				 const struct activation *a, uint32_t *syms)
 {
 	enum python_verdict v;
 	size_t nr;
 
-	if (e && e->acts[i].n <= max) {
+	if (e) {
 		v = e->acts[i].verdict;
 		nr = e->acts[i].n;
 		memcpy(syms, e->acts[i].syms, 4 * nr);
 	} else {
-		nr = walk_symbols(py, p, a->frame, a->code, outer, syms, max, &v);
+		nr = walk_symbols(py, p, a->frame, a->code, syms, &v);
 	}
-	if (v != PYTHON_VERIFIED) {
+	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE) {
 		py->st.unverified[v]++;
 		syms[0] = 0;
 		return 1;
 	}
 	py->st.activations++;
-	py->st.frames += nr;
+	py->st.by_code += v == PYTHON_BY_CODE;
+	py->st.callers += nr > 1;
 	return nr;
 }
 
@@ -679,9 +592,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	py->st.early += early != NULL;
 	for (size_t i = 0; i < nr; i++) {
 		if (next < nacts && acts[next].at == i) {
-			uint64_t outer = next + 1 < nacts ? acts[next + 1].frame : 0;
-			size_t k = activation_symbols(py, p, early, next, &acts[next], outer, syms,
-						      MIN((size_t)MAX_PY_FRAMES, max - MIN(max, n + (nr - i))));
+			size_t k = activation_symbols(py, p, early, next, &acts[next], syms);
 
 			all &= k != 1 || syms[0] != 0;
 			for (size_t j = 0; j < k && n < max; j++)

@@ -6,7 +6,8 @@
  * taken; the rings are read every few ms.  When a sample is drained, the CFAs of
  * the eval activations of its thread's last unwound sample (a thread in a loop runs
  * its activations at the same stack addresses: a hint) give candidate slots in its
- * stack copy; the frames those pin are read then and kept here, by (tid, time).
+ * stack copy; the frames those pin are checked then (walk.h: the sooner, the more
+ * often the pinned frame still runs the pinned code) and kept here, by (tid, time).
  * When the sample is unwound, the reading is used only if the unwinding pins
  * exactly the same frames and code objects (python.c): a wrong guess costs a late
  * reading, never a wrong frame.  A ring of PYTHON_EARLY_N readings: the oldest go.
@@ -19,7 +20,7 @@
 
 #define PYTHON_EARLY_N 4096
 #define PYTHON_EARLY_ACTS 4
-#define PYTHON_EARLY_SYMS 32
+#define PYTHON_EARLY_SYMS 2     /* the function, and CALLERS_NAME above it */
 
 struct python_early_act {
 	uint64_t frame, code;           /* pinned */

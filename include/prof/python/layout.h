@@ -47,14 +47,6 @@ const struct python_layout *python_layout__find(uint32_t version, const uint8_t 
 bool python_layout__knows_version(uint32_t version);
 
 /*
- * The line of the instruction at code unit addr of a code object with 3.11's location
- * table tab (len bytes, co_linetable) whose first line is firstlineno.  0 with
- * *ret set, -ENOENT when addr is past the table or has no line (e.g. an artificial
- * instruction), -EINVAL when the table is malformed.
- */
-int python_linetable__line(const uint8_t *tab, size_t len, int firstlineno, uint32_t addr, int *ret);
-
-/*
  * A str object's text as UTF-8 into buf (len bytes, NUL-terminated), from the object's
  * head (head_len bytes read at its address, at least str_compact_data) and the
  * bytes of its data (data, data_len, read at the address python_str__data_offset

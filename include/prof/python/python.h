@@ -10,16 +10,18 @@
  * else the process gets no Python frames and the reason is counted once.
  *
  * In each of its samples, every native frame in the eval function is an activation;
- * the sample's stack copy pins its current frame and code object, and the frames of
- * the activation are read from the process (process_vm_readv) and checked to form
- * a consistent chain from them (walk.h; not proof that the callers are the
- * sample's).  They are written into the call chain just above that native frame, as
- * addresses in the recording's synthetic object (elf_writer.h), mapped in each such
- * process by an MMAP2 at PYTHON_BASE, which no real mapping can use (user addresses
- * end at 2^47, or 2^56 with 5-level paging; kernel ones start at 2^63 + ...).  A
- * frame is named "qualname (file:line)", or "qualname (file:def LINE)" when only the
- * function's first line is known.  An activation that cannot be proven gets one
- * "[python: unverified]" frame, counted by why.
+ * the sample's stack copy pins its current frame and code object, which are checked
+ * in the process (process_vm_readv: the frame still runs that code object, a real
+ * code object, or the code object is unchanged since so named; walk.h).  The activation's innermost Python function is then written
+ * into the call chain just above that native frame, named by its code object
+ * "qualname (file:def LINE)" (LINE the function's first line: the code object's own,
+ * exact), as an address in the recording's synthetic object (elf_writer.h), mapped in
+ * each such process by an MMAP2 at PYTHON_BASE, which no real mapping can use (user
+ * addresses end at 2^47, or 2^56 with 5-level paging; kernel ones start at 2^63 +
+ * ...).  Its callers and its current line live in the heap, read only after the
+ * sample: never shown; an activation whose frame has callers gets one
+ * "[python: callers not proven]" frame above it instead.  An activation that cannot
+ * be checked gets one "[python: unverified]" frame, counted by why.
  *
  * Memory is read only of processes whose samples were written (in scope, as the
  * tracker judged them): by a user who may record only their own, with no effective
@@ -65,12 +67,13 @@ struct python_stats {
 	char why_rejected[160];         /* the first one's reason */
 	uint64_t samples;               /* samples of attached processes */
 	uint64_t with_python;           /* ... with at least one activation */
-	uint64_t verified;              /* ... all of whose activations were proven */
-	uint64_t activations, frames;   /* proven, and their frames */
+	uint64_t verified;              /* ... all of whose activations were verified */
+	uint64_t activations;           /* verified */
+	uint64_t by_code;               /* ... by their code object alone (walk.h) */
+	uint64_t callers;               /* ... with [python: callers not proven] above */
 	uint64_t unverified[PYTHON_VERDICTS]; /* activations, by why */
 	uint64_t locations;             /* symbols of the object */
-	uint64_t lines_first;           /* frames named by their function's first line */
-	uint64_t early;                 /* ... whose frames were read when it was drained */
+	uint64_t early;                 /* samples whose frames were checked when drained */
 	uint64_t delay_sum_ns, delay_max_ns; /* from a sample to its reading */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };

@@ -21,9 +21,12 @@ py_record() {
 }
 
 # py_folded FILE OUT: prof report's stacks of FILE's Python process, folded, with
-# "f (file:line)" frames as "f (file:line)" again (folded writes spaces as _).
+# "f (file:def N)" and "[python: ...]" frames as named again (folded writes spaces
+# as _).
 py_folded() {
 	"$PROF" report -i "$1" -F folded -g --comm python3.11 >"$TMP/folded.raw" 2>"$TMP/err" ||
 		fail "prof report: $(cat "$TMP/err")"
-	sed -E 's/_\(/ (/g' "$TMP/folded.raw" >"$2"
+	sed -E -e 's/_\(/ (/g' -e 's/:def_([0-9]+)\)/:def \1)/g' \
+		-e 's/\[python:_callers_not_proven\]/[python: callers not proven]/g' \
+		-e 's/\[python:_unverified\]/[python: unverified]/g' "$TMP/folded.raw" >"$2"
 }

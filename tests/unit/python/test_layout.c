@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * CPython 3.11's location tables and strings, parsed from bytes as a process holds
- * them: fixtures taken from python3.11 itself (co_linetable and co_lines() of two
- * functions), and str heads built as 3.11 lays them out.
+ * CPython 3.11's layouts and strings, parsed from bytes as a process holds them: str
+ * heads built as 3.11 lays them out.
  */
 #include <errno.h>
 #include <string.h>
@@ -27,47 +26,6 @@ Test(layout, found_by_version_and_build)
 	cr_expect_null(python_layout__find(0x030b02f0, other, 20), "another build of 3.11");
 	cr_expect(python_layout__knows_version(0x030b07f0));
 	cr_expect_not(python_layout__knows_version(0x030c00f0));
-}
-
-/* def f(a):\n x = 1\n if a:\n  return 2\n return x   (first line 2) */
-static const uint8_t small[] = { 0x80, 0x00, 0xd8, 0x08, 0x09, 0x80, 0x41, 0xd8, 0x07, 0x08, 0xf0, 0x00, 0x01,
-				 0x05, 0x11, 0xd8, 0x0f, 0x10, 0x88, 0x71, 0xd8, 0x0b, 0x0c, 0x80, 0x48 };
-static const int small_lines[] = { 2, 3, 3, 4, 4, 5, 5, 6, 6 };
-
-/* Three blank lines (a long-form entry) and a comprehension over two lines (first line 1). */
-static const uint8_t jumps[] = { 0x80, 0x00, 0xd8, 0x08, 0x09, 0x80, 0x41, 0xf0, 0x08, 0x01, 0x09, 0x1c, 0xf0, 0x00,
-				 0x01, 0x09, 0x1c, 0xdd, 0x12, 0x17, 0x98, 0x01, 0x91, 0x28, 0x94, 0x28, 0xf0, 0x03,
-				 0x01, 0x09, 0x1c, 0xf1, 0x00, 0x01, 0x09, 0x1c, 0xf4, 0x00, 0x01, 0x09, 0x1c, 0x80,
-				 0x41, 0xe0, 0x0b, 0x0c, 0x80, 0x48 };
-static const int jumps_lines[] = { 1, 2, 2, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
-				   7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6, 6, 8, 8 };
-
-Test(linetable, every_instruction_as_co_lines_says)
-{
-	int line;
-
-	for (uint32_t i = 0; i < sizeof(small_lines) / sizeof(small_lines[0]); i++) {
-		cr_assert_eq(python_linetable__line(small, sizeof(small), 2, i, &line), 0, "unit %u", i);
-		cr_expect_eq(line, small_lines[i], "unit %u: %d, not %d", i, line, small_lines[i]);
-	}
-	for (uint32_t i = 0; i < sizeof(jumps_lines) / sizeof(jumps_lines[0]); i++) {
-		cr_assert_eq(python_linetable__line(jumps, sizeof(jumps), 1, i, &line), 0, "unit %u", i);
-		cr_expect_eq(line, jumps_lines[i], "unit %u: %d, not %d", i, line, jumps_lines[i]);
-	}
-	cr_expect_eq(python_linetable__line(small, sizeof(small), 2, 9, &line), -ENOENT, "past the table");
-}
-
-Test(linetable, malformed_is_an_error)
-{
-	static const uint8_t not_entry[] = { 0x00, 0x01 };
-	static const uint8_t cut[] = { 0xf0, 0x41 };         /* long form, varint cut short */
-	static const uint8_t none[] = { 0xf8 };              /* code 15: no location */
-	int line;
-
-	cr_expect_eq(python_linetable__line(not_entry, sizeof(not_entry), 1, 0, &line), -EINVAL);
-	cr_expect_eq(python_linetable__line(cut, sizeof(cut), 1, 0, &line), -EINVAL);
-	cr_expect_eq(python_linetable__line(none, sizeof(none), 1, 0, &line), -ENOENT);
-	cr_expect_eq(python_linetable__line(small, 3, 2, 5, &line), -EINVAL, "a table cut in an entry");
 }
 
 /* A str head as 3.11 has it: length, state (kind, compact, ascii, ready). */
