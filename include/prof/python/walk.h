@@ -10,7 +10,9 @@
  * sure: its callers (F's previous frames) and F's current instruction (hence the
  * line) may be those of a later call run at the same place by then (docs/DESIGN.md,
  * "Python frames": measured by tests/integration/python/caller_truth.sh), so they
- * are not read.  Whether F is the activation's entry frame (its first) is read: a
+ * are not read.  Whether F is the activation's entry frame (its first) is known
+ * from the sample when F starts where the outer activation's pinned frame ends (a
+ * call from C back into Python), else read (is_entry, while F still runs C): a
  * frame that is not has callers above it, shown as one "callers not proven" frame.
  *
  * Reading F late biases: a function sharing its frame's address with others (a loop
@@ -65,9 +67,12 @@ struct python_walk {
  * The activation's pinned frame (frame, code; first_instr - co_code_adaptive) as
  * read now into *out: VERIFIED when it still runs that code object; MOVED, with *out
  * filled, when the frame runs another one now but the pinned code still is a code
- * object (python.c names it only if it is unchanged since it was named).
+ * object (python.c names it only if it is unchanged since it was named).  outer,
+ * outer_code: the next (outer) activation's pinned frame and code, 0 when none: a
+ * frame that starts where that one ends (its code's frame size, static) is its
+ * activation's first, with no callers in it, whatever the frame holds now.
  */
 enum python_verdict python_walk__frame(const struct python_walk *w, uint64_t frame, uint64_t code,
-				       struct python_frame *out);
+				       uint64_t outer, uint64_t outer_code, struct python_frame *out);
 
 #endif

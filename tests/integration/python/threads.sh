@@ -4,10 +4,10 @@
 # thread shows its own function only (each sample's stack copy pins its own
 # thread's frame).  sorted(key=keyfn) and re.sub(repl_fn): the key and repl
 # functions run in an activation of their own, called by native code that
-# _PyEval_EvalFrameDefault of the caller called, and show in that order:
-# caller (line of the call), native frames, _PyEval_EvalFrameDefault, keyfn.
-# (Their callers change every ~100 ms, within the ~65 ms prof reads them late: many of
-# those samples are honestly unverified, so only the verified ones are checked.)
+# _PyEval_EvalFrameDefault of the caller called, and show in that order: the
+# caller (the innermost function of its activation, which the sample pins), native
+# frames, _PyEval_EvalFrameDefault, keyfn (an entry frame: nothing above it in its
+# activation, so no [python: callers not proven] either).
 . "$(dirname "$0")/lib.sh"
 cat >"$TMP/pub/threads.py" <<'PY'
 import ctypes, re, sys, threading, time
@@ -55,18 +55,19 @@ for line in open(sys.argv[1]):
     stack, _, count = line.rstrip("\n").rpartition(" ")
     frames = stack.split(";")
     count = int(count)
-    if any("[python" in f for f in frames):
+    if any("[python:_unverified]" in f for f in frames):
         continue
     names = [f.split(" (")[0] for f in frames if "threads.py" in f]
     if frames[0] in own and names:
         mine = "func_" + frames[0][-1]
-        # its own function, or named() that it calls first; never another thread's
-        if names[0] == mine and set(names[1:]) <= {"named"}:
+        # its own function, or named() that both call first; never another thread's
+        if names in ([mine], ["named"]):
             own[frames[0]] += count
         else:
             wrong += count
             print("# wrong:", frames[0], names, count)
-    for fn, caller in (("keyfn", "sorts"), ("repl_fn", "subs")):
+    # re.sub is a Python function of re: the innermost of subs()'s activation
+    for fn, caller in (("keyfn", "sorts"), ("repl_fn", "sub")):
         if not any(f.startswith(fn + " (") for f in frames):
             continue
         i = next(i for i, f in enumerate(frames) if f.startswith(fn + " ("))
@@ -76,9 +77,11 @@ for line in open(sys.argv[1]):
         between = frames[j + 1:i]
         ok = between and between[-1] == "_PyEval_EvalFrameDefault" and \
             any(not f.startswith("_PyEval") for f in between)
+        if not ok and calls[fn][1] == 0:
+            print("# not in order:", ";".join(frames[j:i + 1]))
         calls[fn][0 if ok else 1] += count
 print(f"# worker1 {own['worker1']}, worker2 {own['worker2']} samples of their own function, {wrong} otherwise")
-print(f"# keyfn under sorts() through native frames: {calls['keyfn']}, repl_fn under subs(): {calls['repl_fn']} ([in order, not])")
+print(f"# keyfn under sorts() through native frames: {calls['keyfn']}, repl_fn under re.sub(): {calls['repl_fn']} ([in order, not])")
 if wrong or min(own.values()) < 500 or any(c[1] or c[0] < 200 for c in calls.values()):
     sys.exit(1)
 PY
