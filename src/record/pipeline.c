@@ -241,7 +241,7 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 		if (ret < 0 || err < 0)
 			return ret < 0 ? ret : err;
 		if (p->python)
-			python__early(p->python, ev);   /* Python frames read now, used if proven */
+			python__early(p->python, ev);   /* Python frames checked now, used if the same */
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
 	}

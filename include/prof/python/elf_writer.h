@@ -2,7 +2,7 @@
 /*
  * The object that names a recording's Python frames for every reader, as a JIT's
  * does: an ELF shared object whose .text holds one byte per Python location (a
- * function at a line), with a symbol of that name over it, and a GNU build id.
+ * function, or a fixed marker), with a symbol of that name over it, and a GNU build id.
  * Samples point into it at PYTHON_ELF_TEXT + index; an MMAP2 maps it (offset
  * PYTHON_ELF_TEXT) at a range no real mapping can use (python.h), and it is kept in
  * perf's build-id cache, where perf report, perf script and prof report find it.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What prof knows of CPython's memory, per version and build, and the pure parsers
- * over bytes read from a Python process: its strings and its location tables.
+ * over bytes read from a Python process: its strings.
  *
  * A layout names the offsets of the structures prof walks (the interpreter frame,
  * the code object, str and bytes objects) as CPython's headers define them for that
