@@ -36,6 +36,7 @@ struct usample {
 	const uint8_t *stack;
 	uint64_t sp, stack_len;
 	uint64_t *ips;
+	uint64_t *sps;                  /* NULL, or each frame's stack pointer */
 	unsigned int nr_ips;
 };
 
@@ -71,6 +72,8 @@ struct unwinder {
 	unsigned int open_files;        /* by all Dwfls */
 	unsigned int max_open_files;
 	uint64_t clock;
+	unwinder_edit_fn edit;          /* ... of a rewritten sample's user frames */
+	void *edit_ctx;
 	struct unwinder_stats st;
 };
 
@@ -707,6 +710,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
 		return DWARF_CB_ABORT;
+	/* a frame's sp is its callee's CFA (what the edit hook finds slots by) */
+	if (s->sps) {
+		Dwarf_Word sp;
+
+		s->sps[s->nr_ips] = dwfl_frame_reg(state, 7, &sp) == 0 ? sp : 0;
+	}
 	/* the ip of the sample, then return addresses, as the kernel's callchains */
 	s->ips[s->nr_ips++] = pc;
 	return s->nr_ips >= UNWIND_MAX_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
@@ -783,10 +792,16 @@ static uint64_t kernel_part(const struct sample *s)
 	return s->nr_callchain;
 }
 
+void unwinder__set_edit(struct unwinder *u, unwinder_edit_fn fn, void *ctx)
+{
+	u->edit = fn;
+	u->edit_ctx = ctx;
+}
+
 int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, void *out, size_t outlen)
 {
-	uint64_t ips[UNWIND_MAX_FRAMES], nr_k, nr, ctx = PERF_CONTEXT_USER;
-	struct usample us = { .ips = ips };
+	uint64_t ips[UNWIND_MAX_OUT_FRAMES], sps[UNWIND_MAX_FRAMES], nr_k, nr, ctx = PERF_CONTEXT_USER;
+	struct usample us = { .ips = ips, .sps = u->edit ? sps : NULL };
 	const uint8_t *in = (const void *)ev;
 	size_t tail, len;
 	struct sample s;
@@ -797,11 +812,14 @@ int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, vo
 		return -EINVAL;
 	nr_k = kernel_part(&s);         /* user callchains are excluded, but be sure */
 	tail = ev->size - s.after_stack_user;
-	len = u->head_size + 8 + 8 * (size_t)nr_k + tail + (s.regs_user.regs ? 8 * (1 + UNWIND_MAX_FRAMES) : 0);
+	len = u->head_size + 8 + 8 * (size_t)nr_k + tail + (s.regs_user.regs ? 8 * (1 + UNWIND_MAX_OUT_FRAMES) : 0);
 	if (outlen < len)
 		return -EINVAL;
-	if (s.regs_user.regs)
+	if (s.regs_user.regs) {
 		unwind_sample(u, &s, &us);
+		if (u->edit && us.nr_ips)
+			us.nr_ips = (unsigned int)u->edit(u->edit_ctx, &s, ips, sps, us.nr_ips, UNWIND_MAX_OUT_FRAMES);
+	}
 	nr = nr_k + (us.nr_ips ? 1 + us.nr_ips : 0);
 	memcpy(o, in, u->head_size);
 	o += u->head_size;

@@ -17,6 +17,7 @@
 #include "prof/base/vec.h"
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
+#include "prof/python/python.h"
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/build_id_table.h"
@@ -91,6 +92,44 @@ static void add_count(char *buf, size_t len, size_t *n, uint64_t *sum, uint64_t 
 		return;
 	*n += (size_t)snprintf(buf + *n, len - *n, "%s%" PRIu64 " %s", *n ? ", " : "", v, why);
 	*sum += v;
+}
+
+/*
+ * The Python frames: how many samples of interpreters had them verified, why the
+ * others did not, what is shown exactly and what is not (why), and the interpreters that got none (the first one's reason).
+ */
+static void summary_python(const struct recording *r, const struct python_stats *py)
+{
+	char why[512];
+	size_t n = 0;
+	uint64_t bad = 0;
+
+	why[0] = '\0';
+	for (int v = 1; v < PYTHON_VERDICTS; v++)
+		add_count(why, sizeof(why), &n, &bad, py->unverified[v], python_verdict__name(v));
+	if (py->samples)
+		fprintf(stderr, "prof: Python: %" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64
+			" with Python frames, %" PRIu64 " of them all verified; %" PRIu64 " activations [python: "
+			"unverified]%s%s%s\n", py->samples, py->processes, py->with_python, py->verified, bad,
+			n ? " (" : "", why, n ? ")" : "");
+	if (py->with_python)
+		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function and its "
+			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object unchanged since named, "
+			"their frame having moved on); not shown: its callers (%" PRIu64 " activations have "
+			"[python: callers not proven]) and the line it ran, which are in the heap, read %.0f ms after "
+			"the sample on average: proving them would take reading them at the sample instant (e.g. a "
+			"BPF program on the sampling event, as the OpenTelemetry profiler does)\n",
+			py->activations, py->by_code, py->callers, (double)py->delay_sum_ns / 1e6 / (double)py->with_python);
+	if (py->rejected)
+		fprintf(stderr, "prof: Python: no Python frames for %" PRIu64 " interpreter(s): %s\n", py->rejected,
+			py->why_rejected);
+	if (py->with_python && py->kept < 0)
+		fprintf(stderr, "prof: Python: the object naming the Python frames could not be kept in the "
+			"build-id cache (%s): readers show them as addresses\n", strerror(-py->kept));
+	if (r->opts.verbose && py->with_python)
+		fprintf(stderr, "prof: Python: %" PRIu64 " locations; %" PRIu64 " samples' frames checked when drained; "
+			"frames read %.0f us after their sample on average, %.0f us at most\n", py->locations, py->early,
+			(double)py->delay_sum_ns / 1e3 / (double)py->with_python, (double)py->delay_max_ns / 1e3);
 }
 
 /*
@@ -245,6 +284,8 @@ static void summary(const struct recording *r)
 		summary_lost(r, &s);
 	if (s.unwind)
 		summary_unwinding(r, &s);
+	if (s.python)
+		summary_python(r, s.python);
 	if (s.objects)
 		summary_objects(r, s.objects);
 	if (s.offcpu)

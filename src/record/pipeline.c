@@ -7,6 +7,7 @@
 
 #include "prof/base/util.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/python/python.h"
 #include "prof/record/pipeline.h"
 #include "prof/scope/cgroups.h"
 #include "prof/synth/map_dedup.h"
@@ -27,6 +28,7 @@ struct pipeline {
 	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
 	struct objects *objects;        /* the mapped objects of what is written */
 	struct offcpu *offcpu;          /* --off-cpu: switches into intervals */
+	struct python *python;          /* Python frames in the unwound samples */
 	uint8_t *unwound;               /* ... one rewritten sample */
 	size_t unwound_len;
 	struct pipeline_stats st;
@@ -244,6 +246,8 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 
 		if (ret < 0 || err < 0)
 			return ret < 0 ? ret : err;
+		if (p->python)
+			python__early(p->python, ev);   /* Python frames checked now, used if the same */
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
 	}
@@ -260,6 +264,8 @@ void pipeline__finish(struct pipeline *p)
 	}
 	if (p->objects)
 		objects__finish(p->objects);
+	if (p->python)
+		python__finish(p->python);
 }
 
 bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -368,6 +374,20 @@ static int open_object(void *ctx, const struct task_file *f)
 	return p->objects ? objects__open(p->objects, f) : -ENOENT;
 }
 
+/* Python frames need the unwound stacks and a cache to keep their names in. */
+static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
+{
+	struct python_config pc = { .model = unwinder__model(p->unwinder), .open = open_object, .open_ctx = p,
+				    .cache = cfg->cache, .synth = p->synth, .kernel_sample_type = cfg->unwind,
+				    .as_user = cfg->verdict && cfg->verdict->restrict_uid,
+				    .sink = sink, .sink_ctx = p };
+	int err = python__new(&pc, &p->python);
+
+	if (err == 0)
+		unwinder__set_edit(p->unwinder, python__frames, p->python);
+	return err;
+}
+
 int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 {
 	struct pipeline *p = calloc(1, sizeof(*p));
@@ -384,7 +404,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 		goto err;
 	if (cfg->unwind) {
 		p->unwinder = unwinder__new(cfg->unwind, cfg->objects ? open_object : NULL, p);
-		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_FRAMES + 2);
+		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_OUT_FRAMES + 2);
 		p->unwound = malloc(p->unwound_len);
 		if (!p->unwinder || !p->unwound)
 			goto err;
@@ -398,6 +418,8 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 			goto err;
 		err = -ENOMEM;
 	}
+	if (p->unwinder && cfg->cache && open_python(p, cfg) < 0)
+		goto err;
 	err = open_scope(p, cfg);
 	if (err == 0)
 		err = open_offcpu(p, cfg);
@@ -421,6 +443,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	map_dedup__free(p->dedup);
 	objects__free(p->objects);
 	unwinder__free(p->unwinder);
+	python__free(p->python);
 	free(p->unwound);
 	free(p);
 	return NULL;
@@ -449,6 +472,11 @@ const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p)
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
 {
 	return p->unwinder ? unwinder__stats(p->unwinder) : NULL;
+}
+
+const struct python_stats *pipeline__python_stats(const struct pipeline *p)
+{
+	return p->python ? python__stats(p->python) : NULL;
 }
 
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p)

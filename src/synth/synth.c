@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <linux/perf_event.h>
+#include <perf/event.h>
 
 #include "prof/sys/procfs.h"
 #include "prof/synth/synth.h"
@@ -112,6 +115,29 @@ static int mmap_record(const struct synth_env *env, uint32_t type, uint16_t misc
 	put_trailer(env, p, pid, tid, time);
 	size += synth__id_trailer_size(env);
 	*h = (struct perf_event_header){ .type = type, .misc = misc, .size = (uint16_t)size };
+	return sink(buf, size, ctx);
+}
+
+int synth__mmap2_build_id(const struct synth_env *env, pid_t pid, pid_t tid, uint64_t start, uint64_t len,
+			  uint64_t pgoff, const uint8_t *id, size_t id_len, const char *name, uint64_t time,
+			  synth_sink_fn sink, void *ctx)
+{
+	uint8_t buf[sizeof(struct perf_record_mmap2) + 256 + 64] = { 0 };
+	struct perf_record_mmap2 *m = (void *)buf;
+	size_t nlen = strnlen(name, 255), size;
+
+	if (id_len > sizeof(m->build_id))
+		return -EINVAL;
+	*m = (struct perf_record_mmap2){ .pid = (uint32_t)pid, .tid = (uint32_t)tid, .start = start, .len = len,
+					 .pgoff = pgoff, .build_id_size = (uint8_t)id_len,
+					 .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE };
+	memcpy(m->build_id, id, id_len);
+	memcpy(m->filename, name, nlen);
+	size = offsetof(struct perf_record_mmap2, filename) + ALIGN_UP(nlen + 1, 8);
+	put_trailer(env, buf + size, pid, tid, time);
+	size += synth__id_trailer_size(env);
+	m->header = (struct perf_event_header){ .type = PERF_RECORD_MMAP2, .size = (uint16_t)size,
+						.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID };
 	return sink(buf, size, ctx);
 }
 

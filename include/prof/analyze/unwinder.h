@@ -46,6 +46,8 @@
 #define UNWIND_MAX_STACK 65528u
 /* user frames kept per sample (perf's default --max-stack) */
 #define UNWIND_MAX_FRAMES 127
+/* ... and written, with the frames an edit hook adds (Python's) */
+#define UNWIND_MAX_OUT_FRAMES (2 * UNWIND_MAX_FRAMES)
 
 struct unwinder;
 
@@ -94,7 +96,18 @@ uint64_t unwinder__written_sample_type(uint64_t kernel_sample_type);
 int unwinder__note(struct unwinder *u, const struct perf_event_header *ev);
 
 /*
- * Rewrite a kernel sample into out (at least ev->size + 8 * (UNWIND_MAX_FRAMES + 2)
+ * An edit of a sample's unwound user frames before it is written: ips (nr of them,
+ * room for max) and each frame's stack pointer sps (0 where unknown; sps[i + 1] is
+ * frame i's CFA), the sample s (its stack copy, pid, time).  Returns the new count.
+ */
+typedef size_t (*unwinder_edit_fn)(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+				   size_t nr, size_t max);
+
+/* Edit every rewritten sample's user frames with fn (NULL: none). */
+void unwinder__set_edit(struct unwinder *u, unwinder_edit_fn fn, void *ctx);
+
+/*
+ * Rewrite a kernel sample into out (at least ev->size + 8 * (UNWIND_MAX_OUT_FRAMES + 2)
  * bytes).  Returns the new record's size, or -EINVAL for a malformed sample (the
  * caller writes nothing).
  */

@@ -117,6 +117,9 @@ const struct pipeline_stats *pipeline__stats(const struct pipeline *p);
 const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p);
 /* NULL without unwinding. */
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
+/* NULL without Python frames (no unwinding, or no build-id cache). */
+struct python_stats;
+const struct python_stats *pipeline__python_stats(const struct pipeline *p);
 /* NULL without objects. */
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p);
 /* NULL without --off-cpu. */

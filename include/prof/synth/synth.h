@@ -67,6 +67,14 @@ int synth__cgroup(const struct synth_env *env, uint64_t id, const char *path, ui
 		  synth_sink_fn sink, void *ctx);
 
 /*
+ * An MMAP2 of an object prof wrote (PERF_RECORD_MISC_MMAP_BUILD_ID: it carries its
+ * build id, id_len bytes), readable and executable, into process pid.
+ */
+int synth__mmap2_build_id(const struct synth_env *env, pid_t pid, pid_t tid, uint64_t start, uint64_t len,
+			  uint64_t pgoff, const uint8_t *id, size_t id_len, const char *name, uint64_t time,
+			  synth_sink_fn sink, void *ctx);
+
+/*
  * The kernel map ("[kernel.kallsyms]_text", as perf writes it) and one map per
  * module, from /proc/kallsyms and /proc/modules.  -EPERM when kallsyms addresses
  * are hidden (kptr_restrict): then nothing is emitted.

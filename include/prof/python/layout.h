@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What prof knows of CPython's memory, per version and build, and the pure parsers
+ * over bytes read from a Python process: its strings.
+ *
+ * A layout names the offsets of the structures prof walks (the interpreter frame,
+ * the code object, str and bytes objects) as CPython's headers define them for that
+ * version, and, for one build (by its GNU build id), where its eval function keeps
+ * its current frame and code object in its own C stack frame (read from the
+ * function's prologue by disassembly).  Nothing is guessed: a version or build not
+ * in the table gets no Python frames (python.h says why, once).
+ */
+#ifndef PROF_PYTHON_LAYOUT_H
+#define PROF_PYTHON_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct python_layout {
+	const char *what;               /* "CPython 3.11 (Debian 3.11.2-6)" */
+	uint32_t version_mask, version; /* Py_Version & mask == version */
+	uint8_t build_id[20];           /* of the object that has the eval function */
+	uint8_t build_id_len;
+	/* _PyEval_EvalFrameDefault's frame: distances below its CFA */
+	uint32_t cfa_frame;             /* cframe.current_frame (_PyInterpreterFrame *) */
+	uint32_t cfa_first_instr;       /* first_instr: code + code_adaptive */
+	/* _PyInterpreterFrame */
+	uint32_t f_code, f_previous, f_prev_instr, f_is_entry, f_owner, frame_specials;
+	/* PyCodeObject */
+	uint32_t co_size;               /* ob_size: code units of co_code_adaptive */
+	uint32_t co_stacksize, co_firstlineno, co_nlocalsplus;
+	uint32_t co_filename, co_qualname, co_linetable, co_code_adaptive;
+	uint32_t code_basicsize, code_itemsize; /* PyCode_Type's, checked at attach */
+	/* PyTypeObject */
+	uint32_t tp_name, tp_basicsize, tp_itemsize;
+	/* str (PyASCIIObject / PyCompactUnicodeObject) and bytes */
+	uint32_t str_length, str_state, str_ascii_data, str_compact_data;
+	uint32_t bytes_size, bytes_data;
+};
+
+/* The layout for an interpreter whose Py_Version is version and whose eval function's
+ * object has build id (id, len); NULL when prof knows none. */
+const struct python_layout *python_layout__find(uint32_t version, const uint8_t *id, size_t len);
+
+/* Is there a layout for that version at all (with another build)? */
+bool python_layout__knows_version(uint32_t version);
+
+/*
+ * A str object's text as UTF-8 into buf (len bytes, NUL-terminated), from the object's
+ * head (head_len bytes read at its address, at least str_compact_data) and the
+ * bytes of its data (data, data_len, read at the address python_str__data_offset
+ * gave).  0, -EINVAL when the head is no compact str, -ENOSPC when it does not fit.
+ */
+int python_str__data(const struct python_layout *l, const uint8_t *head, size_t head_len,
+		     uint32_t *ret_offset, uint32_t *ret_bytes);
+int python_str__utf8(const struct python_layout *l, const uint8_t *head, const uint8_t *data, size_t data_len,
+		     char *buf, size_t len);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Python frames in --call-graph dwarf recordings, for Python processes in scope.
+ *
+ * A process is looked at the first time one of its samples is unwound: an object it
+ * maps (the executable, or libpython3.X.so) with _PyEval_EvalFrameDefault,
+ * _PyRuntime, PyCode_Type and Py_Version in its .dynsym is an interpreter; its
+ * version and build must have a layout (layout.h), and PyCode_Type as the process
+ * itself holds it must agree with the layout (its name, its basic and item sizes),
+ * else the process gets no Python frames and the reason is counted once.
+ *
+ * In each of its samples, every native frame in the eval function is an activation;
+ * the sample's stack copy pins its current frame and code object, which are checked
+ * in the process (process_vm_readv: the frame still runs that code object, a real
+ * code object, or the code object is unchanged since so named; walk.h).  The activation's innermost Python function is then written
+ * into the call chain just above that native frame, named by its code object
+ * "qualname (file:def LINE)" (LINE the function's first line: the code object's own,
+ * exact), as an address in the recording's synthetic object (elf_writer.h), mapped in
+ * each such process by an MMAP2 at PYTHON_BASE, which no real mapping can use (user
+ * addresses end at 2^47, or 2^56 with 5-level paging; kernel ones start at 2^63 +
+ * ...).  Its callers and its current line live in the heap, read only after the
+ * sample: never shown; an activation whose frame has callers gets one
+ * "[python: callers not proven]" frame above it instead.  An activation that cannot
+ * be checked gets one "[python: unverified]" frame, counted by why.
+ *
+ * Memory is read only of processes whose samples were written (in scope, as the
+ * tracker judged them): by a user who may record only their own, with no effective
+ * capability (the kernel's ptrace rules decide: their own processes only); by root
+ * or an admin, with prof's rights.  A pidfd opened at attach says whether the pid
+ * still names that process after each read.
+ */
+#ifndef PROF_PYTHON_PYTHON_H
+#define PROF_PYTHON_PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/analyze/model.h"
+#include "prof/analyze/unwinder.h"
+#include "prof/perfdata/build_id_cache.h"
+#include "prof/perfdata/sample.h"
+#include "prof/python/walk.h"
+#include "prof/synth/synth.h"
+
+/* Where the synthetic object is mapped in each Python process. */
+#define PYTHON_BASE (1ull << 60)
+/* Its name in the MMAP2s (and in the build-id cache). */
+#define PYTHON_OBJECT_PATH "/prof/python-frames"
+
+struct python_config {
+	struct model *model;            /* the processes' maps (the unwinder's), borrowed */
+	unwinder_open_fn open;          /* the mapped files */
+	void *open_ctx;
+	struct build_id_cache *cache;   /* where the object is kept (borrowed) */
+	struct synth_env synth;         /* the MMAP2s' sample_id trailer */
+	uint64_t kernel_sample_type;    /* of the kernel's samples, as drained */
+	bool as_user;                   /* read with no effective capability (privs__as_user):
+					 * a user who may record only their own */
+	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
+	void *sink_ctx;
+};
+
+struct python_stats {
+	uint64_t processes;             /* interpreters attached */
+	uint64_t rejected;              /* interpreters that got no Python frames */
+	char why_rejected[160];         /* the first one's reason */
+	uint64_t samples;               /* samples of attached processes */
+	uint64_t with_python;           /* ... with at least one activation */
+	uint64_t verified;              /* ... all of whose activations were verified */
+	uint64_t activations;           /* verified */
+	uint64_t by_code;               /* ... by their code object alone (walk.h) */
+	uint64_t callers;               /* ... with [python: callers not proven] above */
+	uint64_t unverified[PYTHON_VERDICTS]; /* activations, by why */
+	uint64_t locations;             /* symbols of the object */
+	uint64_t early;                 /* samples whose frames were checked when drained */
+	uint64_t delay_sum_ns, delay_max_ns; /* from a sample to its reading */
+	int kept;                       /* the object's keeping: 0, or -errno */
+};
+
+struct python;
+
+/* 0 or -ENOMEM. */
+int python__new(const struct python_config *cfg, struct python **ret);
+struct python *python__free(struct python *py);
+
+/* The unwinder's edit hook (unwinder__set_edit): ctx is the struct python. */
+size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps, size_t nr,
+		      size_t max);
+
+/*
+ * A record as drained from the ring buffers, long before it is unwound: the Python
+ * frames of a sample of a process attached before are read now where its thread's
+ * last stack shape pins them (python__frames uses that reading only if the sample's
+ * own unwinding pins the same frames).
+ */
+void python__early(struct python *py, const struct perf_event_header *ev);
+
+/* Write the object and keep it in the cache (when any sample used it). */
+void python__finish(struct python *py);
+
+const struct python_stats *python__stats(const struct python *py);
+
+#endif

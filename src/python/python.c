@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Python frames while recording: see include/prof/python/python.h.  This file is
+ * the per-sample part; the interpreters are found by interp.c.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/util.h"
+#include "prof/base/vec.h"
+#include "prof/python/early.h"
+#include "prof/python/elf_writer.h"
+#include "prof/python/interp.h"
+#include "prof/python/python.h"
+#include "prof/sys/privs.h"
+
+/* Python frames one activation may add: its function, and what stands for its callers. */
+#define MAX_PY_FRAMES 2
+/* Symbol 0: what an activation that could not be proven shows. */
+#define UNVERIFIED_NAME "[python: unverified]"
+/* Symbol 1: above an activation's function when it has callers (not the sample's for sure). */
+#define CALLERS_NAME "[python: callers not proven]"
+/* Code objects remembered (all forgotten beyond: read again as needed), and the most
+ * symbols of the object (beyond: [python: unverified], counted as not readable). */
+#define CODES_KEPT (1u << 16)
+#define SYMBOLS_MAX (1u << 22)
+
+
+
+struct pyproc {
+	int32_t pid;
+	struct interp in;               /* in.l NULL: not an attached interpreter */
+	size_t maps_nr;                 /* the maps it was judged with */
+	bool judged;
+	bool counted;                   /* in st.processes */
+	int pidfd;
+};
+
+/* A code object as read: its symbol, while its fields stay the same. */
+struct pycode {
+	int32_t pid;
+	uint64_t addr;
+	uint64_t qualname, filename;    /* the pointers it was read with */
+	int32_t firstlineno;
+	uint32_t sym;                   /* "qualname (file:def N)", 0 when it could not be kept */
+};
+
+struct python {
+	struct python_config cfg;
+	struct hashtable procs;         /* struct pyproc by pid */
+	struct hashtable codes;         /* struct pycode by (pid, addr) */
+	struct hashtable syms;          /* uint32_t symbol index by name (names[i]) */
+	char **names;                   /* symbol names, [0] UNVERIFIED_NAME, [1] CALLERS_NAME */
+	size_t nr_names, cap_names;
+	struct build_id id;             /* the object's: random, known before it is written */
+	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
+	struct python_early *early;     /* frames read when drained (early.h) */
+	struct python_stats st;
+};
+
+static bool proc_eq(const void *e, const void *key, const void *ctx)
+{
+	return ((const struct pyproc *)e)->pid == *(const int32_t *)key;
+}
+
+struct code_key {
+	int32_t pid;
+	uint64_t addr;
+};
+
+static bool code_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct pycode *c = e;
+	const struct code_key *k = key;
+
+	return c->pid == k->pid && c->addr == k->addr;
+}
+
+static bool sym_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct python *py = ctx;
+
+	return strcmp(py->names[*(const uint32_t *)e], key) == 0;
+}
+
+/* The symbol of name: its index (added when new), or 0 on ENOMEM (unverified). */
+static uint32_t symbol(struct python *py, const char *name)
+{
+	uint64_t h = hash__bytes(name, strlen(name));
+	uint32_t *e = hashtable__find(&py->syms, h, name);
+	char *copy;
+	bool created;
+
+	if (e)
+		return *e;
+	if (py->nr_names >= SYMBOLS_MAX)
+		return 0;
+	if (vec__reserve((void **)&py->names, &py->cap_names, py->nr_names + 1, sizeof(char *)) < 0 ||
+	    !(copy = strdup(name)))
+		return 0;
+	py->names[py->nr_names] = copy;
+	e = hashtable__insert(&py->syms, h, name, &created);
+	if (!e) {
+		free(copy);
+		return 0;
+	}
+	*e = (uint32_t)py->nr_names++;
+	py->st.locations = py->nr_names;
+	return *e;
+}
+
+int python__new(const struct python_config *cfg, struct python **ret)
+{
+	struct python *py = calloc(1, sizeof(*py));
+
+	if (!py)
+		return -ENOMEM;
+	py->cfg = *cfg;
+	hashtable__init(&py->procs, sizeof(struct pyproc), proc_eq, NULL);
+	hashtable__init(&py->codes, sizeof(struct pycode), code_eq, NULL);
+	hashtable__init(&py->syms, sizeof(uint32_t), sym_eq, py);
+	py->attr = (struct perf_event_attr){ .size = sizeof(py->attr), .sample_type = cfg->kernel_sample_type,
+					     .sample_regs_user = unwinder__regs_mask() };
+	py->early = python_early__new();
+	/* unique to this recording: the object is written at its end */
+	py->id.size = 20;
+	if (!py->early || getrandom(py->id.data, 20, 0) != 20 || symbol(py, UNVERIFIED_NAME) != 0 ||
+	    symbol(py, CALLERS_NAME) != 1 || py->nr_names != 2) {
+		python__free(py);
+		return -ENOMEM;
+	}
+	*ret = py;
+	return 0;
+}
+
+struct python *python__free(struct python *py)
+{
+	struct pyproc *p;
+
+	if (!py)
+		return NULL;
+	for (size_t i = 0; (p = hashtable__next(&py->procs, &i));)
+		if (p->pidfd >= 0)
+			close(p->pidfd);
+	for (size_t i = 0; i < py->nr_names; i++)
+		free(py->names[i]);
+	free(py->names);
+	hashtable__release(&py->procs);
+	hashtable__release(&py->codes);
+	hashtable__release(&py->syms);
+	python_early__free(py->early);
+	free(py);
+	return NULL;
+}
+
+const struct python_stats *python__stats(const struct python *py)
+{
+	return &py->st;
+}
+
+/* ---- the process ------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+
+struct reader {
+	int32_t pid;
+};
+
+static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct reader *r = ctx;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/* Does the pidfd's process still run (so its pid named it when read)? */
+static bool still_there(int pidfd)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&pfd, 1, 0) == 0;
+}
+
+static void reject(struct python *py, struct pyproc *p, const char *why)
+{
+	if (!p->counted)
+		py->st.rejected++;
+	p->counted = true;
+	if (!py->st.why_rejected[0])
+		snprintf(py->st.why_rejected, sizeof(py->st.why_rejected), "%s", why);
+}
+
+struct check_call {
+	const struct interp *in;
+	struct reader *r;
+	char *why;
+	size_t why_len;
+};
+
+static int check_call(void *arg)
+{
+	struct check_call *c = arg;
+
+	return interp__check(c->in, read_mem, c->r, c->why, c->why_len);
+}
+
+/* interp__check, with no effective capability for a user restricted to their own. */
+static int check(struct python *py, const struct interp *in, struct reader *r, char *why, size_t why_len)
+{
+	struct check_call c = { in, r, why, why_len };
+
+	return py->cfg.as_user ? privs__as_user(check_call, &c) : check_call(&c);
+}
+
+/* The process's interpreter, looked at when its maps changed. */
+static struct pyproc *proc_get(struct python *py, int32_t pid)
+{
+	const struct maps *ms = model__maps(py->cfg.model, pid);
+	struct pyproc *p;
+	char why[160];
+	bool created;
+	int err;
+
+	p = hashtable__insert(&py->procs, hash__u64((uint32_t)pid), &pid, &created);
+	if (!p)
+		return NULL;
+	if (created)
+		*p = (struct pyproc){ .pid = pid, .pidfd = -1 };
+	/* the synthetic mapping is not one of the process's own */
+	if (p->judged && ms && (ms->nr == p->maps_nr || ms->nr == p->maps_nr + 1))
+		return p;
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	p->pidfd = -1;
+	p->judged = true;
+	p->maps_nr = ms ? ms->nr : 0;
+	why[0] = '\0';
+	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &p->in, why, sizeof(why));
+	if (err == -ENOENT)
+		return p;               /* no interpreter */
+	if (err == 0) {
+		struct reader r = { pid };
+
+		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		err = p->pidfd < 0 ? -errno : check(py, &p->in, &r, why, sizeof(why));
+		if (err == 0 && !still_there(p->pidfd))
+			err = -ESRCH;
+	}
+	if (err < 0) {
+		if (!why[0])
+			snprintf(why, sizeof(why), "%s (pid %d): %s", p->in.path[0] ? p->in.path : "python",
+				 pid, strerror(-err));
+		p->in.l = NULL;
+		reject(py, p, why);
+		return p;
+	}
+	if (!p->counted)
+		py->st.processes++;
+	p->counted = true;
+	return p;
+}
+
+/* ---- names -------------------------------------------------------------------- */
+
+static uint64_t u64_at(const uint8_t *p, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+/* A str of the process as UTF-8 into buf. */
+static int read_str(const struct python_layout *l, struct reader *r, uint64_t addr, char *buf, size_t len)
+{
+	uint8_t head[128], data[1024];
+	uint32_t off, bytes;
+	int err = read_mem(r, addr, head, l->str_compact_data);
+
+	if (err == 0)
+		err = python_str__data(l, head, l->str_compact_data, &off, &bytes);
+	if (err == 0 && bytes > sizeof(data))
+		err = -ENOSPC;
+	if (err == 0 && bytes)
+		err = read_mem(r, addr + off, data, bytes);
+	if (err == 0)
+		err = python_str__utf8(l, head, data, bytes, buf, len);
+	return err;
+}
+
+/* The symbol of code object code of frame f, "qualname (file:def N)": everything in
+ * it is the code object's own, never changed.  0 when unreadable. */
+static uint32_t code_symbol(struct python *py, const struct interp *in, struct reader *r,
+			    const struct python_frame *f)
+{
+	const struct python_layout *l = in->l;
+	struct code_key k = { r->pid, f->code };
+	uint64_t h = hash__mix(hash__u64((uint32_t)r->pid), f->code);
+	struct pycode *c = hashtable__find(&py->codes, h, &k);
+	uint64_t qn = u64_at(f->head, l->co_qualname), fn = u64_at(f->head, l->co_filename);
+	int32_t first;
+	char qual[256], file[512], name[1024];
+	bool created;
+
+	memcpy(&first, f->head + l->co_firstlineno, 4);
+	if (c && c->qualname == qn && c->filename == fn && c->firstlineno == first)
+		return c->sym;
+	if (read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
+		return 0;
+	/* a program that makes code without end (exec in a loop) costs reads, not memory */
+	if (!c && hashtable__size(&py->codes) >= CODES_KEPT)
+		hashtable__clear(&py->codes);
+	snprintf(name, sizeof(name), "%s (%s:def %d)", qual, file, first);
+	c = hashtable__insert(&py->codes, h, &k, &created);
+	if (!c)
+		return 0;
+	*c = (struct pycode){ .pid = r->pid, .addr = f->code, .qualname = qn, .filename = fn,
+			      .firstlineno = first, .sym = symbol(py, name) };
+	return c->sym;
+}
+
+/* ---- samples ------------------------------------------------------------------ */
+
+/* The synthetic object mapped into pid before its first frame there. */
+static int map_object(struct python *py, const struct sample *s)
+{
+	const struct maps *ms = model__maps(py->cfg.model, (int32_t)s->pid);
+
+	if (ms && maps__find(ms, PYTHON_BASE))
+		return 0;
+	return synth__mmap2_build_id(&py->cfg.synth, (pid_t)s->pid, (pid_t)s->tid, PYTHON_BASE,
+				     1u << 24, PYTHON_ELF_TEXT, py->id.data, py->id.size,
+				     PYTHON_OBJECT_PATH, s->time, py->cfg.sink, py->cfg.sink_ctx);
+}
+
+/* The word at addr of the sample's stack copy. */
+static bool stack_word(const struct sample *s, uint64_t sp, uint64_t addr, uint64_t *ret)
+{
+	uint64_t len = MIN(s->stack_user.dyn_size, s->stack_user.size);
+
+	if (addr < sp || addr - sp > len || len - (addr - sp) < 8)
+		return false;
+	memcpy(ret, (const uint8_t *)s->stack_user.data + (addr - sp), 8);
+	return true;
+}
+
+struct activation {
+	size_t at;                      /* its native frame's index */
+	uint64_t cfa;                   /* its CFA, 0 when unknown */
+	uint64_t frame, code;           /* pinned; 0 when not */
+};
+
+/* The activations of a sample's native frames, innermost first (at most max). */
+static size_t activations(const struct interp *in, const struct sample *s, const uint64_t *ips,
+			  const uint64_t *sps, size_t nr, struct activation *out, size_t max)
+{
+	const struct python_layout *l = in->l;
+	size_t n = 0;
+
+	for (size_t i = 0; i < nr && n < max; i++) {
+		uint64_t ip = ips[i], cfa, first_instr = 0;
+		struct activation *a;
+
+		if (ip < in->eval_lo || ip >= in->eval_hi)
+			continue;
+		a = &out[n++];
+		*a = (struct activation){ .at = i };
+		/* the slots hold this activation's only after its prologue stored them */
+		if (i == 0 && ip < in->eval_lo + 0xc0)
+			continue;
+		cfa = a->cfa = i + 1 < nr ? sps[i + 1] : 0;
+		if (!cfa || !stack_word(s, sps[0], cfa - l->cfa_frame, &a->frame) ||
+		    !stack_word(s, sps[0], cfa - l->cfa_first_instr, &first_instr) ||
+		    first_instr < l->co_code_adaptive)
+			a->frame = 0;
+		else
+			a->code = first_instr - l->co_code_adaptive;
+	}
+	return n;
+}
+
+
+/* Was code object f->code named before, from a frame running it, with the fields it
+ * has now (walk.h: what a frame that moved on leaves to go by)? */
+static bool named_before(struct python *py, const struct interp *in, const struct reader *r,
+			 const struct python_frame *f)
+{
+	const struct python_layout *l = in->l;
+	struct code_key k = { r->pid, f->code };
+	const struct pycode *c = hashtable__find(&py->codes, hash__mix(hash__u64((uint32_t)r->pid), f->code), &k);
+	int32_t first;
+
+	memcpy(&first, f->head + l->co_firstlineno, 4);
+	return c && c->sym && c->qualname == u64_at(f->head, l->co_qualname) &&
+	       c->filename == u64_at(f->head, l->co_filename) && c->firstlineno == first;
+}
+
+/* The symbols of the activation that pinned (frame, code) into syms, innermost
+ * first, read now: its function, and CALLERS_NAME above it when it has callers
+ * (how many, 0 with *ret_v saying why it could not be verified). */
+static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
+			       const uint64_t *outer, uint32_t *syms, enum python_verdict *ret_v)
+{
+	struct reader r = { p->pid };
+	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
+	struct python_frame f;
+	enum python_verdict v = python_walk__frame(&w, frame, code, outer[0], outer[1], &f);
+
+	if (v == PYTHON_MOVED && named_before(py, &p->in, &r, &f))
+		v = PYTHON_BY_CODE;
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !still_there(p->pidfd))
+		v = PYTHON_READ_FAILED;
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !(syms[0] = code_symbol(py, &p->in, &r, &f)))
+		v = PYTHON_READ_FAILED;
+	*ret_v = v;
+	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE)
+		return 0;
+	syms[1] = 1;
+	return f.callers ? 2 : 1;
+}
+
+struct walk_call {
+	struct python *py;
+	struct pyproc *p;
+	uint64_t frame, code;
+	const uint64_t *outer;
+	uint32_t *syms;
+	size_t ret;
+	enum python_verdict v;
+};
+
+static int walk_call(void *arg)
+{
+	struct walk_call *c = arg;
+
+	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->outer, c->syms, &c->v);
+	return 0;
+}
+
+/* walk_symbols_now, for a user who may record only their own processes with no
+ * effective capability: the kernel's ptrace rules, not CAP_SYS_PTRACE, decide what
+ * may be read, so a process is read only while it is theirs. */
+static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
+			   const uint64_t *outer, uint32_t *syms, enum python_verdict *ret_v)
+{
+	struct walk_call c = { py, p, frame, code, outer, syms, 0, PYTHON_READ_FAILED };
+
+	if (!py->cfg.as_user)
+		return walk_symbols_now(py, p, frame, code, outer, syms, ret_v);
+	if (privs__as_user(walk_call, &c) < 0)
+		c.v = PYTHON_READ_FAILED, c.ret = 0;
+	*ret_v = c.v;
+	return c.ret;
+}
+
+/* ---- reading early: when the sample is drained (early.h) ------------------------ */
+
+/* The sample's thread's stack shape, for the next samples drained. */
+static void hint_note(struct python *py, const struct sample *s, const struct activation *acts, size_t nacts)
+{
+	uint64_t cfas[PYTHON_EARLY_ACTS];
+	size_t n = 0;
+
+	for (; n < nacts && n < PYTHON_EARLY_ACTS; n++)
+		cfas[n] = acts[n].cfa;
+	python_early__hint(py->early, (int32_t)s->tid, cfas, n);
+}
+
+/* The early reading of sample s, if it pinned the same frames as acts. */
+static const struct python_early_reading *early_find(struct python *py, const struct sample *s,
+						     const struct activation *acts, size_t nacts)
+{
+	const struct python_early_reading *e = python_early__find(py->early, (int32_t)s->tid, s->time);
+
+	if (!e || e->nacts != nacts)
+		return NULL;
+	for (size_t i = 0; i < nacts; i++)
+		if (!acts[i].frame || e->acts[i].frame != acts[i].frame || e->acts[i].code != acts[i].code)
+			return NULL;
+	return e;
+}
+
+void python__early(struct python *py, const struct perf_event_header *ev)
+{
+	const struct python_layout *l;
+	struct python_early_reading *e;
+	uint64_t cfas[PYTHON_EARLY_ACTS], sp;
+	struct sample s;
+	struct pyproc *p;
+	int32_t pid;
+	size_t n;
+
+	if (ev->type != PERF_RECORD_SAMPLE || sample__decode(&s, &py->attr, ev) < 0 || !s.regs_user.regs ||
+	    s.regs_user.nr <= 7 || !s.stack_user.data)
+		return;
+	pid = (int32_t)s.pid;
+	/* only processes attached, and threads unwound, before: judged in scope */
+	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
+	n = python_early__hints(py->early, (int32_t)s.tid, cfas);
+	if (!p || !p->in.l || !n)
+		return;
+	l = p->in.l;
+	sp = s.regs_user.regs[7];       /* perf's x86 register 7, the 8th of the mask */
+	e = python_early__start(py->early, (int32_t)s.tid, s.time);
+	for (size_t i = 0; i < n; i++) {
+		struct python_early_act *a = &e->acts[i];
+		uint64_t first_instr = 0;
+
+		if (!stack_word(&s, sp, cfas[i] - l->cfa_frame, &a->frame) ||
+		    !stack_word(&s, sp, cfas[i] - l->cfa_first_instr, &first_instr) ||
+		    first_instr < l->co_code_adaptive)
+			return;
+		a->code = first_instr - l->co_code_adaptive;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct python_early_act *a = &e->acts[i];
+		enum python_verdict v;
+
+		uint64_t outer[2] = { 0, 0 };
+
+		if (i + 1 < n)
+			outer[0] = e->acts[i + 1].frame, outer[1] = e->acts[i + 1].code;
+		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, outer, a->syms, &v);
+		a->verdict = (uint8_t)v;
+	}
+	e->read_ns = now_ns();
+	python_early__keep(py->early, e, (uint8_t)n);
+}
+
+/* The symbols of activation i of a sample (read early if it was, else now): how many. */
+static size_t activation_symbols(struct python *py, struct pyproc *p, const struct python_early_reading *e, size_t i,
+				 const struct activation *a, const struct activation *out, uint32_t *syms)
+{
+	enum python_verdict v;
+	size_t nr;
+
+	if (e) {
+		v = e->acts[i].verdict;
+		nr = e->acts[i].n;
+		memcpy(syms, e->acts[i].syms, 4 * nr);
+	} else {
+		uint64_t outer[2] = { out ? out->frame : 0, out ? out->code : 0 };
+
+		nr = walk_symbols(py, p, a->frame, a->code, outer, syms, &v);
+	}
+	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE) {
+		py->st.unverified[v]++;
+		syms[0] = 0;
+		return 1;
+	}
+	py->st.activations++;
+	py->st.by_code += v == PYTHON_BY_CODE;
+	py->st.callers += nr > 1;
+	return nr;
+}
+
+size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps, size_t nr, size_t max)
+{
+	struct python *py = ctx;
+	struct pyproc *p = proc_get(py, (int32_t)s->pid);
+	struct activation acts[32];
+	const struct python_early_reading *early;
+	uint32_t syms[MAX_PY_FRAMES];
+	uint64_t out[UNWIND_MAX_OUT_FRAMES], t;
+	size_t nacts, n = 0, next = 0;
+	bool all = true;
+
+	if (!p || !p->in.l || max > UNWIND_MAX_OUT_FRAMES)
+		return nr;
+	py->st.samples++;
+	nacts = activations(&p->in, s, ips, sps, nr, acts, ARRAY_SIZE(acts));
+	early = early_find(py, s, acts, nacts);
+	hint_note(py, s, acts, nacts);
+	if (!nacts || map_object(py, s) < 0)
+		return nr;
+	py->st.with_python++;
+	py->st.early += early != NULL;
+	for (size_t i = 0; i < nr; i++) {
+		if (next < nacts && acts[next].at == i) {
+			size_t k = activation_symbols(py, p, early, next, &acts[next],
+						      next + 1 < nacts ? &acts[next + 1] : NULL, syms);
+
+			all &= k != 1 || syms[0] != 0;
+			for (size_t j = 0; j < k && n < max; j++)
+				out[n++] = PYTHON_BASE + syms[j];
+			next++;
+		}
+		if (n < max)
+			out[n++] = ips[i];
+	}
+	t = early ? early->read_ns : now_ns();
+	if (t > s->time) {
+		py->st.delay_sum_ns += t - s->time;
+		py->st.delay_max_ns = MAX(py->st.delay_max_ns, t - s->time);
+	}
+	py->st.verified += all;
+	memcpy(ips, out, 8 * n);
+	return n;
+}
+
+void python__finish(struct python *py)
+{
+	enum build_id_cache_result res;
+	int fd, err;
+
+	if (!py->st.with_python || !py->cfg.cache)
+		return;
+	fd = memfd_create("prof-python", MFD_CLOEXEC);
+	if (fd < 0) {
+		py->st.kept = -errno;
+		return;
+	}
+	err = python_elf__write(fd, &py->id, (const char *const *)py->names, py->nr_names);
+	if (err == 0)
+		err = build_id_cache__add(py->cfg.cache, fd, PYTHON_OBJECT_PATH, &py->id,
+					  (uint64_t)lseek(fd, 0, SEEK_END), &res);
+	if (err == 0 && res != BUILD_ID_CACHE_KEPT && res != BUILD_ID_CACHE_PRESENT)
+		err = -ENOSPC;
+	py->st.kept = err;
+	close(fd);
+}

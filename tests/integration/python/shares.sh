@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Python frames, by construction: sixty(), thirty() and ten() spin 6, 3 and 1 ms of
+# CPU in turn, each in its own loop (self time: each activation's innermost Python
+# function is what prof shows); prof report gives each its share within 5 points,
+# and so do Debian's
+# perf report and perf script, reading the same file (the frames are symbols of the
+# object prof keeps in the build-id cache); >= 95 % of the samples have verified
+# Python frames.
+. "$(dirname "$0")/lib.sh"
+require_perf
+cat >"$TMP/pub/shares.py" <<'PY'
+import sys, time
+def sixty():
+    end = time.process_time() + 0.006
+    while time.process_time() < end: pass
+def thirty():
+    end = time.process_time() + 0.003
+    while time.process_time() < end: pass
+def ten():
+    end = time.process_time() + 0.001
+    while time.process_time() < end: pass
+end = time.process_time() + float(sys.argv[1])
+while time.process_time() < end:
+    sixty(); thirty(); ten()
+PY
+F=$TMP/shares.data
+py_record "$F" "$TMP/pub/shares.py" 4
+py_folded "$F" "$TMP/prof.folded"
+
+# share KIND FOLDED-FILE: each function's share of the samples in one of them
+check_shares() {
+	python3 - "$1" "$2" <<'PY' || fail "$1: shares off"
+import re, sys
+kind, path = sys.argv[1], sys.argv[2]
+n = {"sixty": 0, "thirty": 0, "ten": 0}
+total = unverified = 0
+for line in open(path):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = stack.split(";")
+ 
+    mine = [f.split(" (")[0] for f in frames if "shares.py:def " in f and f.split(" (")[0] in n]
+    if not mine:
+        unverified += any("[python: unverified]" in f for f in frames)
+        continue
+    total += int(count)
+    n[mine[-1]] += int(count)
+print(f"# {kind}: {total} samples in them ({unverified} unverified): " + ", ".join(f"{k} {100 * v / max(total, 1):.1f}%" for k, v in n.items()))
+want = {"sixty": 60, "thirty": 30, "ten": 10}
+if total < 2000 or any(abs(100 * n[k] / total - want[k]) > 5 for k in want):
+    sys.exit(1)
+PY
+}
+check_shares "prof report" "$TMP/prof.folded"
+
+# Debian's perf reads the frames from the same file
+perf_folded "$F" "$TMP/perf.folded"
+check_shares "perf script" "$TMP/perf.folded"
+perf_clean "$TMP/report.txt" report -i "$F" --children --sort sym --stdio -g none
+grep -E '^ +[0-9.]+% .*\[\.\] sixty \(.*shares\.py:def [0-9]+\)' "$TMP/report.txt" | sed 's/^/# perf report: /' |
+	grep -q . || fail "perf report does not name sixty(): $(grep -F shares.py "$TMP/report.txt" | head -5)"
+
+# most samples verified, and the summary says how many
+read -r samples verified < <(sed -nE 's/^prof: Python: ([0-9]+) samples .*, ([0-9]+) of them all verified.*/\1 \2/p' "$TMP/summary")
+[ -n "${samples:-}" ] || fail "no Python line in the summary: $(cat "$TMP/summary")"
+[ "$((verified * 100))" -ge "$((samples * 95))" ] || fail "only $verified of $samples samples verified"
+pass "Python shares within 5 points in prof report and perf script; $verified of $samples samples verified"
