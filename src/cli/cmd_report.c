@@ -588,7 +588,9 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 		return -ENOMEM;
 	}
 	r->an.res.kernel_here = kernel_here(r);
-	r->an.res.kernel_by_build_id = true;
+	/* the data's kernel build id names the kernel of a file that never got prof's
+	 * section (a killed recording); a section's own says it for a finished one */
+	r->an.res.kernel_by_build_id = !r->section.kernel_build_id[0];
 	r->an.res.inlines = !r->o.no_inline;
 	/* pprof's locations carry addresses (a backend symbolizes by them) */
 	r->an.res.addrs = r->o.format == FORMAT_PPROF;

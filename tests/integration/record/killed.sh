@@ -131,7 +131,8 @@ check_killed() {
 	# (with a workload, stopped at the deadline, prof exits with its status)
 	"$PROF" record -q -o "$TMP/clean.data" $clean_args
 	clean=$(prof_samples "$TMP/clean.data")
-	[ "$clean" -ge 1000 ] || fail "$what: a clean 3 s recording has $clean samples, want 1000 or more"
+	# (enough to judge by: a workload on a loaded host may get a third of a CPU)
+	[ "$clean" -ge 500 ] || fail "$what: a clean 3 s recording has $clean samples, want 500 or more"
 	read -r cn cfirst clast < <(perf_times "$TMP/clean.data")
 	record_killed "$TMP/killed.data" $killed_args
 	read -r _ attrs off size < <(header "$TMP/killed.data")
