@@ -185,7 +185,14 @@ done
 for v in sym esc new reuse elf gone_sym; do
 	grep -q "^${BID[$v]} " "$TMP/bids" && fail "$v: read though its path left the root: $(grep "${BID[$v]}" "$TMP/bids")"
 done
-grep -q "^$EVIL_BID " "$TMP/bids" && fail "another file's build id was given to a victim: $(grep $EVIL_BID "$TMP/bids")"
+# rb2 maps the replacing file itself (a hard link to it): where that file did not get
+# rb's inode number it is simply another file, and its own build id is the right one.
+if [ "$rebuilt" = 1 ]; then
+	evil=$(grep "^$EVIL_BID " "$TMP/bids")
+else
+	evil=$(grep "^$EVIL_BID " "$TMP/bids" | grep -v ' /app/v/rb2$')
+fi
+[ -z "$evil" ] || fail "another file's build id was given to a victim: $evil"
 grep -qE "^prof: [0-9]+ mapped objects, [0-9]+ build ids read, [0-9]+ of them through their task \([1-9][0-9]* under a root held after it was gone\)" \
 	"$TMP/rec.err" || fail "no build id read under a held root: $(grep '^prof:' "$TMP/rec.err")"
 line=$(grep -E '^prof: [0-9]+ of [0-9]+ mapped objects without a build id' "$TMP/rec.err")
