@@ -14,7 +14,6 @@
 
 const char record_opts__usage[] =
 	"usage: prof [record] [options] [-- command [args...]]\n"
-	"\n"
 	"Record samples system-wide into a perf.data file that perf report/script read.\n"
 	"\n"
 	"  -u, --uid USER[,USER]   everything these users run (name or uid; repeatable)\n"
@@ -28,7 +27,7 @@ const char record_opts__usage[] =
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
 	"  -g, --call-graph MODE   call chains by frame pointers (fp, -g) or dwarf[,SIZE]\n"
-	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default 128)\n"
+	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default ~150 ms)\n"
 	"      --off-cpu           also the time off a CPU: offcpu-runq, offcpu-blocked\n"
 	"  -o, --output FILE       output file (default perf.data; an old one -> .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
@@ -37,8 +36,8 @@ const char record_opts__usage[] =
 	"      --config FILE       configuration file (see prof.conf(5))\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"Scopes add up (default: the command's process tree).  prof stops when the\n"
-	"command exits (with its status), at Ctrl-C, SIGTERM or -d.  See prof-record(1).\n";
+	"Scopes add up (default: the command's tree); prof stops when it exits, at Ctrl-C,\n"
+	"SIGTERM or -d, exiting with the command's status.  See prof-record(1).\n";
 
 void record_opts__release(struct record_opts *opts)
 {
