@@ -262,10 +262,13 @@ static void split_add(struct split *s, uint32_t holder, uint64_t ns)
  * Who held CPU c during [t0, t1) while tid waited: its segments, newest first, and its
  * runner now.  That runner is tid itself from the switch-out record of the one before
  * to tid's switch-in record (the switch itself, ~1 us): that slice is the one before's.
+ * So is tid's own segment at the start: its stack sample fires before the switch-out
+ * record ends that segment, and those microseconds are the switch to the one after.
  */
 static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_t t0, uint64_t t1, struct split *s)
 {
 	struct cpu *c = cpu < MAX_CPUS ? o->cpus[cpu] : NULL;
+	uint32_t newer = OFFCPU_HOLDER_UNKNOWN;     /* the holder after a segment */
 	uint64_t covered = 0;
 
 	s->nr = 0;
@@ -276,17 +279,21 @@ static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_
 
 		split_add(s, h, t1 - from);
 		covered += t1 - from;
+		newer = h;
 	}
 	for (uint32_t i = 0; c && i < c->nr; i++) {
 		const struct segment *g = &c->segs[(c->head + CPU_SEGMENTS - 1 - i) % CPU_SEGMENTS];
 		uint64_t a = MAX(g->start, t0), b = MIN(g->end, t1);
+		uint32_t h;
 
 		if (g->end <= t0 || g->start < c->valid_from)
 			break;
+		h = g->tid == tid ? newer : holder_of(o, g->pid, g->tid);
 		if (b > a) {
-			split_add(s, holder_of(o, g->pid, g->tid), b - a);
+			split_add(s, h, b - a);
 			covered += b - a;
 		}
+		newer = h;
 	}
 	if (covered < t1 - t0)
 		split_add(s, OFFCPU_HOLDER_UNKNOWN, t1 - t0 - covered);
