@@ -48,5 +48,8 @@ awk -v p="$pr" 'BEGIN { exit !(p >= 75) }' || fail "offcpu-runq is $pr % of the 
 awk -v b="$blocked" -v l="$life" 'BEGIN { exit !(b <= 0.02 * l) }' || fail "the throttled hog was blocked $blocked ns"
 pass "throttled at 20 %: offcpu-runq $pr % of the life (kernel: $pk %), blocked $(pct "$blocked" "$life") %"
 "$PROF" report -i "$TMP/q.data" --event offcpu-runq --sort holder >"$TMP/rep" 2>&1 || fail "report: $(cat "$TMP/rep")"
-grep -qE '%.* self$' "$TMP/rep" && fail "a lone hog waited behind 'self': $(cat "$TMP/rep")"
+# (nanoseconds of "self" may still meet a wait's edge where the CPUs' switch records
+# interleave; more than 0.1 % would be a wrong holder: see the closing note of issue 23)
+self=$(awk '$NF == "self" && $1 ~ /%$/ { sub(/%/, "", $1); print $1 }' "$TMP/rep")
+awk -v s="${self:-0}" 'BEGIN { exit !(s > 0.1) }' && fail "a lone hog waited behind 'self' ($self %): $(cat "$TMP/rep")"
 pass "holders while throttled: $(grep -E '^ +[0-9.]+%' "$TMP/rep" | awk '{ printf "%s %s; ", $3, $1 }')"
