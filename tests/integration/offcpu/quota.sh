@@ -3,7 +3,8 @@
 # throttled, and prof counts that as offcpu-runq (runnable, waiting), never blocked,
 # within 5 % of the kernel's run-queue delay (schedstat counts throttled time); the
 # CPU's holder meanwhile is whoever ran there (idle on a quiet host; on this shared
-# one, others' work), never "self".  The cgroup v2 cpu controller where it is on,
+# one, others' work), never "self" (beyond nanoseconds at a wait's edge).  The cgroup v2
+# cpu controller where it is on,
 # else the v1 cpu hierarchy (hybrid hosts); skips without either.
 . "$(dirname "$0")/../lib.sh"
 require_root
