@@ -508,19 +508,36 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 	.set_initial_registers = cb_set_initial_registers,
 };
 
-/*
- * The load bias of the file mapped by m: its PT_LOAD holding file offset m->pgoff
- * is at m->start.  The module spans from where its first PT_LOAD (page-aligned)
- * then lies to the end of its last: [*ret_low, *ret_high).  False when the file is
- * not such an ELF.
- */
-static bool elf_range(Elf *elf, const struct map *m, uint64_t *ret_low, uint64_t *ret_high)
+bool unwinder__map_bias(Elf *elf, const struct map *m, uint64_t *ret_bias)
 {
-	bool found = false, first_seen = false;
-	uint64_t bias = 0, first = 0, last = 0;
 	size_t n;
 
 	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    m->pgoff >= (ph.p_offset & -(uint64_t)4096) && m->pgoff < ph.p_offset + ph.p_filesz) {
+			*ret_bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The module of the file mapped by m spans from where its first PT_LOAD
+ * (page-aligned) lies, at the load bias, to the end of its last: [*ret_low,
+ * *ret_high).  False when the file is not such an ELF.
+ */
+static bool elf_range(Elf *elf, const struct map *m, uint64_t *ret_low, uint64_t *ret_high)
+{
+	bool first_seen = false;
+	uint64_t bias, first = 0, last = 0;
+	size_t n;
+
+	if (!unwinder__map_bias(elf, m, &bias) || elf_getphdrnum(elf, &n) != 0)
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
@@ -531,15 +548,10 @@ static bool elf_range(Elf *elf, const struct map *m, uint64_t *ret_low, uint64_t
 			first_seen = true;
 		}
 		last = MAX(last, ph.p_vaddr + ph.p_memsz);
-		if (!found && m->pgoff >= (ph.p_offset & -(uint64_t)4096) &&
-		    m->pgoff < ph.p_offset + ph.p_filesz) {
-			bias = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
-			found = true;
-		}
 	}
 	*ret_low = bias + first;
 	*ret_high = bias + last;
-	return found && last > first;
+	return last > first;
 }
 
 /* Report the file fd mapped by m to d as module name; libdwfl owns fd from here. */

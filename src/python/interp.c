@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "prof/analyze/unwinder.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/interp.h"
 
@@ -73,19 +74,28 @@ static int syms_of(Elf *elf, int fd, struct interp_syms *ret)
 	return 0;
 }
 
-int interp__read_syms(int fd, struct interp_syms *ret)
+/* elf_begin on fd for an ELF file, or NULL. */
+static Elf *elf_of(int fd)
 {
 	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		elf = NULL;
+	}
+	return elf;
+}
+
+int interp__read_syms(int fd, struct interp_syms *ret)
+{
+	Elf *elf = elf_of(fd);
 	int err;
 
 	memset(ret, 0, sizeof(*ret));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
+	if (!elf)
 		return -EINVAL;
-	}
 	err = syms_of(elf, fd, ret);
 	elf_end(elf);
 	return err;
@@ -100,29 +110,6 @@ static bool looks_like_python(const char *path)
 	return strncmp(base, "python3", 7) == 0 || strncmp(base, "libpython3", 10) == 0;
 }
 
-/* The load bias of the object mapped by m, from its first PT_LOAD holding m's offset. */
-static bool bias_of(int fd, const struct map *m, uint64_t *ret)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	bool found = false;
-	size_t n;
-
-	if (elf && elf_getphdrnum(elf, &n) == 0)
-		for (size_t i = 0; i < n && !found; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			if (m->pgoff >= (ph.p_offset & -(uint64_t)4096) && m->pgoff < ph.p_offset + ph.p_filesz) {
-				*ret = m->start - (ph.p_vaddr - ph.p_offset + m->pgoff);
-				found = true;
-			}
-		}
-	if (elf)
-		elf_end(elf);
-	return found;
-}
-
 /* Judge one candidate mapping (open on fd): 0, -ENOENT (no interpreter), -ENOTSUP. */
 static int judge(int fd, const struct map *m, const char *path, struct interp *ret, char *why, size_t why_len)
 {
@@ -130,11 +117,16 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 	struct build_id b = { 0 };
 	uint64_t bias;
 	char hex[2 * BUILD_ID_MAX + 1];
-	int err = interp__read_syms(fd, &s);
+	Elf *elf = elf_of(fd);
+	bool found;
 
-	if (err < 0)
+	/* one reading of the file for its symbols and where it is loaded */
+	memset(&s, 0, sizeof(s));
+	if (!elf)
 		return -ENOENT;
-	if (!bias_of(fd, m, &bias))
+	found = syms_of(elf, fd, &s) == 0 && unwinder__map_bias(elf, m, &bias);
+	elf_end(elf);
+	if (!found)
 		return -ENOENT;
 	if (build_id__read_elf(fd, &b) < 0)
 		b.size = 0;

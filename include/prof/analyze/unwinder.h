@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 #include <linux/perf_event.h>
 
 #include "prof/analyze/model.h"
@@ -50,6 +51,10 @@
 #define UNWIND_MAX_OUT_FRAMES (2 * UNWIND_MAX_FRAMES)
 
 struct unwinder;
+
+/* The load bias of the ELF file mapped by m: its PT_LOAD holding file offset
+ * m->pgoff is at m->start.  False when elf is not an ELF file or no PT_LOAD holds it. */
+bool unwinder__map_bias(Elf *elf, const struct map *m, uint64_t *ret_bias);
 
 struct unwinder_stats {
 	uint64_t samples;               /* samples with user registers, unwound */
