@@ -417,6 +417,25 @@ ctr_check_names() {
 	done
 }
 
+# A hostile ELF: FILE's PT_NOTE made to start 1 TiB past the file's end.
+ctr_note_past_end() {
+	python3 - "$1" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    eh = f.read(64)
+    phoff, = struct.unpack_from("<Q", eh, 32)
+    phentsize, phnum = struct.unpack_from("<HH", eh, 54)
+    for i in range(phnum):
+        f.seek(phoff + i * phentsize)
+        if struct.unpack("<I", f.read(4))[0] == 4:      # PT_NOTE
+            f.seek(phoff + i * phentsize + 8)
+            f.write(struct.pack("<Q", 1 << 40))         # p_offset
+            break
+    else:
+        sys.exit("no PT_NOTE")
+PY
+}
+
 ctr_build_id() {
 	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
 }

@@ -42,24 +42,13 @@ gcc -O2 -g -fno-omit-frame-pointer -o "$R/app/mapper" "$TMP/mapper.c" || fail "b
 head -c 200 "$R/app/ctr-hot" >"$R/app/bad/trunc.so"
 cp "$R/app/ctr-hot" "$R/app/bad/phnum.so"
 cp "$R/app/ctr-hot" "$R/app/bad/note.so"
-python3 - "$R/app/bad/phnum.so" "$R/app/bad/note.so" <<'PY' || fail "make the hostile files"
+python3 - "$R/app/bad/phnum.so" <<'PY' || fail "make the hostile files"
 import struct, sys
 with open(sys.argv[1], "r+b") as f:
     f.seek(56)
     f.write(struct.pack("<H", 0xffff))                  # e_phnum
-with open(sys.argv[2], "r+b") as f:
-    eh = f.read(64)
-    phoff, = struct.unpack_from("<Q", eh, 32)
-    phentsize, phnum = struct.unpack_from("<HH", eh, 54)
-    for i in range(phnum):
-        f.seek(phoff + i * phentsize)
-        if struct.unpack("<I", f.read(4))[0] == 4:      # PT_NOTE
-            f.seek(phoff + i * phentsize + 8)
-            f.write(struct.pack("<Q", 1 << 40))         # p_offset
-            break
-    else:
-        sys.exit("no PT_NOTE")
 PY
+ctr_note_past_end "$R/app/bad/note.so" || fail "make the hostile files"
 chmod -R a+rX "$R/app"
 
 container_run "$R" docker -- /app/mapper 30 /app/bad/trunc.so /app/bad/phnum.so /app/bad/note.so

@@ -74,23 +74,9 @@ done
 EVIL_BID=e0e0e0e0000000000000000000000000000000ee
 gcc -O2 -DEVIL -fno-omit-frame-pointer -Wl,--build-id=0x$EVIL_BID -o "$TMP/evil" "$TMP/victim.c" || fail "build evil"
 [ "$(ctr_build_id "$R/app/v/ok")" = "${BID[ok]}" ] || fail "the linker did not take the build id: $(ctr_build_id "$R/app/v/ok")"
-# The hostile ELF: note.so of hostile.sh (a note segment 1 TiB past the end).
+# The hostile ELF: as hostile.sh's note.so, a note segment 1 TiB past the end.
 cp "$R/app/v/elf" "$TMP/bad.elf"
-python3 - "$TMP/bad.elf" <<'PY' || fail "make the hostile ELF"
-import struct, sys
-with open(sys.argv[1], "r+b") as f:
-    eh = f.read(64)
-    phoff, = struct.unpack_from("<Q", eh, 32)
-    phentsize, phnum = struct.unpack_from("<HH", eh, 54)
-    for i in range(phnum):
-        f.seek(phoff + i * phentsize)
-        if struct.unpack("<I", f.read(4))[0] == 4:      # PT_NOTE
-            f.seek(phoff + i * phentsize + 8)
-            f.write(struct.pack("<Q", 1 << 40))         # p_offset
-            break
-    else:
-        sys.exit("no PT_NOTE")
-PY
+ctr_note_past_end "$TMP/bad.elf" || fail "make the hostile ELF"
 mkfifo "$R/app/go" "$R/app/t" "$R/app/ack" || fail "mkfifo"
 cat >"$R/app/run.sh" <<'EOF'
 while read name < /app/t; do
