@@ -16,26 +16,34 @@ struct offcpu_events {
 	size_t nr_ids;
 };
 
-static void switch_attr(const struct perf_event_attr *sampling, struct perf_event_attr *ret)
+/* The sampling event's attr as software event config, every one sampled, disabled. */
+static struct perf_event_attr period_one(const struct perf_event_attr *sampling, uint64_t config)
 {
 	struct perf_event_attr a = *sampling;
 
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = config;
+	a.freq = 0;
+	a.sample_period = 1;
+	a.disabled = 1;
+	return a;
+}
+
+static void switch_attr(const struct perf_event_attr *sampling, struct perf_event_attr *ret)
+{
 	/*
 	 * It fires in the task switching out, before the switch: its call chain is that
 	 * task's stack there (kernel: __schedule and what led to it; user: the call that
 	 * blocked, or the code preempted).  Period 1: every switch, or the interval that
 	 * follows has no stack.
 	 */
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-	a.freq = 0;
-	a.sample_period = 1;
+	struct perf_event_attr a = period_one(sampling, PERF_COUNT_SW_CONTEXT_SWITCHES);
+
 	a.exclude_user = 0;
 	/* it fires in the kernel (schedule()): kept away from kernel addresses, the
 	 * call chain is the user's only and offcpu.h moves the ip to its leaf */
 	a.exclude_kernel = 0;
 	a.exclude_callchain_kernel = sampling->exclude_kernel;
-	a.disabled = 1;
 	*ret = a;
 }
 
@@ -152,15 +160,10 @@ void offcpu_events__attrs(const struct perf_event_attr *sampling, struct perf_da
 	static const char *const names[2] = { OFFCPU_NAME_RUNQ, OFFCPU_NAME_BLOCKED };
 
 	for (int i = 0; i < 2; i++) {
-		struct perf_event_attr a = *sampling;
-
 		/* as perf's offcpu-time: a software event of period 1, each sample's period
 		 * its nanoseconds, named in EVENT_DESC */
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_BPF_OUTPUT;
-		a.freq = 0;
-		a.sample_period = 1;
-		a.disabled = 1;
+		struct perf_event_attr a = period_one(sampling, PERF_COUNT_SW_BPF_OUTPUT);
+
 		out[i] = (struct perf_data_event){ .attr = a, .name = names[i], .ids = &ids[i], .nr_ids = 1 };
 	}
 }
