@@ -345,6 +345,19 @@ static void count_denied(int err, size_t *unreadable)
 		(*unreadable)++;
 }
 
+/* opendir of <base>/<sub>, or NULL, a refusal counted as unreadable. */
+static DIR *open_dir(const char *base, const char *sub, size_t *unreadable)
+{
+	char path[PATH_MAX];
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/%s", base, sub);
+	dir = opendir(path);
+	if (!dir)
+		count_denied(-errno, unreadable);
+	return dir;
+}
+
 /* Which ids to read: all (NULL), or these. */
 struct wanted {
 	const char *const *ids;
@@ -401,11 +414,9 @@ static int load_docker(const char *root, const struct wanted *w, struct runtime_
 				r = load_docker_one(fd, w->ids[i], n, unreadable);
 		return r;
 	}
-	dir = opendir(path);
-	if (!dir) {
-		count_denied(-errno, unreadable);
+	dir = open_dir(root, "containers", unreadable);
+	if (!dir)
 		return 0;
-	}
 	while (r == 0 && (e = readdir(dir)))
 		if (hex_id(e->d_name, strlen(e->d_name)))
 			r = load_docker_one(dirfd(dir), e->d_name, n, unreadable);
@@ -466,17 +477,12 @@ static int load_podman(const char *root, const struct wanted *w, struct runtime_
 
 static int load_pods(const char *logdir, struct runtime_names *n, size_t *unreadable)
 {
-	char path[PATH_MAX];
-	DIR *dir;
+	DIR *dir = open_dir(logdir, "pods", unreadable);
 	struct dirent *e;
 	int r = 0;
 
-	snprintf(path, sizeof(path), "%s/pods", logdir);
-	dir = opendir(path);
-	if (!dir) {
-		count_denied(-errno, unreadable);
+	if (!dir)
 		return 0;
-	}
 	while (r == 0 && (e = readdir(dir))) {
 		_cleanup_free_ char *name = NULL;
 		char uid[CONTAINER_POD_UID_MAX + 1];
@@ -495,18 +501,14 @@ static int load_pods(const char *logdir, struct runtime_names *n, size_t *unread
 static int load_kube_containers(const char *logdir, const struct wanted *w, struct runtime_names *n,
 				size_t *unreadable)
 {
-	char path[PATH_MAX], pods[PATH_MAX];
-	DIR *dir;
+	char pods[PATH_MAX];
+	DIR *dir = open_dir(logdir, "containers", unreadable);
 	struct dirent *e;
 	int r = 0;
 
-	snprintf(path, sizeof(path), "%s/containers", logdir);
-	snprintf(pods, sizeof(pods), "%s/pods/", logdir);
-	dir = opendir(path);
-	if (!dir) {
-		count_denied(-errno, unreadable);
+	if (!dir)
 		return 0;
-	}
+	snprintf(pods, sizeof(pods), "%s/pods/", logdir);
 	while (r == 0 && (e = readdir(dir))) {
 		_cleanup_free_ char *name = NULL;
 		char id[CONTAINER_ID_LEN + 1], target[PATH_MAX];
