@@ -161,7 +161,7 @@ static int parse_pod(const char *arg, char uid[CONTAINER_POD_UID_MAX + 1], char 
 		uid[i] = c == '_' ? '-' : c;
 		if (uid[i] != '-' && !is_hex(&uid[i], 1))
 			return errorf(err, errlen, "bad pod uid '%s': hex digits and dashes only, as the kubelet "
-				      "gives it", arg);
+				      "gives it (or NAMESPACE/POD for a pod by its name)", arg);
 	}
 	uid[len] = '\0';
 	return 0;
