@@ -187,8 +187,12 @@ malformed=$(echo "$line" | grep -oE '[0-9]+ malformed ELF' | cut -d' ' -f1)
 [ "${replaced:-0}" -ge 5 ] || fail "the summary counts ${replaced:-0} replaced, not 5 (sym, esc, new, reuse, gone_sym): $line"
 [ "${malformed:-0}" -ge 1 ] || fail "the summary counts no malformed ELF (elf): $line"
 "$PROF" report -i "$F" --sort comm,sym >"$TMP/rep" 2>"$TMP/rep.err" || fail "prof report: $(cat "$TMP/rep.err")"
-"$PERF" report -i "$F" --stdio --sort comm,sym >"$TMP/prep" 2>/dev/null || fail "perf report of prof's file"
-grep -q evil_spin "$TMP/rep" "$TMP/prep" && fail "a reader names the replacing program: $(grep -h evil_spin "$TMP/rep" "$TMP/prep" | head -3)"
+"$PERF" report -i "$F" --stdio --no-children -g none --sort comm,sym >"$TMP/prep" 2>/dev/null || fail "perf report of prof's file"
+# Where the replacing file did not get rb's inode number, rb2 runs that file under
+# its own inode and build id: its own functions are the right names for rb2 alone.
+named_evil=$(grep -h evil_spin "$TMP/rep" "$TMP/prep")
+[ "$rebuilt" = 1 ] || named_evil=$(echo "$named_evil" | grep -vE "(^|[[:space:]])rb2[[:space:]]")
+[ -z "$named_evil" ] || fail "a reader names the replacing program: $(echo "$named_evil" | head -3)"
 # rb's own mapping carries its build id (the header's table has none for it: which
 # file its path and inode name is ambiguous by the end)
 "$PERF" script -i "$F" --show-mmap-events 2>/dev/null | grep -F " /app/v/rb" | grep -qF "<${BID[rb]}>" ||
