@@ -53,6 +53,10 @@ struct offcpu_events *offcpu_events__free(struct offcpu_events *o);
 
 /* After the rings are mapped: the sample ids the kernel gave it.  0 or -errno. */
 int offcpu_events__read_ids(struct offcpu_events *o);
+
+/* Sample the switches of CPU cpu (its number) 1 in period (1: every one), from its
+ * next switch on (PERF_EVENT_IOC_PERIOD on each of its events).  0 or -errno. */
+int offcpu_events__set_period(struct offcpu_events *o, int cpu, uint64_t period);
 /* ... one per CPU (per CPU and cgroup with the filter), owned by o. */
 const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t *ret_nr);
 
