@@ -490,6 +490,7 @@ static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
 	const struct sample_layout *l = o->cfg.layout;
 	int32_t pid, tid;
 	struct thread *t;
+	size_t size, head;
 	bool created;
 
 	if (!sample_layout__tid(l, ev, &pid, &tid) || tid <= 0 || l->s_id < 0 || l->s_time < 0 ||
@@ -506,16 +507,25 @@ static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
 	}
 	if (t->dead)
 		return 1;
-	if (t->rec_cap < ev->size) {
-		uint8_t *nr = realloc(t->rec, ev->size);
+	/* the event has no PERIOD (offcpu_events.c): one is put back where the sampling
+	 * events have it, so the copy has their layout */
+	size = ev->size + 8u;
+	head = sizeof(*ev) + 8 * (size_t)l->s_period;
+	if (ev->size < head || size > UINT16_MAX)
+		return 1;
+	if (t->rec_cap < size) {
+		uint8_t *nr = realloc(t->rec, size);
 
 		if (!nr)
 			return -ENOMEM;
 		t->rec = nr;
-		t->rec_cap = ev->size;
+		t->rec_cap = size;
 	}
-	memcpy(t->rec, ev, ev->size);
-	t->rec_len = ev->size;
+	memcpy(t->rec, ev, head);
+	memset(t->rec + head, 0, 8);
+	memcpy(t->rec + head + 8, (const uint8_t *)ev + head, ev->size - head);
+	((struct perf_event_header *)(void *)t->rec)->size = (uint16_t)size;
+	t->rec_len = size;
 	t->pid = pid;
 	t->cgroup = sample_layout__cgroup(l, ev);
 	t->state = T_STACKED;
@@ -691,6 +701,13 @@ static int rename_id(struct offcpu *o, const struct perf_event_header **pev)
 	memcpy(o->fix + ev->size - 8 * (unsigned)l->t_id, &id, 8);
 	*pev = (const struct perf_event_header *)(const void *)o->fix;
 	return 0;
+}
+
+bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_header *ev)
+{
+	uint32_t v;
+
+	return ev->type == PERF_RECORD_SAMPLE && idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v);
 }
 
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64_t time)

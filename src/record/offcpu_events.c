@@ -64,6 +64,14 @@ static void switch_attr(const struct perf_event_attr *sampling, struct perf_even
 	 * call chain is the user's only and offcpu.h moves the ip to its leaf */
 	a.exclude_kernel = 0;
 	a.exclude_callchain_kernel = sampling->exclude_kernel;
+	/*
+	 * No PERF_SAMPLE_PERIOD: with it, a software event of a fixed period samples every
+	 * event whatever its period (perf_swevent_event()), and --off-cpu-max-rate's 1 in N
+	 * (PERF_EVENT_IOC_PERIOD) needs the period to count.  The fields before it (id,
+	 * ip, tid, time, cpu) are where the sampling events have them; offcpu.c puts a
+	 * period back into the copy it keeps, which then has the sampling events' layout.
+	 */
+	a.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
 	*ret = a;
 }
 

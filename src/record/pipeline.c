@@ -246,7 +246,9 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 
 		if (ret < 0 || err < 0)
 			return ret < 0 ? ret : err;
-		if (p->python)
+		/* (not the context-switch event's: it has no PERIOD, so not the layout the
+		 * sampling attr says: offcpu.c reads it) */
+		if (p->python && !(p->offcpu && offcpu__is_switch_sample(p->offcpu, ev)))
 			python__early(p->python, ev);   /* Python frames checked now, used if the same */
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));

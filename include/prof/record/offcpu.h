@@ -140,6 +140,10 @@ struct offcpu *offcpu__free(struct offcpu *o);
  */
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **ev, uint64_t time);
 
+/* Is ev a sample of the context-switch event (no PERIOD field: not the sampling
+ * events' layout past the CPU). */
+bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_header *ev);
+
 /* The end: the intervals still open are cut at the last record's time and written.
  * 0 or -errno. */
 int offcpu__finish(struct offcpu *o);

@@ -87,18 +87,18 @@ static int stack(int32_t tid, uint64_t time, uint32_t cpu)
 	uint64_t *u = rec + 1;
 	const struct perf_event_header *ev = h;
 
+	/* as the kernel writes it: no PERIOD (offcpu_events.c) */
 	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL,
-					 .size = 8 * 11 };
+					 .size = 8 * 10 };
 	u[0] = SWITCH_ID;
 	u[1] = 0xffffffff81000000ull;
 	u[2] = (uint64_t)(uint32_t)tid << 32 | (uint32_t)tid;
 	u[3] = time;
 	u[4] = cpu;
-	u[5] = 1;
-	u[6] = 3;
-	u[7] = PERF_CONTEXT_KERNEL;
-	u[8] = PERF_CONTEXT_USER;
-	u[9] = 0x401000;
+	u[5] = 3;
+	u[6] = PERF_CONTEXT_KERNEL;
+	u[7] = PERF_CONTEXT_USER;
+	u[8] = 0x401000;
 	return offcpu__judge(o, &ev, time);
 }
 
