@@ -33,7 +33,9 @@ struct thread {
 	bool runq;                      /* switched out while runnable */
 	bool lost;                      /* a gap in the records since it switched out */
 	bool nostack;                   /* switched out without a stack sample first */
-	bool dead;                      /* its EXIT came: its last switch-out opens nothing */
+	bool dead;                      /* its EXIT came: the interval its last switch-out opens
+					 * is never written (but the exit path may be preempted
+					 * or sleep before: those are) */
 	uint32_t out_cpu;
 	uint64_t out_time;
 	uint64_t cgroup;                /* of its last stack sample (0: not known) */
@@ -87,7 +89,10 @@ struct offcpu {
 	uint8_t *fix;                   /* one record renamed (rename_id) */
 	size_t fix_cap;
 	struct offcpu_stats st;
+	uint64_t nr_dead, swept;        /* threads exited, kept; when they were last swept */
 };
+
+#define DEAD_AFTER_NS 1000000000ull
 
 static bool tid_eq(const void *entry, const void *key, const void *ctx)
 {
@@ -505,8 +510,6 @@ static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
 			return -ENOMEM;
 		*t = (struct thread){ .tid = tid, .pid = pid };
 	}
-	if (t->dead)
-		return 1;
 	/* the event has no PERIOD (offcpu_events.c): one is put back where the sampling
 	 * events have it, so the copy has their layout */
 	size = ev->size + 8u;
@@ -581,6 +584,31 @@ static void count_switch(struct offcpu *o, struct cpu *c, uint32_t cpu, uint64_t
 	o->st.max_period = MAX(o->st.max_period, n);
 }
 
+/*
+ * The threads that exited and have been off a CPU for a second: gone (their last
+ * switch-out), forgotten.  Run at most once a second of the recording.  A thread of the
+ * exit path asleep longer than that and coming back is then counted as open at the
+ * start.
+ */
+static void sweep_dead(struct offcpu *o, uint64_t now)
+{
+	int32_t gone[256];
+	size_t n = 0, it = 0;
+	struct thread *t;
+
+	if (now < o->swept + DEAD_AFTER_NS || !o->nr_dead)
+		return;
+	o->swept = now;
+	while ((t = hashtable__next(&o->threads, &it)) && n < ARRAY_SIZE(gone))
+		if (t->dead && t->state == T_OUT && t->out_time + DEAD_AFTER_NS <= now)
+			gone[n++] = t->tid;
+	for (size_t i = 0; i < n; i++)
+		thread_forget(o, gone[i]);
+	o->nr_dead -= MIN(o->nr_dead, n);
+	if (n == ARRAY_SIZE(gone))
+		o->swept = 0;   /* more of them: again at the next exit's switch */
+}
+
 static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint64_t time)
 {
 	const struct sample_layout *l = o->cfg.layout;
@@ -606,16 +634,14 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 			count_switch(o, c, cpu, time);
 		if (!t)
 			return 1;
-		if (t->dead) {
-			thread_forget(o, t->tid);       /* its last switch */
-			return 1;
-		}
 		t->nostack = t->state != T_STACKED;
 		t->state = T_OUT;
 		t->runq = ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
 		t->lost = false;
 		t->out_time = time;
 		t->out_cpu = cpu;
+		if (t->dead)
+			sweep_dead(o, time);    /* (t may move: not used after) */
 		return 1;
 	}
 	/* in: ids is the task coming; the CPU's timeline starts here if unknown yet */
@@ -747,8 +773,10 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 					return -ENOMEM;
 				*b = (struct born){ .tid = tid, .time = time };
 			}
-			if (t && ev->type == PERF_RECORD_EXIT)
+			if (t && ev->type == PERF_RECORD_EXIT && !t->dead) {
 				t->dead = true;
+				o->nr_dead++;
+			}
 			else if (t)
 				thread_forget(o, tid);  /* a new task with an old tid */
 		}

@@ -357,3 +357,25 @@ Test(offcpu, past_the_rate_a_cpu_samples_one_stack_in_n_and_back)
 	cr_assert_gt(offcpu__stats(o)->degraded_cpu_ns, 0);
 	stop();
 }
+
+Test(offcpu, the_exit_path_preempted_after_the_exit_record_is_still_timed)
+{
+	struct perf_record_fork e = { .header = { .type = PERF_RECORD_EXIT, .size = sizeof(e) },
+				      .pid = IN_SCOPE, .tid = IN_SCOPE };
+	const struct perf_event_header *ev = &e.header;
+
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	sw(false, false, IN_SCOPE, 0, 2001, 0);
+	cr_assert_eq(offcpu__judge(o, &ev, 2500), 0);
+	sw(true, true, IN_SCOPE, 0, 3001, 0);   /* preempted in its exit path */
+	sw(false, false, IN_SCOPE, 0, 3401, 0);
+	sw(true, false, IN_SCOPE, 0, 3501, 0);  /* its last switch */
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(nr_out, 2);
+	cr_assert_eq(out[1].id, OFFCPU_ID_RUNQ);
+	cr_assert_eq(out[1].period, 400);
+	cr_assert_eq(offcpu__stats(o)->cut_start, 0, "not taken for a thread seen anew");
+	stop();
+}
