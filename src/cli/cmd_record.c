@@ -262,8 +262,8 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 		fprintf(stderr, "prof: off-CPU: the context-switch event's period could not be changed %" PRIu64
 			" times: those CPUs kept a stack at every switch\n", o->period_errors);
 	if (o->cut_start)
-		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start: not written (their kind "
-			"and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start (or after lost records): "
+			"not written (their kind and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
 	if (o->unknown_holder_ns)
 		fprintf(stderr, "prof: off-CPU: %.3f s of waiting for a CPU whose holder is not known ([unknown])\n",
 			(double)o->unknown_holder_ns / 1e9);

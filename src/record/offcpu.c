@@ -54,6 +54,7 @@ struct holder_kind {
 /* A task forked during the recording: runnable from then to its first switch-in. */
 struct born {
 	int32_t tid;
+	bool lost;                      /* a gap in the records since */
 	uint64_t time;
 };
 
@@ -666,6 +667,7 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 			t->nostack = true;
 			t->out_time = b->time;
 			t->out_cpu = cpu;
+			t->lost = b->lost;
 			hashtable__remove(&o->born, tid_hash(tid), &tid);
 			return close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
 		}
@@ -690,9 +692,14 @@ static void on_lost(struct offcpu *o, uint64_t time)
 	struct thread *t;
 	size_t it = 0;
 
+	struct born *b;
+
 	while ((t = hashtable__next(&o->threads, &it)))
 		if (t->state == T_OUT)
 			t->lost = true;
+	it = 0;
+	while ((b = hashtable__next(&o->born, &it)))
+		b->lost = true;
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		if (o->cpus[c]) {
 			o->cpus[c]->valid_from = time;
