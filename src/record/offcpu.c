@@ -295,7 +295,17 @@ static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_
 	if (c && c->known && c->since < t1 && c->since >= c->valid_from) {
 		uint64_t from = MAX(c->since, t0);
 		const struct segment *last = &c->segs[(c->head + CPU_SEGMENTS - 1) % CPU_SEGMENTS];
-		uint32_t h = c->tid == tid && c->nr ? holder_of(o, last->pid, last->tid) : holder_of(o, c->pid, c->tid);
+		uint32_t h;
+
+		/* tid itself since its switch-in began: the runner before it, when the
+		 * timeline has it up to then (not at the CPU's first record, nor after a
+		 * gap: then not known, never tid's own scope) */
+		if (c->tid != tid)
+			h = holder_of(o, c->pid, c->tid);
+		else if (c->nr && last->end == c->since && last->start >= c->valid_from)
+			h = holder_of(o, last->pid, last->tid);
+		else
+			h = OFFCPU_HOLDER_UNKNOWN;
 
 		split_add(s, h, t1 - from);
 		covered += t1 - from;

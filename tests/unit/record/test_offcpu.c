@@ -379,3 +379,17 @@ Test(offcpu, the_exit_path_preempted_after_the_exit_record_is_still_timed)
 	cr_assert_eq(offcpu__stats(o)->cut_start, 0, "not taken for a thread seen anew");
 	stop();
 }
+
+Test(offcpu, a_wait_ending_on_a_cpu_first_seen_then_is_never_held_by_itself)
+{
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, true, IN_SCOPE, NEIGHBOUR, 1001, 0);
+	/* CPU 1's first record: someone leaves it for IN_SCOPE, whose wait ends there */
+	sw(true, true, 300, IN_SCOPE, 5000, 1);
+	sw(false, false, IN_SCOPE, 300, 5002, 1);
+	cr_assert_gt(nr_out, 0);
+	cr_assert_eq(held(OFFCPU_HOLDER_SELF), 0, "not its own holder");
+	cr_assert_eq(held(OFFCPU_HOLDER_UNKNOWN), 4001);
+	stop();
+}
