@@ -29,7 +29,6 @@ const char record_opts__usage[] =
 	"  -g, --call-graph MODE   call chains by frame pointers (fp, -g) or dwarf[,SIZE]\n"
 	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default ~150 ms)\n"
 	"      --off-cpu           also the time off a CPU: offcpu-runq, offcpu-blocked\n"
-	"      --off-cpu-max-rate N  a stack for N switches/s per CPU at most (10000)\n"
 	"  -o, --output FILE       output file (default perf.data; an old one -> .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
 	"  -q, --quiet             no live status line and no summary\n"
