@@ -16,8 +16,10 @@
  *           across it are counted as lost, never as waiting).
  *
  * An interval's sample is made of its switch-out stack sample with prof's event id,
- * the switch-in's time and CPU, and goes back to the pipeline to be judged, described
- * and written as any sample.  An offcpu-runq interval is split by who held its CPU
+ * the switch-in's time and CPU (or, when that switch-out had no stack sample: 1 in N
+ * past max_rate, throttled, a new thread's wait from its FORK to its first run, a
+ * sample made from nothing with no call chain), and goes back to the pipeline to be
+ * judged, described and written as any sample.  An offcpu-runq interval is split by who held its CPU
  * meanwhile (the CPU it switched in on), one sample per holder, the holder in the u32
  * after the sample's CPU (struct sample's cpu_res), which the kernel leaves 0 and perf
  * ignores: OFFCPU_HOLDER_*.  A tenant's recording names no other tenant there (only
