@@ -277,7 +277,7 @@ static void summary_pressure(const struct recording *r)
 		}
 		pressure__diff(&c->first, &c->last, &d);
 		pressure__describe(&d, c->last_ns - c->first_ns, buf, sizeof(buf));
-		fprintf(stderr, "prof: %s over %.2f s: %s\n", c->path, (double)(c->last_ns - c->first_ns) / 1e9, buf);
+		fprintf(stderr, "prof: cgroup %s over %.2f s: %s\n", c->path, (double)(c->last_ns - c->first_ns) / 1e9, buf);
 	}
 }
 

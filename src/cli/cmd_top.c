@@ -34,6 +34,7 @@
 #include "prof/cli/top_offcpu.h"
 #include "prof/record/offcpu.h"
 #include "prof/record/session.h"
+#include "prof/sys/pressure.h"
 
 static const char usage[] =
 	"usage: prof top [--uid USER|--cgroup CG|--container ID|--pid PID|-a] [options]\n"
@@ -103,6 +104,7 @@ struct top {
 	 * from its start (the session's, or a zeroing) to what was judged, so the shares
 	 * are of the time the counted samples cover, whatever their delay */
 	uint64_t data_start;
+	struct pressure_set pressure;   /* the scope's cgroups' PSI and cpu.stat */
 };
 
 enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS, OPT_OFF_CPU };
@@ -372,6 +374,28 @@ static int render_offcpu(struct top *t, const struct offcpu_stats *os, size_t ma
 	return 0;
 }
 
+/* Each of the scope's cgroups' pressure since the view's start, one line each. */
+static void render_pressure(struct top *t, size_t cols)
+{
+	char line[1400], what[1024], path[256];
+
+	pressure_set__read(&t->pressure, false);
+	for (size_t i = 0; i < t->pressure.nr; i++) {
+		const struct pressure_cgroup *c = &t->pressure.cg[i];
+		struct pressure d;
+
+		escape__text(path, sizeof(path), c->path);
+		if (c->fd < 0) {
+			snprintf(line, sizeof(line), "cgroup %s: not read: %s", path, strerror(-c->open_err));
+		} else {
+			pressure__diff(&c->first, &c->last, &d);
+			pressure__describe(&d, c->last_ns - c->first_ns, what, sizeof(what));
+			snprintf(line, sizeof(line), "cgroup %s: %s", path, what);
+		}
+		put_line(t, cols, line);
+	}
+}
+
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
@@ -403,9 +427,10 @@ static int render(struct top *t, uint64_t now)
 		 st->cut_samples, t->o.view.max_stacks ? t->o.view.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
+	render_pressure(t, cols);
 	if (t->off) {
 		/* one line more above the rows: the off-CPU accounting */
-		max = t->o.rows ? t->o.rows : t->tty ? (srows > 7 ? srows - 6 : 1) : 40;
+		max = t->o.rows ? t->o.rows : t->tty ? (srows > 7 + t->pressure.nr ? srows - 6 - t->pressure.nr : 1) : 40;
 		err = render_offcpu(t, ss.offcpu, max, cols);
 		goto out;
 	}
@@ -415,7 +440,7 @@ static int render(struct top *t, uint64_t now)
 		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(t->o.view.keys[k]),
 				keys__title(t->o.view.keys[k]));
 	put_line(t, cols, line);
-	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 ? srows - 5 : 1) : 40;
+	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 + t->pressure.nr ? srows - 5 - t->pressure.nr : 1) : 40;
 	for (size_t i = 0; i < nr && i < max; i++) {
 		double pct = st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0;
 
@@ -437,9 +462,14 @@ out:
 	return fflush(stdout) ? -EIO : 0;
 }
 
-/* The view starts again from the last sample's time. */
-static void zero_offcpu(struct top *t)
+/* The view starts again from the last sample's time (the pressure: from its last
+ * reading). */
+static void zero_view(struct top *t)
 {
+	for (size_t i = 0; i < t->pressure.nr; i++) {
+		t->pressure.cg[i].first = t->pressure.cg[i].last;
+		t->pressure.cg[i].first_ns = t->pressure.cg[i].last_ns;
+	}
 	if (!t->off)
 		return;
 	top_offcpu__reset(t->off);
@@ -494,7 +524,7 @@ static int read_keys(struct top *t)
 			return 1;
 		if (c[i] == 'z' || c[i] == 'Z') {
 			profile__reset(t->prof);
-			zero_offcpu(t);
+			zero_view(t);
 			t->interval_start = clock_mono_ns();
 		}
 	}
@@ -529,7 +559,7 @@ static int top_loop(struct top *t)
 			break;
 		if (t->o.zero) {
 			profile__reset(t->prof);
-			zero_offcpu(t);
+			zero_view(t);
 			t->interval_start = now;
 		}
 	}
@@ -565,6 +595,11 @@ static int top_start(struct top *t)
 		return err;
 	}
 	t->data_start = session__start_time(t->session);
+	if (pressure_set__open(&t->pressure, t->pf.cgroup_fd, &t->ro.scope) < 0) {
+		fprintf(stderr, "prof top: out of memory\n");
+		return -ENOMEM;
+	}
+	pressure_set__read(&t->pressure, true);
 	preflight__warn(&t->ro, t->session);
 	/* the kernel's maps are in the model now; kallsyms shows addresses only while
 	 * prof holds its privileges */
@@ -623,6 +658,7 @@ out:
 	record_opts__release(&t.ro);
 	profile__free(t.prof);
 	top_offcpu__free(t.off);
+	pressure_set__release(&t.pressure);
 	analysis__release(&t.an);
 	strset__release(&t.names);
 	model_reaper__release(&t.reaper);
