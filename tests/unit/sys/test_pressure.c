@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A cgroup's PSI and cpu.stat text, their differences and the line shown. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 
+#include "prof/scope/scope.h"
 #include "prof/sys/pressure.h"
 
 #define BIT(f) (1u << (f))
@@ -112,4 +118,59 @@ Test(pressure, v1)
 	pressure__describe(&p, 1000000000, dir, sizeof(dir));
 	cr_assert(!strncmp(dir, "cpu.stat: throttled 812 ms in 41 of 50 periods (the v1 cpu cgroup's), usage 0.20 s;", 82),
 		  "%s", dir);
+}
+
+static void put(int dir, const char *name, const char *text)
+{
+	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A --uid scope's systemd slice, where there is one; a --cgroup's directory; the
+ * files read from a fixture tree standing for the cgroup2 root. */
+Test(pressure, set_of_a_scope)
+{
+	char root[] = "/tmp/prof-pressure-XXXXXX";
+	uint32_t uids[] = { 1001, 1002 };
+	struct scope_cgroup cg = { .kind = SCOPE_CGROUP_PATH, .path = (char *)"/jobs/a" };
+	struct scope sc = { .uids = uids, .nr_uids = 2, .cgroups = &cg, .nr_cgroups = 1 };
+	struct pressure_set s;
+	char cmd[128];
+	int rfd, d;
+
+	cr_assert_not_null(mkdtemp(root));
+	rfd = open(root, O_RDONLY | O_DIRECTORY);
+	cr_assert_eq(mkdirat(rfd, "user.slice", 0755), 0);
+	cr_assert_eq(mkdirat(rfd, "user.slice/user-1001.slice", 0755), 0);   /* none for 1002 */
+	d = openat(rfd, "user.slice/user-1001.slice", O_RDONLY | O_DIRECTORY);
+	put(d, "cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=10\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=4\n");
+	put(d, "cpu.stat", "usage_usec 100\nuser_usec 90\nsystem_usec 10\n");
+	close(d);
+	cr_assert_eq(pressure_set__open(&s, rfd, &sc), 0);
+	cr_assert_eq(s.nr, 2, "the cgroup, and 1001's slice only");
+	cr_assert_str_eq(s.cg[0].path, "/jobs/a");
+	cr_assert_lt(s.cg[0].fd, 0, "/jobs/a is not there");
+	cr_assert_str_eq(s.cg[1].path, "/user.slice/user-1001.slice");
+	pressure_set__read(&s, true);
+	d = openat(rfd, "user.slice/user-1001.slice", O_RDONLY | O_DIRECTORY);
+	put(d, "cpu.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=35\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=4\n");
+	put(d, "cpu.stat", "usage_usec 400\nuser_usec 90\nsystem_usec 10\n");
+	close(d);
+	pressure_set__read(&s, false);
+	{
+		struct pressure diff;
+
+		pressure__diff(&s.cg[1].first, &s.cg[1].last, &diff);
+		cr_assert_eq(diff.have, BIT(PRESSURE_CPU_SOME) | BIT(PRESSURE_CPU_FULL) | BIT(PRESSURE_USAGE_USEC));
+		cr_assert_eq(diff.v[PRESSURE_CPU_SOME], 25);
+		cr_assert_eq(diff.v[PRESSURE_USAGE_USEC], 300);
+		cr_assert_eq(s.cg[0].first.have, 0);
+	}
+	pressure_set__release(&s);
+	close(rfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	cr_assert_eq(system(cmd), 0);
 }
