@@ -318,6 +318,47 @@ static void holder_name(uint32_t h, char *buf, size_t len)
 	offcpu__holder_text(h, pw ? pw->pw_name : NULL, buf, len);
 }
 
+struct open_look {
+	struct top *t;
+	uint64_t upto;
+	size_t nr;
+	int err;
+};
+
+/* One interval open now: its time since the view's start so far. */
+static void on_open(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since)
+{
+	struct open_look *l = ctx;
+	struct top *t = l->t;
+	uint64_t from = MAX(since, t->data_start);
+	struct sample s;
+
+	if (l->err || l->upto <= from || !sample_layout__sample(session__layout(t->session), ev, &s))
+		return;
+	s.period = l->upto - from;
+	l->nr++;
+	if (!t->pf.verdict.kernel) {
+		/* as record/offcpu.c writes a tenant's: no kernel address, the user leaf */
+		s.ip = 0;
+		for (uint64_t i = 0; i < s.nr_callchain && !s.ip; i++)
+			if (s.callchain[i] < PERF_CONTEXT_MAX)
+				s.ip = s.callchain[i];
+		s.misc = (uint16_t)((s.misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | PERF_RECORD_MISC_USER);
+	}
+	l->err = top_offcpu__add_open(t->off, &t->attr, &s, runq);
+}
+
+/* The intervals open now, counted anew up to upto (*ret_nr of them). */
+static int count_open(struct top *t, uint64_t upto, size_t *ret_nr)
+{
+	struct open_look l = { .t = t, .upto = upto };
+
+	top_offcpu__forget_open(t->off);
+	session__each_open_offcpu(t->session, on_open, &l);
+	*ret_nr = l.nr;
+	return l.err;
+}
+
 /*
  * --off-cpu's rows: each its time on a CPU, waiting for one and blocked as shares of
  * the interval's wall time (a row of several threads may pass 100 %), and the
@@ -331,12 +372,16 @@ static int render_offcpu(struct top *t, const struct offcpu_stats *os, size_t ma
 	char line[4096], buf[4 * 1024 + 1];
 	uint64_t upto = session__judged_upto(t->session);
 	double wall = upto > t->data_start ? (double)(upto - t->data_start) : 1;
+	size_t open;
 	int err, off;
 
+	err = count_open(t, upto, &open);
+	if (err < 0)
+		return err;
 	top_offcpu__counts(t->off, &samples, &cut);
-	snprintf(line, sizeof(line), "off-CPU: shares of %.2f s of samples; %" PRIu64 " intervals (%" PRIu64
-		 " cut); since the start: %" PRIu64 " lost in gaps, %" PRIu64 " without a stack", wall / 1e9, samples,
-		 cut, os ? os->lost_intervals : 0, os ? os->nostack_intervals : 0);
+	snprintf(line, sizeof(line), "off-CPU: shares of %.2f s of samples; %" PRIu64 " intervals ended (%" PRIu64
+		 " cut), %zu open; since the start: %" PRIu64 " lost in gaps, %" PRIu64 " without a stack",
+		 wall / 1e9, samples, cut, open, os ? os->lost_intervals : 0, os ? os->nostack_intervals : 0);
 	put_line(t, cols, line);
 	put_line(t, cols, "");
 	err = top_offcpu__rows(t->off, t->prof, t->attr.keep, &rows, &nr);
@@ -359,14 +404,17 @@ static int render_offcpu(struct top *t, const struct offcpu_stats *os, size_t ma
 			keys__text(&r->key, key, t->an.model, t->prof, buf, sizeof(buf));
 			off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(key), buf);
 		}
+		/* shares of the wait that ended: an open one's holders are not known yet */
+		double ended = (double)(r->runq_ns - r->open_runq_ns);
+
 		for (size_t h = 0; h < r->nr_holders && off < (int)sizeof(line); h++) {
 			holder_name(r->holder[h], buf, sizeof(buf));
 			off += snprintf(line + off, sizeof(line) - off, "%s%s %.0f%%", h ? " " : "  ", buf,
-					100.0 * (double)r->holder_ns[h] / (double)r->runq_ns);
+					100.0 * (double)r->holder_ns[h] / ended);
 		}
 		if (r->other_holders_ns && off < (int)sizeof(line))
 			snprintf(line + off, sizeof(line) - (size_t)off, " others %.0f%%",
-				 100.0 * (double)r->other_holders_ns / (double)r->runq_ns);
+				 100.0 * (double)r->other_holders_ns / ended);
 		put_line(t, cols, line);
 	}
 	free(rows);

@@ -14,6 +14,8 @@
 struct top_offcpu {
 	struct profile *runq;           /* keyed by the view's facts and the holder */
 	struct profile *blocked;
+	/* the intervals open at the last look, counted anew at each (they still grow) */
+	struct profile *open_runq, *open_blocked;
 };
 
 int top_offcpu__new(size_t max_entries, struct top_offcpu **ret)
@@ -24,7 +26,9 @@ int top_offcpu__new(size_t max_entries, struct top_offcpu **ret)
 		return -ENOMEM;
 	o->runq = profile__new(max_entries);
 	o->blocked = profile__new(max_entries);
-	if (!o->runq || !o->blocked) {
+	o->open_runq = profile__new(max_entries);
+	o->open_blocked = profile__new(max_entries);
+	if (!o->runq || !o->blocked || !o->open_runq || !o->open_blocked) {
 		top_offcpu__free(o);
 		return -ENOMEM;
 	}
@@ -38,6 +42,8 @@ struct top_offcpu *top_offcpu__free(struct top_offcpu *o)
 		return NULL;
 	profile__free(o->runq);
 	profile__free(o->blocked);
+	profile__free(o->open_runq);
+	profile__free(o->open_blocked);
 	free(o);
 	return NULL;
 }
@@ -70,6 +76,27 @@ void top_offcpu__reset(struct top_offcpu *o)
 {
 	profile__reset(o->runq);
 	profile__reset(o->blocked);
+	top_offcpu__forget_open(o);
+}
+
+void top_offcpu__forget_open(struct top_offcpu *o)
+{
+	profile__reset(o->open_runq);
+	profile__reset(o->open_blocked);
+}
+
+int top_offcpu__add_open(struct top_offcpu *o, struct attribution *a, const struct sample *s, bool runq)
+{
+	struct profile *on = a->prof;
+	bool keep_holder = a->keep[PROFILE_KEY_HOLDER];
+	int err;
+
+	a->prof = runq ? o->open_runq : o->open_blocked;
+	a->keep[PROFILE_KEY_HOLDER] = false;
+	err = attribution__add(a, s);
+	a->prof = on;
+	a->keep[PROFILE_KEY_HOLDER] = keep_holder;
+	return err < 0 ? err : 0;
 }
 
 void top_offcpu__counts(const struct top_offcpu *o, uint64_t *ret_samples, uint64_t *ret_cut)
@@ -171,7 +198,8 @@ static void holders_add(struct holders *h, uint32_t holder, uint64_t ns)
 	h->ns[i] += ns;
 }
 
-/* One profile's rows into the merge: which = 0 on, 1 runq (by holder), 2 blocked. */
+/* One profile's rows into the merge: which = 0 on, 1 runq (by holder), 2 blocked, 3
+ * runq still open (its holders not known yet). */
 static int merge_profile(struct merge *m, const struct profile *p, const bool key_on[PROFILE_KEY__MAX], int which)
 {
 	bool keys[PROFILE_KEY__MAX];
@@ -196,6 +224,9 @@ static int merge_profile(struct merge *m, const struct profile *p, const bool ke
 			r->on_ns += rows[i].period;
 		} else if (which == 2) {
 			r->blocked_ns += rows[i].period;
+		} else if (which == 3) {
+			r->runq_ns += rows[i].period;
+			r->open_runq_ns += rows[i].period;
 		} else {
 			r->runq_ns += rows[i].period;
 			holders_add(&m->hs[at], rows[i].task.holder, rows[i].period);
@@ -246,6 +277,10 @@ int top_offcpu__rows(const struct top_offcpu *o, const struct profile *on, const
 		err = merge_profile(&m, o->runq, key_on, 1);
 	if (err == 0)
 		err = merge_profile(&m, o->blocked, key_on, 2);
+	if (err == 0)
+		err = merge_profile(&m, o->open_runq, key_on, 3);
+	if (err == 0)
+		err = merge_profile(&m, o->open_blocked, key_on, 2);
 	hashtable__release(&m.idx);
 	if (err < 0) {
 		free(m.rows);

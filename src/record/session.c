@@ -121,6 +121,11 @@ int session__stop(struct session *s)
 	return err < 0 ? err : pipeline__sink_error(s->pipeline);
 }
 
+void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void *ctx)
+{
+	pipeline__each_open_offcpu(s->pipeline, fn, ctx);
+}
+
 uint64_t session__judged_upto(const struct session *s)
 {
 	return s->judged_upto;

@@ -29,6 +29,7 @@ struct top_offcpu_row {
 	uint64_t holder_ns[TOP_OFFCPU_HOLDERS];
 	size_t nr_holders;
 	uint64_t other_holders_ns;      /* runq time behind the holders not shown */
+	uint64_t open_runq_ns;          /* of runq_ns, still waiting: no holder known yet */
 };
 
 /* max_entries as profile__new's.  0 or -ENOMEM. */
@@ -46,6 +47,16 @@ int top_offcpu__add(struct top_offcpu *o, struct attribution *a, const struct sa
 
 /* Forget every interval (prof top's zeroing). */
 void top_offcpu__reset(struct top_offcpu *o);
+
+/*
+ * The intervals open now (a thread asleep for the whole view has no ended one):
+ * forget those of the last look, then count each with its time so far as s's period
+ * (s: its switch-out stack sample, as the view would show the interval's).  They
+ * count in the rows' runq and blocked time, not in the holders' shares (not known
+ * before the wait ends).  0 or -ENOMEM.
+ */
+void top_offcpu__forget_open(struct top_offcpu *o);
+int top_offcpu__add_open(struct top_offcpu *o, struct attribution *a, const struct sample *s, bool runq);
 
 /* Samples counted (runq and blocked) and those the cap cut. */
 void top_offcpu__counts(const struct top_offcpu *o, uint64_t *ret_samples, uint64_t *ret_cut);
