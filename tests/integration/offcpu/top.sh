@@ -72,7 +72,7 @@ check_runq() {
 	else
 		note "the host was busy: the kernel's run-queue wait is $pk % of the hog's life ($(uptime))"
 	fi
-	pass "$who: the row waited for the CPU $pr % of its time (kernel: $pk %; 2/3 by construction)"
+	pass "$who: the row waited for the CPU $pr % of its time (kernel: $pk %; 2/3 by construction on a quiet host)"
 	holders=$rest
 }
 
@@ -87,6 +87,20 @@ else
 	note "the host was busy ($(uptime)): others' share of the wait allowed"
 fi
 pass "root: held by $B for $share % of the wait ($holders)"
+
+# ---- a thread asleep through the snapshot: its open interval counts -------------
+"$PROF" top --off-cpu --uid "$A" --stdio -d 3 -n 1 >"$TMP/top.sleep" 2>"$TMP/err" &
+tp=$!
+sleep 1
+runuser -u "$A" -- sleep 8 &
+wait "$tp" || fail "sleep: prof top: $(cat "$TMP/err")"
+pkill -u "$A" -x sleep
+wait
+blocked=$(awk '$5 == "sleep" && $1 ~ /%$/ { gsub(/%/, ""); print $3; exit }' "$TMP/top.sleep")
+awk -v b="${blocked:-0}" 'BEGIN { exit !(b >= 25) }' ||
+	fail "a thread asleep for the last ~2 s of a 3 s view shows blocked ${blocked:-no row} %: $(cat "$TMP/top.sleep")"
+grep -qE 'intervals ended \(0 cut\), [1-9][0-9]* open' "$TMP/top.sleep" || fail "no open interval counted: $(cat "$TMP/top.sleep")"
+pass "a sleep still going at the snapshot shows blocked $blocked % of the view"
 
 # ---- the tenant: "other tenants", and nothing of theirs ----------------------------
 view "$A"
