@@ -484,6 +484,32 @@ const struct objects_stats *pipeline__objects_stats(const struct pipeline *p)
 	return p->objects ? objects__stats(p->objects) : NULL;
 }
 
+struct open_filter {
+	const struct pipeline *p;
+	offcpu_open_fn fn;
+	void *ctx;
+};
+
+/* Only the scope's: offcpu.c also keeps the stacks of tasks not judged yet, whose
+ * intervals the scope judges when they are emitted. */
+static void open_in_scope(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since)
+{
+	const struct open_filter *f = ctx;
+	int32_t pid, tid;
+
+	if (sample_layout__tid(f->p->layout, ev, &pid, &tid) &&
+	    tracker__in_scope(f->p->tracker, pid, tid, sample_layout__cgroup(f->p->layout, ev)) > 0)
+		f->fn(f->ctx, ev, runq, since);
+}
+
+void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, void *ctx)
+{
+	struct open_filter f = { p, fn, ctx };
+
+	if (p->offcpu)
+		offcpu__each_open(p->offcpu, open_in_scope, &f);
+}
+
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p)
 {
 	return p->offcpu ? offcpu__stats(p->offcpu) : NULL;
