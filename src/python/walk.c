@@ -13,6 +13,7 @@ static const char *const verdict_names[PYTHON_VERDICTS] = {
 	[PYTHON_MOVED] = "frame moved on",
 	[PYTHON_NOT_CODE] = "not a code object",
 	[PYTHON_BY_CODE] = "code object as named before",
+	[PYTHON_NOT_BEFORE] = "code object not seen before the sample",
 };
 
 const char *python_verdict__name(enum python_verdict v)

@@ -50,6 +50,7 @@ enum python_verdict {
 	PYTHON_MOVED,                   /* the pinned frame holds another code object now */
 	PYTHON_NOT_CODE,                /* the pinned code is not a code object */
 	PYTHON_BY_CODE,                 /* verified by the code object alone (python.c) */
+	PYTHON_NOT_BEFORE,              /* its code object's name not read there before the sample */
 	PYTHON_VERDICTS,
 };
 
