@@ -418,15 +418,15 @@ static size_t activations(const struct interp *in, const struct sample *s, const
 
 
 /* The symbols of the activation that pinned (frame, code) into syms, innermost
- * first, read now: its function, and CALLERS_NAME above it when it has callers
- * (how many, 0 with *ret_v saying why it could not be verified). */
+ * first, read now: its function, and CALLERS_NAME above it when it may have callers
+ * (how many, 0 with *ret_v saying why it could not be verified); t: the sample's time. */
 static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
-			       const uint64_t *outer, uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
+			       uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
 	struct reader r = { p->pid };
 	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
 	struct python_frame f;
-	enum python_verdict v = python_walk__frame(&w, frame, code, outer[0], outer[1], &f);
+	enum python_verdict v = python_walk__frame(&w, frame, code, &f);
 
 	/* a frame that moved on: its pinned code object, named if proven as any is */
 	if (v == PYTHON_MOVED)
@@ -446,7 +446,6 @@ struct walk_call {
 	struct python *py;
 	struct pyproc *p;
 	uint64_t frame, code;
-	const uint64_t *outer;
 	uint64_t t;
 	uint32_t *syms;
 	size_t ret;
@@ -457,7 +456,7 @@ static int walk_call(void *arg)
 {
 	struct walk_call *c = arg;
 
-	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->outer, c->t, c->syms, &c->v);
+	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->t, c->syms, &c->v);
 	return 0;
 }
 
@@ -465,12 +464,12 @@ static int walk_call(void *arg)
  * effective capability: the kernel's ptrace rules, not CAP_SYS_PTRACE, decide what
  * may be read, so a process is read only while it is theirs. */
 static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
-			   const uint64_t *outer, uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
+			   uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
-	struct walk_call c = { py, p, frame, code, outer, t, syms, 0, PYTHON_READ_FAILED };
+	struct walk_call c = { py, p, frame, code, t, syms, 0, PYTHON_READ_FAILED };
 
 	if (!py->cfg.as_user)
-		return walk_symbols_now(py, p, frame, code, outer, t, syms, ret_v);
+		return walk_symbols_now(py, p, frame, code, t, syms, ret_v);
 	if (privs__as_user(walk_call, &c) < 0)
 		c.v = PYTHON_READ_FAILED, c.ret = 0;
 	*ret_v = c.v;
@@ -540,11 +539,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 		struct python_early_act *a = &e->acts[i];
 		enum python_verdict v;
 
-		uint64_t outer[2] = { 0, 0 };
-
-		if (i + 1 < n)
-			outer[0] = e->acts[i + 1].frame, outer[1] = e->acts[i + 1].code;
-		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, outer, s.time, a->syms, &v);
+		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, s.time, a->syms, &v);
 		a->verdict = (uint8_t)v;
 	}
 	e->read_ns = now_ns();
@@ -553,7 +548,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 
 /* The symbols of activation i of a sample (read early if it was, else now): how many. */
 static size_t activation_symbols(struct python *py, struct pyproc *p, const struct python_early_reading *e, size_t i,
-				 const struct activation *a, const struct activation *out, uint64_t t, uint32_t *syms)
+				 const struct activation *a, uint64_t t, uint32_t *syms)
 {
 	enum python_verdict v;
 	size_t nr;
@@ -563,9 +558,7 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 		nr = e->acts[i].n;
 		memcpy(syms, e->acts[i].syms, 4 * nr);
 	} else {
-		uint64_t outer[2] = { out ? out->frame : 0, out ? out->code : 0 };
-
-		nr = walk_symbols(py, p, a->frame, a->code, outer, t, syms, &v);
+		nr = walk_symbols(py, p, a->frame, a->code, t, syms, &v);
 	}
 	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE) {
 		py->st.unverified[v]++;
@@ -601,8 +594,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	py->st.early += early != NULL;
 	for (size_t i = 0; i < nr; i++) {
 		if (next < nacts && acts[next].at == i) {
-			size_t k = activation_symbols(py, p, early, next, &acts[next],
-						      next + 1 < nacts ? &acts[next + 1] : NULL, s->time, syms);
+			size_t k = activation_symbols(py, p, early, next, &acts[next], s->time, syms);
 
 			all &= k != 1 || syms[0] != 0;
 			for (size_t j = 0; j < k && n < max; j++)
