@@ -12,6 +12,7 @@
 #include "prof/output/pprof.h"
 #include "prof/record/offcpu.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/python/python.h"
 #include "prof/base/util.h"
 #include "prof/sys/users.h"
 #include "profile.pb-c.h"
@@ -201,8 +202,36 @@ static void map_learn(struct map_facts *f, const struct pprof_loc *l)
 		f->range_ok = false;    /* two segments: no one range says both */
 }
 
-/* The function named sym (its id), made the first time. */
-static int function_of(struct build *b, const char *sym, uint64_t *ret)
+/*
+ * A Python frame's symbol, "qualname (file:def N)" (src/python/python.c: qualnames
+ * have no space), in pprof's own fields: name qualname, filename file, start_line N.
+ * False for any other symbol.
+ */
+static bool python_fields(struct build *b, const char *obj, const char *sym, PbFunction *f)
+{
+	const char *open = strstr(sym, " ("), *def = strrchr(sym, ':');
+	char *end, *name, *file;
+	long line;
+
+	if (strcmp(obj, PYTHON_OBJECT_PATH) != 0 || !open || !def || def < open || strncmp(def, ":def ", 5) != 0)
+		return false;
+	line = strtol(def + 5, &end, 10);
+	if (end == def + 5 || strcmp(end, ")") != 0 || line < 0)
+		return false;
+	name = strndup(sym, (size_t)(open - sym));
+	file = strndup(open + 2, (size_t)(def - open - 2));
+	if (name && file) {
+		f->name = str_index(&b->strs, name);
+		f->filename = str_index(&b->strs, file);
+		f->start_line = line;
+	}
+	free(name);
+	free(file);
+	return name && file;
+}
+
+/* The function named sym of object obj (its id), made the first time. */
+static int function_of(struct build *b, const char *obj, const char *sym, uint64_t *ret)
 {
 	bool created;
 	int64_t i = str_add(&b->func_names, sym, &created);
@@ -219,7 +248,9 @@ static int function_of(struct build *b, const char *sym, uint64_t *ret)
 	perftools__profiles__function__init(f);
 	f->id = (uint64_t)i + 1;
 	f->name = f->system_name = str_index(&b->strs, sym);
-	return 0;
+	/* system_name keeps the whole symbol: perf report's and prof report's name */
+	python_fields(b, obj, sym, f);
+	return b->strs.err;
 }
 
 /* The id of the source's location i, made the first time. */
@@ -240,7 +271,7 @@ static int location_of(struct build *b, const struct pprof_source *src, uint32_t
 	src->loc(src->ctx, i, &l);
 	if (!l.obj)
 		l.obj = "[unknown]";
-	if (mapping_of(b, &l, &mi) < 0 || (l.sym && function_of(b, l.sym, &fid) < 0) ||
+	if (mapping_of(b, &l, &mi) < 0 || (l.sym && function_of(b, l.obj, l.sym, &fid) < 0) ||
 	    VEC_RESERVE(b->locs, b->cap_locs, n + 1) < 0 || VEC_RESERVE(b->lines, b->cap_lines, n + 1) < 0)
 		return -ENOMEM;
 	map_learn(&b->facts[mi], &l);
