@@ -17,6 +17,7 @@
 #include "prof/base/vec.h"
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
+#include "prof/python/hint.h"
 #include "prof/python/python.h"
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
@@ -286,6 +287,11 @@ static void summary(const struct recording *r)
 		summary_unwinding(r, &s);
 	if (s.python)
 		summary_python(r, s.python);
+	/* without a stack copy nothing pins a Python frame: what would */
+	if (s.python_hint && s.python_hint->samples)
+		fprintf(stderr, "prof: %" PRIu64 " samples of %" PRIu64 " Python process(es) (%s): Python frames "
+			"need --call-graph dwarf\n", s.python_hint->samples, s.python_hint->processes,
+			s.python_hint->name);
 	if (s.objects)
 		summary_objects(r, s.objects);
 	if (s.offcpu)
