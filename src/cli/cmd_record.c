@@ -115,7 +115,7 @@ static void summary_python(const struct recording *r, const struct python_stats 
 			n ? " (" : "", why, n ? ")" : "");
 	if (py->with_python)
 		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function and its "
-			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object unchanged since named, "
+			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object alone, "
 			"their frame having moved on); not shown: its callers (%" PRIu64 " activations have "
 			"[python: callers not proven]) and the line it ran, which are in the heap, read %.0f ms after "
 			"the sample on average: proving them would take reading them at the sample instant (e.g. a "
