@@ -312,6 +312,37 @@ static int read_str(const struct python_layout *l, struct reader *r, uint64_t ad
 	return err;
 }
 
+/* A str whose head and data were read at once into buf (len bytes) as UTF-8 into
+ * out, or read again alone when its data does not fit. */
+static int str_from(const struct python_layout *l, struct reader *r, uint64_t addr, const uint8_t *buf,
+		    size_t len, char *out, size_t out_len)
+{
+	uint32_t off, bytes;
+
+	if (python_str__data(l, buf, l->str_compact_data, &off, &bytes) == 0 && off + bytes <= len)
+		return python_str__utf8(l, buf, buf + off, bytes, out, out_len);
+	return read_str(l, r, addr, out, out_len);
+}
+
+/* The qualname and file name strs (at qn, fn) as UTF-8: both read in one call with
+ * what follows their heads (a name's data is inline), each read alone otherwise. */
+static int read_names(const struct python_layout *l, struct reader *r, uint64_t qn, uint64_t fn, char *qual,
+		      size_t qual_len, char *file, size_t file_len)
+{
+	uint8_t a[384], b[384];
+	struct iovec local[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct iovec remote[2] = { { (void *)(uintptr_t)qn, sizeof(a) }, { (void *)(uintptr_t)fn, sizeof(b) } };
+	int err;
+
+	if (l->str_compact_data > sizeof(a) ||
+	    process_vm_readv(r->pid, local, 2, remote, 2, 0) != (ssize_t)(sizeof(a) + sizeof(b))) {
+		err = read_str(l, r, qn, qual, qual_len);
+		return err < 0 ? err : read_str(l, r, fn, file, file_len);
+	}
+	err = str_from(l, r, qn, a, sizeof(a), qual, qual_len);
+	return err < 0 ? err : str_from(l, r, fn, b, sizeof(b), file, file_len);
+}
+
 /* The symbol of code object f->code, "qualname (file:def N)" (the code object's own,
  * never changed), if it is proven to be the one there at sample time t: the same
  * name was read at that address before t (a reading earlier than the sample) and now
@@ -330,8 +361,8 @@ static uint32_t code_symbol(struct python *py, const struct interp *in, struct r
 	bool created;
 
 	memcpy(&first, f->head + l->co_firstlineno, 4);
-	if (read_str(l, r, u64_at(f->head, l->co_qualname), qual, sizeof(qual)) < 0 ||
-	    read_str(l, r, u64_at(f->head, l->co_filename), file, sizeof(file)) < 0) {
+	if (read_names(l, r, u64_at(f->head, l->co_qualname), u64_at(f->head, l->co_filename), qual, sizeof(qual),
+		       file, sizeof(file)) < 0) {
 		*ret_v = PYTHON_READ_FAILED;
 		return 0;
 	}
