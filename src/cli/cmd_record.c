@@ -17,6 +17,7 @@
 #include "prof/base/vec.h"
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
+#include "prof/python/hint.h"
 #include "prof/python/python.h"
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
@@ -116,7 +117,7 @@ static void summary_python(const struct recording *r, const struct python_stats 
 			n ? " (" : "", why, n ? ")" : "");
 	if (py->with_python)
 		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function and its "
-			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object unchanged since named, "
+			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object alone, "
 			"their frame having moved on); not shown: its callers (%" PRIu64 " activations have "
 			"[python: callers not proven]) and the line it ran, which are in the heap, read %.0f ms after "
 			"the sample on average: proving them would take reading them at the sample instant (e.g. a "
@@ -306,6 +307,11 @@ static void summary(const struct recording *r)
 		summary_unwinding(r, &s);
 	if (s.python)
 		summary_python(r, s.python);
+	/* without a stack copy nothing pins a Python frame: what would */
+	if (s.python_hint && s.python_hint->samples)
+		fprintf(stderr, "prof: %" PRIu64 " samples of %" PRIu64 " Python process(es) (%s): Python frames "
+			"need --call-graph dwarf\n", s.python_hint->samples, s.python_hint->processes,
+			s.python_hint->name);
 	if (s.objects)
 		summary_objects(r, s.objects);
 	if (s.offcpu)

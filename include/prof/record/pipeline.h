@@ -120,6 +120,9 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
 /* NULL without Python frames (no unwinding, or no build-id cache). */
 struct python_stats;
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
+/* NULL with unwinding (or with no file): Python processes' samples (python/hint.h). */
+struct python_hint_stats;
+const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p);
 /* NULL without objects. */
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p);
 /* --off-cpu's intervals open now of the tasks the scope holds (offcpu__each_open);
