@@ -249,13 +249,24 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 	if (o->lost_intervals)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open across lost records: not written\n",
 			o->lost_intervals, (double)o->lost_ns / 1e9);
+	if (o->max_period > 1)
+		fprintf(stderr, "prof: off-CPU: past %u context switches/s on a CPU, stacks sampled 1 in up to %" PRIu64
+			" switches (%.1f CPU-s of the recording; --off-cpu-max-rate)\n", r->opts.off_cpu_max_rate &&
+			r->opts.off_cpu_max_rate != RECORD_OFFCPU_UNBOUNDED ? r->opts.off_cpu_max_rate : OFFCPU_DEFAULT_MAX_RATE,
+			o->max_period, (double)o->degraded_cpu_ns / 1e9);
 	if (o->nostack_intervals)
-		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their switch-out stack (the "
-			"context-switch event was throttled or lost samples): not written\n",
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their switch-out stack (sampled 1 "
+			"in N, throttled, or the thread's first run): written with no stack ([unknown])\n",
 			o->nostack_intervals, (double)o->nostack_ns / 1e9);
+	if (o->unwritten_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their stack and with sample fields "
+			"prof cannot make up: not written\n", o->unwritten_intervals, (double)o->unwritten_ns / 1e9);
+	if (o->period_errors)
+		fprintf(stderr, "prof: off-CPU: the context-switch event's period could not be changed %" PRIu64
+			" times: those CPUs kept a stack at every switch\n", o->period_errors);
 	if (o->cut_start)
-		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start: not written (their kind "
-			"and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start (or after lost records): "
+			"not written (their kind and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
 	if (o->unknown_holder_ns)
 		fprintf(stderr, "prof: off-CPU: %.3f s of waiting for a CPU whose holder is not known ([unknown])\n",
 			(double)o->unknown_holder_ns / 1e9);

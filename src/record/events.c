@@ -752,6 +752,11 @@ static bool is_sampling(const struct events *e, const struct perf_evsel *sel)
  * has its FORK/EXIT in the file, so its look-up can take its parent's facts.  Before,
  * a task sampled between the two and exiting there could not be attributed.
  */
+int events__offcpu_period(struct events *e, int cpu, uint64_t period)
+{
+	return e->offcpu ? offcpu_events__set_period(e->offcpu, cpu, period) : -ENOENT;
+}
+
 int events__enable(struct events *e)
 {
 	struct perf_evsel *sel;

@@ -250,7 +250,9 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 
 		if (ret < 0 || err < 0)
 			return ret < 0 ? ret : err;
-		if (p->python)
+		/* (not the context-switch event's: it has no PERIOD, so not the layout the
+		 * sampling attr says: offcpu.c reads it) */
+		if (p->python && !(p->offcpu && offcpu__is_switch_sample(p->offcpu, ev)))
 			python__early(p->python, ev);   /* Python frames checked now, used if the same */
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
@@ -365,6 +367,8 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 		.layout = cfg->layout, .switch_ids = cfg->switch_ids, .nr_switch_ids = cfg->nr_switch_ids,
 		.proc_fd = cfg->proc_fd, .name_holders = cfg->verdict->admin, .user_only = !cfg->verdict->kernel,
 		.in_scope = offcpu_in_scope, .uid_of = offcpu_uid, .emit = offcpu_emit, .ctx = p,
+		.max_rate = cfg->offcpu_max_rate, .stacks_scoped = cfg->offcpu_scoped,
+		.set_period = cfg->offcpu_period, .period_ctx = cfg->offcpu_period_ctx,
 	};
 
 	return cfg->nr_switch_ids ? offcpu__new(&oc, &p->offcpu) : 0;

@@ -189,6 +189,14 @@ static bool creds_missing(const struct session *s, const struct policy_verdict *
 	return s->opts->scope.nr_uids && !events__info(s->events)->creds && !v->admin;
 }
 
+/* --off-cpu's bound: a CPU's context-switch event samples 1 switch in period. */
+static int offcpu_period(void *ctx, int cpu, uint64_t period)
+{
+	struct session *s = ctx;
+
+	return events__offcpu_period(s->events, cpu, period);
+}
+
 /* The stages after the drain, with the tracepoints' ids.  prof's corked workload is
  * prof until its exec: named as /proc names this process now. */
 static int open_pipeline(struct session *s, const struct session_config *cfg, int proc_fd)
@@ -205,6 +213,10 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
 		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,
 		.switch_ids = info->switch_ids, .nr_switch_ids = info->nr_switch_ids,
+		.offcpu_max_rate = s->opts->off_cpu_max_rate == RECORD_OFFCPU_UNBOUNDED ? 0
+				   : s->opts->off_cpu_max_rate ? s->opts->off_cpu_max_rate
+				   : OFFCPU_DEFAULT_MAX_RATE,
+		.offcpu_scoped = info->filter_cgroups > 0, .offcpu_period = offcpu_period, .offcpu_period_ctx = s,
 	};
 	size_t n;
 	int err;

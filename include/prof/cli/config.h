@@ -29,6 +29,8 @@ struct prof_config {
 	uint64_t keep_object_max;       /* ... bytes of one object */
 	uint64_t keep_recording_max;    /* ... bytes one recording adds */
 	uint64_t keep_cache_max;        /* ... bytes of the whole cache */
+	uint32_t off_cpu_max_rate;      /* --off-cpu-max-rate's default (record_opts.h's
+					 * encoding: 0 the built-in, RECORD_OFFCPU_UNBOUNDED none) */
 	/* [containers]: where the runtimes keep their containers' names */
 	struct runtime_dirs containers;
 	/* [aggregate] */

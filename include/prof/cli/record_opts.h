@@ -40,6 +40,8 @@ struct record_opts {
 	bool freq_given, period_given, mmap_given, output_given;
 	bool no_kernel;         /* policy: no kernel samples, call chains or maps */
 	bool off_cpu;           /* --off-cpu: the scope's time off a CPU (offcpu.h) */
+	uint32_t off_cpu_max_rate;      /* --off-cpu-max-rate: stack samples per CPU per second
+					 * before 1 in N; 0: the default, RECORD_OFFCPU_UNBOUNDED: none */
 	bool track_uids;        /* the set*uid() tracepoints without --uid (profd serves users
 				 * only when a process becoming root cannot go unseen) */
 	char **argv;            /* workload, NULL-terminated; NULL when none */
@@ -94,5 +96,7 @@ const char *record_opts__call_graph_arg(int c, const char *arg, int argc, char *
 
 /* The --help text. */
 extern const char record_opts__usage[];
+
+#define RECORD_OFFCPU_UNBOUNDED UINT32_MAX
 
 #endif

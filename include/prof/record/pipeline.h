@@ -61,6 +61,11 @@ struct pipeline_config {
 	/* --off-cpu (offcpu.h): the context-switch event's ids; none: no off-CPU */
 	const uint64_t *switch_ids;
 	size_t nr_switch_ids;
+	uint32_t offcpu_max_rate;               /* stack samples per CPU per second, then 1 in N
+						 * (offcpu.h); 0: no bound */
+	bool offcpu_scoped;                     /* the context-switch event is cgroup-filtered */
+	offcpu_period_fn offcpu_period;         /* sets a CPU's 1 in N (events__offcpu_period) */
+	void *offcpu_period_ctx;
 };
 
 struct pipeline_stats {
