@@ -66,8 +66,10 @@ static int syms_of(Elf *elf, int fd, struct interp_syms *ret)
 			note_sym(ret, name, &sym);
 		}
 	}
-	if (!ret->eval || !ret->eval_size || !ret->code_type || !ret->runtime || !ret->version_addr)
+	if (!ret->eval || !ret->eval_size || !ret->code_type || !ret->runtime)
 		return -ENOENT;
+	if (!ret->version_addr)
+		return -EPROTO;         /* an interpreter from before Py_Version (3.11) */
 	off = file_offset(elf, ret->version_addr, 4);
 	if (off < 0 || pread(fd, &ret->version, 4, off) != 4)
 		return -ENOENT;
@@ -189,8 +191,8 @@ static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const stru
 		debug_path_of(b, debug_path, sizeof(debug_path));
 	err = python_pins__read(elf, b->size ? debug_path : NULL, s->eval, &ret->pins);
 	if (err == -ENOENT) {
-		snprintf(why, why_len, "%s: CPython %u.%u.%u has no debug info for its eval function (install its "
-			 "debug symbols; prof pins Python frames by them)", ret->path, s->version >> 24,
+		snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (no debug info: install its "
+			 "debug symbols)", ret->path, s->version >> 24,
 			 (s->version >> 16) & 0xff, (s->version >> 8) & 0xff);
 		return -ENOTSUP;
 	}
@@ -207,8 +209,8 @@ static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const stru
 	}
 	/* without an instruction nothing names a frame's code object at the sample */
 	if (!python_pins__count(ret->pins, PIN_NEXT_INSTR) && !python_pins__count(ret->pins, PIN_FIRST_INSTR)) {
-		snprintf(why, why_len, "%s: CPython %u.%u.%u: its debug info does not say where the eval loop keeps "
-			 "its instruction (next_instr has no location): not a build prof knows", ret->path,
+		snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives next_instr "
+			 "no location)", ret->path,
 			 s->version >> 24, (s->version >> 16) & 0xff, (s->version >> 8) & 0xff);
 		ret->pins = python_pins__free(ret->pins);
 		return -ENOTSUP;
@@ -232,11 +234,18 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 	memset(&s, 0, sizeof(s));
 	if (!elf)
 		return -ENOENT;
-	found = syms_of(elf, fd, &s) == 0 && unwinder__map_bias(elf, m, &bias);
-	if (!found) {
-		elf_end(elf);
-		return -ENOENT;
+	err = syms_of(elf, fd, &s);
+	found = (err == 0 || err == -EPROTO) && unwinder__map_bias(elf, m, &bias);
+	elf_end(elf);
+	if (found && err == -EPROTO) {
+		snprintf(why, why_len, "%s: a CPython older than 3.11 (no Py_Version): not a version prof knows", path);
+		return -ENOTSUP;
 	}
+	if (!found)
+		return -ENOENT;
+	elf = elf_of(fd);
+	if (!elf)
+		return -ENOENT;
 	if (build_id__read_elf(fd, &b) < 0)
 		b.size = 0;
 	*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,

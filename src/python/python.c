@@ -444,7 +444,7 @@ static void activation_dwarf(const struct interp *in, const struct sample *s, co
 	if (pinned(in, s, sps, regs, i, pc, cfa, PIN_THIS_INSTR, 0, false, &v))
 		a->pin.instr = v;
 	else if (pinned(in, s, sps, regs, i, pc, cfa, PIN_NEXT_INSTR, 0, false, &v) && v >= 2)
-		a->pin.instr = v - 2;   /* the unit before: the running instruction's (or its caches') */
+		a->pin.instr = v - 2, a->pin.before_next = true;      /* the running instruction's unit */
 	if (!pinned(in, s, sps, regs, i, pc, cfa, PIN_ENTRY_FRAME, 0, true, &a->pin.entry_frame))
 		a->pin.entry_frame = 0;
 	if (!a->frame)
@@ -542,6 +542,11 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	if (n < 0)
 		return 0;
 	line = python_linetable__line(py->table, (size_t)n, first, (uint32_t)(f->instr - f->code - l->co_code_adaptive));
+	/* the unit before next_instr ran unless a jump just set next_instr: where the
+	 * two lines differ, which one runs is not known (no line, "def N" instead) */
+	if (f->before_next &&
+	    python_linetable__line(py->table, (size_t)n, first, (uint32_t)(f->instr + 2 - f->code - l->co_code_adaptive)) != line)
+		line = -1;
 	if (line < 0 || read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
 		return 0;
 	if (!c && hashtable__size(&py->lines) >= CODES_KEPT)
@@ -579,6 +584,7 @@ static uint32_t known_instr(struct python *py, const struct interp *in, struct r
 		return 0;
 	f->code = c->code;
 	f->instr = instr;
+	f->before_next = true;          /* the entry was kept only where the lines agreed */
 	f->callers = true;              /* moved on: not known to be the first */
 	return c->sym;
 }

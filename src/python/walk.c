@@ -115,7 +115,7 @@ enum python_verdict python_walk__pinned(const struct python_walk *w, uint64_t fr
 	}
 	out->code = code;
 	if (pin->instr && python_walk__holds(l, code, out->head, pin->instr))
-		out->instr = pin->instr;
+		out->instr = pin->instr, out->before_next = pin->before_next;
 	runs = c == code;
 	if (l->has_is_entry)
 		out->callers = !first_after(w, frame, outer, outer_code) && (!runs || !fbuf[l->f_is_entry]);

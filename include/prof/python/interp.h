@@ -35,7 +35,8 @@ struct interp_syms {
 
 /*
  * The interpreter symbols of the ELF file open on fd: 0, -ENOENT when it has no
- * eval function, -EINVAL when it is no ELF.
+ * eval function, -EPROTO when it has one but no Py_Version (CPython before 3.11),
+ * -EINVAL when it is no ELF.
  */
 int interp__read_syms(int fd, struct interp_syms *ret);
 

@@ -41,6 +41,7 @@ typedef int (*python_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 struct python_frame {
 	uint64_t frame, code;
 	uint64_t instr;                 /* the running instruction, inside code's bytecode; 0: none */
+	bool before_next;               /* instr is the unit before next_instr (python_pinned) */
 	bool callers;                   /* not an entry frame: callers above it */
 	uint8_t head[PYTHON_CODE_HEAD]; /* the code object's head, as read */
 };
@@ -68,6 +69,9 @@ struct python_walk {
 /* What else the sample pins of an activation (builds with debug info; 0: nothing). */
 struct python_pinned {
 	uint64_t instr;                 /* the running instruction's address */
+	/* instr is the unit before the pinned next_instr: right after a jump that is
+	 * not the instruction that ran (the line is named only where both agree) */
+	bool before_next;
 	uint64_t entry_frame;           /* 3.12+: the activation's entry shim's address */
 };
 
