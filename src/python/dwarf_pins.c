@@ -38,10 +38,16 @@ static const char *const kind_names[PIN_KINDS] = {
 	[PIN_NEXT_INSTR] = "next_instr", [PIN_THIS_INSTR] = "this_instr", [PIN_ENTRY_FRAME] = "entry_frame",
 };
 
+/* Entries kept per kind at most: a build's DWARF is the tenant's file (CPython's
+ * keep a few hundred). */
+#define PINS_MAX (1u << 16)
+
 static int add(struct pin_vec *pv, uint64_t lo, uint64_t hi, uint32_t rank, const struct pin_loc *loc)
 {
 	if (lo >= hi)
 		return 0;
+	if (pv->nr >= PINS_MAX)
+		return -E2BIG;
 	if (vec__reserve((void **)&pv->v, &pv->cap, pv->nr + 1, sizeof(*pv->v)) < 0)
 		return -ENOMEM;
 	pv->v[pv->nr++] = (struct pin_entry){ .lo = lo, .hi = hi, .rank = rank, .loc = *loc };

@@ -61,7 +61,7 @@ struct python_pins;
  * The pins of the eval function at eval (its address as linked) of the ELF elf (its
  * own DWARF), else of the debug file debug_path (NULL: none).  0 with *ret (the
  * caller's, python_pins__free), -ENOENT when no debug info describes the function,
- * -ENOMEM.
+ * -E2BIG when it has more location entries than prof keeps, -ENOMEM.
  */
 int python_pins__read(Elf *elf, const char *debug_path, uint64_t eval, struct python_pins **ret);
 struct python_pins *python_pins__free(struct python_pins *p);
