@@ -559,8 +559,6 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		goto err;
 	}
 	err = open_evsel(e, e->sideband);
-	if (err == 0 && o->off_cpu && !e->offcpu)
-		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
 	if (err < 0)
 		goto err;
 	if (o->scope.nr_uids || o->track_uids) {
@@ -580,6 +578,12 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 					past = true;
 			}
 		}
+	}
+	/* after the set*uid() tracepoints: their failure removes what follows the sideband */
+	if (o->off_cpu && !e->offcpu) {
+		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
+		if (err < 0)
+			goto err;
 	}
 
 	stage = EVENTS_STAGE_MMAP;

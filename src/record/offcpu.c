@@ -594,3 +594,13 @@ int offcpu__finish(struct offcpu *o)
 	}
 	return 0;
 }
+
+void offcpu__each_open(const struct offcpu *o, offcpu_open_fn fn, void *ctx)
+{
+	const struct thread *t;
+	size_t it = 0;
+
+	while ((t = hashtable__next(&o->threads, &it)))
+		if (t->state == T_OUT && !t->dead && !t->lost && !t->nostack && t->rec_len)
+			fn(ctx, (const struct perf_event_header *)(const void *)t->rec, t->runq, t->out_time);
+}

@@ -50,6 +50,7 @@ struct session {
 	bool kernel_hidden;
 	struct session_drain_stats st;
 	uint64_t last_drain;
+	uint64_t judged_upto;           /* every record older than this was passed on */
 };
 
 /* Read every ring buffer into the queue, then look up the tasks met for the first time. */
@@ -79,6 +80,8 @@ static int flush_round(struct session *s, uint64_t upto, uint64_t slice)
 	int err = pipeline__flush(s->pipeline, s->queue, upto, slice);
 
 	s->round_paused = err > 0;
+	if (err == 0 && upto > s->judged_upto)
+		s->judged_upto = upto;
 	return err < 0 ? err : 0;
 }
 
@@ -116,6 +119,16 @@ int session__stop(struct session *s)
 	err = flush_round(s, UINT64_MAX, 0);
 	pipeline__finish(s->pipeline);
 	return err < 0 ? err : pipeline__sink_error(s->pipeline);
+}
+
+void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void *ctx)
+{
+	pipeline__each_open_offcpu(s->pipeline, fn, ctx);
+}
+
+uint64_t session__judged_upto(const struct session *s)
+{
+	return s->judged_upto;
 }
 
 bool session__build_id(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -315,6 +328,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.scope = pipeline__scope_stats(s->pipeline),
 		.unwind = pipeline__unwind_stats(s->pipeline),
 		.python = pipeline__python_stats(s->pipeline),
+		.python_hint = pipeline__python_hint_stats(s->pipeline),
 		.objects = pipeline__objects_stats(s->pipeline),
 		.offcpu = pipeline__offcpu_stats(s->pipeline),
 		.kernel_hidden = s->kernel_hidden,

@@ -122,4 +122,12 @@ int offcpu__finish(struct offcpu *o);
 
 const struct offcpu_stats *offcpu__stats(const struct offcpu *o);
 
+/* An interval still open: its thread's switch-out stack sample as the kernel wrote it
+ * (the context-switch event's: not rewritten), whether it was runnable, since when. */
+typedef void (*offcpu_open_fn)(void *ctx, const struct perf_event_header *stack, bool runq, uint64_t since);
+
+/* For a live view (prof top): each interval open now that would be written when it
+ * closes (not those across a gap or without a stack).  Changes nothing. */
+void offcpu__each_open(const struct offcpu *o, offcpu_open_fn fn, void *ctx);
+
 #endif

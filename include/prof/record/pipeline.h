@@ -120,8 +120,14 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
 /* NULL without Python frames (no unwinding, or no build-id cache). */
 struct python_stats;
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
+/* NULL with unwinding (or with no file): Python processes' samples (python/hint.h). */
+struct python_hint_stats;
+const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p);
 /* NULL without objects. */
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p);
+/* --off-cpu's intervals open now of the tasks the scope holds (offcpu__each_open);
+ * none without --off-cpu. */
+void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, void *ctx);
 /* NULL without --off-cpu. */
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p);
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);
