@@ -562,6 +562,7 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	uint64_t lt = u64_at(f->head, l->co_linetable);
 	char qual[256], file[512], name[1024];
 	int32_t first;
+	uint32_t off;
 	int n, line;
 	bool created;
 
@@ -572,11 +573,11 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	n = read_bytes(l, r, lt, py->table, sizeof(py->table));
 	if (n < 0)
 		return 0;
-	line = python_linetable__line(py->table, (size_t)n, first, (uint32_t)(f->instr - f->code - l->co_code_adaptive));
+	off = (uint32_t)(f->instr - f->code - l->co_code_adaptive);
+	line = python_linetable__line(py->table, (size_t)n, first, off);
 	/* the unit before next_instr ran unless a jump just set next_instr: where the
 	 * two lines differ, which one runs is not known (no line, "def N" instead) */
-	if (f->before_next &&
-	    python_linetable__line(py->table, (size_t)n, first, (uint32_t)(f->instr + 2 - f->code - l->co_code_adaptive)) != line)
+	if (f->before_next && python_linetable__line(py->table, (size_t)n, first, off + 2) != line)
 		line = -1;
 	if (line < 0 || read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
 		return 0;
