@@ -37,6 +37,7 @@ struct usample {
 	uint64_t sp, stack_len;
 	uint64_t *ips;
 	uint64_t *sps;                  /* NULL, or each frame's stack pointer */
+	struct unwind_regs *fregs;      /* NULL, or each frame's known registers */
 	unsigned int nr_ips;
 };
 
@@ -74,6 +75,7 @@ struct unwinder {
 	uint64_t clock;
 	unwinder_edit_fn edit;          /* ... of a rewritten sample's user frames */
 	void *edit_ctx;
+	struct unwind_regs fregs;       /* the frames' registers, for edit */
 	struct unwinder_stats st;
 };
 
@@ -728,6 +730,21 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 
 		s->sps[s->nr_ips] = dwfl_frame_reg(state, 7, &sp) == 0 ? sp : 0;
 	}
+	if (s->fregs) {
+		/* an outer frame's caller-saved registers are not its own at its call */
+		unsigned int mask = s->nr_ips ? UNWIND_CALLEE_SAVED : (1u << UNWIND_REGS) - 1;
+		uint16_t known = 0;
+
+		for (unsigned int r = 0; r < UNWIND_REGS; r++) {
+			Dwarf_Word v;
+
+			if ((mask & (1u << r)) && dwfl_frame_reg(state, r, &v) == 0) {
+				s->fregs->v[s->nr_ips][r] = v;
+				known |= (uint16_t)(1u << r);
+			}
+		}
+		s->fregs->known[s->nr_ips] = known;
+	}
 	/* the ip of the sample, then return addresses, as the kernel's callchains */
 	s->ips[s->nr_ips++] = pc;
 	return s->nr_ips >= UNWIND_MAX_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
@@ -813,7 +830,7 @@ void unwinder__set_edit(struct unwinder *u, unwinder_edit_fn fn, void *ctx)
 int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, void *out, size_t outlen)
 {
 	uint64_t ips[UNWIND_MAX_OUT_FRAMES], sps[UNWIND_MAX_FRAMES], nr_k, nr, ctx = PERF_CONTEXT_USER;
-	struct usample us = { .ips = ips, .sps = u->edit ? sps : NULL };
+	struct usample us = { .ips = ips, .sps = u->edit ? sps : NULL, .fregs = u->edit ? &u->fregs : NULL };
 	const uint8_t *in = (const void *)ev;
 	size_t tail, len;
 	struct sample s;
@@ -830,7 +847,7 @@ int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, vo
 	if (s.regs_user.regs) {
 		unwind_sample(u, &s, &us);
 		if (u->edit && us.nr_ips)
-			us.nr_ips = (unsigned int)u->edit(u->edit_ctx, &s, ips, sps, us.nr_ips, UNWIND_MAX_OUT_FRAMES);
+			us.nr_ips = (unsigned int)u->edit(u->edit_ctx, &s, ips, sps, &u->fregs, us.nr_ips, UNWIND_MAX_OUT_FRAMES);
 	}
 	nr = nr_k + (us.nr_ips ? 1 + us.nr_ips : 0);
 	memcpy(o, in, u->head_size);

@@ -123,6 +123,9 @@ static void summary_python(const struct recording *r, const struct python_stats 
 			"the sample on average: proving them would take reading them at the sample instant (e.g. a "
 			"BPF program on the sampling event, as the OpenTelemetry profiler does)\n",
 			py->activations, py->by_code, py->callers, (double)py->delay_sum_ns / 1e6 / (double)py->with_python);
+	if (py->lines)
+		fprintf(stderr, "prof: Python: %" PRIu64 " of those activations named with the line they ran, "
+			"\"(file:LINE)\": their instruction pinned by the interpreter build's DWARF\n", py->lines);
 	if (py->rejected)
 		fprintf(stderr, "prof: Python: no Python frames for %" PRIu64 " interpreter(s): %s\n", py->rejected,
 			py->why_rejected);

@@ -66,8 +66,10 @@ static int syms_of(Elf *elf, int fd, struct interp_syms *ret)
 			note_sym(ret, name, &sym);
 		}
 	}
-	if (!ret->eval || !ret->eval_size || !ret->code_type || !ret->runtime || !ret->version_addr)
+	if (!ret->eval || !ret->eval_size || !ret->code_type || !ret->runtime)
 		return -ENOENT;
+	if (!ret->version_addr)
+		return -EPROTO;         /* an interpreter from before Py_Version (3.11) */
 	off = file_offset(elf, ret->version_addr, 4);
 	if (off < 0 || pread(fd, &ret->version, 4, off) != 4)
 		return -ENOENT;
@@ -110,6 +112,113 @@ static bool looks_like_python(const char *path)
 	return strncmp(base, "python3", 7) == 0 || strncmp(base, "libpython3", 10) == 0;
 }
 
+void interp__release(struct interp *in)
+{
+	if (in)
+		in->pins = python_pins__free(in->pins);
+}
+
+#define CHECK(name, have, want)                                                                  \
+	do {                                                                                     \
+		if ((int64_t)(have) != (int64_t)(want)) {                                        \
+			snprintf(why, why_len, "%s is %lld where %s has %lld", name, (long long)(have), \
+				 l->what, (long long)(want));                                   \
+			return -ENOTSUP;                                                         \
+		}                                                                                \
+	} while (0)
+
+int interp__check_dwarf(const struct python_layout *l, const struct pin_offsets *o, const uint8_t *dbg,
+			uint32_t version, char *why, size_t why_len)
+{
+	CHECK("its DWARF's _PyInterpreterFrame.f_code", o->f_code, l->f_code);
+	CHECK("its DWARF's _PyInterpreterFrame.previous", o->f_previous, l->f_previous);
+	CHECK("its DWARF's _PyInterpreterFrame.owner", o->f_owner, l->f_owner);
+	CHECK("its DWARF's _PyInterpreterFrame.localsplus", o->f_localsplus, l->frame_specials);
+	if (l->has_is_entry)
+		CHECK("its DWARF's _PyInterpreterFrame.is_entry", o->f_is_entry, l->f_is_entry);
+	CHECK("its DWARF's PyCodeObject.co_qualname", o->co_qualname, l->co_qualname);
+	CHECK("its DWARF's PyCodeObject.co_filename", o->co_filename, l->co_filename);
+	CHECK("its DWARF's PyCodeObject.co_firstlineno", o->co_firstlineno, l->co_firstlineno);
+	CHECK("its DWARF's PyCodeObject.co_linetable", o->co_linetable, l->co_linetable);
+	CHECK("its DWARF's PyCodeObject.co_code_adaptive", o->co_code_adaptive, l->co_code_adaptive);
+	CHECK("its DWARF's PyCodeObject.co_stacksize", o->co_stacksize, l->co_stacksize);
+	CHECK("its DWARF's PyCodeObject.co_nlocalsplus", o->co_nlocalsplus, l->co_nlocalsplus);
+	if (l->debug_offsets) {
+		uint64_t v[PYTHON_DEBUG_OFFSETS_LEN / 8];
+
+		memcpy(v, dbg, sizeof(v));
+		if (memcmp(dbg, "xdebugpy", 8) != 0) {
+			snprintf(why, why_len, "its _PyRuntime does not start with _Py_DebugOffsets' cookie");
+			return -ENOTSUP;
+		}
+		/* _Py_DebugOffsets of 3.13: interpreter_frame at 224, code_object at 272 */
+		CHECK("its _Py_DebugOffsets.version", v[1], version);
+		CHECK("its _Py_DebugOffsets.interpreter_frame.previous", v[29], l->f_previous);
+		CHECK("its _Py_DebugOffsets.interpreter_frame.executable", v[30], l->f_code);
+		CHECK("its _Py_DebugOffsets.interpreter_frame.localsplus", v[32], l->frame_specials);
+		CHECK("its _Py_DebugOffsets.interpreter_frame.owner", v[33], l->f_owner);
+		CHECK("its _Py_DebugOffsets.code_object.filename", v[35], l->co_filename);
+		CHECK("its _Py_DebugOffsets.code_object.qualname", v[37], l->co_qualname);
+		CHECK("its _Py_DebugOffsets.code_object.linetable", v[38], l->co_linetable);
+		CHECK("its _Py_DebugOffsets.code_object.firstlineno", v[39], l->co_firstlineno);
+		CHECK("its _Py_DebugOffsets.code_object.co_code_adaptive", v[43], l->co_code_adaptive);
+	}
+	return 0;
+}
+
+/* Where the build's debug file would be, by its build id. */
+static void debug_path_of(const struct build_id *b, char *buf, size_t len)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	build_id__hex(b, hex, sizeof(hex));
+	snprintf(buf, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+}
+
+/* A build with no fixed layout: its DWARF pins and checks (l->dwarf), into ret. */
+static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const struct build_id *b, struct interp *ret,
+		       char *why, size_t why_len)
+{
+	const struct python_layout *l = python_layout__find_dwarf(s->version);
+	uint8_t dbg[PYTHON_DEBUG_OFFSETS_LEN] = { 0 };
+	char debug_path[128];
+	int64_t off;
+	int err;
+
+	if (!l)
+		return -ENOTSUP;
+	if (b->size)
+		debug_path_of(b, debug_path, sizeof(debug_path));
+	err = python_pins__read(elf, b->size ? debug_path : NULL, s->eval, &ret->pins);
+	if (err == -ENOENT) {
+		snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (no debug info: install its "
+			 "debug symbols)", ret->path, s->version >> 24,
+			 (s->version >> 16) & 0xff, (s->version >> 8) & 0xff);
+		return -ENOTSUP;
+	}
+	if (err < 0)
+		return err;
+	if (l->debug_offsets && ((off = file_offset(elf, s->runtime, sizeof(dbg))) < 0 ||
+				 pread(fd, dbg, sizeof(dbg), off) != (ssize_t)sizeof(dbg)))
+		memset(dbg, 0, sizeof(dbg));
+	err = interp__check_dwarf(l, python_pins__offsets(ret->pins), dbg, s->version, why + strlen(why),
+				  why_len - strlen(why));
+	if (err < 0) {
+		ret->pins = python_pins__free(ret->pins);
+		return err;
+	}
+	/* without an instruction nothing names a frame's code object at the sample */
+	if (!python_pins__count(ret->pins, PIN_NEXT_INSTR) && !python_pins__count(ret->pins, PIN_FIRST_INSTR)) {
+		snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives next_instr "
+			 "no location)", ret->path,
+			 s->version >> 24, (s->version >> 16) & 0xff, (s->version >> 8) & 0xff);
+		ret->pins = python_pins__free(ret->pins);
+		return -ENOTSUP;
+	}
+	ret->l = l;
+	return 0;
+}
+
 /* Judge one candidate mapping (open on fd): 0, -ENOENT (no interpreter), -ENOTSUP. */
 static int judge(int fd, const struct map *m, const char *path, struct interp *ret, char *why, size_t why_len)
 {
@@ -119,23 +228,42 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 	char hex[2 * BUILD_ID_MAX + 1];
 	Elf *elf = elf_of(fd);
 	bool found;
+	int err;
 
 	/* one reading of the file for its symbols and where it is loaded */
 	memset(&s, 0, sizeof(s));
 	if (!elf)
 		return -ENOENT;
-	found = syms_of(elf, fd, &s) == 0 && unwinder__map_bias(elf, m, &bias);
+	err = syms_of(elf, fd, &s);
+	found = (err == 0 || err == -EPROTO) && unwinder__map_bias(elf, m, &bias);
 	elf_end(elf);
+	if (found && err == -EPROTO) {
+		snprintf(why, why_len, "%s: a CPython older than 3.11 (no Py_Version): not a version prof knows", path);
+		return -ENOTSUP;
+	}
 	if (!found)
+		return -ENOENT;
+	elf = elf_of(fd);
+	if (!elf)
 		return -ENOENT;
 	if (build_id__read_elf(fd, &b) < 0)
 		b.size = 0;
 	*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,
-				.code_type = bias + s.code_type, .runtime = bias + s.runtime, .version = s.version };
+				.code_type = bias + s.code_type, .runtime = bias + s.runtime, .version = s.version,
+				.bias = bias };
 	snprintf(ret->path, sizeof(ret->path), "%s", path);
 	ret->l = python_layout__find(s.version, b.data, b.size);
-	if (ret->l)
+	if (ret->l) {
+		elf_end(elf);
 		return 0;
+	}
+	snprintf(why, why_len, "%s: CPython %u.%u.%u: ", path, s.version >> 24, (s.version >> 16) & 0xff,
+		 (s.version >> 8) & 0xff);
+	err = judge_dwarf(elf, fd, &s, &b, ret, why, why_len);
+	elf_end(elf);
+	if (err != -ENOTSUP || why[strlen(why) - 1] != ' ')
+		return err;
+	why[0] = '\0';
 	build_id__hex(&b, hex, sizeof(hex));
 	if (python_layout__knows_version(s.version))
 		snprintf(why, why_len, "%s: CPython %u.%u.%u of build id %s is not a build prof knows", path,

@@ -33,6 +33,7 @@ static const struct python_layout layouts[] = {
 		.build_id = { 0x57, 0x1d, 0x98, 0xe0, 0x10, 0x96, 0xd5, 0xc1, 0xc3, 0x24,
 			      0x20, 0xd2, 0x29, 0xa6, 0x73, 0x1a, 0x0a, 0x50, 0xd2, 0xa0 },
 		.build_id_len = 20,
+		.has_is_entry = true, .str_ready = true,
 		.cfa_frame = 0xa8, .cfa_first_instr = 0x140,
 		.f_code = 32, .f_previous = 48, .f_prev_instr = 56, .f_is_entry = 68, .f_owner = 69,
 		.frame_specials = 72,
@@ -41,6 +42,56 @@ static const struct python_layout layouts[] = {
 		.code_basicsize = 184, .code_itemsize = 2,
 		.tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40,
 		.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
+		.bytes_size = 16, .bytes_data = 32,
+	},
+};
+
+/*
+ * Builds with debug info: the same structures, from each version's headers
+ * (Include/internal/pycore_frame.h, Include/cpython/code.h,
+ * Include/cpython/unicodeobject.h), cross-checked at attach against the build's own
+ * DWARF (dwarf_pins.h) and PyCode_Type (interp.h), and for 3.13 against
+ * _Py_DebugOffsets.  The eval function's frame, first and next instruction are
+ * wherever the build's DWARF says at each pc.
+ */
+static const struct python_layout dwarf_layouts[] = {
+	{
+		.what = "CPython 3.11 (with debug info)",
+		.version_mask = 0xffff0000, .version = 0x030b0000,
+		.dwarf = true, .has_is_entry = true, .str_ready = true,
+		.f_code = 32, .f_previous = 48, .f_prev_instr = 56, .f_is_entry = 68, .f_owner = 69,
+		.frame_specials = 72,
+		.co_size = 16, .co_stacksize = 68, .co_firstlineno = 72, .co_nlocalsplus = 76,
+		.co_filename = 112, .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 184,
+		.code_basicsize = 184, .code_itemsize = 2,
+		.tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40,
+		.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
+		.bytes_size = 16, .bytes_data = 32,
+	},
+	{
+		.what = "CPython 3.12 (with debug info)",
+		.version_mask = 0xffff0000, .version = 0x030c0000,
+		.dwarf = true,
+		.f_code = 0, .f_previous = 8, .f_prev_instr = 56, .f_owner = 70,
+		.frame_specials = 72,
+		.co_size = 16, .co_stacksize = 64, .co_firstlineno = 68, .co_nlocalsplus = 72,
+		.co_filename = 112, .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 192,
+		.code_basicsize = 192, .code_itemsize = 2,
+		.tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40,
+		.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
+		.bytes_size = 16, .bytes_data = 32,
+	},
+	{
+		.what = "CPython 3.13 (with debug info)",
+		.version_mask = 0xffff0000, .version = 0x030d0000,
+		.dwarf = true, .debug_offsets = true,
+		.f_code = 0, .f_previous = 8, .f_prev_instr = 56, .f_owner = 70,  /* f_executable, instr_ptr */
+		.frame_specials = 72,
+		.co_size = 16, .co_stacksize = 64, .co_firstlineno = 68, .co_nlocalsplus = 72,
+		.co_filename = 112, .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200,
+		.code_basicsize = 200, .code_itemsize = 2,
+		.tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40,
+		.str_length = 16, .str_state = 32, .str_ascii_data = 40, .str_compact_data = 56,
 		.bytes_size = 16, .bytes_data = 32,
 	},
 };
@@ -62,7 +113,84 @@ bool python_layout__knows_version(uint32_t version)
 	for (size_t i = 0; i < ARRAY_SIZE(layouts); i++)
 		if ((version & layouts[i].version_mask) == layouts[i].version)
 			return true;
-	return false;
+	return python_layout__find_dwarf(version) != NULL;
+}
+
+const struct python_layout *python_layout__find_dwarf(uint32_t version)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dwarf_layouts); i++)
+		if ((version & dwarf_layouts[i].version_mask) == dwarf_layouts[i].version)
+			return &dwarf_layouts[i];
+	return NULL;
+}
+
+/* ---- location tables (3.11+) ------------------------------------------------ */
+
+/* An unsigned varint of the table at *i (6 bits a byte, 0x40: more). */
+static bool varint(const uint8_t *t, size_t len, size_t *i, uint32_t *ret)
+{
+	uint32_t v = 0;
+	unsigned int shift = 0;
+
+	do {
+		if (*i >= len || shift > 28)
+			return false;
+		v |= (uint32_t)(t[*i] & 0x3f) << shift;
+		shift += 6;
+	} while (t[(*i)++] & 0x40);
+	*ret = v;
+	return true;
+}
+
+static bool svarint(const uint8_t *t, size_t len, size_t *i, int32_t *ret)
+{
+	uint32_t v;
+
+	if (!varint(t, len, i, &v))
+		return false;
+	*ret = (v & 1) ? -(int32_t)(v >> 1) : (int32_t)(v >> 1);
+	return true;
+}
+
+int python_linetable__line(const uint8_t *t, size_t len, int32_t firstlineno, uint32_t off)
+{
+	uint32_t unit = off / 2, at = 0, skip;
+	int32_t line = firstlineno;
+	size_t i = 0;
+
+	while (i < len) {
+		uint8_t b = t[i++];
+		unsigned int code = (b >> 3) & 15, n = (b & 7) + 1;
+		int32_t delta = 0;
+		bool none = false;
+
+		if (!(b & 0x80))
+			return -1;              /* not the start of an entry */
+		if (code == 15) {
+			none = true;
+		} else if (code == 14) {
+			if (!svarint(t, len, &i, &delta) || !varint(t, len, &i, &skip) ||
+			    !varint(t, len, &i, &skip) || !varint(t, len, &i, &skip))
+				return -1;
+		} else if (code == 13) {
+			if (!svarint(t, len, &i, &delta))
+				return -1;
+		} else if (code >= 10) {
+			delta = (int32_t)code - 10;
+			if (i + 2 > len)
+				return -1;
+			i += 2;                 /* start and end columns */
+		} else {
+			if (i + 1 > len)
+				return -1;
+			i += 1;                 /* short form: columns */
+		}
+		line += delta;
+		if (unit < at + n)
+			return none ? -1 : line;
+		at += n;
+	}
+	return -1;
 }
 
 /* ---- str ------------------------------------------------------------------- */
@@ -78,8 +206,8 @@ int python_str__data(const struct python_layout *l, const uint8_t *head, size_t 
 	memcpy(&length, head + l->str_length, 8);
 	memcpy(&state, head + l->str_state, 4);
 	kind = (state >> 2) & 7;
-	/* compact (bit 5) and ready (bit 7): the data follows the head */
-	if (!(state & (1u << 5)) || !(state & (1u << 7)) || length < 0 || length > 4096 ||
+	/* compact (bit 5) and, where there is one, ready (bit 7): the data follows the head */
+	if (!(state & (1u << 5)) || (l->str_ready && !(state & (1u << 7))) || length < 0 || length > 4096 ||
 	    (kind != 1 && kind != 2 && kind != 4))
 		return -EINVAL;
 	*ret_offset = (state & (1u << 6)) ? l->str_ascii_data : l->str_compact_data;

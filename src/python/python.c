@@ -58,8 +58,19 @@ struct pycode {
 	uint32_t sym;                   /* "qualname (file:def N)", 0 when it could not be kept */
 };
 
+/* A pinned instruction as named: its code object (fields as read) and symbol. */
+struct pyline {
+	int32_t pid;
+	uint64_t instr;
+	uint64_t code, qualname, filename, linetable;
+	int32_t firstlineno;
+	uint32_t sym;                   /* "qualname (file:LINE)" */
+};
+
 struct python {
 	struct python_config cfg;
+	struct hashtable lines;         /* struct pyline by (pid, instr) */
+	uint8_t table[1 << 16];         /* a co_linetable as read */
 	struct hashtable procs;         /* struct pyproc by pid */
 	struct hashtable codes;         /* struct pycode by (pid, addr) */
 	struct hashtable syms;          /* uint32_t symbol index by name (names[i]) */
@@ -87,6 +98,14 @@ static bool code_eq(const void *e, const void *key, const void *ctx)
 	const struct code_key *k = key;
 
 	return c->pid == k->pid && c->addr == k->addr;
+}
+
+static bool line_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct pyline *c = e;
+	const struct code_key *k = key;
+
+	return c->pid == k->pid && c->instr == k->addr;
 }
 
 static bool sym_eq(const void *e, const void *key, const void *ctx)
@@ -131,6 +150,7 @@ int python__new(const struct python_config *cfg, struct python **ret)
 	py->cfg = *cfg;
 	hashtable__init(&py->procs, sizeof(struct pyproc), proc_eq, NULL);
 	hashtable__init(&py->codes, sizeof(struct pycode), code_eq, NULL);
+	hashtable__init(&py->lines, sizeof(struct pyline), line_eq, NULL);
 	hashtable__init(&py->syms, sizeof(uint32_t), sym_eq, py);
 	py->attr = (struct perf_event_attr){ .size = sizeof(py->attr), .sample_type = cfg->kernel_sample_type,
 					     .sample_regs_user = unwinder__regs_mask() };
@@ -152,9 +172,12 @@ struct python *python__free(struct python *py)
 
 	if (!py)
 		return NULL;
-	for (size_t i = 0; (p = hashtable__next(&py->procs, &i));)
+	for (size_t i = 0; (p = hashtable__next(&py->procs, &i));) {
 		if (p->pidfd >= 0)
 			close(p->pidfd);
+		interp__release(&p->in);
+	}
+	hashtable__release(&py->lines);
 	for (size_t i = 0; i < py->nr_names; i++)
 		free(py->names[i]);
 	free(py->names);
@@ -256,6 +279,7 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	p->pidfd = -1;
+	interp__release(&p->in);
 	p->judged = true;
 	p->maps_nr = ms ? ms->nr : 0;
 	why[0] = '\0';
@@ -275,6 +299,7 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 			snprintf(why, sizeof(why), "%s (pid %d): %s", p->in.path[0] ? p->in.path : "python",
 				 pid, strerror(-err));
 		p->in.l = NULL;
+		interp__release(&p->in);
 		reject(py, p, why);
 		return p;
 	}
@@ -416,11 +441,66 @@ struct activation {
 	size_t at;                      /* its native frame's index */
 	uint64_t cfa;                   /* its CFA, 0 when unknown */
 	uint64_t frame, code;           /* pinned; 0 when not */
+	struct python_pinned pin;       /* builds with debug info: what else is pinned */
 };
+
+/* The value of pin kind k of activation a (native frame i at pc) where the build's
+ * DWARF puts it: a register the unwinder knows for that frame, or a word of the
+ * stack copy (want_addr: the slot's address itself).  False when not pinned. */
+static bool pinned(const struct interp *in, const struct sample *s, const uint64_t *sps,
+		   const struct unwind_regs *regs, size_t i, uint64_t pc, uint64_t cfa, enum pin_kind k,
+		   int64_t add, bool want_addr, uint64_t *ret)
+{
+	struct pin_loc loc;
+
+	if (!python_pins__at(in->pins, k, pc - in->bias, &loc))
+		return false;
+	if (loc.op == PIN_REG) {
+		if (want_addr || !regs || i >= UNWIND_MAX_FRAMES || !(regs->known[i] & (1u << loc.reg)))
+			return false;
+		*ret = regs->v[i][loc.reg];
+		return true;
+	}
+	if (!cfa)
+		return false;
+	if (want_addr) {
+		*ret = cfa + (uint64_t)loc.off;
+		return true;
+	}
+	return stack_word(s, sps[0], cfa + (uint64_t)(loc.off + add), ret);
+}
+
+/* Activation a's frame, code and instruction as the build's DWARF pins them at its
+ * pc (an outer frame's: its call instruction's, before its return address). */
+static void activation_dwarf(const struct interp *in, const struct sample *s, const uint64_t *ips,
+			     const uint64_t *sps, const struct unwind_regs *regs, struct activation *a)
+{
+	const struct python_layout *l = in->l;
+	const struct pin_offsets *o = python_pins__offsets(in->pins);
+	size_t i = a->at;
+	uint64_t pc = i ? ips[i] - 1 : ips[i], cfa = a->cfa, v;
+
+	/* cframe.current_frame is stored with frame at each call and return */
+	if (!pinned(in, s, sps, regs, i, pc, cfa, PIN_FRAME, 0, false, &a->frame) &&
+	    !(o->cframe_current >= 0 &&
+	      pinned(in, s, sps, regs, i, pc, cfa, PIN_CFRAME, o->cframe_current, false, &a->frame)))
+		a->frame = 0;
+	if (pinned(in, s, sps, regs, i, pc, cfa, PIN_FIRST_INSTR, 0, false, &v) && v >= l->co_code_adaptive)
+		a->code = v - l->co_code_adaptive;
+	if (pinned(in, s, sps, regs, i, pc, cfa, PIN_THIS_INSTR, 0, false, &v))
+		a->pin.instr = v;
+	else if (pinned(in, s, sps, regs, i, pc, cfa, PIN_NEXT_INSTR, 0, false, &v) && v >= 2)
+		a->pin.instr = v - 2, a->pin.before_next = true;      /* the running instruction's unit */
+	if (!pinned(in, s, sps, regs, i, pc, cfa, PIN_ENTRY_FRAME, 0, true, &a->pin.entry_frame))
+		a->pin.entry_frame = 0;
+	if (!a->frame)
+		a->code = 0;
+}
 
 /* The activations of a sample's native frames, innermost first (at most max). */
 static size_t activations(const struct interp *in, const struct sample *s, const uint64_t *ips,
-			  const uint64_t *sps, size_t nr, struct activation *out, size_t max)
+			  const uint64_t *sps, const struct unwind_regs *regs, size_t nr, struct activation *out,
+			  size_t max)
 {
 	const struct python_layout *l = in->l;
 	size_t n = 0;
@@ -437,6 +517,10 @@ static size_t activations(const struct interp *in, const struct sample *s, const
 		if (i == 0 && ip < in->eval_lo + 0xc0)
 			continue;
 		cfa = a->cfa = i + 1 < nr ? sps[i + 1] : 0;
+		if (l->dwarf) {
+			activation_dwarf(in, s, ips, sps, regs, a);
+			continue;
+		}
 		if (!cfa || !stack_word(s, sps[0], cfa - l->cfa_frame, &a->frame) ||
 		    !stack_word(s, sps[0], cfa - l->cfa_first_instr, &first_instr) ||
 		    first_instr < l->co_code_adaptive)
@@ -448,24 +532,121 @@ static size_t activations(const struct interp *in, const struct sample *s, const
 }
 
 
+/* A bytes object of the process (at most len bytes) into buf: its size, or -errno. */
+static int read_bytes(const struct python_layout *l, struct reader *r, uint64_t addr, uint8_t *buf, size_t len)
+{
+	uint8_t head[64];
+	int64_t size;
+	int err = read_mem(r, addr, head, l->bytes_data);
+
+	if (err < 0)
+		return err;
+	memcpy(&size, head + l->bytes_size, 8);
+	if (size < 0 || (uint64_t)size > len)
+		return -ENOSPC;
+	err = size ? read_mem(r, addr + l->bytes_data, buf, (size_t)size) : 0;
+	return err < 0 ? err : (int)size;
+}
+
+/* The symbol "qualname (file:LINE)" of f's pinned instruction in its code object
+ * (by its co_linetable), kept by (pid, instruction).  0 when unreadable or the
+ * table gives that instruction no line. */
+static uint32_t line_symbol(struct python *py, const struct interp *in, struct reader *r,
+			    const struct python_frame *f)
+{
+	const struct python_layout *l = in->l;
+	struct code_key k = { r->pid, f->instr };
+	uint64_t h = hash__mix(hash__u64((uint32_t)r->pid), f->instr);
+	struct pyline *c = hashtable__find(&py->lines, h, &k);
+	uint64_t qn = u64_at(f->head, l->co_qualname), fn = u64_at(f->head, l->co_filename);
+	uint64_t lt = u64_at(f->head, l->co_linetable);
+	char qual[256], file[512], name[1024];
+	int32_t first;
+	uint32_t off;
+	int n, line;
+	bool created;
+
+	memcpy(&first, f->head + l->co_firstlineno, 4);
+	if (c && c->code == f->code && c->qualname == qn && c->filename == fn && c->linetable == lt &&
+	    c->firstlineno == first)
+		return c->sym;
+	n = read_bytes(l, r, lt, py->table, sizeof(py->table));
+	if (n < 0)
+		return 0;
+	off = (uint32_t)(f->instr - f->code - l->co_code_adaptive);
+	line = python_linetable__line(py->table, (size_t)n, first, off);
+	/* the unit before next_instr ran unless a jump just set next_instr: where the
+	 * two lines differ, which one runs is not known (no line, "def N" instead) */
+	if (f->before_next && python_linetable__line(py->table, (size_t)n, first, off + 2) != line)
+		line = -1;
+	if (line < 0 || read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
+		return 0;
+	if (!c && hashtable__size(&py->lines) >= CODES_KEPT)
+		hashtable__clear(&py->lines);
+	snprintf(name, sizeof(name), "%s (%s:%d)", qual, file, line);
+	c = hashtable__insert(&py->lines, h, &k, &created);
+	if (!c)
+		return 0;
+	*c = (struct pyline){ .pid = r->pid, .instr = f->instr, .code = f->code, .qualname = qn, .filename = fn,
+			      .linetable = lt, .firstlineno = first, .sym = symbol(py, name) };
+	return c->sym;
+}
+
+/* A frame that moved on, with no code object pinned (3.12+): the code object a
+ * reading named at that very instruction before, if it is still a code object with
+ * the same name, file, table and first line, holding the instruction; f filled as
+ * if it were read from the frame.  Its line symbol, 0 when none. */
+static uint32_t known_instr(struct python *py, const struct interp *in, struct reader *r, uint64_t instr,
+			    struct python_frame *f)
+{
+	const struct python_layout *l = in->l;
+	struct code_key k = { r->pid, instr };
+	const struct pyline *c = instr ? hashtable__find(&py->lines, hash__mix(hash__u64((uint32_t)r->pid), instr), &k)
+				       : NULL;
+	uint64_t type;
+	int32_t first;
+
+	if (!c || !c->sym || read_mem(r, c->code, f->head, l->co_code_adaptive) < 0)
+		return 0;
+	memcpy(&type, f->head + 8, 8);
+	memcpy(&first, f->head + l->co_firstlineno, 4);
+	if (type != in->code_type || u64_at(f->head, l->co_qualname) != c->qualname ||
+	    u64_at(f->head, l->co_filename) != c->filename || u64_at(f->head, l->co_linetable) != c->linetable ||
+	    first != c->firstlineno || !python_walk__holds(l, c->code, f->head, instr))
+		return 0;
+	f->code = c->code;
+	f->instr = instr;
+	f->before_next = true;          /* the entry was kept only where the lines agreed */
+	f->callers = true;              /* moved on: not known to be the first */
+	return c->sym;
+}
+
 /* The symbols of the activation that pinned (frame, code) into syms, innermost
  * first, read now: its function, and CALLERS_NAME above it when it may have callers
  * (how many, 0 with *ret_v saying why it could not be verified); t: the sample's time. */
 static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
-			       uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
+			       const struct python_pinned *pin, uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
 	struct reader r = { p->pid };
 	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
-	struct python_frame f;
-	enum python_verdict v = python_walk__frame(&w, frame, code, &f);
+	struct python_frame f = { 0 };
+	enum python_verdict v = pin ? python_walk__pinned(&w, frame, code, pin, &f) : python_walk__frame(&w, frame, code, &f);
 
-	/* a frame that moved on: its pinned code object, named if proven as any is */
-	if (v == PYTHON_MOVED)
+	/* a frame that moved on: its pinned code object, named if proven as any is; with
+	 * no code object pinned (3.12), the one a reading found at that instruction */
+	if (v == PYTHON_MOVED && (f.code || (pin && known_instr(py, &p->in, &r, pin->instr, &f))))
 		v = PYTHON_BY_CODE;
 	if (v == PYTHON_VERIFIED || v == PYTHON_BY_CODE)
 		syms[0] = code_symbol(py, &p->in, &r, &f, t, &v);
 	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !still_there(p->pidfd))
 		v = PYTHON_READ_FAILED;
+	/* the line where the instruction is pinned (else the function's "def N") */
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.instr) {
+		uint32_t ls = line_symbol(py, &p->in, &r, &f);
+
+		if (ls)
+			syms[0] = ls, py->st.lines++;
+	}
 	*ret_v = v;
 	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE)
 		return 0;
@@ -477,6 +658,7 @@ struct walk_call {
 	struct python *py;
 	struct pyproc *p;
 	uint64_t frame, code;
+	const struct python_pinned *pin;
 	uint64_t t;
 	uint32_t *syms;
 	size_t ret;
@@ -487,7 +669,7 @@ static int walk_call(void *arg)
 {
 	struct walk_call *c = arg;
 
-	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->t, c->syms, &c->v);
+	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->pin, c->t, c->syms, &c->v);
 	return 0;
 }
 
@@ -495,12 +677,12 @@ static int walk_call(void *arg)
  * effective capability: the kernel's ptrace rules, not CAP_SYS_PTRACE, decide what
  * may be read, so a process is read only while it is theirs. */
 static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
-			   uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
+			   const struct python_pinned *pin, uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
-	struct walk_call c = { py, p, frame, code, t, syms, 0, PYTHON_READ_FAILED };
+	struct walk_call c = { py, p, frame, code, pin, t, syms, 0, PYTHON_READ_FAILED };
 
 	if (!py->cfg.as_user)
-		return walk_symbols_now(py, p, frame, code, t, syms, ret_v);
+		return walk_symbols_now(py, p, frame, code, pin, t, syms, ret_v);
 	if (privs__as_user(walk_call, &c) < 0)
 		c.v = PYTHON_READ_FAILED, c.ret = 0;
 	*ret_v = c.v;
@@ -551,7 +733,8 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 	/* only processes attached, and threads unwound, before: judged in scope */
 	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
 	n = python_early__hints(py->early, (int32_t)s.tid, cfas);
-	if (!p || !p->in.l || !n)
+	/* builds pinned by DWARF need the unwinding's registers: read when unwound */
+	if (!p || !p->in.l || p->in.l->dwarf || !n)
 		return;
 	l = p->in.l;
 	sp = s.regs_user.regs[7];       /* perf's x86 register 7, the 8th of the mask */
@@ -570,7 +753,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 		struct python_early_act *a = &e->acts[i];
 		enum python_verdict v;
 
-		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, s.time, a->syms, &v);
+		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, NULL, s.time, a->syms, &v);
 		a->verdict = (uint8_t)v;
 	}
 	e->read_ns = now_ns();
@@ -589,7 +772,7 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 		nr = e->acts[i].n;
 		memcpy(syms, e->acts[i].syms, 4 * nr);
 	} else {
-		nr = walk_symbols(py, p, a->frame, a->code, t, syms, &v);
+		nr = walk_symbols(py, p, a->frame, a->code, p->in.l->dwarf ? &a->pin : NULL, t, syms, &v);
 	}
 	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE) {
 		py->st.unverified[v]++;
@@ -602,7 +785,8 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 	return nr;
 }
 
-size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps, size_t nr, size_t max)
+size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+		      const struct unwind_regs *regs, size_t nr, size_t max)
 {
 	struct python *py = ctx;
 	struct pyproc *p = proc_get(py, (int32_t)s->pid);
@@ -616,7 +800,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	if (!p || !p->in.l || max > UNWIND_MAX_OUT_FRAMES)
 		return nr;
 	py->st.samples++;
-	nacts = activations(&p->in, s, ips, sps, nr, acts, ARRAY_SIZE(acts));
+	nacts = activations(&p->in, s, ips, sps, regs, nr, acts, ARRAY_SIZE(acts));
 	early = early_find(py, s, acts, nacts);
 	hint_note(py, s, acts, nacts);
 	if (!nacts || map_object(py, s) < 0)

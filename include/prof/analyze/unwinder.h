@@ -101,12 +101,26 @@ uint64_t unwinder__written_sample_type(uint64_t kernel_sample_type);
 int unwinder__note(struct unwinder *u, const struct perf_event_header *ev);
 
 /*
+ * The general registers (DWARF numbers 0-15) of each unwound frame where they are
+ * known: frame 0's are the sample's own; an outer frame's are only the callee-saved
+ * ones (rbx, rbp, r12-r15) its CFI recovers, as they were at its call.  Bit r of
+ * known[i] says whether v[i][r] holds.
+ */
+#define UNWIND_REGS 16
+#define UNWIND_CALLEE_SAVED ((1u << 3) | (1u << 6) | (1u << 12) | (1u << 13) | (1u << 14) | (1u << 15))
+struct unwind_regs {
+	uint64_t v[UNWIND_MAX_FRAMES][UNWIND_REGS];
+	uint16_t known[UNWIND_MAX_FRAMES];
+};
+
+/*
  * An edit of a sample's unwound user frames before it is written: ips (nr of them,
- * room for max) and each frame's stack pointer sps (0 where unknown; sps[i + 1] is
- * frame i's CFA), the sample s (its stack copy, pid, time).  Returns the new count.
+ * room for max), each frame's stack pointer sps (0 where unknown; sps[i + 1] is
+ * frame i's CFA) and registers regs, the sample s (its stack copy, pid, time).
+ * Returns the new count.
  */
 typedef size_t (*unwinder_edit_fn)(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
-				   size_t nr, size_t max);
+				   const struct unwind_regs *regs, size_t nr, size_t max);
 
 /* Edit every rewritten sample's user frames with fn (NULL: none). */
 void unwinder__set_edit(struct unwinder *u, unwinder_edit_fn fn, void *ctx);

@@ -12,6 +12,7 @@
 
 #include "prof/analyze/model.h"
 #include "prof/analyze/unwinder.h"
+#include "prof/python/dwarf_pins.h"
 #include "prof/python/layout.h"
 #include "prof/python/walk.h"
 
@@ -21,6 +22,8 @@ struct interp {
 	uint64_t code_type;             /* &PyCode_Type */
 	uint64_t runtime;               /* &_PyRuntime */
 	uint32_t version;               /* Py_Version */
+	uint64_t bias;                  /* the object's load bias (pins are as linked) */
+	struct python_pins *pins;       /* l->dwarf: where the eval function keeps its state */
 	char path[128];
 };
 
@@ -32,7 +35,8 @@ struct interp_syms {
 
 /*
  * The interpreter symbols of the ELF file open on fd: 0, -ENOENT when it has no
- * eval function, -EINVAL when it is no ELF.
+ * eval function, -EPROTO when it has one but no Py_Version (CPython before 3.11),
+ * -EINVAL when it is no ELF.
  */
 int interp__read_syms(int fd, struct interp_syms *ret);
 
@@ -43,6 +47,17 @@ int interp__read_syms(int fd, struct interp_syms *ret);
  */
 int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void *ctx, struct interp *ret,
 		 char *why, size_t why_len);
+
+/* Free what *in holds (its pins); in stays valid to fill again.  NULL-safe. */
+void interp__release(struct interp *in);
+
+/*
+ * Does a build's DWARF (its member offsets, o) agree with layout l, and for 3.13+
+ * does its _Py_DebugOffsets (dbg, 360 bytes from _PyRuntime's start, version the
+ * build's Py_Version)?  0, or -ENOTSUP with why saying what differs.
+ */
+int interp__check_dwarf(const struct python_layout *l, const struct pin_offsets *o, const uint8_t *dbg,
+			uint32_t version, char *why, size_t why_len);
 
 /*
  * Does the process agree with the layout: PyCode_Type read from it (with read) named

@@ -17,11 +17,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The bytes of 3.13's _Py_DebugOffsets prof checks (from _PyRuntime's start). */
+#define PYTHON_DEBUG_OFFSETS_LEN 360
+
 struct python_layout {
 	const char *what;               /* "CPython 3.11 (Debian 3.11.2-6)" */
 	uint32_t version_mask, version; /* Py_Version & mask == version */
 	uint8_t build_id[20];           /* of the object that has the eval function */
-	uint8_t build_id_len;
+	uint8_t build_id_len;           /* 0: any build with debug info (dwarf) */
+	/* the eval function's frame and instruction pointers are pinned by the build's
+	 * own DWARF (dwarf_pins.h), not by fixed slots: cfa_* unused */
+	bool dwarf;
+	bool has_is_entry;              /* 3.11: f_is_entry; 3.12+: previous is the entry frame */
+	bool str_ready;                 /* 3.11: a str's state has the "ready" bit (7) */
+	bool debug_offsets;             /* 3.13+: _PyRuntime starts with _Py_DebugOffsets */
 	/* _PyEval_EvalFrameDefault's frame: distances below its CFA */
 	uint32_t cfa_frame;             /* cframe.current_frame (_PyInterpreterFrame *) */
 	uint32_t cfa_first_instr;       /* first_instr: code + code_adaptive */
@@ -45,6 +54,16 @@ const struct python_layout *python_layout__find(uint32_t version, const uint8_t 
 
 /* Is there a layout for that version at all (with another build)? */
 bool python_layout__knows_version(uint32_t version);
+
+/* The layout of that version for builds with debug info (dwarf), NULL when none. */
+const struct python_layout *python_layout__find_dwarf(uint32_t version);
+
+/*
+ * The line of the code unit at byte offset off of co_code_adaptive, from the code
+ * object's co_linetable bytes (3.11+'s location table, Objects/locations.md) and its
+ * co_firstlineno: the line, or -1 when the table says none (or is malformed).
+ */
+int python_linetable__line(const uint8_t *table, size_t len, int32_t firstlineno, uint32_t off);
 
 /*
  * A str object's text as UTF-8 into buf (len bytes, NUL-terminated), from the object's

@@ -71,6 +71,7 @@ struct python_stats {
 	uint64_t activations;           /* verified */
 	uint64_t by_code;               /* ... by their code object alone (walk.h) */
 	uint64_t callers;               /* ... with [python: callers not proven] above */
+	uint64_t lines;                 /* ... named with their line (the instruction pinned) */
 	uint64_t unverified[PYTHON_VERDICTS]; /* activations, by why */
 	uint64_t locations;             /* symbols of the object */
 	uint64_t early;                 /* samples whose frames were checked when drained */
@@ -85,8 +86,8 @@ int python__new(const struct python_config *cfg, struct python **ret);
 struct python *python__free(struct python *py);
 
 /* The unwinder's edit hook (unwinder__set_edit): ctx is the struct python. */
-size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps, size_t nr,
-		      size_t max);
+size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+		      const struct unwind_regs *regs, size_t nr, size_t max);
 
 /*
  * A record as drained from the ring buffers, long before it is unwound: the Python

@@ -38,10 +38,12 @@
 typedef int (*python_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 
 /* A code object's head as read (up to co_code_adaptive). */
-#define PYTHON_CODE_HEAD 192
+#define PYTHON_CODE_HEAD 256
 
 struct python_frame {
 	uint64_t frame, code;
+	uint64_t instr;                 /* the running instruction, inside code's bytecode; 0: none */
+	bool before_next;               /* instr is the unit before next_instr (python_pinned) */
 	bool callers;                   /* not an entry frame: callers above it */
 	uint8_t head[PYTHON_CODE_HEAD]; /* the code object's head, as read */
 };
@@ -52,6 +54,7 @@ enum python_verdict {
 	PYTHON_MOVED,                   /* the pinned frame holds another code object now */
 	PYTHON_NOT_CODE,                /* the pinned code is not a code object */
 	PYTHON_BY_CODE,                 /* verified by the code object alone (python.c) */
+	PYTHON_NOT_PINNED,              /* the build's DWARF pins no frame or code at that pc */
 	PYTHON_NOT_BEFORE,              /* its code object's name not read there before the sample */
 	PYTHON_VERDICTS,
 };
@@ -66,6 +69,15 @@ struct python_walk {
 	uint64_t code_type;             /* &PyCode_Type in the process */
 };
 
+/* What else the sample pins of an activation (builds with debug info; 0: nothing). */
+struct python_pinned {
+	uint64_t instr;                 /* the running instruction's address */
+	/* instr is the unit before the pinned next_instr: right after a jump that is
+	 * not the instruction that ran (the line is named only where both agree) */
+	bool before_next;
+	uint64_t entry_frame;           /* 3.12+: the activation's entry shim's address */
+};
+
 /*
  * The activation's pinned frame (frame, code; first_instr - co_code_adaptive) as
  * read now into *out: VERIFIED when it still runs that code object; MOVED, with *out
@@ -74,5 +86,20 @@ struct python_walk {
  */
 enum python_verdict python_walk__frame(const struct python_walk *w, uint64_t frame, uint64_t code,
 				       struct python_frame *out);
+
+/*
+ * The same with what else the sample pins (pin): when code is 0 (3.12+ pin no code
+ * object), the frame's code object read now stands for it only if its bytecode
+ * holds the pinned instruction (VERIFIED; else MOVED with out->code 0, python.c may
+ * know the code by that instruction).  out->instr is the pinned instruction when it
+ * lies inside the code object's bytecode, else 0 (no line).  A frame with no
+ * is_entry (3.12+) is its activation's first when its previous is the pinned entry
+ * shim (read while it still runs the code object).
+ */
+enum python_verdict python_walk__pinned(const struct python_walk *w, uint64_t frame, uint64_t code,
+					const struct python_pinned *pin, struct python_frame *out);
+
+/* Does code object head (as read, up to co_code_adaptive) at code hold instr? */
+bool python_walk__holds(const struct python_layout *l, uint64_t code, const uint8_t *head, uint64_t instr);
 
 #endif

@@ -46,11 +46,22 @@ from perf_folded import load
 # perf 6.1 names a PLT stub after the symbol before it (_init in Debian's python3,
 # whose .plt.sec it does not synthesize names for), or X@plt (a .plt it does);
 # prof names every stub X@plt, as perf's .plt ones: the same frame, named alike
-# here on both sides so the callchains are compared, not the namings.
+# here on both sides so the callchains are compared, not the namings.  Python
+# frames (where prof pins them: python/*.sh check them) are left out on both sides,
+# and a native frame they stood between is one: a leaf activation's Python frame
+# is the chain's first entry, which prof report shows below the sampled ip and
+# perf script instead of it.
 def plt_as_unknown(c):
     out = collections.Counter()
     for k, v in c.items():
-        out[";".join("[unknown]" if f == "_init" or f.endswith("@plt") else f for f in k.split(";"))] += v
+        frames = []
+        for f in k.split(";"):
+            if f.startswith("[python:") or re.search(r"[ _]\(.*:(def[ _])?[0-9]+\)$", f):
+                continue
+            f = "[unknown]" if f == "_init" or f.endswith("@plt") else f
+            if not frames or frames[-1] != f or f == "[unknown]":
+                frames.append(f)
+        out[";".join(frames)] += v
     return out
 perf, prof = plt_as_unknown(load(sys.argv[1])), plt_as_unknown(load(sys.argv[2]))
 comm, rx, need = sys.argv[3], re.compile(sys.argv[4]), float(sys.argv[5])

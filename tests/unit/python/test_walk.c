@@ -168,3 +168,58 @@ Test(walk, a_caller_switching_changes_nothing_shown, .init = init)
 		cr_expect(out.callers);
 	}
 }
+
+/*
+ * 3.12 with debug info: no code object pinned, the instruction is.  The frame's
+ * code object counts only if its bytecode holds the pinned instruction; the entry
+ * shim (on the C stack) as the frame's previous marks its activation's first.
+ */
+#define ENTRY_SHIM (BASE + 0x3800)
+
+static void init12(void)
+{
+	memset(&sp, 0, sizeof(sp));
+	L = python_layout__find_dwarf(0x030c01f0);
+	cr_assert_not_null(L);
+	code(CODE_A, 1, 2);
+	code(CODE_B, 1, 2);
+	put64(CODE_A + L->co_size, 16);         /* 16 code units of bytecode */
+	put64(CODE_B + L->co_size, 16);
+	put64(F_A + L->f_code, CODE_A);
+	put64(F_A + L->f_previous, ENTRY_SHIM);
+}
+
+static enum python_verdict walk12(uint64_t instr, uint64_t entry, struct python_frame *o)
+{
+	struct python_walk w = { .l = L, .read = rd, .code_type = CODE_TYPE };
+	struct python_pinned pin = { .instr = instr, .entry_frame = entry, .before_next = true };
+
+	return python_walk__pinned(&w, F_A, 0, &pin, o);
+}
+
+Test(walk, pinned_by_instruction, .init = init12)
+{
+	uint64_t in_a = CODE_A + L->co_code_adaptive + 2 * 5;
+
+	cr_assert_eq(walk12(in_a, ENTRY_SHIM, &out), PYTHON_VERIFIED);
+	cr_expect_eq(out.code, CODE_A);
+	cr_expect_eq(out.instr, in_a);
+	cr_expect(out.before_next);
+	cr_expect_not(out.callers, "its previous is the activation's entry shim");
+	cr_assert_eq(walk12(in_a, ENTRY_SHIM + 8, &out), PYTHON_VERIFIED);
+	cr_expect(out.callers, "another previous: callers above it");
+	/* the instruction is not in the code object the frame runs now: moved on */
+	cr_expect_eq(walk12(CODE_B + L->co_code_adaptive + 2 * 5, ENTRY_SHIM, &out), PYTHON_MOVED);
+	cr_expect_eq(out.code, 0);
+	/* past the bytecode's end, or odd: not held */
+	cr_expect_eq(walk12(CODE_A + L->co_code_adaptive + 2 * 16, ENTRY_SHIM, &out), PYTHON_MOVED);
+	cr_expect_eq(walk12(in_a + 1, ENTRY_SHIM, &out), PYTHON_MOVED);
+	/* nothing pinned: no guess */
+	cr_expect_eq(walk12(0, ENTRY_SHIM, &out), PYTHON_NOT_PINNED);
+	{
+		struct python_walk w = { .l = L, .read = rd, .code_type = CODE_TYPE };
+		struct python_pinned pin = { .instr = in_a };
+
+		cr_expect_eq(python_walk__pinned(&w, 0, 0, &pin, &out), PYTHON_NOT_PINNED);
+	}
+}

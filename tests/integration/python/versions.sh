@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Other CPython builds: each pyenv version installed here (3.8 to 3.13, their
+# libpython with full DWARF).  A version prof pins by the build's DWARF (3.11, 3.12)
+# runs sixty(), thirty() and ten(), the same pure-Python loop 6000, 3000 and 1000
+# times in turn (where a sample is pinned depends on the pc, not on which of them
+# runs): each one's share of the samples with verified frames is within 5 points of
+# 60/30/10, the frames name lines of their own function, and most samples are verified.  A
+# version it does not do gets no Python frames and one clean summary line saying
+# why.  Versions not installed are skipped; none installed: SKIP.
+. "$(dirname "$0")/pyenv.sh"
+cat >"$TMP/pub/spin.py" <<'PY'
+import sys, time
+def sixty(n):
+    x = 0
+    for i in range(n): x += i
+def thirty(n):
+    x = 0
+    for i in range(n): x += i
+def ten(n):
+    x = 0
+    for i in range(n): x += i
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    sixty(6000); thirty(3000); ten(1000)
+PY
+
+# check_shares FOLDED: shares of the verified samples within 5 points, at the line
+check_shares() {
+	python3 - "$1" <<'PY'
+import sys
+n = {"sixty": 0, "thirty": 0, "ten": 0}
+# each function's own lines: its def (RESUME), "x = 0", its loop
+lines = {"sixty": (2, 3, 4), "thirty": (5, 6, 7), "ten": (8, 9, 10)}
+total = wrong_line = 0
+for l in open(sys.argv[1]):
+    stack, _, count = l.rstrip("\n").rpartition(" ")
+    mine = [f for f in stack.split(";") if "spin.py:" in f and f.split(" (")[0] in n]
+    if not mine:
+        continue
+    name, where = mine[-1].split(" (", 1)
+    total += int(count)
+    n[name] += int(count)
+    # a line not of that function (the def line, when no instruction was pinned, is no line)
+    if ":def " not in where and not any(where.endswith(f":{n})") for n in lines[name]):
+        wrong_line += int(count)
+print(f"# {total} verified samples in them: " + ", ".join(f"{k} {100 * v / max(total, 1):.1f}%" for k, v in n.items()) +
+      f"; at another line: {wrong_line}")
+want = {"sixty": 60, "thirty": 30, "ten": 10}
+sys.exit(1 if total < 2000 or wrong_line or any(abs(100 * n[k] / total - want[k]) > 5 for k in want) else 0)
+PY
+}
+
+done_versions=0 clean=0
+for v in 3.8.18 3.9.18 3.10.13 3.11.7 3.12.1 3.13.0; do
+	pyenv_mount "$v" || { note "$v: not installed"; continue; }
+	F=$TMP/$v.data
+	pyv_record "$F" "$TMP/pub/spin.py" 4
+	pyv_folded "$F" "$TMP/$v.folded"
+	if grep -qE '^prof: Python: no Python frames for 1 interpreter\(s\): .*(CPython '"${v//./\\.}"'[:( ].*not a (version|build) prof knows|a CPython older than 3\.11 \(no Py_Version\): not a version prof knows)' "$TMP/summary"; then
+		note "$v: $(sed -nE 's/^prof: Python: no Python frames for 1 interpreter\(s\): (.*)/\1/p' "$TMP/summary")"
+		! grep -qE 'spin\.py|\[python' "$TMP/$v.folded" || fail "$v: Python frames for a build prof does not know"
+		clean=$((clean + 1))
+		continue
+	fi
+	read -r samples verified < <(sed -nE 's/^prof: Python: ([0-9]+) samples .*, ([0-9]+) of them all verified.*/\1 \2/p' "$TMP/summary")
+	[ -n "${samples:-}" ] || fail "$v: no Python line in the summary: $(grep -i python "$TMP/summary")"
+	check_shares "$TMP/$v.folded" || fail "$v: shares off or a wrong line"
+	[ "$((verified * 100))" -ge "$((samples * 60))" ] || fail "$v: only $verified of $samples samples verified"
+	note "$v: $verified of $samples samples verified"
+	done_versions=$((done_versions + 1))
+done
+[ $((done_versions + clean)) -gt 0 ] || skip "no pyenv version installed under $PYENV_VERSIONS"
+pass "$done_versions version(s) with verified shares and lines, $clean refused with a clean summary line"
