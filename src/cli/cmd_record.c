@@ -116,16 +116,13 @@ static void summary_python(const struct recording *r, const struct python_stats 
 			"unverified]%s%s%s\n", py->samples, py->processes, py->with_python, py->verified, bad,
 			n ? " (" : "", why, n ? ")" : "");
 	if (py->with_python)
-		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function and its "
-			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object alone, "
-			"their frame having moved on); not shown: its callers (%" PRIu64 " activations have "
-			"[python: callers not proven]) and the line it ran, which are in the heap, read %.0f ms after "
-			"the sample on average: proving them would take reading them at the sample instant (e.g. a "
-			"BPF program on the sampling event, as the OpenTelemetry profiler does)\n",
-			py->activations, py->by_code, py->callers, (double)py->delay_sum_ns / 1e6 / (double)py->with_python);
-	if (py->lines)
-		fprintf(stderr, "prof: Python: %" PRIu64 " of those activations named with the line they ran, "
-			"\"(file:LINE)\": their instruction pinned by the interpreter build's DWARF\n", py->lines);
+		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function (%" PRIu64
+			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "
+			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF), else its def "
+			"line; not shown: its callers (%" PRIu64 " activations have [python: callers not proven]), "
+			"in the heap, read %.0f ms after the sample on average\n",
+			py->activations, py->by_code, py->lines, py->callers,
+			(double)py->delay_sum_ns / 1e6 / (double)py->with_python);
 	if (py->rejected)
 		fprintf(stderr, "prof: Python: no Python frames for %" PRIu64 " interpreter(s): %s\n", py->rejected,
 			py->why_rejected);

@@ -64,6 +64,7 @@ struct pyline {
 	uint64_t instr;
 	uint64_t code, qualname, filename, linetable;
 	int32_t firstlineno;
+	uint64_t table_hash;            /* of the co_linetable's bytes as read */
 	uint32_t sym;                   /* "qualname (file:LINE)" */
 };
 
@@ -371,11 +372,13 @@ static int read_names(const struct python_layout *l, struct reader *r, uint64_t 
 /* The symbol of code object f->code, "qualname (file:def N)" (the code object's own,
  * never changed), if it is proven to be the one there at sample time t: the same
  * name was read at that address before t (a reading earlier than the sample) and now
- * (after it), with no other name read there in between.  0 with *ret_v saying why
- * not.  What it cannot see: another code object made there and freed again, with
- * the first one's name made back, all between two readings of that address. */
+ * (after it), with no other name read there in between; with table_hash (of its
+ * co_linetable's bytes, 0 where no line is named) part of the name.  0 with *ret_v
+ * saying why not.  What it cannot see: another code object made there and freed
+ * again, with the first one's name made back, all between two readings of that
+ * address. */
 static uint32_t code_symbol(struct python *py, const struct interp *in, struct reader *r,
-			    const struct python_frame *f, uint64_t t, enum python_verdict *ret_v)
+			    const struct python_frame *f, uint64_t table_hash, uint64_t t, enum python_verdict *ret_v)
 {
 	const struct python_layout *l = in->l;
 	struct code_key k = { r->pid, f->code };
@@ -392,7 +395,7 @@ static uint32_t code_symbol(struct python *py, const struct interp *in, struct r
 		return 0;
 	}
 	snprintf(name, sizeof(name), "%s (%s:def %d)", qual, file, first);
-	nh = hash__bytes(name, strlen(name));
+	nh = hash__mix(hash__bytes(name, strlen(name)), table_hash);
 	c = hashtable__find(&py->codes, h, &k);
 	if (c && c->name_hash == nh && c->sym) {
 		if (c->since_ns < t)
@@ -548,11 +551,13 @@ static int read_bytes(const struct python_layout *l, struct reader *r, uint64_t 
 	return err < 0 ? err : (int)size;
 }
 
-/* The symbol "qualname (file:LINE)" of f's pinned instruction in its code object
- * (by its co_linetable), kept by (pid, instruction).  0 when unreadable or the
- * table gives that instruction no line. */
+/* The symbol "qualname (file:LINE)" of f's pinned instruction in its code object,
+ * by its co_linetable as read into py->table (n bytes, hash th: code_symbol proved
+ * that very table there before the sample and after, with the names), kept by
+ * (pid, instruction) for that table.  0 when unreadable or where the table gives
+ * that instruction no line. */
 static uint32_t line_symbol(struct python *py, const struct interp *in, struct reader *r,
-			    const struct python_frame *f)
+			    const struct python_frame *f, int n, uint64_t th)
 {
 	const struct python_layout *l = in->l;
 	struct code_key k = { r->pid, f->instr };
@@ -563,16 +568,13 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	char qual[256], file[512], name[1024];
 	int32_t first;
 	uint32_t off;
-	int n, line;
+	int line;
 	bool created;
 
 	memcpy(&first, f->head + l->co_firstlineno, 4);
 	if (c && c->code == f->code && c->qualname == qn && c->filename == fn && c->linetable == lt &&
-	    c->firstlineno == first)
+	    c->firstlineno == first && c->table_hash == th)
 		return c->sym;
-	n = read_bytes(l, r, lt, py->table, sizeof(py->table));
-	if (n < 0)
-		return 0;
 	off = (uint32_t)(f->instr - f->code - l->co_code_adaptive);
 	line = python_linetable__line(py->table, (size_t)n, first, off);
 	/* the unit before next_instr ran unless a jump just set next_instr: where the
@@ -588,7 +590,7 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	if (!c)
 		return 0;
 	*c = (struct pyline){ .pid = r->pid, .instr = f->instr, .code = f->code, .qualname = qn, .filename = fn,
-			      .linetable = lt, .firstlineno = first, .sym = symbol(py, name) };
+			      .linetable = lt, .firstlineno = first, .table_hash = th, .sym = symbol(py, name) };
 	return c->sym;
 }
 
@@ -631,18 +633,27 @@ static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t fra
 	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
 	struct python_frame f = { 0 };
 	enum python_verdict v = pin ? python_walk__pinned(&w, frame, code, pin, &f) : python_walk__frame(&w, frame, code, &f);
+	uint64_t th = 0;
+	int tn = -1;
 
 	/* a frame that moved on: its pinned code object, named if proven as any is; with
 	 * no code object pinned (3.12), the one a reading found at that instruction */
 	if (v == PYTHON_MOVED && (f.code || (pin && known_instr(py, &p->in, &r, pin->instr, &f))))
 		v = PYTHON_BY_CODE;
+	/* where the instruction is pinned, the code object's line table is part of what
+	 * is proven there by time, with its names: a code object made at a freed one's
+	 * address with the same names and another body must not get the old lines */
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.instr) {
+		tn = read_bytes(p->in.l, &r, u64_at(f.head, p->in.l->co_linetable), py->table, sizeof(py->table));
+		th = tn >= 0 ? hash__bytes(py->table, (size_t)tn) : 0;
+	}
 	if (v == PYTHON_VERIFIED || v == PYTHON_BY_CODE)
-		syms[0] = code_symbol(py, &p->in, &r, &f, t, &v);
+		syms[0] = code_symbol(py, &p->in, &r, &f, th, t, &v);
 	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !still_there(p->pidfd))
 		v = PYTHON_READ_FAILED;
 	/* the line where the instruction is pinned (else the function's "def N") */
-	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.instr) {
-		uint32_t ls = line_symbol(py, &p->in, &r, &f);
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.instr && tn >= 0) {
+		uint32_t ls = line_symbol(py, &p->in, &r, &f, tn, th);
 
 		if (ls)
 			syms[0] = ls, py->st.lines++;
