@@ -23,10 +23,14 @@ while time.perf_counter() < end:
     a()
     b()
 PY
-F=$TMP/callers.data
-py_record "$F" "$TMP/pub/callers.py" 8
-py_folded "$F" "$TMP/prof.folded"
-python3 - "$TMP/prof.folded" <<'PY' || fail "wrong callers"
+# >= 20,000 samples of helper() over up to three recordings (a loaded host gives the
+# program less of a CPU), each checked alone.
+total=0
+for try in 1 2 3; do
+	F=$TMP/callers-$try.data
+	py_record "$F" "$TMP/pub/callers.py" 8
+	py_folded "$F" "$TMP/prof-$try.folded"
+	n=$(python3 - "$TMP/prof-$try.folded" <<'PY'
 import sys
 helper = marked = wrong = lines = 0
 for line in open(sys.argv[1]):
@@ -43,8 +47,13 @@ for line in open(sys.argv[1]):
     if any(f.split(" (")[0] in ("a", "b") for f in frames):
         wrong += int(count)
 print(f"# samples of helper() at its def line 2: {helper}, [python: callers not proven] above: {marked}, "
-      f"with a caller or another line: {wrong}; frames with a line: {lines}")
-if wrong or lines or marked != helper or helper < 20000:
-    sys.exit(1)
+      f"with a caller or another line: {wrong}; frames with a line: {lines}", file=sys.stderr)
+print(helper)
+sys.exit(1 if wrong or lines or marked != helper else 0)
 PY
-pass "no caller or line shown over $(awk '/helper \(/ {n += $NF} END {print n}' "$TMP/prof.folded") samples of helper()"
+) || fail "wrong callers"
+	total=$((total + n))
+	[ "$total" -ge 20000 ] && break
+done
+[ "$total" -ge 20000 ] || fail "only $total samples of helper() in three recordings (>= 20,000 wanted)"
+pass "no caller or line shown over $total samples of helper()"
