@@ -175,6 +175,7 @@ static const struct daemon_key {
 	DK(max_clients_per_uid, DK_UINT, max_clients_per_uid, 1, 65536, "connections, 1 to 65536"),
 	DK(client_timeout, DK_UINT, client_timeout, 1, 3600, "seconds, 1 to 3600"),
 	DK(callchain, DK_BOOL, callchain, 0, 1, "yes or no"),
+	DK(off_cpu, DK_BOOL, off_cpu, 0, 1, "yes or no"),
 	DK(fsync, DK_BOOL, fsync, 0, 1, "yes or no"),
 	DK(state_dir, DK_STR, state_dir, 0, 0, "an absolute path"),
 	DK(socket, DK_STR, socket, 0, 0, "an absolute path of at most 107 bytes"),

@@ -174,7 +174,7 @@ static int settings_of(const struct prof_config *c, struct daemon_settings *s, c
 			   .fsync = d->fsync },
 		.server = { .max_clients = d->max_clients, .max_per_uid = d->max_clients_per_uid,
 			    .timeout_ms = d->client_timeout * 1000, .answers_memory_max = d->answers_memory_max },
-		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain,
+		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain, .off_cpu = d->off_cpu,
 	};
 	if (snprintf(s->history_dir, sizeof(s->history_dir), "%s/history", d->state_dir) >= (int)sizeof(s->history_dir))
 		return errorf(err, errlen, "[daemon] state_dir is too long");
@@ -207,6 +207,10 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	o->mmap_given = true;
 	o->track_uids = true;
 	o->quiet = true;
+	/* the host's switches into intervals, their CPU's holders by uid (view.h tells each
+	 * tenant only self and other tenants) */
+	o->off_cpu = d->off_cpu;
+	o->off_cpu_by_uid = d->off_cpu;
 	o->nr_events = 1;
 	if (event_spec__parse(d->event, &o->events[0]) < 0)
 		return errorf(err, errlen, "[daemon] event '%s' is not known", d->event);
@@ -383,6 +387,10 @@ static void publish(struct profd *p)
 	ds.unattributed = st.scope->unattributed_gone + st.scope->unattributed_creds;
 	ds.records = st.records->records;
 	ds.described = st.records->described;
+	if (st.offcpu) {
+		ds.off_cpu = true;
+		ds.offcpu = *st.offcpu;
+	}
 	daemon__publish(p->d, &ds);
 }
 

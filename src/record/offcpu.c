@@ -201,14 +201,14 @@ static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
 
 	if (tid == 0)
 		return OFFCPU_HOLDER_IDLE;
-	if (o->cfg.in_scope(o->cfg.ctx, pid, tid, 0) > 0)
+	if (!o->cfg.holders_by_uid && o->cfg.in_scope(o->cfg.ctx, pid, tid, 0) > 0)
 		return OFFCPU_HOLDER_SELF;
 	k = kind_of(o, pid, tid);
 	if (!k)
 		return OFFCPU_HOLDER_UNKNOWN;
 	if (k->kthread)
 		return OFFCPU_HOLDER_SYSTEM;
-	if (!o->cfg.name_holders)
+	if (!o->cfg.name_holders && !o->cfg.holders_by_uid)
 		return OFFCPU_HOLDER_OTHERS;
 	if (!k->uid_known || k->uid > UINT32_MAX - OFFCPU_HOLDER_UID)
 		return OFFCPU_HOLDER_UNKNOWN;

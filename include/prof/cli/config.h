@@ -42,6 +42,7 @@ struct prof_config {
 		char event[64];
 		uint64_t freq;
 		bool callchain;
+		bool off_cpu;                   /* time off a CPU per tenant (profd(8)) */
 		unsigned int mmap_pages;
 		uint64_t bucket, fine_span, history;    /* seconds */
 		uint64_t memory_max, disk_max, answers_memory_max;      /* bytes */

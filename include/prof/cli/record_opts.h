@@ -40,6 +40,7 @@ struct record_opts {
 	bool freq_given, period_given, mmap_given, output_given;
 	bool no_kernel;         /* policy: no kernel samples, call chains or maps */
 	bool off_cpu;           /* --off-cpu: the scope's time off a CPU (offcpu.h) */
+	bool off_cpu_by_uid;    /* profd: holders by uid, never "self" (its scope is the host) */
 	bool track_uids;        /* the set*uid() tracepoints without --uid (profd serves users
 				 * only when a process becoming root cannot go unseen) */
 	char **argv;            /* workload, NULL-terminated; NULL when none */

@@ -39,7 +39,8 @@ struct sampler_config {
 };
 
 struct sampler_stats {
-	uint64_t samples;               /* added to the engine */
+	uint64_t samples;               /* added to the engine (on-CPU) */
+	uint64_t runq_ns, blocked_ns;   /* off-CPU intervals added ([daemon] off_cpu) */
 	uint64_t short_samples;         /* too short to read */
 	uint64_t late;                  /* stamped before the open bucket (added to it) */
 	uint64_t lost;                  /* the kernel's LOST and LOST_SAMPLES counts */

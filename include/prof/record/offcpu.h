@@ -83,6 +83,9 @@ struct offcpu_config {
 	offcpu_uid_fn uid_of;
 	offcpu_emit_fn emit;
 	void *ctx;                              /* of the three */
+	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
+	 * whole host would make every holder self; each tenant's answer tells self apart */
+	bool holders_by_uid;
 };
 
 struct offcpu_stats {

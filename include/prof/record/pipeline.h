@@ -61,6 +61,7 @@ struct pipeline_config {
 	/* --off-cpu (offcpu.h): the context-switch event's ids; none: no off-CPU */
 	const uint64_t *switch_ids;
 	size_t nr_switch_ids;
+	bool offcpu_by_uid;                     /* holders by uid (offcpu_config.holders_by_uid) */
 };
 
 struct pipeline_stats {
