@@ -402,7 +402,11 @@ static int on_sample(struct sampler *s, const struct perf_event_header *ev)
 	} else if (rt < s->live_start) {
 		s->st.late++;
 	}
-	/* off-CPU intervals (offcpu.h): their kind into the holder key (HOLDER_BLOCKED) */
+	/* off-CPU intervals (offcpu.h): their kind into the holder key (HOLDER_BLOCKED);
+	 * an offcpu-runq sample's holder is the u32 after its CPU, which the layout's
+	 * reading leaves out */
+	if (s->layout->s_cpu >= 0)
+		smp.cpu_res = (uint32_t)(*sample__u64(ev, s->layout->s_cpu) >> 32);
 	if (smp.id == OFFCPU_ID_BLOCKED) {
 		smp.cpu_res = HOLDER_BLOCKED;
 		s->st.blocked_ns += smp.period;

@@ -50,8 +50,8 @@ static void write_off_cpu(struct snap_out *o, const struct status_facts *f)
 	const struct offcpu_stats *c = &f->sampling.offcpu;
 	const struct sampler_stats *ss = &f->sampling.sampler;
 
-	line(o, "off_cpu %d\n", f->sampling.off_cpu);
-	if (!f->sampling.off_cpu)
+	line(o, "off_cpu %d\n", f->s->off_cpu);
+	if (!f->s->off_cpu)
 		return;
 	line(o, "off_cpu_switches %" PRIu64 "\noff_cpu_intervals %" PRIu64 "\noff_cpu_runq_ns %" PRIu64
 	     "\noff_cpu_blocked_ns %" PRIu64 "\n", c->switches, c->intervals, ss->runq_ns, ss->blocked_ns);
