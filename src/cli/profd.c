@@ -175,6 +175,7 @@ static int settings_of(const struct prof_config *c, struct daemon_settings *s, c
 		.server = { .max_clients = d->max_clients, .max_per_uid = d->max_clients_per_uid,
 			    .timeout_ms = d->client_timeout * 1000, .answers_memory_max = d->answers_memory_max },
 		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain, .off_cpu = d->off_cpu,
+		.off_cpu_stacks = d->off_cpu_stacks, .off_cpu_sample = d->off_cpu_sample,
 	};
 	if (snprintf(s->history_dir, sizeof(s->history_dir), "%s/history", d->state_dir) >= (int)sizeof(s->history_dir))
 		return errorf(err, errlen, "[daemon] state_dir is too long");
@@ -211,6 +212,7 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	 * tenant only self and other tenants) */
 	o->off_cpu = d->off_cpu;
 	o->off_cpu_by_uid = d->off_cpu;
+	o->off_cpu_every = d->off_cpu_sample;
 	o->nr_events = 1;
 	if (event_spec__parse(d->event, &o->events[0]) < 0)
 		return errorf(err, errlen, "[daemon] event '%s' is not known", d->event);
@@ -313,7 +315,9 @@ static int start_exports(struct profd *p)
 /* Everything but the sampling loop.  0, or an exit code after a message. */
 static int profd_start(struct profd *p)
 {
-	struct sampler_config sc = { .callchain = p->ro.callchain, .uid_of = uid_of, .uid_ctx = p };
+	struct sampler_config sc = { .callchain = p->ro.callchain, .off_cpu_stacks = p->pf.cfg.daemon.off_cpu_stacks,
+				     .off_cpu_every = p->pf.cfg.daemon.off_cpu_sample,
+				     .uid_of = uid_of, .uid_ctx = p };
 	struct store_stats st;
 	char err[1024];
 	int fd;

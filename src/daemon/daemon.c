@@ -390,6 +390,8 @@ static void restart_keys(const struct daemon_settings *o, const struct daemon_se
 	CHANGED(o->freq != n->freq || o->period != n->period, "frequency");
 	CHANGED(o->callchain != n->callchain, "callchain");
 	CHANGED(o->off_cpu != n->off_cpu, "off_cpu");
+	CHANGED(o->off_cpu_stacks != n->off_cpu_stacks, "off_cpu_stacks");
+	CHANGED(o->off_cpu_sample != n->off_cpu_sample, "off_cpu_sample");
 	CHANGED(o->history.bucket_ns != n->history.bucket_ns, "bucket");
 	CHANGED(strcmp(o->history_dir, n->history_dir), "state_dir");
 #undef CHANGED

@@ -56,6 +56,7 @@ struct sampler {
 	struct strset names;
 	struct profile *prof;
 	struct attribution attr;
+	struct attribution attr_off;    /* off-CPU samples': the ip only, unless off_cpu_stacks */
 	struct model_reaper reaper;
 	struct hashtable objs;          /* of struct obj_info, by name pointer */
 	uint32_t objs_scanned;          /* model objects looked at so far */
@@ -124,6 +125,8 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 	/* the keys of history: no pid, so a fork storm does not multiply them */
 	s->attr.keep[PROFILE_KEY_UID] = s->attr.keep[PROFILE_KEY_CGROUP] = s->attr.keep[PROFILE_KEY_COMM] = true;
 	s->attr.keep[PROFILE_KEY_HOLDER] = true;        /* on, runq (by holder), blocked */
+	s->attr_off = s->attr;
+	s->attr_off.callchain = c->callchain && c->off_cpu_stacks;
 	s->last_mono = clock_mono_ns();
 	s->rt_off = sampler__realtime_ns() - s->last_mono;
 	open_span(s, s->last_mono + s->rt_off);
@@ -407,6 +410,8 @@ static int on_sample(struct sampler *s, const struct perf_event_header *ev)
 	 * reading leaves out */
 	if (s->layout->s_cpu >= 0)
 		smp.cpu_res = (uint32_t)(*sample__u64(ev, s->layout->s_cpu) >> 32);
+	if ((smp.id == OFFCPU_ID_BLOCKED || smp.id == OFFCPU_ID_RUNQ) && s->c.off_cpu_every > 1)
+		smp.period *= s->c.off_cpu_every;       /* 1 in N kept: each stands for N */
 	if (smp.id == OFFCPU_ID_BLOCKED) {
 		smp.cpu_res = HOLDER_BLOCKED;
 		s->st.blocked_ns += smp.period;
@@ -416,8 +421,9 @@ static int on_sample(struct sampler *s, const struct perf_event_header *ev)
 	} else {
 		smp.cpu_res = 0;
 		s->st.samples++;
+		return attribution__add(&s->attr, &smp) < 0 ? -ENOMEM : 0;
 	}
-	return attribution__add(&s->attr, &smp) < 0 ? -ENOMEM : 0;
+	return attribution__add(&s->attr_off, &smp) < 0 ? -ENOMEM : 0;
 }
 
 int sampler__sink(const void *rec, size_t len, void *ctx)

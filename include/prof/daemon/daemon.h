@@ -43,6 +43,8 @@ struct daemon_settings {
 	uint64_t freq, period;
 	bool callchain;
 	bool off_cpu;                   /* [daemon] off_cpu: off-CPU time is kept */
+	bool off_cpu_stacks;            /* ... with its call chains */
+	uint64_t off_cpu_sample;        /* ... an interval in N kept, its time times N */
 	char host[256], osrelease[128];
 };
 
