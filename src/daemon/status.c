@@ -57,6 +57,7 @@ static void write_off_cpu(struct snap_out *o, const struct status_facts *f)
 	     "\noff_cpu_blocked_ns %" PRIu64 "\n", c->switches, c->intervals, ss->runq_ns, ss->blocked_ns);
 	line(o, "off_cpu_lost_ns %" PRIu64 "\noff_cpu_nostack_ns %" PRIu64 "\noff_cpu_unknown_holder_ns %" PRIu64 "\n",
 	     c->lost_ns, c->nostack_ns, c->unknown_holder_ns);
+	line(o, "off_cpu_stacks_skipped %" PRIu64 "\n", c->stacks_skipped);
 }
 
 static void write_sampling(struct snap_out *o, const struct status_facts *f)

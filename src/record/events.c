@@ -560,8 +560,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	}
 	err = open_evsel(e, e->sideband);
 	if (err == 0 && o->off_cpu && !e->offcpu)
-		err = offcpu_events__open_every(e->evlist, e->cpus, e->threads, &e->attrs[0], o->off_cpu_every,
-						&e->offcpu);
+		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
 	if (err < 0)
 		goto err;
 	if (o->scope.nr_uids || o->track_uids) {

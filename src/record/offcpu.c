@@ -76,6 +76,7 @@ struct offcpu {
 	uint8_t *fix;                   /* one record renamed (rename_id) */
 	size_t fix_cap;
 	struct offcpu_stats st;
+	uint64_t stack_seq;             /* stack samples seen (stack_every) */
 };
 
 static bool tid_eq(const void *entry, const void *key, const void *ctx)
@@ -396,6 +397,13 @@ static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
 	    l->s_period < 0 || l->s_cpu < 0)
 		return 1;
 	t = thread_find(o, tid);
+	if (o->cfg.stack_every > 1 && ++o->stack_seq % o->cfg.stack_every) {
+		/* not kept (stack_every): the switch-out that follows opens no interval */
+		o->st.stacks_skipped++;
+		if (t && t->state == T_STACKED)
+			t->state = T_RUNNING;
+		return 1;
+	}
 	if (!t && o->cfg.in_scope(o->cfg.ctx, pid, tid, sample_layout__cgroup(l, ev)) == 0)
 		return 1;       /* not the scope's: no stack kept, nothing tracked */
 	if (!t) {

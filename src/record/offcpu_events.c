@@ -29,7 +29,7 @@ static struct perf_event_attr period_one(const struct perf_event_attr *sampling,
 	return a;
 }
 
-static void switch_attr(const struct perf_event_attr *sampling, uint64_t every, struct perf_event_attr *ret)
+static void switch_attr(const struct perf_event_attr *sampling, struct perf_event_attr *ret)
 {
 	/*
 	 * It fires in the task switching out, before the switch: its call chain is that
@@ -44,19 +44,11 @@ static void switch_attr(const struct perf_event_attr *sampling, uint64_t every, 
 	 * call chain is the user's only and offcpu.h moves the ip to its leaf */
 	a.exclude_kernel = 0;
 	a.exclude_callchain_kernel = sampling->exclude_kernel;
-	/* profd's 1-in-N (offcpu_events__open_every): the other intervals have no stack */
-	a.sample_period = every > 1 ? every : 1;
 	*ret = a;
 }
 
 int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
 			const struct perf_event_attr *sampling, struct offcpu_events **ret)
-{
-	return offcpu_events__open_every(evlist, cpus, threads, sampling, 1, ret);
-}
-
-int offcpu_events__open_every(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
-			      const struct perf_event_attr *sampling, uint64_t every, struct offcpu_events **ret)
 {
 	struct offcpu_events *o = calloc(1, sizeof(*o));
 	struct perf_event_attr a;
@@ -64,7 +56,7 @@ int offcpu_events__open_every(struct perf_evlist *evlist, struct perf_cpu_map *c
 
 	if (!o)
 		return -ENOMEM;
-	switch_attr(sampling, every, &a);
+	switch_attr(sampling, &a);
 	o->evsel = perf_evsel__new(&a);
 	if (!o->evsel) {
 		free(o);
@@ -93,7 +85,7 @@ int offcpu_events__open_by_cgroup(const struct perf_event_attr *sampling, const 
 
 	if (!o)
 		return -ENOMEM;
-	switch_attr(sampling, 1, &a);
+	switch_attr(sampling, &a);
 	err = cgroup_sampling__open(&a, cgroup_fds, nr_cgroups, cpus, nr_cpus, &o->by_cgroup);
 	if (err < 0) {
 		free(o);

@@ -361,7 +361,7 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 		.layout = cfg->layout, .switch_ids = cfg->switch_ids, .nr_switch_ids = cfg->nr_switch_ids,
 		.proc_fd = cfg->proc_fd, .name_holders = cfg->verdict->admin, .user_only = !cfg->verdict->kernel,
 		.in_scope = offcpu_in_scope, .uid_of = offcpu_uid, .emit = offcpu_emit, .ctx = p,
-		.holders_by_uid = cfg->offcpu_by_uid,
+		.holders_by_uid = cfg->offcpu_by_uid, .stack_every = cfg->offcpu_every,
 	};
 
 	return cfg->nr_switch_ids ? offcpu__new(&oc, &p->offcpu) : 0;

@@ -192,7 +192,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
 		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,
 		.switch_ids = info->switch_ids, .nr_switch_ids = info->nr_switch_ids,
-		.offcpu_by_uid = s->opts->off_cpu_by_uid,
+		.offcpu_by_uid = s->opts->off_cpu_by_uid, .offcpu_every = s->opts->off_cpu_every,
 	};
 	size_t n;
 	int err;

@@ -41,7 +41,7 @@ struct record_opts {
 	bool no_kernel;         /* policy: no kernel samples, call chains or maps */
 	bool off_cpu;           /* --off-cpu: the scope's time off a CPU (offcpu.h) */
 	bool off_cpu_by_uid;    /* profd: holders by uid, never "self" (its scope is the host) */
-	uint64_t off_cpu_every; /* profd: a stack (so an interval) every N switches; 0, 1: all */
+	uint64_t off_cpu_every; /* profd: a switch-out stack (so an interval) kept in N; 0, 1: all */
 	bool track_uids;        /* the set*uid() tracepoints without --uid (profd serves users
 				 * only when a process becoming root cannot go unseen) */
 	char **argv;            /* workload, NULL-terminated; NULL when none */

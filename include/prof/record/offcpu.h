@@ -86,6 +86,10 @@ struct offcpu_config {
 	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
 	 * whole host would make every holder self; each tenant's answer tells self apart */
 	bool holders_by_uid;
+	/* profd's off_cpu_sample: one switch-out stack sample in N kept (a global count over
+	 * the host's), the intervals after the others counted as without a stack (nostack)
+	 * or, for a thread never kept, not seen; 0 or 1: every one */
+	uint64_t stack_every;
 };
 
 struct offcpu_stats {
@@ -101,6 +105,7 @@ struct offcpu_stats {
 						 * seen switching in): from the first record on,
 						 * counted, not written (its kind and stack unknown) */
 	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
+	uint64_t stacks_skipped;        /* stack_every: stack samples not kept */
 };
 
 struct offcpu;

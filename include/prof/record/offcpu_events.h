@@ -38,10 +38,6 @@ struct offcpu_events;
  */
 int offcpu_events__open(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
 			const struct perf_event_attr *sampling, struct offcpu_events **ret);
-/* ... sampled every `every` switches on each CPU (profd's [daemon] off_cpu_sample): the
- * intervals after the other switch-outs have no stack, and are counted as such. */
-int offcpu_events__open_every(struct perf_evlist *evlist, struct perf_cpu_map *cpus, struct perf_thread_map *threads,
-			      const struct perf_event_attr *sampling, uint64_t every, struct offcpu_events **ret);
 /*
  * For a scope of cgroups only, the kernel's cgroup filter (cgroup_sampling.h), as the
  * sampling events: the switches of other tenants' tasks cost no sample and no stack.

@@ -62,6 +62,7 @@ struct pipeline_config {
 	const uint64_t *switch_ids;
 	size_t nr_switch_ids;
 	bool offcpu_by_uid;                     /* holders by uid (offcpu_config.holders_by_uid) */
+	uint64_t offcpu_every;                  /* offcpu_config.stack_every */
 };
 
 struct pipeline_stats {
