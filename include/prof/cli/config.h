@@ -44,7 +44,7 @@ struct prof_config {
 		bool callchain;
 		bool off_cpu;                   /* time off a CPU per tenant (profd(8)) */
 		bool off_cpu_stacks;            /* ... with the call chain at the switch-out */
-		uint64_t off_cpu_sample;        /* ... a stack every N switches (1: every one) */
+		uint64_t off_cpu_sample;        /* ... one switch-out stack in N kept (1: all) */
 		unsigned int mmap_pages;
 		uint64_t bucket, fine_span, history;    /* seconds */
 		uint64_t memory_max, disk_max, answers_memory_max;      /* bytes */

@@ -6,8 +6,8 @@
 # (/proc/.../schedstat), behind 'other tenants' (>= 95 %), and root's names the
 # other user.  Neither user's answer holds the other's name, uid or commands.  The
 # history survives a restart: the same window answers the same runq time after it.
-# With off_cpu_sample = 7 (a stack, so an interval, every 7 switches) the estimate is
-# within 15 % of the kernel's wait.
+# With off_cpu_sample = 7 (one switch-out stack, so an interval, kept in 7, each
+# counted 7 times) the estimate is within 15 % of the kernel's wait.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -151,7 +151,7 @@ runq2=$(holders "$TMP/a2.json" | awk '{ s += $2 } END { printf "%.0f\n", s }')
 pass "after a restart the same window answers the same $runq ns of runq"
 stop_profd || fail "profd did not stop cleanly"
 
-# ---- 1 in 7 switches sampled: each kept interval stands for 7 -------------------------
+# ---- 1 in 7 switch-outs kept: each kept interval stands for 7 -------------------------
 # (7 is prime: the three hogs' round robin on the CPU does not always give the same one)
 rm -rf "$PD/state"
 profd_config "bucket = 2" "fine_span = 10" "off_cpu = yes" "off_cpu_sample = 7"
