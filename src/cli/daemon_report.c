@@ -267,6 +267,7 @@ static bool wants_holder(const struct report_opts *o)
 #define SUMMARY_MAX 64          /* tenants listed; the rest added up in one line */
 
 struct tenant_time {
+	bool others;                    /* the last line: every tenant past SUMMARY_MAX - 1 */
 	bool uid_known;
 	uint32_t uid;
 	uint64_t ns[3];                 /* on CPU, waiting for a CPU, blocked */
@@ -279,13 +280,15 @@ static struct tenant_time *tenant_of(struct tenant_time *t, size_t *nr, const st
 	size_t i;
 
 	for (i = 0; i < *nr; i++)
-		if (t[i].uid_known == known && (!known || t[i].uid == dt->uid))
+		if (!t[i].others && t[i].uid_known == known && (!known || t[i].uid == dt->uid))
 			return &t[i];
-	if (*nr == SUMMARY_MAX)
-		i = SUMMARY_MAX - 1;    /* "the others" */
-	else
-		t[(*nr)++] = (struct tenant_time){ .uid_known = known, .uid = dt->uid };
-	return &t[i];
+	if (*nr < SUMMARY_MAX - 1) {
+		t[*nr] = (struct tenant_time){ .uid_known = known, .uid = dt->uid };
+		return &t[(*nr)++];
+	}
+	if (*nr == SUMMARY_MAX - 1)
+		t[(*nr)++] = (struct tenant_time){ .others = true };
+	return &t[SUMMARY_MAX - 1];
 }
 
 static void print_share(const char *what, uint64_t ns, uint64_t all)
@@ -322,7 +325,7 @@ static void print_off_cpu_summary(const struct answer *a)
 		const char *name = t[i].uid_known ? users__name(&users, t[i].uid) : NULL;
 		char label[64];
 
-		if (i == SUMMARY_MAX - 1 && nr == SUMMARY_MAX)
+		if (t[i].others)
 			snprintf(label, sizeof(label), "(the others)");
 		else if (name)
 			snprintf(label, sizeof(label), "%s", name);
