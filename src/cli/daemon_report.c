@@ -138,6 +138,15 @@ int daemon_query__ask(struct daemon_query *q, const struct report_opts *o, const
 		snprintf(q->socket_path, sizeof(q->socket_path), "%s", c.socket);
 		e = daemon_client__ask(&c, r, &status, &body, &len, err, sizeof(err));
 	}
+	if (!e && status == -EINVAL && r->q.off_cpu && body && strstr((const char *)body, "'off_cpu'")) {
+		/* a profd from before off-CPU time: its samples, as it always answered */
+		r->q.off_cpu = false;
+		free(body);
+		body = NULL;
+		e = daemon_client__init(&c, q->socket, err, sizeof(err));
+		if (!e)
+			e = daemon_client__ask(&c, r, &status, &body, &len, err, sizeof(err));
+	}
 	free(r);
 	if (e < 0) {
 		fprintf(stderr, "%s: %s\n", cmd, e == -ENOMEM && !err[0] ? "out of memory" : err);
