@@ -17,12 +17,14 @@
 #include "prof/base/vec.h"
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
+#include "prof/python/hint.h"
 #include "prof/python/python.h"
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/build_id_table.h"
 #include "prof/perfdata/features.h"
 #include "prof/perfdata/prof_section.h"
+#include "prof/sys/pressure.h"
 #include "prof/record/session.h"
 #include "prof/scope/containers.h"
 #include "prof/scope/runtime_names.h"
@@ -47,6 +49,7 @@ struct recording {
 	char *exe;                              /* ... which program */
 	struct workload wl;
 	bool has_workload;
+	struct pressure_set pressure;           /* the scope's cgroups' PSI and cpu.stat */
 };
 
 static void human_size(uint64_t bytes, char *buf, size_t len)
@@ -114,7 +117,7 @@ static void summary_python(const struct recording *r, const struct python_stats 
 			n ? " (" : "", why, n ? ")" : "");
 	if (py->with_python)
 		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function and its "
-			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object unchanged since named, "
+			"def line (%" PRIu64 " activations, %" PRIu64 " of them by their code object alone, "
 			"their frame having moved on); not shown: its callers (%" PRIu64 " activations have "
 			"[python: callers not proven]) and the line it ran, which are in the heap, read %.0f ms after "
 			"the sample on average: proving them would take reading them at the sample instant (e.g. a "
@@ -246,19 +249,48 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 	if (o->lost_intervals)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open across lost records: not written\n",
 			o->lost_intervals, (double)o->lost_ns / 1e9);
+	if (o->max_period > 1)
+		fprintf(stderr, "prof: off-CPU: past %u context switches/s on a CPU, stacks sampled 1 in up to %" PRIu64
+			" switches (%.1f CPU-s of the recording; --off-cpu-max-rate)\n", r->opts.off_cpu_max_rate &&
+			r->opts.off_cpu_max_rate != RECORD_OFFCPU_UNBOUNDED ? r->opts.off_cpu_max_rate : OFFCPU_DEFAULT_MAX_RATE,
+			o->max_period, (double)o->degraded_cpu_ns / 1e9);
 	if (o->nostack_intervals)
-		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their switch-out stack (the "
-			"context-switch event was throttled or lost samples): not written\n",
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their switch-out stack (sampled 1 "
+			"in N, throttled, or the thread's first run): written with no stack ([unknown])\n",
 			o->nostack_intervals, (double)o->nostack_ns / 1e9);
+	if (o->unwritten_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) without their stack and with sample fields "
+			"prof cannot make up: not written\n", o->unwritten_intervals, (double)o->unwritten_ns / 1e9);
+	if (o->period_errors)
+		fprintf(stderr, "prof: off-CPU: the context-switch event's period could not be changed %" PRIu64
+			" times: those CPUs kept a stack at every switch\n", o->period_errors);
 	if (o->cut_start)
-		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start: not written (their kind "
-			"and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open at the start (or after lost records): "
+			"not written (their kind and stack are not known)\n", o->cut_start, (double)o->cut_start_ns / 1e9);
 	if (o->unknown_holder_ns)
 		fprintf(stderr, "prof: off-CPU: %.3f s of waiting for a CPU whose holder is not known ([unknown])\n",
 			(double)o->unknown_holder_ns / 1e9);
 	if (r->opts.verbose)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " context switches read, %.1f bytes of file per switch\n",
 			o->switches, o->switches ? (double)perf_writer__file_size(r->writer) / (double)o->switches : 0.0);
+}
+
+/* Each of the scope's cgroups' pressure over the recording (what the file keeps). */
+static void summary_pressure(const struct recording *r)
+{
+	for (size_t i = 0; i < r->pressure.nr; i++) {
+		const struct pressure_cgroup *c = &r->pressure.cg[i];
+		struct pressure d;
+		char buf[1024];
+
+		if (c->fd < 0) {
+			fprintf(stderr, "prof: pressure of %s: not read: %s\n", c->path, strerror(-c->open_err));
+			continue;
+		}
+		pressure__diff(&c->first, &c->last, &d);
+		pressure__describe(&d, c->last_ns - c->first_ns, buf, sizeof(buf));
+		fprintf(stderr, "prof: cgroup %s over %.2f s: %s\n", c->path, (double)(c->last_ns - c->first_ns) / 1e9, buf);
+	}
 }
 
 static void summary(const struct recording *r)
@@ -286,10 +318,16 @@ static void summary(const struct recording *r)
 		summary_unwinding(r, &s);
 	if (s.python)
 		summary_python(r, s.python);
+	/* without a stack copy nothing pins a Python frame: what would */
+	if (s.python_hint && s.python_hint->samples)
+		fprintf(stderr, "prof: %" PRIu64 " samples of %" PRIu64 " Python process(es) (%s): Python frames "
+			"need --call-graph dwarf\n", s.python_hint->samples, s.python_hint->processes,
+			s.python_hint->name);
 	if (s.objects)
 		summary_objects(r, s.objects);
 	if (s.offcpu)
 		summary_offcpu(r, s.offcpu);
+	summary_pressure(r);
 	if (unattributed)
 		fprintf(stderr,
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
@@ -351,6 +389,15 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 		sec->tasks[i] = (struct prof_section_task){ log[i].pid, log[i].tid, log[i].uid, log[i].uid_known };
 	for (size_t i = 0; sec->scope_cgroups && i < scope->nr_cgroups; i++)
 		sec->scope_cgroups[i] = scope->cgroups[i].path ? scope->cgroups[i].path : scope->cgroups[i].arg;
+	sec->pressure = calloc(r->pressure.nr + 1, sizeof(*sec->pressure));
+	for (size_t i = 0; sec->pressure && i < r->pressure.nr; i++) {
+		const struct pressure_cgroup *c = &r->pressure.cg[i];
+
+		sec->pressure[i] = (struct prof_section_pressure){ .cgroup = c->path,
+								   .wall_ns = c->last_ns - c->first_ns };
+		pressure__diff(&c->first, &c->last, &sec->pressure[i].d);
+	}
+	sec->nr_pressure = sec->pressure ? r->pressure.nr : 0;
 }
 
 /* The runtimes' names of the file's containers: the ids its cgroups are in. */
@@ -453,12 +500,13 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);
-	if (sec.tasks && sec.scope_cgroups)
+	if (sec.tasks && sec.scope_cgroups && sec.pressure)
 		prof_section__build(&b, &sec);
 	else
 		b.err = -ENOMEM;
 	free(sec.tasks);
 	free(sec.scope_cgroups);
+	free(sec.pressure);
 	free(naming.v);
 	runtime_names__release(&names);
 	if (!err)
@@ -744,6 +792,12 @@ static int start_recording(struct recording *r)
 		preflight__explain(&r->pf, &r->opts, &e, r->out.path);
 		return EXIT_PROF_FAIL;
 	}
+	/* the scope's cgroups' pressure from now to the end (what the events cover) */
+	if (pressure_set__open(&r->pressure, r->pf.cgroup_fd, &r->opts.scope) < 0) {
+		fprintf(stderr, "prof: out of memory\n");
+		return EXIT_PROF_FAIL;
+	}
+	pressure_set__read(&r->pressure, true);
 	preflight__warn(&r->opts, r->session);
 	ret = r->has_workload ? start_workload(r) : 0;
 	if (ret)
@@ -760,6 +814,7 @@ static int finish_recording(struct recording *r, int err, int argc, char **argv)
 {
 	bool failed;
 
+	pressure_set__read(&r->pressure, false);
 	if (err == 0)
 		err = session__stop(r->session);
 	failed = err < 0;
@@ -849,5 +904,6 @@ out:
 	free(r.exe);
 	preflight__release(&r.pf);
 	record_opts__release(&r.opts);
+	pressure_set__release(&r.pressure);
 	return ret;
 }

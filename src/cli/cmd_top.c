@@ -31,7 +31,10 @@
 #include "prof/base/util.h"
 #include "prof/cli/preflight.h"
 #include "prof/cli/signals.h"
+#include "prof/cli/top_offcpu.h"
+#include "prof/record/offcpu.h"
 #include "prof/record/session.h"
+#include "prof/sys/pressure.h"
 
 static const char usage[] =
 	"usage: prof top [--uid USER|--cgroup CG|--container ID|--pid PID|-a] [options]\n"
@@ -48,6 +51,7 @@ static const char usage[] =
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
 	"  -g, --call-graph        rows are call chains, not just symbols\n"
+	"      --off-cpu           per row: time on a CPU, waiting for it, blocked; who held it\n"
 	"  -s, --sort KEYS         comma list of uid,cgroup,container,pid,comm,dso,sym\n"
 	"                          (default comm,dso,sym)\n"
 	"  -d, --delay SECONDS     refresh interval (default 2)\n"
@@ -94,9 +98,15 @@ struct top {
 	uint64_t interval_start;
 	char scope[512];
 	struct model_reaper reaper;     /* the model forgets exited tasks */
+	struct top_offcpu *off;         /* --off-cpu: the runq and blocked intervals */
+	/* --off-cpu: the view's span in the samples' time (CLOCK_MONOTONIC, as top's):
+	 * from its start (the session's, or a zeroing) to what was judged, so the shares
+	 * are of the time the counted samples cover, whatever their delay */
+	uint64_t data_start;
+	struct pressure_set pressure;   /* the scope's cgroups' PSI and cpu.stat */
 };
 
-enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS };
+enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS, OPT_OFF_CPU };
 
 /* top's own options: -d, -n, -z, --stdio, --rows.  0, -EINVAL, or -ENOENT for another. */
 static int parse_view_opt(struct top_opts *o, int c, const char *arg, char *err, size_t errlen)
@@ -133,6 +143,38 @@ static int parse_view_opt(struct top_opts *o, int c, const char *arg, char *err,
 	}
 }
 
+/*
+ * --off-cpu: rows of tasks by default (on-CPU and off-CPU stacks end in different
+ * symbols, so a row of a symbol would be one or the other), and an on-CPU event whose
+ * period is nanoseconds, as the intervals' are, or the three would not add.
+ */
+static int check_off_cpu(struct top *t, bool sort_given, char *err, size_t errlen)
+{
+	const struct event_spec *e = &t->ro.events[0];
+
+	if (!sort_given) {
+		t->o.view.keys[0] = PROFILE_KEY_PID;
+		t->o.view.keys[1] = PROFILE_KEY_COMM;
+		t->o.view.nr_keys = 2;
+	}
+	for (size_t k = 0; k < t->o.view.nr_keys; k++)
+		if (t->o.view.keys[k] == PROFILE_KEY_HOLDER)
+			return errorf(err, errlen, "prof top --off-cpu shows the holders in every row: leave holder "
+				      "out of --sort");
+	if (t->ro.callchain)
+		return errorf(err, errlen, "prof top --off-cpu shows rows of --sort keys, not call chains: leave out "
+			      "-g, or prof record --off-cpu -g and then prof report -g");
+	if (!t->ro.event_given) {
+		event_spec__parse("cpu-clock", &t->ro.events[0]);
+		return 0;
+	}
+	if (e->type != PERF_TYPE_SOFTWARE ||
+	    (e->config != PERF_COUNT_SW_CPU_CLOCK && e->config != PERF_COUNT_SW_TASK_CLOCK))
+		return errorf(err, errlen, "prof top --off-cpu adds the time on a CPU to the time off it: the "
+			      "event must count nanoseconds (-e cpu-clock or task-clock), not %s", e->name);
+	return 0;
+}
+
 static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
@@ -153,11 +195,13 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 		{ "zero", no_argument, NULL, 'z' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "rows", required_argument, NULL, OPT_ROWS },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct top_opts *o = &t->o;
 	struct record_opts *ro = &t->ro;
+	bool sort_given = false;
 	int c, r;
 
 	*o = (struct top_opts){ .view = { .keys = { PROFILE_KEY_COMM, PROFILE_KEY_DSO, PROFILE_KEY_SYM }, .nr_keys = 3 },
@@ -167,6 +211,11 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:s:d:n:zh", longopts, NULL)) != -1) {
 		if (c == 'h')
 			return 1;
+		if (c == OPT_OFF_CPU) {
+			ro->off_cpu = true;
+			continue;
+		}
+		sort_given |= c == 's';
 		r = record_opts__parse_common(ro, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
 		if (r == -ENOENT)
 			r = parse_view_opt(o, c, optarg, err, errlen);
@@ -191,6 +240,11 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	if (!ro->all && !scope__narrowed(&ro->scope))
 		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --container, --pod, "
 			      "--pid) or -a for the whole host");
+	if (ro->off_cpu) {
+		r = check_off_cpu(t, sort_given, err, errlen);
+		if (r < 0)
+			return r;
+	}
 	/* The view shows only its --sort keys: facts it does not show are not kept
 	 * apart, so a host that forks a lot does not fill the cap with one key per pid. */
 	attribution__keep_only(&t->attr, o->view.keys, o->view.nr_keys);
@@ -209,6 +263,12 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 	if (!sample_layout__sample(session__layout(t->session), ev, &s)) {
 		t->dropped++;
 		return 0;
+	}
+	if (t->off) {
+		int r = top_offcpu__add(t->off, &t->attr, &s, t->data_start);
+
+		if (r != 0)
+			return r < 0 ? -ENOMEM : 0;
 	}
 	return attribution__add(&t->attr, &s) < 0 ? -ENOMEM : 0;
 }
@@ -250,6 +310,139 @@ static void put_line(struct top *t, size_t cols, const char *line)
 	printf("%s\n", line);
 }
 
+/* A holder's name: a uid's user where the recording may name it (root, admin). */
+static void holder_name(uint32_t h, char *buf, size_t len)
+{
+	struct passwd *pw = h >= OFFCPU_HOLDER_UID ? getpwuid(h - OFFCPU_HOLDER_UID) : NULL;
+
+	offcpu__holder_text(h, pw ? pw->pw_name : NULL, buf, len);
+}
+
+struct open_look {
+	struct top *t;
+	uint64_t upto;
+	size_t nr;
+	int err;
+};
+
+/* One interval open now: its time since the view's start so far. */
+static void on_open(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since)
+{
+	struct open_look *l = ctx;
+	struct top *t = l->t;
+	uint64_t from = MAX(since, t->data_start);
+	struct sample s;
+
+	if (l->err || l->upto <= from || !sample_layout__sample(session__layout(t->session), ev, &s))
+		return;
+	s.period = l->upto - from;
+	l->nr++;
+	if (!t->pf.verdict.kernel) {
+		/* as record/offcpu.c writes a tenant's: no kernel address, the user leaf */
+		s.ip = 0;
+		for (uint64_t i = 0; i < s.nr_callchain && !s.ip; i++)
+			if (s.callchain[i] < PERF_CONTEXT_MAX)
+				s.ip = s.callchain[i];
+		s.misc = (uint16_t)((s.misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | PERF_RECORD_MISC_USER);
+	}
+	l->err = top_offcpu__add_open(t->off, &t->attr, &s, runq);
+}
+
+/* The intervals open now, counted anew up to upto (*ret_nr of them). */
+static int count_open(struct top *t, uint64_t upto, size_t *ret_nr)
+{
+	struct open_look l = { .t = t, .upto = upto };
+
+	top_offcpu__forget_open(t->off);
+	session__each_open_offcpu(t->session, on_open, &l);
+	*ret_nr = l.nr;
+	return l.err;
+}
+
+/*
+ * --off-cpu's rows: each its time on a CPU, waiting for one and blocked as shares of
+ * the interval's wall time (a row of several threads may pass 100 %), and the
+ * largest holders of its wait as shares of that wait.
+ */
+static int render_offcpu(struct top *t, const struct offcpu_stats *os, size_t max, size_t cols)
+{
+	struct top_offcpu_row *rows = NULL;
+	uint64_t samples, cut;
+	size_t nr = 0;
+	char line[4096], buf[4 * 1024 + 1];
+	uint64_t upto = session__judged_upto(t->session);
+	double wall = upto > t->data_start ? (double)(upto - t->data_start) : 1;
+	size_t open;
+	int err, off;
+
+	err = count_open(t, upto, &open);
+	if (err < 0)
+		return err;
+	top_offcpu__counts(t->off, &samples, &cut);
+	snprintf(line, sizeof(line), "off-CPU: shares of %.2f s of samples; %" PRIu64 " intervals ended (%" PRIu64
+		 " cut), %zu open; since the start: %" PRIu64 " lost in gaps, %" PRIu64 " without a stack",
+		 wall / 1e9, samples, cut, open, os ? os->lost_intervals : 0, os ? os->nostack_intervals : 0);
+	put_line(t, cols, line);
+	put_line(t, cols, "");
+	err = top_offcpu__rows(t->off, t->prof, t->attr.keep, &rows, &nr);
+	if (err < 0)
+		return err;
+	off = snprintf(line, sizeof(line), "%7s %7s %7s", "On-CPU", "Runq", "Blocked");
+	for (size_t k = 0; k < t->o.view.nr_keys && off < (int)sizeof(line); k++)
+		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(t->o.view.keys[k]),
+				keys__title(t->o.view.keys[k]));
+	snprintf(line + off, sizeof(line) - (size_t)off, "  %s", "Runq held by");
+	put_line(t, cols, line);
+	for (size_t i = 0; i < nr && i < max; i++) {
+		const struct top_offcpu_row *r = &rows[i];
+
+		off = snprintf(line, sizeof(line), "%6.1f%% %6.1f%% %6.1f%%", 100.0 * (double)r->on_ns / wall,
+			       100.0 * (double)r->runq_ns / wall, 100.0 * (double)r->blocked_ns / wall);
+		for (size_t k = 0; k < t->o.view.nr_keys && off < (int)sizeof(line); k++) {
+			enum profile_key key = t->o.view.keys[k];
+
+			keys__text(&r->key, key, t->an.model, t->prof, buf, sizeof(buf));
+			off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(key), buf);
+		}
+		/* shares of the wait that ended: an open one's holders are not known yet */
+		double ended = (double)(r->runq_ns - r->open_runq_ns);
+
+		for (size_t h = 0; h < r->nr_holders && off < (int)sizeof(line); h++) {
+			holder_name(r->holder[h], buf, sizeof(buf));
+			off += snprintf(line + off, sizeof(line) - off, "%s%s %.0f%%", h ? " " : "  ", buf,
+					100.0 * (double)r->holder_ns[h] / ended);
+		}
+		if (r->other_holders_ns && off < (int)sizeof(line))
+			snprintf(line + off, sizeof(line) - (size_t)off, " others %.0f%%",
+				 100.0 * (double)r->other_holders_ns / ended);
+		put_line(t, cols, line);
+	}
+	free(rows);
+	return 0;
+}
+
+/* Each of the scope's cgroups' pressure since the view's start, one line each. */
+static void render_pressure(struct top *t, size_t cols)
+{
+	char line[1400], what[1024], path[256];
+
+	pressure_set__read(&t->pressure, false);
+	for (size_t i = 0; i < t->pressure.nr; i++) {
+		const struct pressure_cgroup *c = &t->pressure.cg[i];
+		struct pressure d;
+
+		escape__text(path, sizeof(path), c->path);
+		if (c->fd < 0) {
+			snprintf(line, sizeof(line), "cgroup %s: not read: %s", path, strerror(-c->open_err));
+		} else {
+			pressure__diff(&c->first, &c->last, &d);
+			pressure__describe(&d, c->last_ns - c->first_ns, what, sizeof(what));
+			snprintf(line, sizeof(line), "cgroup %s: %s", path, what);
+		}
+		put_line(t, cols, line);
+	}
+}
+
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
@@ -281,13 +474,20 @@ static int render(struct top *t, uint64_t now)
 		 st->cut_samples, t->o.view.max_stacks ? t->o.view.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
+	render_pressure(t, cols);
+	if (t->off) {
+		/* one line more above the rows: the off-CPU accounting */
+		max = t->o.rows ? t->o.rows : t->tty ? (srows > 7 + t->pressure.nr ? srows - 6 - t->pressure.nr : 1) : 40;
+		err = render_offcpu(t, ss.offcpu, max, cols);
+		goto out;
+	}
 	put_line(t, cols, "");
 	off = snprintf(line, sizeof(line), "%9s %9s", "Overhead", "Samples");
 	for (size_t k = 0; k < t->o.view.nr_keys && off < (int)sizeof(line); k++)
 		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(t->o.view.keys[k]),
 				keys__title(t->o.view.keys[k]));
 	put_line(t, cols, line);
-	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 ? srows - 5 : 1) : 40;
+	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 + t->pressure.nr ? srows - 5 - t->pressure.nr : 1) : 40;
 	for (size_t i = 0; i < nr && i < max; i++) {
 		double pct = st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0;
 
@@ -300,10 +500,27 @@ static int render(struct top *t, uint64_t now)
 		}
 		put_line(t, cols, line);
 	}
+out:
 	if (t->tty)
 		fputs("\033[J", stdout);
 	free(rows);
+	if (err < 0)
+		return err;
 	return fflush(stdout) ? -EIO : 0;
+}
+
+/* The view starts again from the last sample's time (the pressure: from its last
+ * reading). */
+static void zero_view(struct top *t)
+{
+	for (size_t i = 0; i < t->pressure.nr; i++) {
+		t->pressure.cg[i].first = t->pressure.cg[i].last;
+		t->pressure.cg[i].first_ns = t->pressure.cg[i].last_ns;
+	}
+	if (!t->off)
+		return;
+	top_offcpu__reset(t->off);
+	t->data_start = MAX(session__judged_upto(t->session), t->data_start);
 }
 
 static void term_restore(struct top *t)
@@ -354,6 +571,7 @@ static int read_keys(struct top *t)
 			return 1;
 		if (c[i] == 'z' || c[i] == 'Z') {
 			profile__reset(t->prof);
+			zero_view(t);
 			t->interval_start = clock_mono_ns();
 		}
 	}
@@ -388,6 +606,7 @@ static int top_loop(struct top *t)
 			break;
 		if (t->o.zero) {
 			profile__reset(t->prof);
+			zero_view(t);
 			t->interval_start = now;
 		}
 	}
@@ -403,7 +622,8 @@ static int top_start(struct top *t)
 
 	cfg.live = true;        /* no file: no list of every task with samples */
 	t->prof = profile__new(t->o.view.max_stacks);
-	if (analysis__init(&t->an, &t->names) < 0 || !t->prof ||
+	if ((t->ro.off_cpu && top_offcpu__new(t->o.view.max_stacks, &t->off) < 0) ||
+	    analysis__init(&t->an, &t->names) < 0 || !t->prof ||
 	    model_reaper__init(&t->reaper, TOP_FORGET_AFTER_NS) < 0) {
 		fprintf(stderr, "prof top: out of memory\n");
 		return -ENOMEM;
@@ -421,6 +641,12 @@ static int top_start(struct top *t)
 		preflight__explain(&t->pf, &t->ro, &e, NULL);
 		return err;
 	}
+	t->data_start = session__start_time(t->session);
+	if (pressure_set__open(&t->pressure, t->pf.cgroup_fd, &t->ro.scope) < 0) {
+		fprintf(stderr, "prof top: out of memory\n");
+		return -ENOMEM;
+	}
+	pressure_set__read(&t->pressure, true);
 	preflight__warn(&t->ro, t->session);
 	/* the kernel's maps are in the model now; kallsyms shows addresses only while
 	 * prof holds its privileges */
@@ -478,6 +704,8 @@ out:
 	preflight__release(&t.pf);
 	record_opts__release(&t.ro);
 	profile__free(t.prof);
+	top_offcpu__free(t.off);
+	pressure_set__release(&t.pressure);
 	analysis__release(&t.an);
 	strset__release(&t.names);
 	model_reaper__release(&t.reaper);

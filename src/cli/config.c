@@ -328,6 +328,13 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		if (!strcmp(name, "mmap_pages"))
 			return set_pages(x, &c->mmap_pages, value);
+		if (!strcmp(name, "off_cpu_max_rate")) {
+			if (parse_uint(value, 0, 100000000, &u) < 0)
+				return bad(x, "bad off_cpu_max_rate '%s' (stack samples per CPU per second, "
+					   "0 for a stack at every switch)", value);
+			c->off_cpu_max_rate = u ? (uint32_t)u : UINT32_MAX;
+			return 1;
+		}
 		if (!strcmp(name, "output")) {
 			if (!value[0] || copy(c->output, sizeof(c->output), value) < 0)
 				return bad(x, "bad output '%s'", value);

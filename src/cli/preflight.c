@@ -101,6 +101,8 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 	}
 	if (!o->freq_given && !o->period_given)
 		o->freq = cfg->freq;
+	if (!o->off_cpu_max_rate)
+		o->off_cpu_max_rate = cfg->off_cpu_max_rate;
 	if (cfg->callchain)
 		o->callchain = true;
 	/* A sample with a stack copy is kilobytes: dwarf needs more room between drains. */

@@ -212,7 +212,9 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	 * tenant only self and other tenants) */
 	o->off_cpu = d->off_cpu;
 	o->off_cpu_by_uid = d->off_cpu;
-	o->off_cpu_every = d->off_cpu_sample;
+	/* off_cpu_sample: the switch event's period (a stack in N), the time of every interval
+	 * still exact; the bound (OFFCPU_DEFAULT_MAX_RATE) may raise it on a busy CPU */
+	o->off_cpu_min_period = d->off_cpu_sample;
 	o->nr_events = 1;
 	if (event_spec__parse(d->event, &o->events[0]) < 0)
 		return errorf(err, errlen, "[daemon] event '%s' is not known", d->event);
@@ -316,7 +318,6 @@ static int start_exports(struct profd *p)
 static int profd_start(struct profd *p)
 {
 	struct sampler_config sc = { .callchain = p->ro.callchain, .off_cpu_stacks = p->pf.cfg.daemon.off_cpu_stacks,
-				     .off_cpu_every = p->pf.cfg.daemon.off_cpu_sample,
 				     .uid_of = uid_of, .uid_ctx = p };
 	struct store_stats st;
 	char err[1024];

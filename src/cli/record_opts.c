@@ -260,7 +260,7 @@ int record_opts__finish_common(struct record_opts *opts, char *err, size_t errle
 	return 0;
 }
 
-enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1, OPT_OFF_CPU };
+enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1, OPT_OFF_CPU, OPT_OFF_CPU_MAX_RATE };
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
 {
@@ -282,6 +282,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "run-as", required_argument, NULL, OPT_RUN_AS },
 		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "off-cpu-max-rate", required_argument, NULL, OPT_OFF_CPU_MAX_RATE },
 		{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -326,6 +327,15 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		case OPT_OFF_CPU:
 			opts->off_cpu = true;
 			break;
+		case OPT_OFF_CPU_MAX_RATE: {
+			uint64_t v;
+
+			if (parse_u64(optarg, 0, &v) < 0 || v > 100000000)
+				return errorf(err, errlen, "bad --off-cpu-max-rate '%s': give stack samples per CPU per "
+					      "second (e.g. 10000), or 0 for a stack at every switch", optarg);
+			opts->off_cpu_max_rate = v ? (uint32_t)v : RECORD_OFFCPU_UNBOUNDED;
+			break;
+		}
 		case 'h':
 			return 1;
 		case ':':
@@ -336,6 +346,8 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 	r = record_opts__finish_common(opts, err, errlen);
 	if (r < 0)
 		return r;
+	if (opts->off_cpu_max_rate && !opts->off_cpu)
+		return errorf(err, errlen, "--off-cpu-max-rate bounds --off-cpu's stacks: give --off-cpu too");
 	if (optind < argc) {
 		opts->argv = argv + optind;
 		opts->argc = argc - optind;

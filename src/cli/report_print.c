@@ -57,6 +57,14 @@ static void print_header(const struct report *r, const struct report_event *e)
 			printf(" (the %zu events together)", r->nr_sampling);
 		printf("\n");
 	}
+	for (size_t i = 0; i < r->section.nr_pressure; i++) {
+		const struct prof_section_pressure *p = &r->section.pressure[i];
+		char line[1024];
+
+		escape__text(buf, sizeof(buf), p->cgroup);
+		pressure__describe(&p->d, p->wall_ns, line, sizeof(line));
+		printf("# cgroup %s over %.2f s: %s\n", buf, (double)p->wall_ns / 1e9, line);
+	}
 	if (e->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", e->filtered);
 	if (st->cut_samples)
@@ -200,6 +208,29 @@ static void print_json_event(const struct report *r, const struct report_event *
 	printf("]");
 }
 
+/* The scope's cgroups' pressure over the recording: the fields known, in
+ * microseconds (nr_*: counts), as prof's section has them. */
+static void print_json_pressure(const struct report *r)
+{
+	if (!r->section.nr_pressure)
+		return;
+	printf(",\"pressure\":[");
+	for (size_t i = 0; i < r->section.nr_pressure; i++) {
+		const struct prof_section_pressure *p = &r->section.pressure[i];
+
+		printf("%s{\"cgroup\":", i ? "," : "");
+		json_str(p->cgroup);
+		printf(",\"wall_ns\":%" PRIu64, p->wall_ns);
+		for (int f = 0; f < PRESSURE__MAX; f++)
+			if (p->d.have & (1u << f))
+				printf(",\"%s\":%" PRIu64, pressure__name(f), p->d.v[f]);
+		if (p->d.throttling_v1)
+			printf(",\"throttling\":\"cgroup v1\"");
+		printf("}");
+	}
+	printf("]");
+}
+
 void report_print__json(const struct report *r, const struct report_event *const *evs,
 			struct profile_row *const *rows, const size_t *nr, size_t n)
 {
@@ -207,6 +238,7 @@ void report_print__json(const struct report *r, const struct report_event *const
 	json_str(r->o.input);
 	printf(",\"lost\":%" PRIu64 ",\"scope\":", r->lost);
 	json_str(r->scope);
+	print_json_pressure(r);
 	if (n == 1) {
 		printf(",");
 		print_json_event(r, evs[0], rows[0], nr[0]);

@@ -406,12 +406,8 @@ static int on_sample(struct sampler *s, const struct perf_event_header *ev)
 		s->st.late++;
 	}
 	/* off-CPU intervals (offcpu.h): their kind into the holder key (HOLDER_BLOCKED);
-	 * an offcpu-runq sample's holder is the u32 after its CPU, which the layout's
-	 * reading leaves out */
-	if (s->layout->s_cpu >= 0)
-		smp.cpu_res = (uint32_t)(*sample__u64(ev, s->layout->s_cpu) >> 32);
-	if ((smp.id == OFFCPU_ID_BLOCKED || smp.id == OFFCPU_ID_RUNQ) && s->c.off_cpu_every > 1)
-		smp.period *= s->c.off_cpu_every;       /* 1 in N kept: each stands for N */
+	 * an offcpu-runq sample's holder is cpu_res.  Each is one interval with its own
+	 * time, with a stack or (off_cpu_sample, the bound) without: never scaled */
 	if (smp.id == OFFCPU_ID_BLOCKED) {
 		smp.cpu_res = HOLDER_BLOCKED;
 		s->st.blocked_ns += smp.period;

@@ -57,7 +57,8 @@ static void write_off_cpu(struct snap_out *o, const struct status_facts *f)
 	     "\noff_cpu_blocked_ns %" PRIu64 "\n", c->switches, c->intervals, ss->runq_ns, ss->blocked_ns);
 	line(o, "off_cpu_lost_ns %" PRIu64 "\noff_cpu_nostack_ns %" PRIu64 "\noff_cpu_unknown_holder_ns %" PRIu64 "\n",
 	     c->lost_ns, c->nostack_ns, c->unknown_holder_ns);
-	line(o, "off_cpu_stacks_skipped %" PRIu64 "\n", c->stacks_skipped);
+	line(o, "off_cpu_nostack_intervals %" PRIu64 "\noff_cpu_max_period %" PRIu64 "\noff_cpu_degraded_cpu_ns %" PRIu64
+	     "\noff_cpu_period_errors %" PRIu64 "\n", c->nostack_intervals, c->max_period, c->degraded_cpu_ns, c->period_errors);
 }
 
 static void write_sampling(struct snap_out *o, const struct status_facts *f)

@@ -12,6 +12,7 @@
 #include "prof/output/pprof.h"
 #include "prof/record/offcpu.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/python/python.h"
 #include "prof/base/util.h"
 #include "prof/sys/users.h"
 #include "profile.pb-c.h"
@@ -201,25 +202,83 @@ static void map_learn(struct map_facts *f, const struct pprof_loc *l)
 		f->range_ok = false;    /* two segments: no one range says both */
 }
 
-/* The function named sym (its id), made the first time. */
-static int function_of(struct build *b, const char *sym, uint64_t *ret)
-{
-	bool created;
-	int64_t i = str_add(&b->func_names, sym, &created);
-	PbFunction *f;
+/* A Python frame's symbol split: "qualname (file:def N)" (N its def line) or
+ * "qualname (file:N)" (N the line it ran), src/python/python.c: qualnames have no
+ * space. */
+struct pysym {
+	size_t name_len, file_off, file_len;
+	long line;
+	bool def;
+};
 
+static bool python_sym(const char *obj, const char *sym, struct pysym *ret)
+{
+	const char *open = strstr(sym, " ("), *colon = strrchr(sym, ':'), *n;
+	char *end;
+
+	if (!obj || strcmp(obj, PYTHON_OBJECT_PATH) != 0 || !open || !colon || colon < open + 2)
+		return false;
+	ret->def = strncmp(colon, ":def ", 5) == 0;
+	n = colon + (ret->def ? 5 : 1);
+	if (*n < '0' || *n > '9')
+		return false;
+	ret->line = strtol(n, &end, 10);
+	if (strcmp(end, ")") != 0 || ret->line < 0)
+		return false;
+	ret->name_len = (size_t)(open - sym);
+	ret->file_off = ret->name_len + 2;
+	ret->file_len = (size_t)(colon - open - 2);
+	return true;
+}
+
+/*
+ * The function of symbol sym of object obj (its id), made the first time.  A Python
+ * frame's has pprof's own fields: name its qualname, filename its file, start_line
+ * its def line when the symbol gives it; system_name keeps the symbol (perf report's
+ * and prof report's name), or "qualname (file)" for the lines of one function, which
+ * are one function with a line each (location_of).
+ */
+static int function_of(struct build *b, const char *obj, const char *sym, uint64_t *ret)
+{
+	struct pysym ps;
+	bool py = python_sym(obj, sym, &ps), created;
+	/* "qualname (file:" with its ':' made the ')' */
+	char *key = py && !ps.def ? strndup(sym, ps.file_off + ps.file_len + 1) : NULL;
+	char *name = py ? strndup(sym, ps.name_len) : NULL;
+	char *file = py ? strndup(sym + ps.file_off, ps.file_len) : NULL;
+	int64_t i;
+	PbFunction *f;
+	int err = -ENOMEM;
+
+	if (py && (!name || !file || (!ps.def && !key)))
+		goto out;
+	if (key)
+		key[ps.file_off + ps.file_len] = ')';
+	i = str_add(&b->func_names, key ? key : sym, &created);
 	if (b->func_names.err)
-		return -ENOMEM;
+		goto out;
 	*ret = (uint64_t)i + 1;
+	err = 0;
 	if (!created)
-		return 0;
+		goto out;
+	err = -ENOMEM;
 	if (VEC_RESERVE(b->funcs, b->cap_funcs, (size_t)i + 1) < 0)
-		return -ENOMEM;
+		goto out;
 	f = &b->funcs[i];
 	perftools__profiles__function__init(f);
 	f->id = (uint64_t)i + 1;
-	f->name = f->system_name = str_index(&b->strs, sym);
-	return 0;
+	f->name = f->system_name = str_index(&b->strs, key ? key : sym);
+	if (py) {
+		f->name = str_index(&b->strs, name);
+		f->filename = str_index(&b->strs, file);
+		f->start_line = ps.def ? ps.line : 0;
+	}
+	err = b->strs.err;
+out:
+	free(key);
+	free(name);
+	free(file);
+	return err;
 }
 
 /* The id of the source's location i, made the first time. */
@@ -240,7 +299,7 @@ static int location_of(struct build *b, const struct pprof_source *src, uint32_t
 	src->loc(src->ctx, i, &l);
 	if (!l.obj)
 		l.obj = "[unknown]";
-	if (mapping_of(b, &l, &mi) < 0 || (l.sym && function_of(b, l.sym, &fid) < 0) ||
+	if (mapping_of(b, &l, &mi) < 0 || (l.sym && function_of(b, l.obj, l.sym, &fid) < 0) ||
 	    VEC_RESERVE(b->locs, b->cap_locs, n + 1) < 0 || VEC_RESERVE(b->lines, b->cap_lines, n + 1) < 0)
 		return -ENOMEM;
 	map_learn(&b->facts[mi], &l);
@@ -251,7 +310,12 @@ static int location_of(struct build *b, const struct pprof_source *src, uint32_t
 	loc->address = l.has_addr ? l.addr : 0;
 	perftools__profiles__line__init(&b->lines[n]);
 	if (l.sym) {
+		struct pysym ps;
+
 		b->lines[n].function_id = fid;
+		/* the line a Python frame ran, where its symbol says it */
+		if (python_sym(l.obj, l.sym, &ps) && !ps.def)
+			b->lines[n].line = ps.line;
 		loc->n_line = 1;
 	}
 	b->prof.n_location = n + 1;

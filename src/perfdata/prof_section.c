@@ -68,8 +68,8 @@ static bool encode_name(const char *name, char *buf, size_t len)
 	return off > 0;
 }
 
-/* The name encode_name() wrote, in place; false when it is not one. */
-static bool decode_name(char *s)
+/* The name encode_name() wrote, in place, at most max bytes; false when it is not one. */
+static bool decode_word(char *s, size_t max)
 {
 	char *out = s;
 
@@ -87,7 +87,31 @@ static bool decode_name(char *s)
 		p += 2;
 	}
 	*out = '\0';
-	return out > s && (size_t)(out - s) <= PROF_SECTION_NAME_MAX;
+	return out > s && (size_t)(out - s) <= max;
+}
+
+static bool decode_name(char *s)
+{
+	return decode_word(s, PROF_SECTION_NAME_MAX);
+}
+
+/* "pressure <cgroup, encoded> <wall ns> <field>=<value>...": the known fields only */
+static void build_pressure(struct feat_buf *b, const struct prof_section_pressure *p)
+{
+	char path[3 * 4096 + 1], buf[MAX_LINE];
+	int off;
+
+	if (!encode_name(p->cgroup, path, sizeof(path)) || strlen(path) > 4000)
+		return;
+	off = snprintf(buf, sizeof(buf), "pressure %s %" PRIu64, path, p->wall_ns);
+	for (int f = 0; f < PRESSURE__MAX && off < (int)sizeof(buf); f++)
+		if (p->d.have & (1u << f))
+			off += snprintf(buf + off, sizeof(buf) - (size_t)off, " %s=%" PRIu64, pressure__name(f),
+					p->d.v[f]);
+	if (p->d.throttling_v1 && off < (int)sizeof(buf))
+		off += snprintf(buf + off, sizeof(buf) - (size_t)off, " throttling=v1");
+	if (off < (int)sizeof(buf) - 1)
+		line(b, "%s\n", buf);
 }
 
 void prof_section__build(struct feat_buf *b, const struct prof_section *s)
@@ -124,13 +148,15 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(stat_lines); i++)
 		line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
+	for (size_t i = 0; i < s->nr_pressure; i++)
+		build_pressure(b, &s->pressure[i]);
 	feat_buf__put(b, NULL, ALIGN_UP(b->len + 1, 8) - b->len);
 }
 
 /* Arrays being filled, and their capacities. */
 struct parser {
 	struct prof_section *s;
-	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks, cap_names;
+	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks, cap_names, cap_pressure;
 };
 
 /* A whole number in [0, max], nothing else. */
@@ -218,6 +244,40 @@ static int parse_name(struct parser *p, char *args)
 	return 0;
 }
 
+/* "pressure <cgroup> <wall ns> <field>=<value>...": fields not known are skipped */
+static int parse_pressure(struct parser *p, char *args)
+{
+	struct prof_section *s = p->s;
+	char *save, *path = strtok_r(args, " ", &save), *wall = strtok_r(NULL, " ", &save), *kv;
+	struct prof_section_pressure n = { 0 };
+
+	if (!path || !wall || !decode_word(path, 4096) || !number(wall, UINT64_MAX, &n.wall_ns))
+		return 0;
+	while ((kv = strtok_r(NULL, " ", &save))) {
+		char *eq = strchr(kv, '=');
+		enum pressure_field f;
+		uint64_t v;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (!strcmp(kv, "throttling") && !strcmp(eq + 1, "v1"))
+			n.d.throttling_v1 = true;
+		f = pressure__field(kv);
+		if (f < PRESSURE__MAX && number(eq + 1, UINT64_MAX, &v)) {
+			n.d.v[f] = v;
+			n.d.have |= 1u << f;
+		}
+	}
+	if (VEC_RESERVE(s->pressure, p->cap_pressure, s->nr_pressure + 1) < 0)
+		return -ENOMEM;
+	n.cgroup = strdup(path);
+	if (!n.cgroup)
+		return -ENOMEM;
+	s->pressure[s->nr_pressure++] = n;
+	return 0;
+}
+
 /* "stat <name> <value>" */
 static void parse_stat(struct parser *p, char *args)
 {
@@ -251,6 +311,8 @@ static int parse_line(struct parser *p, char *l)
 		return parse_task(p, l + 5);
 	if (!strncmp(l, "container-name ", 15))
 		return parse_name(p, l + 15);
+	if (!strncmp(l, "pressure ", 9))
+		return parse_pressure(p, l + 9);
 	if (!strncmp(l, "stat ", 5))
 		parse_stat(p, l + 5);
 	return 0;
@@ -293,6 +355,9 @@ void prof_section__release(struct prof_section *s)
 	for (size_t i = 0; i < s->nr_names; i++)
 		free(s->names[i].name);
 	free(s->names);
+	for (size_t i = 0; i < s->nr_pressure; i++)
+		free(s->pressure[i].cgroup);
+	free(s->pressure);
 	*s = (struct prof_section){ 0 };
 }
 

@@ -47,12 +47,14 @@ struct pyproc {
 	int pidfd;
 };
 
-/* A code object as read: its symbol, while its fields stay the same. */
+/* What a code object's address was read to hold: its name, and since when.  A code
+ * object freed and another made at its address (exec in a loop) may have its very
+ * pointers and fields, so the name itself is read each time and compared. */
 struct pycode {
 	int32_t pid;
 	uint64_t addr;
-	uint64_t qualname, filename;    /* the pointers it was read with */
-	int32_t firstlineno;
+	uint64_t name_hash;             /* of the name read */
+	uint64_t since_ns;              /* the first reading of that name there (CLOCK_MONOTONIC) */
 	uint32_t sym;                   /* "qualname (file:def N)", 0 when it could not be kept */
 };
 
@@ -310,35 +312,79 @@ static int read_str(const struct python_layout *l, struct reader *r, uint64_t ad
 	return err;
 }
 
-/* The symbol of code object code of frame f, "qualname (file:def N)": everything in
- * it is the code object's own, never changed.  0 when unreadable. */
+/* A str whose head and data were read at once into buf (len bytes) as UTF-8 into
+ * out, or read again alone when its data does not fit. */
+static int str_from(const struct python_layout *l, struct reader *r, uint64_t addr, const uint8_t *buf,
+		    size_t len, char *out, size_t out_len)
+{
+	uint32_t off, bytes;
+
+	if (python_str__data(l, buf, l->str_compact_data, &off, &bytes) == 0 && off + bytes <= len)
+		return python_str__utf8(l, buf, buf + off, bytes, out, out_len);
+	return read_str(l, r, addr, out, out_len);
+}
+
+/* The qualname and file name strs (at qn, fn) as UTF-8: both read in one call with
+ * what follows their heads (a name's data is inline), each read alone otherwise. */
+static int read_names(const struct python_layout *l, struct reader *r, uint64_t qn, uint64_t fn, char *qual,
+		      size_t qual_len, char *file, size_t file_len)
+{
+	uint8_t a[384], b[384];
+	struct iovec local[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
+	struct iovec remote[2] = { { (void *)(uintptr_t)qn, sizeof(a) }, { (void *)(uintptr_t)fn, sizeof(b) } };
+	int err;
+
+	if (l->str_compact_data > sizeof(a) ||
+	    process_vm_readv(r->pid, local, 2, remote, 2, 0) != (ssize_t)(sizeof(a) + sizeof(b))) {
+		err = read_str(l, r, qn, qual, qual_len);
+		return err < 0 ? err : read_str(l, r, fn, file, file_len);
+	}
+	err = str_from(l, r, qn, a, sizeof(a), qual, qual_len);
+	return err < 0 ? err : str_from(l, r, fn, b, sizeof(b), file, file_len);
+}
+
+/* The symbol of code object f->code, "qualname (file:def N)" (the code object's own,
+ * never changed), if it is proven to be the one there at sample time t: the same
+ * name was read at that address before t (a reading earlier than the sample) and now
+ * (after it), with no other name read there in between.  0 with *ret_v saying why
+ * not.  What it cannot see: another code object made there and freed again, with
+ * the first one's name made back, all between two readings of that address. */
 static uint32_t code_symbol(struct python *py, const struct interp *in, struct reader *r,
-			    const struct python_frame *f)
+			    const struct python_frame *f, uint64_t t, enum python_verdict *ret_v)
 {
 	const struct python_layout *l = in->l;
 	struct code_key k = { r->pid, f->code };
-	uint64_t h = hash__mix(hash__u64((uint32_t)r->pid), f->code);
-	struct pycode *c = hashtable__find(&py->codes, h, &k);
-	uint64_t qn = u64_at(f->head, l->co_qualname), fn = u64_at(f->head, l->co_filename);
+	uint64_t h = hash__mix(hash__u64((uint32_t)r->pid), f->code), nh;
+	struct pycode *c;
 	int32_t first;
 	char qual[256], file[512], name[1024];
 	bool created;
 
 	memcpy(&first, f->head + l->co_firstlineno, 4);
-	if (c && c->qualname == qn && c->filename == fn && c->firstlineno == first)
-		return c->sym;
-	if (read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
+	if (read_names(l, r, u64_at(f->head, l->co_qualname), u64_at(f->head, l->co_filename), qual, sizeof(qual),
+		       file, sizeof(file)) < 0) {
+		*ret_v = PYTHON_READ_FAILED;
 		return 0;
+	}
+	snprintf(name, sizeof(name), "%s (%s:def %d)", qual, file, first);
+	nh = hash__bytes(name, strlen(name));
+	c = hashtable__find(&py->codes, h, &k);
+	if (c && c->name_hash == nh && c->sym) {
+		if (c->since_ns < t)
+			return c->sym;
+		*ret_v = PYTHON_NOT_BEFORE;
+		return 0;
+	}
 	/* a program that makes code without end (exec in a loop) costs reads, not memory */
 	if (!c && hashtable__size(&py->codes) >= CODES_KEPT)
 		hashtable__clear(&py->codes);
-	snprintf(name, sizeof(name), "%s (%s:def %d)", qual, file, first);
 	c = hashtable__insert(&py->codes, h, &k, &created);
-	if (!c)
-		return 0;
-	*c = (struct pycode){ .pid = r->pid, .addr = f->code, .qualname = qn, .filename = fn,
-			      .firstlineno = first, .sym = symbol(py, name) };
-	return c->sym;
+	if (c)
+		*c = (struct pycode){ .pid = r->pid, .addr = f->code, .name_hash = nh, .since_ns = now_ns(),
+				      .sym = symbol(py, name) };
+	/* first read there after the sample: which code object the sample saw is not known */
+	*ret_v = c && c->sym ? PYTHON_NOT_BEFORE : PYTHON_READ_FAILED;
+	return 0;
 }
 
 /* ---- samples ------------------------------------------------------------------ */
@@ -402,37 +448,23 @@ static size_t activations(const struct interp *in, const struct sample *s, const
 }
 
 
-/* Was code object f->code named before, from a frame running it, with the fields it
- * has now (walk.h: what a frame that moved on leaves to go by)? */
-static bool named_before(struct python *py, const struct interp *in, const struct reader *r,
-			 const struct python_frame *f)
-{
-	const struct python_layout *l = in->l;
-	struct code_key k = { r->pid, f->code };
-	const struct pycode *c = hashtable__find(&py->codes, hash__mix(hash__u64((uint32_t)r->pid), f->code), &k);
-	int32_t first;
-
-	memcpy(&first, f->head + l->co_firstlineno, 4);
-	return c && c->sym && c->qualname == u64_at(f->head, l->co_qualname) &&
-	       c->filename == u64_at(f->head, l->co_filename) && c->firstlineno == first;
-}
-
 /* The symbols of the activation that pinned (frame, code) into syms, innermost
- * first, read now: its function, and CALLERS_NAME above it when it has callers
- * (how many, 0 with *ret_v saying why it could not be verified). */
+ * first, read now: its function, and CALLERS_NAME above it when it may have callers
+ * (how many, 0 with *ret_v saying why it could not be verified); t: the sample's time. */
 static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
-			       const uint64_t *outer, uint32_t *syms, enum python_verdict *ret_v)
+			       uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
 	struct reader r = { p->pid };
 	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
 	struct python_frame f;
-	enum python_verdict v = python_walk__frame(&w, frame, code, outer[0], outer[1], &f);
+	enum python_verdict v = python_walk__frame(&w, frame, code, &f);
 
-	if (v == PYTHON_MOVED && named_before(py, &p->in, &r, &f))
+	/* a frame that moved on: its pinned code object, named if proven as any is */
+	if (v == PYTHON_MOVED)
 		v = PYTHON_BY_CODE;
+	if (v == PYTHON_VERIFIED || v == PYTHON_BY_CODE)
+		syms[0] = code_symbol(py, &p->in, &r, &f, t, &v);
 	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !still_there(p->pidfd))
-		v = PYTHON_READ_FAILED;
-	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !(syms[0] = code_symbol(py, &p->in, &r, &f)))
 		v = PYTHON_READ_FAILED;
 	*ret_v = v;
 	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE)
@@ -445,7 +477,7 @@ struct walk_call {
 	struct python *py;
 	struct pyproc *p;
 	uint64_t frame, code;
-	const uint64_t *outer;
+	uint64_t t;
 	uint32_t *syms;
 	size_t ret;
 	enum python_verdict v;
@@ -455,7 +487,7 @@ static int walk_call(void *arg)
 {
 	struct walk_call *c = arg;
 
-	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->outer, c->syms, &c->v);
+	c->ret = walk_symbols_now(c->py, c->p, c->frame, c->code, c->t, c->syms, &c->v);
 	return 0;
 }
 
@@ -463,12 +495,12 @@ static int walk_call(void *arg)
  * effective capability: the kernel's ptrace rules, not CAP_SYS_PTRACE, decide what
  * may be read, so a process is read only while it is theirs. */
 static size_t walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
-			   const uint64_t *outer, uint32_t *syms, enum python_verdict *ret_v)
+			   uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
-	struct walk_call c = { py, p, frame, code, outer, syms, 0, PYTHON_READ_FAILED };
+	struct walk_call c = { py, p, frame, code, t, syms, 0, PYTHON_READ_FAILED };
 
 	if (!py->cfg.as_user)
-		return walk_symbols_now(py, p, frame, code, outer, syms, ret_v);
+		return walk_symbols_now(py, p, frame, code, t, syms, ret_v);
 	if (privs__as_user(walk_call, &c) < 0)
 		c.v = PYTHON_READ_FAILED, c.ret = 0;
 	*ret_v = c.v;
@@ -538,11 +570,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 		struct python_early_act *a = &e->acts[i];
 		enum python_verdict v;
 
-		uint64_t outer[2] = { 0, 0 };
-
-		if (i + 1 < n)
-			outer[0] = e->acts[i + 1].frame, outer[1] = e->acts[i + 1].code;
-		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, outer, a->syms, &v);
+		a->n = (uint8_t)walk_symbols(py, p, a->frame, a->code, s.time, a->syms, &v);
 		a->verdict = (uint8_t)v;
 	}
 	e->read_ns = now_ns();
@@ -551,7 +579,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 
 /* The symbols of activation i of a sample (read early if it was, else now): how many. */
 static size_t activation_symbols(struct python *py, struct pyproc *p, const struct python_early_reading *e, size_t i,
-				 const struct activation *a, const struct activation *out, uint32_t *syms)
+				 const struct activation *a, uint64_t t, uint32_t *syms)
 {
 	enum python_verdict v;
 	size_t nr;
@@ -561,9 +589,7 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 		nr = e->acts[i].n;
 		memcpy(syms, e->acts[i].syms, 4 * nr);
 	} else {
-		uint64_t outer[2] = { out ? out->frame : 0, out ? out->code : 0 };
-
-		nr = walk_symbols(py, p, a->frame, a->code, outer, syms, &v);
+		nr = walk_symbols(py, p, a->frame, a->code, t, syms, &v);
 	}
 	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE) {
 		py->st.unverified[v]++;
@@ -599,8 +625,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	py->st.early += early != NULL;
 	for (size_t i = 0; i < nr; i++) {
 		if (next < nacts && acts[next].at == i) {
-			size_t k = activation_symbols(py, p, early, next, &acts[next],
-						      next + 1 < nacts ? &acts[next + 1] : NULL, syms);
+			size_t k = activation_symbols(py, p, early, next, &acts[next], s->time, syms);
 
 			all &= k != 1 || syms[0] != 0;
 			for (size_t j = 0; j < k && n < max; j++)

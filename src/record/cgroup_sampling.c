@@ -102,6 +102,16 @@ static int each_ioctl(struct cgroup_sampling *c, unsigned long req)
 	return err;
 }
 
+int cgroup_sampling__set_period(struct cgroup_sampling *c, size_t cpu, uint64_t period)
+{
+	if (cpu >= c->nr_cpus)
+		return -EINVAL;
+	for (size_t g = 0; g < c->nr_cgroups; g++)
+		if (ioctl(c->fds[cpu * c->nr_cgroups + g], PERF_EVENT_IOC_PERIOD, &period) < 0)
+			return -errno;
+	return 0;
+}
+
 int cgroup_sampling__enable(struct cgroup_sampling *c)
 {
 	return each_ioctl(c, PERF_EVENT_IOC_ENABLE);

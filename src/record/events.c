@@ -559,8 +559,6 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		goto err;
 	}
 	err = open_evsel(e, e->sideband);
-	if (err == 0 && o->off_cpu && !e->offcpu)
-		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
 	if (err < 0)
 		goto err;
 	if (o->scope.nr_uids || o->track_uids) {
@@ -580,6 +578,12 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 					past = true;
 			}
 		}
+	}
+	/* after the set*uid() tracepoints: their failure removes what follows the sideband */
+	if (o->off_cpu && !e->offcpu) {
+		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
+		if (err < 0)
+			goto err;
 	}
 
 	stage = EVENTS_STAGE_MMAP;
@@ -748,6 +752,11 @@ static bool is_sampling(const struct events *e, const struct perf_evsel *sel)
  * has its FORK/EXIT in the file, so its look-up can take its parent's facts.  Before,
  * a task sampled between the two and exiting there could not be attributed.
  */
+int events__offcpu_period(struct events *e, int cpu, uint64_t period)
+{
+	return e->offcpu ? offcpu_events__set_period(e->offcpu, cpu, period) : -ENOENT;
+}
+
 int events__enable(struct events *e)
 {
 	struct perf_evsel *sel;

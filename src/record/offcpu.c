@@ -33,9 +33,12 @@ struct thread {
 	bool runq;                      /* switched out while runnable */
 	bool lost;                      /* a gap in the records since it switched out */
 	bool nostack;                   /* switched out without a stack sample first */
-	bool dead;                      /* its EXIT came: its last switch-out opens nothing */
+	bool dead;                      /* its EXIT came: the interval its last switch-out opens
+					 * is never written (but the exit path may be preempted
+					 * or sleep before: those are) */
 	uint32_t out_cpu;
 	uint64_t out_time;
+	uint64_t cgroup;                /* of its last stack sample (0: not known) */
 	uint8_t *rec;                   /* its context-switch sample (owned) */
 	uint32_t rec_len, rec_cap;
 };
@@ -46,6 +49,13 @@ struct holder_kind {
 	bool kthread;
 	bool uid_known;
 	uint32_t uid;
+};
+
+/* A task forked during the recording: runnable from then to its first switch-in. */
+struct born {
+	int32_t tid;
+	bool lost;                      /* a gap in the records since */
+	uint64_t time;
 };
 
 /* Who ran on a CPU when; told apart (holder_of) only when a wait of the scope
@@ -61,6 +71,9 @@ struct cpu {
 	uint64_t since;
 	uint64_t valid_from;            /* segments older than this (a gap) are not trusted */
 	uint32_t head, nr;              /* segs[head - 1] is the newest */
+	uint64_t period;                /* its stack samples: 1 switch in period (0: 1) */
+	uint64_t win_start, win_n;      /* switches counted since win_start */
+	uint64_t degraded_since;        /* when period went above 1 */
 	struct segment segs[CPU_SEGMENTS];
 };
 
@@ -69,6 +82,7 @@ struct offcpu {
 	struct idmap *switch_ids;
 	struct hashtable threads;       /* struct thread by tid */
 	struct hashtable kinds;         /* struct holder_kind by tid */
+	struct hashtable born;          /* struct born by tid, until its first switch-in */
 	struct cpu *cpus[MAX_CPUS];     /* allocated when first used */
 	uint64_t first_time, last_time;
 	uint8_t *buf;                   /* one interval's sample */
@@ -76,8 +90,10 @@ struct offcpu {
 	uint8_t *fix;                   /* one record renamed (rename_id) */
 	size_t fix_cap;
 	struct offcpu_stats st;
-	uint64_t stack_seq;             /* stack samples seen (stack_every) */
+	uint64_t nr_dead, swept;        /* threads exited, kept; when they were last swept */
 };
+
+#define DEAD_AFTER_NS 1000000000ull
 
 static bool tid_eq(const void *entry, const void *key, const void *ctx)
 {
@@ -104,6 +120,8 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 			goto err;
 	hashtable__init(&o->threads, sizeof(struct thread), tid_eq, NULL);
 	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
+	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
+	o->st.max_period = 1;
 	*ret = o;
 	return 0;
 err:
@@ -123,6 +141,7 @@ struct offcpu *offcpu__free(struct offcpu *o)
 		free(t->rec);
 	hashtable__release(&o->threads);
 	hashtable__release(&o->kinds);
+	hashtable__release(&o->born);
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		free(o->cpus[c]);
 	idmap__free(o->switch_ids);
@@ -152,12 +171,30 @@ static void thread_forget(struct offcpu *o, int32_t tid)
 	hashtable__remove(&o->threads, tid_hash(tid), &tid);
 }
 
+/* The period a CPU's event samples at when the bound does not raise it (min_period). */
+static uint64_t base_period(const struct offcpu *o)
+{
+	return o->cfg.min_period > 1 && o->cfg.set_period ? o->cfg.min_period : 1;
+}
+
+/* A CPU's state, made at its first switch record: its event's period set to min_period
+ * there (the stacks before are every switch's: more of them, none wrong). */
 static struct cpu *cpu_get(struct offcpu *o, uint32_t c)
 {
+	uint64_t base = base_period(o);
+
 	if (c >= MAX_CPUS)
 		return NULL;
-	if (!o->cpus[c])
-		o->cpus[c] = calloc(1, sizeof(struct cpu));
+	if (o->cpus[c])
+		return o->cpus[c];
+	o->cpus[c] = calloc(1, sizeof(struct cpu));
+	if (o->cpus[c] && base > 1) {
+		if (o->cfg.set_period(o->cfg.period_ctx, (int)c, base) < 0)
+			o->st.period_errors++;
+		else
+			o->cpus[c]->period = base;
+		o->st.max_period = MAX(o->st.max_period, o->cpus[c]->period);
+	}
 	return o->cpus[c];
 }
 
@@ -276,7 +313,17 @@ static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_
 	if (c && c->known && c->since < t1 && c->since >= c->valid_from) {
 		uint64_t from = MAX(c->since, t0);
 		const struct segment *last = &c->segs[(c->head + CPU_SEGMENTS - 1) % CPU_SEGMENTS];
-		uint32_t h = c->tid == tid && c->nr ? holder_of(o, last->pid, last->tid) : holder_of(o, c->pid, c->tid);
+		uint32_t h;
+
+		/* tid itself since its switch-in began: the runner before it, when the
+		 * timeline has it up to then (not at the CPU's first record, nor after a
+		 * gap: then not known, never tid's own scope) */
+		if (c->tid != tid)
+			h = holder_of(o, c->pid, c->tid);
+		else if (c->nr && last->end == c->since && last->start >= c->valid_from)
+			h = holder_of(o, last->pid, last->tid);
+		else
+			h = OFFCPU_HOLDER_UNKNOWN;
 
 		split_add(s, h, t1 - from);
 		covered += t1 - from;
@@ -340,10 +387,89 @@ static int emit_one(struct offcpu *o, const struct thread *t, uint64_t id, uint6
 	return o->cfg.emit(o->cfg.ctx, ev, time);
 }
 
+#define STACKLESS_UNMADE (PERF_SAMPLE_READ | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_INTR | \
+			  PERF_SAMPLE_AUX)
+
+/*
+ * An interval without its switch-out stack sample: a sample made from nothing, of the
+ * sampling events' sample_type, with no call chain, no user registers or stack, ip 0
+ * (shown as [unknown]), its time, period, CPU and holder exact.  Not for a sample_type
+ * with STACKLESS_UNMADE fields.
+ */
+static int emit_stackless(struct offcpu *o, const struct thread *t, uint64_t id, uint64_t time, uint64_t ns,
+			  uint32_t cpu, uint32_t holder)
+{
+	uint64_t st = o->cfg.layout->sample_type, *u;
+	struct perf_event_header *ev;
+	size_t n = 0, cap = sizeof(*ev) + 32 * 8;
+
+	if (o->buf_cap < cap) {
+		uint8_t *nb = realloc(o->buf, cap);
+
+		if (!nb)
+			return -ENOMEM;
+		o->buf = nb;
+		o->buf_cap = cap;
+	}
+	ev = (struct perf_event_header *)(void *)o->buf;
+	u = (uint64_t *)(void *)(ev + 1);
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		u[n++] = id;
+	if (st & PERF_SAMPLE_IP)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_TID)
+		u[n++] = (uint64_t)(uint32_t)t->pid | (uint64_t)(uint32_t)t->tid << 32;
+	if (st & PERF_SAMPLE_TIME)
+		u[n++] = time;
+	if (st & PERF_SAMPLE_ADDR)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_ID)
+		u[n++] = id;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_CPU)
+		u[n++] = (uint64_t)cpu | (uint64_t)holder << 32;
+	if (st & PERF_SAMPLE_PERIOD)
+		u[n++] = ns;
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		u[n++] = 0;     /* nr */
+	if (st & PERF_SAMPLE_REGS_USER)
+		u[n++] = 0;     /* PERF_SAMPLE_REGS_ABI_NONE: no registers follow */
+	if (st & PERF_SAMPLE_STACK_USER)
+		u[n++] = 0;     /* size 0: no data, no dyn_size */
+	if (st & PERF_SAMPLE_WEIGHT_TYPE)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_DATA_SRC)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_TRANSACTION)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_CGROUP)
+		u[n++] = t->cgroup;
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		u[n++] = 0;
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		u[n++] = 0;
+	ev->type = PERF_RECORD_SAMPLE;
+	ev->misc = PERF_RECORD_MISC_USER;
+	ev->size = (uint16_t)(sizeof(*ev) + n * 8);
+	return o->cfg.emit(o->cfg.ctx, ev, time);
+}
+
+/* The interval's sample(s): with the thread's switch-out stack, or without one. */
+static int emit_interval(struct offcpu *o, const struct thread *t, bool stack, uint64_t id, uint64_t time,
+			 uint64_t ns, uint32_t cpu, uint32_t holder)
+{
+	return stack ? emit_one(o, t, id, time, ns, cpu, holder) : emit_stackless(o, t, id, time, ns, cpu, holder);
+}
+
 /* Thread t's interval closes at t1 on cpu: counted, and written when it can be. */
 static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint32_t cpu)
 {
 	uint64_t ns = t1 > t->out_time ? t1 - t->out_time : 0;
+	bool stack = !t->nostack && t->rec_len;
+	uint64_t written = 0;
 	struct split s;
 	int err = 0;
 
@@ -353,25 +479,26 @@ static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint3
 		o->st.lost_ns += ns;
 		return 0;
 	}
-	if (t->nostack || !t->rec_len) {
-		o->st.nostack_intervals++;
-		o->st.nostack_ns += ns;
-		return 0;
-	}
 	if (!ns)
 		return 0;
+	if (!stack && (o->cfg.layout->sample_type & STACKLESS_UNMADE)) {
+		o->st.unwritten_intervals++;
+		o->st.unwritten_ns += ns;
+		return 0;
+	}
 	if (!t->runq) {
-		err = emit_one(o, t, OFFCPU_ID_BLOCKED, t1, ns, cpu, OFFCPU_HOLDER_NONE);
+		err = emit_interval(o, t, stack, OFFCPU_ID_BLOCKED, t1, ns, cpu, OFFCPU_HOLDER_NONE);
 		if (err > 0) {
 			o->st.intervals++;
 			o->st.blocked_ns += ns;
+			written = ns;
 		}
-		return err < 0 ? err : 0;
+		goto out;
 	}
 	split_by_holder(o, t->tid, cpu, t->out_time, t1, &s);
 	/* one sample per holder, a nanosecond apart: each its own (time, tid) */
 	for (size_t i = 0; i < s.nr && err >= 0; i++) {
-		int w = emit_one(o, t, OFFCPU_ID_RUNQ, t1 - i, s.ns[i], cpu, s.holder[i]);
+		int w = emit_interval(o, t, stack, OFFCPU_ID_RUNQ, t1 - i, s.ns[i], cpu, s.holder[i]);
 
 		err = w < 0 ? w : err + w;
 	}
@@ -381,6 +508,12 @@ static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint3
 		for (size_t i = 0; i < s.nr; i++)
 			if (s.holder[i] == OFFCPU_HOLDER_UNKNOWN)
 				o->st.unknown_holder_ns += s.ns[i];
+		written = ns;
+	}
+out:
+	if (err >= 0 && !stack && written) {
+		o->st.nostack_intervals++;
+		o->st.nostack_ns += ns;
 	}
 	return err < 0 ? err : 0;
 }
@@ -391,19 +524,13 @@ static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
 	const struct sample_layout *l = o->cfg.layout;
 	int32_t pid, tid;
 	struct thread *t;
+	size_t size, head;
 	bool created;
 
 	if (!sample_layout__tid(l, ev, &pid, &tid) || tid <= 0 || l->s_id < 0 || l->s_time < 0 ||
 	    l->s_period < 0 || l->s_cpu < 0)
 		return 1;
 	t = thread_find(o, tid);
-	if (o->cfg.stack_every > 1 && ++o->stack_seq % o->cfg.stack_every) {
-		/* not kept (stack_every): the switch-out that follows opens no interval */
-		o->st.stacks_skipped++;
-		if (t && t->state == T_STACKED)
-			t->state = T_RUNNING;
-		return 1;
-	}
 	if (!t && o->cfg.in_scope(o->cfg.ctx, pid, tid, sample_layout__cgroup(l, ev)) == 0)
 		return 1;       /* not the scope's: no stack kept, nothing tracked */
 	if (!t) {
@@ -412,19 +539,27 @@ static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
 			return -ENOMEM;
 		*t = (struct thread){ .tid = tid, .pid = pid };
 	}
-	if (t->dead)
+	/* the event has no PERIOD (offcpu_events.c): one is put back where the sampling
+	 * events have it, so the copy has their layout */
+	size = ev->size + 8u;
+	head = sizeof(*ev) + 8 * (size_t)l->s_period;
+	if (ev->size < head || size > UINT16_MAX)
 		return 1;
-	if (t->rec_cap < ev->size) {
-		uint8_t *nr = realloc(t->rec, ev->size);
+	if (t->rec_cap < size) {
+		uint8_t *nr = realloc(t->rec, size);
 
 		if (!nr)
 			return -ENOMEM;
 		t->rec = nr;
-		t->rec_cap = ev->size;
+		t->rec_cap = size;
 	}
-	memcpy(t->rec, ev, ev->size);
-	t->rec_len = ev->size;
+	memcpy(t->rec, ev, head);
+	memset(t->rec + head, 0, 8);
+	memcpy(t->rec + head + 8, (const uint8_t *)ev + head, ev->size - head);
+	((struct perf_event_header *)(void *)t->rec)->size = (uint16_t)size;
+	t->rec_len = size;
 	t->pid = pid;
+	t->cgroup = sample_layout__cgroup(l, ev);
 	t->state = T_STACKED;
 	return 1;
 }
@@ -435,6 +570,73 @@ static uint64_t trailer_u64(const struct sample_layout *l, const struct perf_eve
 
 	memcpy(&v, (const char *)ev + ev->size - 8 * (unsigned)idx, 8);
 	return v;
+}
+
+/*
+ * The bound on stack samples: a switch out on CPU c at time, counted (all of them when
+ * the context-switch event counts every task's, the scope's threads' when the kernel
+ * filters it by cgroup).  At the end of each window, past max_rate per second, the
+ * CPU's event samples 1 switch in N (N the rate over max_rate, rounded up), and back
+ * to every one (to min_period's 1 in N, its floor) when the rate falls.  The switch records are never sampled: every
+ * interval is still timed, and those without a stack are written with none.
+ */
+static void count_switch(struct offcpu *o, struct cpu *c, uint32_t cpu, uint64_t time)
+{
+	uint64_t el, rate, n, base = base_period(o), cur = c->period ? c->period : 1;
+
+	if (!o->cfg.max_rate || !o->cfg.set_period)
+		return;
+	if (!c->win_start || time < c->win_start) {
+		c->win_start = time;
+		c->win_n = 0;
+	}
+	c->win_n++;
+	el = time - c->win_start;
+	if (el < OFFCPU_RATE_WINDOW_NS)
+		return;
+	rate = c->win_n * 1000000000ull / el;
+	n = (rate + o->cfg.max_rate - 1) / o->cfg.max_rate;
+	n = MIN(MAX(n, base), 1000000);
+	c->win_start = time;
+	c->win_n = 0;
+	if (n == cur)
+		return;
+	if (o->cfg.set_period(o->cfg.period_ctx, (int)cpu, n) < 0) {
+		o->st.period_errors++;
+		return;
+	}
+	/* degraded: sampled above the base (min_period, or every switch) */
+	if (n > base && cur <= base)
+		c->degraded_since = time;
+	else if (n == base && cur > base)
+		o->st.degraded_cpu_ns += time - c->degraded_since;
+	c->period = n;
+	o->st.max_period = MAX(o->st.max_period, n);
+}
+
+/*
+ * The threads that exited and have been off a CPU for a second: gone (their last
+ * switch-out), forgotten.  Run at most once a second of the recording.  A thread of the
+ * exit path asleep longer than that and coming back is then counted as open at the
+ * start.
+ */
+static void sweep_dead(struct offcpu *o, uint64_t now)
+{
+	int32_t gone[256];
+	size_t n = 0, it = 0;
+	struct thread *t;
+
+	if (now < o->swept + DEAD_AFTER_NS || !o->nr_dead)
+		return;
+	o->swept = now;
+	while ((t = hashtable__next(&o->threads, &it)) && n < ARRAY_SIZE(gone))
+		if (t->dead && t->state == T_OUT && t->out_time + DEAD_AFTER_NS <= now)
+			gone[n++] = t->tid;
+	for (size_t i = 0; i < n; i++)
+		thread_forget(o, gone[i]);
+	o->nr_dead -= MIN(o->nr_dead, n);
+	if (n == ARRAY_SIZE(gone))
+		o->swept = 0;   /* more of them: again at the next exit's switch */
 }
 
 static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint64_t time)
@@ -458,18 +660,18 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 		/* ids: the task leaving; next_prev: the one coming */
 		cpu_switch(o, c, (int32_t)sw->next_prev_pid, (int32_t)sw->next_prev_tid, time);
 		t = thread_find(o, (int32_t)ids[1]);
+		if (!o->cfg.stacks_scoped || t)
+			count_switch(o, c, cpu, time);
 		if (!t)
 			return 1;
-		if (t->dead) {
-			thread_forget(o, t->tid);       /* its last switch */
-			return 1;
-		}
 		t->nostack = t->state != T_STACKED;
 		t->state = T_OUT;
 		t->runq = ev->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
 		t->lost = false;
 		t->out_time = time;
 		t->out_cpu = cpu;
+		if (t->dead)
+			sweep_dead(o, time);    /* (t may move: not used after) */
 		return 1;
 	}
 	/* in: ids is the task coming; the CPU's timeline starts here if unknown yet */
@@ -477,17 +679,36 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 		cpu_switch(o, c, (int32_t)ids[0], (int32_t)ids[1], time);
 	t = thread_find(o, (int32_t)ids[1]);
 	if (!t && (int32_t)ids[1] > 0 && o->cfg.in_scope(o->cfg.ctx, (int32_t)ids[0], (int32_t)ids[1], 0) > 0) {
-		/* first seen coming back: off a CPU since before the recording */
 		struct thread nt = { .tid = (int32_t)ids[1], .pid = (int32_t)ids[0] };
+		int32_t tid = nt.tid;
+		struct born *b = hashtable__size(&o->born) ? hashtable__find(&o->born, tid_hash(tid), &tid) : NULL;
 		bool created;
 
 		t = hashtable__insert(&o->threads, tid_hash(nt.tid), &nt.tid, &created);
 		if (!t)
 			return -ENOMEM;
 		*t = nt;
+		if (b) {
+			/* forked during the recording: runnable from its FORK to its first run
+			 * (wake_up_new_task follows the FORK record by microseconds), no stack */
+			t->state = T_OUT;
+			t->runq = true;
+			t->nostack = true;
+			t->out_time = b->time;
+			t->out_cpu = cpu;
+			t->lost = b->lost;
+			hashtable__remove(&o->born, tid_hash(tid), &tid);
+			return close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
+		}
+		/* first seen coming back: off a CPU since before the recording */
 		o->st.cut_start++;
 		o->st.cut_start_ns += time - o->first_time;
 		return 1;
+	}
+	if (!t && (int32_t)ids[1] > 0 && hashtable__size(&o->born)) {
+		int32_t tid = (int32_t)ids[1];
+
+		hashtable__remove(&o->born, tid_hash(tid), &tid);       /* not the scope's */
 	}
 	if (!t || t->state != T_OUT)
 		return 1;
@@ -500,9 +721,14 @@ static void on_lost(struct offcpu *o, uint64_t time)
 	struct thread *t;
 	size_t it = 0;
 
+	struct born *b;
+
 	while ((t = hashtable__next(&o->threads, &it)))
 		if (t->state == T_OUT)
 			t->lost = true;
+	it = 0;
+	while ((b = hashtable__next(&o->born, &it)))
+		b->lost = true;
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		if (o->cpus[c]) {
 			o->cpus[c]->valid_from = time;
@@ -539,6 +765,13 @@ static int rename_id(struct offcpu *o, const struct perf_event_header **pev)
 	return 0;
 }
 
+bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_header *ev)
+{
+	uint32_t v;
+
+	return ev->type == PERF_RECORD_SAMPLE && idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v);
+}
+
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64_t time)
 {
 	const struct perf_event_header *ev = *pev;
@@ -566,8 +799,20 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 			struct thread *t = thread_find(o, tid);
 
 			hashtable__remove(&o->kinds, tid_hash(tid), &tid);
-			if (t && ev->type == PERF_RECORD_EXIT)
+			hashtable__remove(&o->born, tid_hash(tid), &tid);
+			if (ev->type == PERF_RECORD_FORK && tid > 0) {
+				struct born *b;
+				bool created;
+
+				b = hashtable__insert(&o->born, tid_hash(tid), &tid, &created);
+				if (!b)
+					return -ENOMEM;
+				*b = (struct born){ .tid = tid, .time = time };
+			}
+			if (t && ev->type == PERF_RECORD_EXIT && !t->dead) {
 				t->dead = true;
+				o->nr_dead++;
+			}
 			else if (t)
 				thread_forget(o, tid);  /* a new task with an old tid */
 		}
@@ -587,6 +832,9 @@ int offcpu__finish(struct offcpu *o)
 	struct thread *t;
 	size_t it = 0;
 
+	for (size_t c = 0; c < MAX_CPUS; c++)
+		if (o->cpus[c] && o->cpus[c]->period > base_period(o) && o->last_time > o->cpus[c]->degraded_since)
+			o->st.degraded_cpu_ns += o->last_time - o->cpus[c]->degraded_since;
 	/* emitting inserts nothing here: the walk holds */
 	while ((t = hashtable__next(&o->threads, &it))) {
 		int err;
@@ -601,4 +849,14 @@ int offcpu__finish(struct offcpu *o)
 		o->st.cut_end += o->st.intervals != written;
 	}
 	return 0;
+}
+
+void offcpu__each_open(const struct offcpu *o, offcpu_open_fn fn, void *ctx)
+{
+	const struct thread *t;
+	size_t it = 0;
+
+	while ((t = hashtable__next(&o->threads, &it)))
+		if (t->state == T_OUT && !t->dead && !t->lost && !t->nostack && t->rec_len)
+			fn(ctx, (const struct perf_event_header *)(const void *)t->rec, t->runq, t->out_time);
 }

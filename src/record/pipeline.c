@@ -7,6 +7,7 @@
 
 #include "prof/base/util.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/python/hint.h"
 #include "prof/python/python.h"
 #include "prof/record/pipeline.h"
 #include "prof/scope/cgroups.h"
@@ -29,6 +30,7 @@ struct pipeline {
 	struct objects *objects;        /* the mapped objects of what is written */
 	struct offcpu *offcpu;          /* --off-cpu: switches into intervals */
 	struct python *python;          /* Python frames in the unwound samples */
+	struct python_hint *python_hint; /* without unwinding: Python processes' samples counted */
 	uint8_t *unwound;               /* ... one rewritten sample */
 	size_t unwound_len;
 	struct pipeline_stats st;
@@ -52,6 +54,8 @@ static int sink(const void *rec, size_t len, void *ctx)
 	/* before the sink: it asks for the build ids of the objects it is given */
 	if (err == 0 && p->objects)
 		err = objects__note(p->objects, rec);
+	if (p->python_hint)
+		python_hint__note(p->python_hint, rec);
 	if (err == 0)
 		err = p->sink(rec, len, p->sink_ctx);
 	if (err < 0) {
@@ -246,7 +250,9 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 
 		if (ret < 0 || err < 0)
 			return ret < 0 ? ret : err;
-		if (p->python)
+		/* (not the context-switch event's: it has no PERIOD, so not the layout the
+		 * sampling attr says: offcpu.c reads it) */
+		if (p->python && !(p->offcpu && offcpu__is_switch_sample(p->offcpu, ev)))
 			python__early(p->python, ev);   /* Python frames checked now, used if the same */
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
@@ -361,7 +367,9 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 		.layout = cfg->layout, .switch_ids = cfg->switch_ids, .nr_switch_ids = cfg->nr_switch_ids,
 		.proc_fd = cfg->proc_fd, .name_holders = cfg->verdict->admin, .user_only = !cfg->verdict->kernel,
 		.in_scope = offcpu_in_scope, .uid_of = offcpu_uid, .emit = offcpu_emit, .ctx = p,
-		.holders_by_uid = cfg->offcpu_by_uid, .stack_every = cfg->offcpu_every,
+		.holders_by_uid = cfg->offcpu_by_uid, .min_period = cfg->offcpu_min_period,
+		.max_rate = cfg->offcpu_max_rate, .stacks_scoped = cfg->offcpu_scoped,
+		.set_period = cfg->offcpu_period, .period_ctx = cfg->offcpu_period_ctx,
 	};
 
 	return cfg->nr_switch_ids ? offcpu__new(&oc, &p->offcpu) : 0;
@@ -421,6 +429,8 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	}
 	if (p->unwinder && cfg->cache && open_python(p, cfg) < 0)
 		goto err;
+	if (!p->unwinder && !cfg->live && !(p->python_hint = python_hint__new(cfg->layout)))
+		goto err;
 	err = open_scope(p, cfg);
 	if (err == 0)
 		err = open_offcpu(p, cfg);
@@ -445,6 +455,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	objects__free(p->objects);
 	unwinder__free(p->unwinder);
 	python__free(p->python);
+	python_hint__free(p->python_hint);
 	free(p->unwound);
 	free(p);
 	return NULL;
@@ -480,9 +491,40 @@ const struct python_stats *pipeline__python_stats(const struct pipeline *p)
 	return p->python ? python__stats(p->python) : NULL;
 }
 
+const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p)
+{
+	return p->python_hint ? python_hint__stats(p->python_hint) : NULL;
+}
+
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p)
 {
 	return p->objects ? objects__stats(p->objects) : NULL;
+}
+
+struct open_filter {
+	const struct pipeline *p;
+	offcpu_open_fn fn;
+	void *ctx;
+};
+
+/* Only the scope's: offcpu.c also keeps the stacks of tasks not judged yet, whose
+ * intervals the scope judges when they are emitted. */
+static void open_in_scope(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since)
+{
+	const struct open_filter *f = ctx;
+	int32_t pid, tid;
+
+	if (sample_layout__tid(f->p->layout, ev, &pid, &tid) &&
+	    tracker__in_scope(f->p->tracker, pid, tid, sample_layout__cgroup(f->p->layout, ev)) > 0)
+		f->fn(f->ctx, ev, runq, since);
+}
+
+void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, void *ctx)
+{
+	struct open_filter f = { p, fn, ctx };
+
+	if (p->offcpu)
+		offcpu__each_open(p->offcpu, open_in_scope, &f);
 }
 
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p)

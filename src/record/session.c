@@ -50,6 +50,7 @@ struct session {
 	bool kernel_hidden;
 	struct session_drain_stats st;
 	uint64_t last_drain;
+	uint64_t judged_upto;           /* every record older than this was passed on */
 };
 
 /* Read every ring buffer into the queue, then look up the tasks met for the first time. */
@@ -79,6 +80,8 @@ static int flush_round(struct session *s, uint64_t upto, uint64_t slice)
 	int err = pipeline__flush(s->pipeline, s->queue, upto, slice);
 
 	s->round_paused = err > 0;
+	if (err == 0 && upto > s->judged_upto)
+		s->judged_upto = upto;
 	return err < 0 ? err : 0;
 }
 
@@ -116,6 +119,16 @@ int session__stop(struct session *s)
 	err = flush_round(s, UINT64_MAX, 0);
 	pipeline__finish(s->pipeline);
 	return err < 0 ? err : pipeline__sink_error(s->pipeline);
+}
+
+void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void *ctx)
+{
+	pipeline__each_open_offcpu(s->pipeline, fn, ctx);
+}
+
+uint64_t session__judged_upto(const struct session *s)
+{
+	return s->judged_upto;
 }
 
 bool session__build_id(const struct session *s, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -176,6 +189,14 @@ static bool creds_missing(const struct session *s, const struct policy_verdict *
 	return s->opts->scope.nr_uids && !events__info(s->events)->creds && !v->admin;
 }
 
+/* --off-cpu's bound: a CPU's context-switch event samples 1 switch in period. */
+static int offcpu_period(void *ctx, int cpu, uint64_t period)
+{
+	struct session *s = ctx;
+
+	return events__offcpu_period(s->events, cpu, period);
+}
+
 /* The stages after the drain, with the tracepoints' ids.  prof's corked workload is
  * prof until its exec: named as /proc names this process now. */
 static int open_pipeline(struct session *s, const struct session_config *cfg, int proc_fd)
@@ -192,7 +213,11 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
 		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,
 		.switch_ids = info->switch_ids, .nr_switch_ids = info->nr_switch_ids,
-		.offcpu_by_uid = s->opts->off_cpu_by_uid, .offcpu_every = s->opts->off_cpu_every,
+		.offcpu_by_uid = s->opts->off_cpu_by_uid, .offcpu_min_period = s->opts->off_cpu_min_period,
+		.offcpu_max_rate = s->opts->off_cpu_max_rate == RECORD_OFFCPU_UNBOUNDED ? 0
+				   : s->opts->off_cpu_max_rate ? s->opts->off_cpu_max_rate
+				   : OFFCPU_DEFAULT_MAX_RATE,
+		.offcpu_scoped = info->filter_cgroups > 0, .offcpu_period = offcpu_period, .offcpu_period_ctx = s,
 	};
 	size_t n;
 	int err;
@@ -316,6 +341,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.scope = pipeline__scope_stats(s->pipeline),
 		.unwind = pipeline__unwind_stats(s->pipeline),
 		.python = pipeline__python_stats(s->pipeline),
+		.python_hint = pipeline__python_hint_stats(s->pipeline),
 		.objects = pipeline__objects_stats(s->pipeline),
 		.offcpu = pipeline__offcpu_stats(s->pipeline),
 		.kernel_hidden = s->kernel_hidden,

@@ -5,16 +5,22 @@
  *   prof-offcpu sleeper SECONDS   spin 10 ms, sleep 30 ms (nanosleep), again: on a
  *                                 CPU 25 % of the time, asleep 75 %
  *   prof-offcpu hog SECONDS       spin: runnable all the time
+ *   prof-offcpu mix SECONDS       two hog threads and two sleeper threads, each
+ *                                 printing its own line at its end:
+ *                                 "thread hog|sleeper TID <on> <wait> <life>"
  *
  * At its end it prints its own ground truth from the kernel, one line:
  *   "schedstat <on-CPU ns> <run-queue wait ns> <lifetime ns>"
  * (/proc/self/task/TID/schedstat: time run, time waited on a run queue; the lifetime
  * from its start to that read).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 static double now(void)
 {
@@ -59,6 +65,36 @@ static void truth(double start)
 	fflush(stdout);
 }
 
+static double seconds;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *mix_thread(void *arg)
+{
+	const char *kind = arg;
+	double start = now(), end = start + seconds;
+	unsigned long long run = 0, wait = 0;
+	FILE *f;
+
+	if (!strcmp(kind, "sleeper")) {
+		while (now() < end) {
+			spin(0.010);
+			nap(30);
+		}
+	} else {
+		spin(seconds);
+	}
+	f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f || fscanf(f, "%llu %llu", &run, &wait) != 2)
+		fprintf(stderr, "prof-offcpu: no schedstat\n");
+	if (f)
+		fclose(f);
+	pthread_mutex_lock(&out_lock);
+	printf("thread %s %ld %llu %llu %.0f\n", kind, (long)syscall(SYS_gettid), run, wait, (now() - start) * 1e9);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	double start = now(), end;
@@ -68,6 +104,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	end = start + atof(argv[2]);
+	if (!strcmp(argv[1], "mix")) {
+		static const char *const kinds[] = { "hog", "hog", "sleeper", "sleeper" };
+		pthread_t th[4];
+
+		seconds = atof(argv[2]);
+		for (int i = 0; i < 4; i++)
+			if (pthread_create(&th[i], NULL, mix_thread, (void *)kinds[i]))
+				return 1;
+		for (int i = 0; i < 4; i++)
+			pthread_join(th[i], NULL);
+		return 0;
+	}
 	if (!strcmp(argv[1], "sleeper")) {
 		while (now() < end) {
 			spin(0.010);

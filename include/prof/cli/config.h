@@ -29,6 +29,8 @@ struct prof_config {
 	uint64_t keep_object_max;       /* ... bytes of one object */
 	uint64_t keep_recording_max;    /* ... bytes one recording adds */
 	uint64_t keep_cache_max;        /* ... bytes of the whole cache */
+	uint32_t off_cpu_max_rate;      /* --off-cpu-max-rate's default (record_opts.h's
+					 * encoding: 0 the built-in, RECORD_OFFCPU_UNBOUNDED none) */
 	/* [containers]: where the runtimes keep their containers' names */
 	struct runtime_dirs containers;
 	/* [aggregate] */
@@ -44,7 +46,8 @@ struct prof_config {
 		bool callchain;
 		bool off_cpu;                   /* time off a CPU per tenant (profd(8)) */
 		bool off_cpu_stacks;            /* ... with the call chain at the switch-out */
-		uint64_t off_cpu_sample;        /* ... one switch-out stack in N kept (1: all) */
+		uint64_t off_cpu_sample;        /* ... a switch-out stack in N, the switch event's
+						 * period (1: all); every interval timed */
 		unsigned int mmap_pages;
 		uint64_t bucket, fine_span, history;    /* seconds */
 		uint64_t memory_max, disk_max, answers_memory_max;      /* bytes */

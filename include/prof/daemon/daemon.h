@@ -44,7 +44,8 @@ struct daemon_settings {
 	bool callchain;
 	bool off_cpu;                   /* [daemon] off_cpu: off-CPU time is kept */
 	bool off_cpu_stacks;            /* ... with its call chains */
-	uint64_t off_cpu_sample;        /* ... an interval in N kept, its time times N */
+	uint64_t off_cpu_sample;        /* ... a switch-out stack in N (the switch event's period);
+					 * every interval timed */
 	char host[256], osrelease[128];
 };
 

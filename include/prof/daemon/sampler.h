@@ -33,7 +33,6 @@ struct sampler_config {
 	bool callchain;                 /* stacks of the call chain, else of the ip */
 	bool off_cpu_stacks;            /* ... for off-CPU intervals too (else their ip only:
 					 * where the task switched out, in the kernel) */
-	uint64_t off_cpu_every;         /* intervals kept 1 in N: their time is scaled by N */
 	size_t max_stacks;              /* the live engine's cap per fine span */
 	bool kernel;                    /* kernel symbols are readable (kallsyms) */
 	/* the tracker's uid of tid, at judging time */

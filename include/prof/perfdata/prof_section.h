@@ -32,6 +32,11 @@
  *   container-name <id> <name>     (the runtime's name of a container of the file,
  *                                   its 64-hex id; the name's bytes below '!', '%'
  *                                   and DEL written %XX)
+ *   pressure <cgroup> <wall ns> <field>=<value>...
+ *                                  (a scope's cgroup's PSI totals and cpu.stat over
+ *                                   the recording's wall ns: the end's minus the
+ *                                   start's, fields as pressure.h names them, those
+ *                                   not known left out; the path encoded as a name)
  *
  * Older files also have "cgroup <id> <path>" lines: the CGROUP records of the
  * file name the same cgroups, so they are no longer written, and skipped.  A line
@@ -45,6 +50,7 @@
 #include <stdint.h>
 
 #include "prof/perfdata/perf_data.h"
+#include "prof/sys/pressure.h"
 
 struct prof_section_task {
 	int32_t pid, tid;
@@ -68,6 +74,13 @@ struct prof_section_stats {
 	uint64_t tasks_seen;
 };
 
+/* A cgroup's pressure over the recording (pressure.h). */
+struct prof_section_pressure {
+	char *cgroup;                   /* its path under the cgroup2 root (built: borrowed) */
+	uint64_t wall_ns;               /* between the two readings */
+	struct pressure d;              /* the differences; have: the fields known */
+};
+
 /* The section's facts: filled by the recorder to build it, by the parser from a file. */
 struct prof_section {
 	char kernel_build_id[84];       /* hex, "" when unknown */
@@ -84,6 +97,8 @@ struct prof_section {
 	size_t nr_tasks;
 	struct prof_section_name *names;        /* of the file's containers (built: borrowed) */
 	size_t nr_names;
+	struct prof_section_pressure *pressure; /* none in older files (built: borrowed) */
+	size_t nr_pressure;
 	bool has_stats;                 /* parsed: the file had stat lines */
 	struct prof_section_stats stats;
 };

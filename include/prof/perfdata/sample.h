@@ -140,7 +140,7 @@ static inline bool sample_layout__ip_chain(const struct sample_layout *l, const 
 	return true;
 }
 
-/* The fields of a sample the layout locates (id, time, tid, ip, period, call
+/* The fields of a sample the layout locates (id, time, tid, cpu, ip, period, call
  * chain, cgroup) into s, the others zero.  false when the record is too short for
  * them, or the layout has no TID. */
 static inline bool sample_layout__sample(const struct sample_layout *l, const struct perf_event_header *ev,
@@ -157,6 +157,14 @@ static inline bool sample_layout__sample(const struct sample_layout *l, const st
 	s->time = sample_layout__time(l, ev);
 	s->id = sample_layout__id(l, ev);
 	s->cgroup = sample_layout__cgroup(l, ev);
+	if (l->s_cpu >= 0) {
+		/* the CPU, and the u32 after it (an offcpu-runq sample's holder) */
+		uint32_t c[2];
+
+		memcpy(c, sample__u64(ev, l->s_cpu), 8);
+		s->cpu = c[0];
+		s->cpu_res = c[1];
+	}
 	return true;
 }
 

@@ -10,10 +10,12 @@
  * sure: its callers (F's previous frames) and F's current instruction (hence the
  * line) may be those of a later call run at the same place by then (docs/DESIGN.md,
  * "Python frames": measured by tests/integration/python/caller_truth.sh), so they
- * are not read.  Whether F is the activation's entry frame (its first) is known
- * from the sample when F starts where the outer activation's pinned frame ends (a
- * call from C back into Python), else read (is_entry, while F still runs C): a
- * frame that is not has callers above it, shown as one "callers not proven" frame.
+ * are not read.  Whether F is the activation's entry frame (its first) is read
+ * (is_entry, while F still runs C): a frame that is not, or that moved on, may have
+ * callers above it, shown as one "callers not proven" frame.  Where F starts proves
+ * nothing: right where the outer activation's pinned frame ends is both a callback's
+ * first frame (sorted(key=)) and the callee of a generator or coroutine, whose own
+ * frame lives in its object, not in the thread's frame chunk.
  *
  * Reading F late biases: a function sharing its frame's address with others (a loop
  * calling f() then g()) is found there in proportion to its own share, so requiring
@@ -50,6 +52,7 @@ enum python_verdict {
 	PYTHON_MOVED,                   /* the pinned frame holds another code object now */
 	PYTHON_NOT_CODE,                /* the pinned code is not a code object */
 	PYTHON_BY_CODE,                 /* verified by the code object alone (python.c) */
+	PYTHON_NOT_BEFORE,              /* its code object's name not read there before the sample */
 	PYTHON_VERDICTS,
 };
 
@@ -67,12 +70,9 @@ struct python_walk {
  * The activation's pinned frame (frame, code; first_instr - co_code_adaptive) as
  * read now into *out: VERIFIED when it still runs that code object; MOVED, with *out
  * filled, when the frame runs another one now but the pinned code still is a code
- * object (python.c names it only if it is unchanged since it was named).  outer,
- * outer_code: the next (outer) activation's pinned frame and code, 0 when none: a
- * frame that starts where that one ends (its code's frame size, static) is its
- * activation's first, with no callers in it, whatever the frame holds now.
+ * object (python.c names it only if its name there is proven at the sample's time).
  */
 enum python_verdict python_walk__frame(const struct python_walk *w, uint64_t frame, uint64_t code,
-				       uint64_t outer, uint64_t outer_code, struct python_frame *out);
+				       struct python_frame *out);
 
 #endif

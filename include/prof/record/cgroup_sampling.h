@@ -33,6 +33,9 @@ int cgroup_sampling__redirect(struct cgroup_sampling *c, const int *out_fds);
 /* The sample ids of every event, nr_cpus x nr_cgroups of them (owned by c). */
 const uint64_t *cgroup_sampling__ids(const struct cgroup_sampling *c, size_t *ret_nr);
 
+/* The sample period of the events of the CPU at index cpu (of the cpus opened). */
+int cgroup_sampling__set_period(struct cgroup_sampling *c, size_t cpu, uint64_t period);
+
 int cgroup_sampling__enable(struct cgroup_sampling *c);
 int cgroup_sampling__disable(struct cgroup_sampling *c);
 

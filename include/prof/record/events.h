@@ -78,6 +78,10 @@ const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_
 /* The creds events opened (0 when none). */
 size_t events__creds(const struct events *e, const struct events_creds **ret);
 
+/* --off-cpu: the context-switch event of CPU cpu samples 1 switch in period
+ * (offcpu_events__set_period).  0 or -errno. */
+int events__offcpu_period(struct events *e, int cpu, uint64_t period);
+
 int events__enable(struct events *e);
 int events__disable(struct events *e);
 /* Wait up to timeout_ms for data; >= 0, or -EINTR. */

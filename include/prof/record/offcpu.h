@@ -16,8 +16,10 @@
  *           across it are counted as lost, never as waiting).
  *
  * An interval's sample is made of its switch-out stack sample with prof's event id,
- * the switch-in's time and CPU, and goes back to the pipeline to be judged, described
- * and written as any sample.  An offcpu-runq interval is split by who held its CPU
+ * the switch-in's time and CPU (or, when that switch-out had no stack sample: 1 in N
+ * past max_rate, throttled, a new thread's wait from its FORK to its first run, a
+ * sample made from nothing with no call chain), and goes back to the pipeline to be
+ * judged, described and written as any sample.  An offcpu-runq interval is split by who held its CPU
  * meanwhile (the CPU it switched in on), one sample per holder, the holder in the u32
  * after the sample's CPU (struct sample's cpu_res), which the kernel leaves 0 and perf
  * ignores: OFFCPU_HOLDER_*.  A tenant's recording names no other tenant there (only
@@ -72,6 +74,12 @@ typedef bool (*offcpu_uid_fn)(void *ctx, int32_t tid, uint32_t *ret);
  * the scope), or -errno. */
 typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *ev, uint64_t time);
 
+/* Sample CPU cpu's context switches 1 in period from now on: 0 or -errno. */
+typedef int (*offcpu_period_fn)(void *ctx, int cpu, uint64_t period);
+
+/* --off-cpu-max-rate's default: stack samples per CPU per second before 1 in N. */
+#define OFFCPU_DEFAULT_MAX_RATE 10000u
+
 struct offcpu_config {
 	const struct sample_layout *layout;     /* of the samples and the sideband's trailer */
 	const uint64_t *switch_ids;             /* the context-switch event's sample ids */
@@ -86,11 +94,23 @@ struct offcpu_config {
 	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
 	 * whole host would make every holder self; each tenant's answer tells self apart */
 	bool holders_by_uid;
-	/* profd's off_cpu_sample: one switch-out stack sample in N kept (a global count over
-	 * the host's), the intervals after the others counted as without a stack (nostack)
-	 * or, for a thread never kept, not seen; 0 or 1: every one */
-	uint64_t stack_every;
+	/* The bound on stack samples: past max_rate switches per second on a CPU (the
+	 * context-switch event's, measured over OFFCPU_RATE_WINDOW_NS), its event samples
+	 * 1 switch in N (set_period); the intervals without a stack are still timed and
+	 * written, with no stack.  0 or no set_period: every switch. */
+	uint32_t max_rate;
+	/* profd's off_cpu_sample: each CPU's event samples 1 switch in at least min_period
+	 * (its period from its first switch on; the bound may raise it, never below it);
+	 * every interval is still timed, those without a stack written with none.  0, 1:
+	 * none */
+	uint64_t min_period;
+	bool stacks_scoped;                     /* the event is the kernel's cgroup event: only the
+						 * scope's switches are sampled (and counted) */
+	offcpu_period_fn set_period;
+	void *period_ctx;
 };
+
+#define OFFCPU_RATE_WINDOW_NS 100000000ull
 
 struct offcpu_stats {
 	uint64_t switches;              /* switch records read */
@@ -99,13 +119,21 @@ struct offcpu_stats {
 					 * stack came, then judged outside) are not counted */
 	uint64_t runq_ns, blocked_ns;   /* ... their time */
 	uint64_t lost_intervals, lost_ns;       /* open across a gap (LOST): not written */
-	uint64_t nostack_intervals, nostack_ns; /* no switch-out stack (throttled, lost): not written */
+	uint64_t nostack_intervals, nostack_ns; /* no switch-out stack (1 in N, throttled, lost
+						 * samples): written with no stack */
+	uint64_t degraded_intervals, degraded_ns;       /* ... of which on a CPU sampling 1 in N > 1 */
+	uint64_t unwritten_intervals, unwritten_ns;     /* no stack and no sample to write it in
+							 * (a sample_type prof cannot make) */
+	uint64_t max_period;            /* the largest N of 1-in-N stack sampling (min_period's
+					 * included), 1: never degraded */
+	uint64_t degraded_cpu_ns;       /* CPU-time (per CPU, summed) spent sampling 1 in N above
+					 * the base (1, or min_period) */
+	uint64_t period_errors;         /* a CPU's period could not be changed */
 	uint64_t cut_end;               /* open at the end: cut there, written */
 	uint64_t cut_start, cut_start_ns;       /* open at the start (a thread of the scope first
 						 * seen switching in): from the first record on,
 						 * counted, not written (its kind and stack unknown) */
 	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
-	uint64_t stacks_skipped;        /* stack_every: stack samples not kept */
 };
 
 struct offcpu;
@@ -124,10 +152,22 @@ struct offcpu *offcpu__free(struct offcpu *o);
  */
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **ev, uint64_t time);
 
+/* Is ev a sample of the context-switch event (no PERIOD field: not the sampling
+ * events' layout past the CPU). */
+bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_header *ev);
+
 /* The end: the intervals still open are cut at the last record's time and written.
  * 0 or -errno. */
 int offcpu__finish(struct offcpu *o);
 
 const struct offcpu_stats *offcpu__stats(const struct offcpu *o);
+
+/* An interval still open: its thread's switch-out stack sample as the kernel wrote it
+ * (the context-switch event's: not rewritten), whether it was runnable, since when. */
+typedef void (*offcpu_open_fn)(void *ctx, const struct perf_event_header *stack, bool runq, uint64_t since);
+
+/* For a live view (prof top): each interval open now that would be written when it
+ * closes (not those across a gap or without a stack).  Changes nothing. */
+void offcpu__each_open(const struct offcpu *o, offcpu_open_fn fn, void *ctx);
 
 #endif

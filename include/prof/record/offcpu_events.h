@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The kernel side of --off-cpu (offcpu.h turns it into intervals): the context-switch
- * software event, sampled at every switch (period 1) with the sampling events' fields
- * and call chain, whose sample is the stack of the task switching out.  It shares the
- * sampling events' sample_type, so one layout reads every sample.  Its samples never
+ * software event, sampled at every switch (period 1; 1 in N past --off-cpu-max-rate,
+ * offcpu_events__set_period) with the sampling events' fields and call chain, whose
+ * sample is the stack of the task switching out.  It has the sampling events'
+ * sample_type but PERIOD (with it the kernel would sample every switch whatever the
+ * period): the fields before PERIOD are where one layout reads them, and offcpu.c
+ * puts a period back into the copy it keeps.  Its samples never
  * reach the file: the file gets offcpu-runq and offcpu-blocked samples instead, two
  * events of prof's own (a software attr with its name in EVENT_DESC, as perf writes
  * its offcpu-time) with ids the kernel never gives (OFFCPU_ID_*).
@@ -53,6 +56,10 @@ struct offcpu_events *offcpu_events__free(struct offcpu_events *o);
 
 /* After the rings are mapped: the sample ids the kernel gave it.  0 or -errno. */
 int offcpu_events__read_ids(struct offcpu_events *o);
+
+/* Sample the switches of CPU cpu (its number) 1 in period (1: every one), from its
+ * next switch on (PERF_EVENT_IOC_PERIOD on each of its events).  0 or -errno. */
+int offcpu_events__set_period(struct offcpu_events *o, int cpu, uint64_t period);
 /* ... one per CPU (per CPU and cgroup with the filter), owned by o. */
 const uint64_t *offcpu_events__switch_ids(const struct offcpu_events *o, size_t *ret_nr);
 

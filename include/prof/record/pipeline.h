@@ -62,7 +62,12 @@ struct pipeline_config {
 	const uint64_t *switch_ids;
 	size_t nr_switch_ids;
 	bool offcpu_by_uid;                     /* holders by uid (offcpu_config.holders_by_uid) */
-	uint64_t offcpu_every;                  /* offcpu_config.stack_every */
+	uint64_t offcpu_min_period;              /* offcpu_config.min_period */
+	uint32_t offcpu_max_rate;               /* stack samples per CPU per second, then 1 in N
+						 * (offcpu.h); 0: no bound */
+	bool offcpu_scoped;                     /* the context-switch event is cgroup-filtered */
+	offcpu_period_fn offcpu_period;         /* sets a CPU's 1 in N (events__offcpu_period) */
+	void *offcpu_period_ctx;
 };
 
 struct pipeline_stats {
@@ -122,8 +127,14 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
 /* NULL without Python frames (no unwinding, or no build-id cache). */
 struct python_stats;
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
+/* NULL with unwinding (or with no file): Python processes' samples (python/hint.h). */
+struct python_hint_stats;
+const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p);
 /* NULL without objects. */
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p);
+/* --off-cpu's intervals open now of the tasks the scope holds (offcpu__each_open);
+ * none without --off-cpu. */
+void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, void *ctx);
 /* NULL without --off-cpu. */
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p);
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);

@@ -89,6 +89,7 @@ struct session_stats {
 	const struct tracker_stats *scope;      /* the judging's accounting */
 	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
 	const struct python_stats *python;      /* NULL without Python frames */
+	const struct python_hint_stats *python_hint; /* NULL with unwinding */
 	const struct objects_stats *objects;    /* NULL without objects */
 	const struct offcpu_stats *offcpu;      /* NULL without --off-cpu */
 	size_t tasks_written;                   /* tasks with written samples */
@@ -131,6 +132,11 @@ int session__drop_privileges(struct session *s);
 /* One turn: wait for data (up to the poll interval), drain, pass on what is old
  * enough.  0 or -errno (the sink's error, or the drain's). */
 int session__step(struct session *s);
+/* --off-cpu's intervals open now, as far as the judged records tell (offcpu.h). */
+void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void *ctx);
+/* The time (CLOCK_MONOTONIC ns) before which every record was passed on to the sink
+ * (prof top's shares of the time covered); 0 before the first round. */
+uint64_t session__judged_upto(const struct session *s);
 /* Disable the events and pass on everything still buffered; then the objects'
  * copies still due are made.  0 or -errno. */
 int session__stop(struct session *s);

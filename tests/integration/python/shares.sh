@@ -5,7 +5,8 @@
 # and so do Debian's
 # perf report and perf script, reading the same file (the frames are symbols of the
 # object prof keeps in the build-id cache); >= 95 % of the samples have verified
-# Python frames.
+# Python frames; prof report -F pprof puts qualname, file and def line in pprof's
+# own fields.
 . "$(dirname "$0")/lib.sh"
 require_perf
 cat >"$TMP/pub/shares.py" <<'PY'
@@ -63,4 +64,24 @@ grep -E '^ +[0-9.]+% .*\[\.\] sixty \(.*shares\.py:def [0-9]+\)' "$TMP/report.tx
 read -r samples verified < <(sed -nE 's/^prof: Python: ([0-9]+) samples .*, ([0-9]+) of them all verified.*/\1 \2/p' "$TMP/summary")
 [ -n "${samples:-}" ] || fail "no Python line in the summary: $(cat "$TMP/summary")"
 [ "$((verified * 100))" -ge "$((samples * 95))" ] || fail "only $verified of $samples samples verified"
+
+# pprof's own fields: each function's name is its qualname, its file name the file,
+# its start line the def line (system_name keeps prof report's whole symbol); no
+# line is claimed (prof shows none: line 0).  go tool pprof -raw prints a location's
+# line as "NAME FILE:LINE s=START_LINE(SYSTEM_NAME)".
+GO=$(command -v go || true)
+if [ -n "$GO" ] && "$GO" tool pprof -h >/dev/null 2>&1; then
+	"$PROF" report -i "$F" -F pprof -o "$TMP/p.pb.gz" 2>"$TMP/err" || fail "prof report -F pprof: $(cat "$TMP/err")"
+	HOME=$TMP GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP "$GO" tool pprof -raw "$TMP/p.pb.gz" >"$TMP/raw.txt" 2>"$TMP/err" ||
+		fail "go tool pprof -raw: $(head -c 2000 "$TMP/err")"
+	for fn in "sixty 2" "thirty 5" "ten 8"; do
+		set -- $fn
+		grep -qE " M=[0-9]+ $1 $TMP/pub/shares\.py:0 s=$2\($1 \($TMP/pub/shares\.py:def $2\)\)\$" "$TMP/raw.txt" ||
+			fail "pprof has no function $1 of shares.py at def line $2 in its own fields: $(grep -F "$1" "$TMP/raw.txt" | head -3)"
+	done
+	! grep -qE ":def [0-9]+\) ?:0" "$TMP/raw.txt" || fail "a Python frame's file and line only inside its name: $(grep -E ':def [0-9]+\) ?:0' "$TMP/raw.txt" | head -3)"
+	note "pprof: sixty, thirty, ten with their file and def line in pprof's fields"
+else
+	note "pprof's fields not checked: go tool pprof is not installed (Debian package golang-go)"
+fi
 pass "Python shares within 5 points in prof report and perf script; $verified of $samples samples verified"

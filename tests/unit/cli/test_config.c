@@ -170,3 +170,15 @@ Test(config, containers_dirs)
 	cr_assert_eq(parse("[containers]\ndocker = /srv\n", false), -EINVAL);
 	cr_assert(strstr(err, "unknown key 'docker' in [containers]"), "%s", err);
 }
+
+Test(config, off_cpu_max_rate)
+{
+	cr_assert_eq(parse("[record]\n", false), 0, "%s", err);
+	cr_assert_eq(c.off_cpu_max_rate, 0, "the built-in default");
+	cr_assert_eq(parse("[record]\noff_cpu_max_rate = 2500\n", false), 0, "%s", err);
+	cr_assert_eq(c.off_cpu_max_rate, 2500);
+	cr_assert_eq(parse("[record]\noff_cpu_max_rate = 0\n", false), 0, "%s", err);
+	cr_assert_eq(c.off_cpu_max_rate, UINT32_MAX, "0: a stack at every switch");
+	cr_assert_neq(parse("[record]\noff_cpu_max_rate = fast\n", false), 0);
+	cr_assert(strstr(err, "test.conf:2:") && strstr(err, "off_cpu_max_rate"), "%s", err);
+}

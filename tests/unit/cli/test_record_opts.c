@@ -520,3 +520,19 @@ Test(record_opts, several_events)
 			   "cache-references,cpu-clock,task-clock,page-faults"), -EINVAL);
 	assert_err_has(&c, "at most 8");
 }
+
+Test(record_opts, off_cpu_max_rate)
+{
+	struct ctx c;
+
+	cr_assert_eq(PARSE(&c, "-a", "--off-cpu"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.off_cpu_max_rate, 0, "0: the default");
+	cr_assert_eq(PARSE(&c, "-a", "--off-cpu", "--off-cpu-max-rate", "2000"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.off_cpu_max_rate, 2000);
+	cr_assert_eq(PARSE(&c, "-a", "--off-cpu", "--off-cpu-max-rate=0"), 0, "err: %s", c.err);
+	cr_assert_eq(c.opts.off_cpu_max_rate, RECORD_OFFCPU_UNBOUNDED, "0: a stack at every switch");
+	cr_assert_lt(PARSE(&c, "-a", "--off-cpu", "--off-cpu-max-rate", "x"), 0);
+	cr_assert(strstr(c.err, "--off-cpu-max-rate"), "err: %s", c.err);
+	cr_assert_lt(PARSE(&c, "-a", "--off-cpu-max-rate", "100"), 0, "without --off-cpu");
+	cr_assert(strstr(c.err, "give --off-cpu too"), "err: %s", c.err);
+}

@@ -243,3 +243,60 @@ Test(pprof, several_events)
 	profile__free(cpu);
 	profile__free(pf);
 }
+
+static const Perftools__Profiles__Function *function_of_loc(const PbProfile *pb, uint64_t addr, int64_t *line)
+{
+	for (size_t i = 0; i < pb->n_location; i++) {
+		const Perftools__Profiles__Location *l = pb->location[i];
+
+		if (l->address != addr)
+			continue;
+		cr_assert_eq(l->n_line, 1);
+		*line = l->line[0]->line;
+		cr_assert(l->line[0]->function_id >= 1 && l->line[0]->function_id <= pb->n_function);
+		return pb->function[l->line[0]->function_id - 1];
+	}
+	cr_assert_fail("no location at %#lx", (unsigned long)addr);
+	return NULL;
+}
+
+/* A Python frame's symbol (an address of /prof/python-frames) in pprof's own fields:
+ * "q (file:def N)" a function with start_line N (no line: not known); "q (file:N)",
+ * the line it ran, one function "q (file)" with a line per location.  The same text
+ * in another object is a name like any. */
+Test(pprof, python_frames_in_pprofs_own_fields)
+{
+	struct profile *p = profile__new(0);
+	struct profile_task t = { .uid = 1001, .uid_known = true, .pid = 7, .comm = in("python3.11") };
+	struct profile_frame s[] = { at("/prof/python-frames", "Cls.spin (/app/x y.py:def 3)", 0x1002, 0x2),
+				     at("/prof/python-frames", "Cls.spin (/app/x y.py:12)", 0x1003, 0x3),
+				     at("/prof/python-frames", "Cls.spin (/app/x y.py:14)", 0x1004, 0x4),
+				     at("/bin/w", "odd (name:def 1)", 0x1100, 0x100) };
+	const Perftools__Profiles__Function *f, *g, *h, *o;
+	int64_t line;
+	PbProfile *pb;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(profile__add(p, &t, s, 4, 1000), 0);
+	pb = roundtrip(p);
+	f = function_of_loc(pb, 0x1002, &line);
+	cr_expect_str_eq(str(pb, f->name), "Cls.spin");
+	cr_expect_str_eq(str(pb, f->filename), "/app/x y.py");
+	cr_expect_eq(f->start_line, 3);
+	cr_expect_str_eq(str(pb, f->system_name), "Cls.spin (/app/x y.py:def 3)");
+	cr_expect_eq(line, 0, "the line it ran is not known");
+	g = function_of_loc(pb, 0x1003, &line);
+	cr_expect_eq(line, 12);
+	h = function_of_loc(pb, 0x1004, &line);
+	cr_expect_eq(line, 14);
+	cr_expect_eq(g, h, "one function for the lines of one");
+	cr_expect_str_eq(str(pb, g->name), "Cls.spin");
+	cr_expect_str_eq(str(pb, g->filename), "/app/x y.py");
+	cr_expect_eq(g->start_line, 0);
+	cr_expect_str_eq(str(pb, g->system_name), "Cls.spin (/app/x y.py)");
+	o = function_of_loc(pb, 0x1100, &line);
+	cr_expect_str_eq(str(pb, o->name), "odd (name:def 1)");
+	cr_expect_eq(o->start_line, 0);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	profile__free(p);
+}

@@ -217,3 +217,39 @@ Test(prof_section, container_names)
 	cr_assert_str_eq(out.names[0].name, "new");
 	prof_section__release(&out);
 }
+
+/* A cgroup's pressure over the recording: the known fields back, the others unknown;
+ * a file without the lines (older) has none; a bad line is skipped. */
+Test(prof_section, pressure)
+{
+	struct prof_section_pressure p = { .cgroup = (char *)"/user.slice/a b%", .wall_ns = 3000000000 };
+	struct prof_section in = { .pressure = &p, .nr_pressure = 1 }, out;
+	struct feat_buf b;
+
+	p.d.have = 1u << PRESSURE_CPU_SOME | 1u << PRESSURE_THROTTLED_USEC;
+	p.d.v[PRESSURE_CPU_SOME] = 2343000;
+	p.d.v[PRESSURE_THROTTLED_USEC] = 812000;
+	p.d.v[PRESSURE_IO_SOME] = 99;      /* not known: not written */
+	b = built(&in);
+	const char *want = "pressure /user.slice/a%20b%25 3000000000 cpu.some=2343000 throttled_usec=812000\n";
+	cr_assert_not_null(memmem(b.data, b.len, want, strlen(want)));
+	cr_assert_eq(prof_section__parse((const char *)b.data, b.len, &out), 0);
+	cr_assert_eq(out.nr_pressure, 1);
+	cr_assert_str_eq(out.pressure[0].cgroup, "/user.slice/a b%");
+	cr_assert_eq(out.pressure[0].wall_ns, 3000000000);
+	cr_assert_eq(out.pressure[0].d.have, p.d.have);
+	cr_assert_eq(out.pressure[0].d.v[PRESSURE_THROTTLED_USEC], 812000);
+	prof_section__release(&out);
+	feat_buf__release(&b);
+
+	const char old[] = "prof-scope 1\nscope uid 5\nstat samples_written 3\n";
+	cr_assert_eq(prof_section__parse(old, sizeof(old) - 1, &out), 0);
+	cr_assert_eq(out.nr_pressure, 0);
+	prof_section__release(&out);
+
+	const char bad[] = "pressure\npressure /a\npressure /a x cpu.some=1\npressure /a 5 cpu.some=x io.x=3 nope\n";
+	cr_assert_eq(prof_section__parse(bad, sizeof(bad) - 1, &out), 0);
+	cr_assert_eq(out.nr_pressure, 1, "a well-formed head with bad fields: kept, nothing known");
+	cr_assert_eq(out.pressure[0].d.have, 0);
+	prof_section__release(&out);
+}

@@ -100,7 +100,7 @@ static enum python_verdict walk(uint64_t f, uint64_t c, struct python_frame *out
 {
 	struct python_walk w = { .l = L, .read = rd, .code_type = CODE_TYPE };
 
-	return python_walk__frame(&w, f, c, 0, 0, out);
+	return python_walk__frame(&w, f, c, out);
 }
 
 static struct python_frame out;
@@ -115,21 +115,22 @@ Test(walk, the_frame_as_pinned, .init = init)
 	cr_expect_not(out.callers, "main is its activation's entry frame");
 }
 
-Test(walk, a_frame_where_the_outer_activations_ends_has_no_callers, .init = init)
+Test(walk, where_a_frame_starts_proves_no_entry, .init = init)
 {
-	struct python_walk w = { .l = L, .read = rd, .code_type = CODE_TYPE };
-
-	/* helper called from C called by a(): its frame starts where a's ends */
-	frame(F_HELPER, CODE_HELPER, F_A, false);
-	cr_assert_eq(python_walk__frame(&w, F_HELPER, CODE_HELPER, F_A, CODE_A, &out), PYTHON_VERIFIED);
+	/* helper called by a generator whose frame is in its object, in a loop that
+	 * a() runs: helper's frame starts where a's ends, as a callback's from C would,
+	 * and it has a caller (the generator's frame) */
+	frame(F_HELPER, CODE_HELPER, BASE + 0x3800, false);
+	cr_assert_eq(walk(F_HELPER, CODE_HELPER, &out), PYTHON_VERIFIED);
+	cr_expect(out.callers, "not an entry frame, wherever it starts");
+	/* a callback's first frame: an entry frame */
+	frame(F_HELPER, CODE_HELPER, F_A, true);
+	cr_assert_eq(walk(F_HELPER, CODE_HELPER, &out), PYTHON_VERIFIED);
 	cr_expect_not(out.callers);
-	/* even when the frame moved on since */
-	frame(F_HELPER, CODE_B, F_A, false);
-	cr_assert_eq(python_walk__frame(&w, F_HELPER, CODE_HELPER, F_A, CODE_A, &out), PYTHON_MOVED);
-	cr_expect_not(out.callers);
-	/* not where main's ends: callers, and a moved frame may have had some */
-	cr_assert_eq(python_walk__frame(&w, F_HELPER, CODE_HELPER, F_MAIN, CODE_MAIN, &out), PYTHON_MOVED);
-	cr_expect(out.callers);
+	/* moved on since: either of them */
+	frame(F_HELPER, CODE_B, F_A, true);
+	cr_assert_eq(walk(F_HELPER, CODE_HELPER, &out), PYTHON_MOVED);
+	cr_expect(out.callers, "moved on: whether it had callers is not known");
 }
 
 Test(walk, refusals, .init = init)

@@ -87,18 +87,18 @@ static int stack(int32_t tid, uint64_t time, uint32_t cpu)
 	uint64_t *u = rec + 1;
 	const struct perf_event_header *ev = h;
 
+	/* as the kernel writes it: no PERIOD (offcpu_events.c) */
 	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL,
-					 .size = 8 * 11 };
+					 .size = 8 * 10 };
 	u[0] = SWITCH_ID;
 	u[1] = 0xffffffff81000000ull;
 	u[2] = (uint64_t)(uint32_t)tid << 32 | (uint32_t)tid;
 	u[3] = time;
 	u[4] = cpu;
-	u[5] = 1;
-	u[6] = 3;
-	u[7] = PERF_CONTEXT_KERNEL;
-	u[8] = PERF_CONTEXT_USER;
-	u[9] = 0x401000;
+	u[5] = 3;
+	u[6] = PERF_CONTEXT_KERNEL;
+	u[7] = PERF_CONTEXT_USER;
+	u[8] = 0x401000;
 	return offcpu__judge(o, &ev, time);
 }
 
@@ -288,5 +288,108 @@ Test(offcpu, an_interval_open_at_the_start_is_counted_not_written)
 	sw(false, false, IN_SCOPE, 0, 6001, 0);
 	cr_assert_eq(nr_out, 1, "tracked from then on");
 	cr_assert_eq(offcpu__stats(o)->cut_start, 1);
+	stop();
+}
+
+Test(offcpu, an_interval_without_its_stack_is_written_with_none)
+{
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	sw(false, false, IN_SCOPE, 0, 2001, 0);
+	sw(true, true, IN_SCOPE, 0, 3001, 0);   /* no stack sample before it (1 in N) */
+	sw(false, false, IN_SCOPE, 0, 3501, 0);
+	cr_assert_eq(nr_out, 2);
+	cr_assert_eq(out[1].id, OFFCPU_ID_RUNQ);
+	cr_assert_eq(out[1].period, 500, "timed as any");
+	cr_assert_eq(out[1].ip, 0, "no stack: [unknown]");
+	cr_assert_eq(offcpu__stats(o)->nostack_intervals, 1);
+	cr_assert_eq(offcpu__stats(o)->nostack_ns, 500);
+	cr_assert_eq(offcpu__stats(o)->runq_ns + offcpu__stats(o)->blocked_ns, 1500, "both written");
+	stop();
+}
+
+Test(offcpu, a_thread_forked_in_the_recording_waits_from_its_fork_to_its_first_run)
+{
+	struct perf_record_fork f = { .header = { .type = PERF_RECORD_FORK, .size = sizeof(f) },
+				      .pid = IN_SCOPE, .tid = IN_SCOPE };
+	const struct perf_event_header *ev = &f.header;
+
+	start(true, false);
+	sw(true, false, 0, 0, 1000, 0);
+	cr_assert_eq(offcpu__judge(o, &ev, 2000), 0, "FORK goes on to be judged");
+	sw(false, false, IN_SCOPE, 0, 2700, 0);
+	cr_assert_eq(nr_out, 1);
+	cr_assert_eq(out[0].id, OFFCPU_ID_RUNQ, "runnable from its fork");
+	cr_assert_eq(out[0].period, 700);
+	cr_assert_eq(offcpu__stats(o)->cut_start, 0);
+	stop();
+}
+
+static uint64_t periods[4];
+static int set_period(void *ctx, int cpu, uint64_t period)
+{
+	periods[cpu] = period;
+	return 0;
+}
+
+Test(offcpu, past_the_rate_a_cpu_samples_one_stack_in_n_and_back)
+{
+	struct offcpu_config c = { .layout = &layout, .switch_ids = switch_ids, .nr_switch_ids = 1,
+				   .name_holders = true, .in_scope = in_scope, .uid_of = uid_of, .emit = emit,
+				   .max_rate = 1000, .set_period = set_period };
+	uint64_t t = 1;
+
+	sample_layout__init(&layout, ST);
+	proc_fd = open("/", O_RDONLY | O_DIRECTORY);
+	c.proc_fd = proc_fd;
+	cr_assert_eq(offcpu__new(&c, &o), 0);
+	/* 5000 switches/s on CPU 1 for 0.3 s: 1 in 5 */
+	for (int i = 0; i < 1500; i++, t += 200000)
+		sw(true, false, 300, 301, t, 1);
+	cr_assert_eq(periods[1], 5);
+	cr_assert_eq(periods[0], 0, "the other CPU untouched");
+	/* 100/s: every switch again */
+	for (int i = 0; i < 30; i++, t += 10000000)
+		sw(true, false, 300, 301, t, 1);
+	cr_assert_eq(periods[1], 1);
+	cr_assert(offcpu__stats(o)->max_period >= 5 && offcpu__stats(o)->max_period <= 6, "5 per 1000 (6 where a window caught one more)");
+	cr_assert_gt(offcpu__stats(o)->degraded_cpu_ns, 0);
+	stop();
+}
+
+Test(offcpu, the_exit_path_preempted_after_the_exit_record_is_still_timed)
+{
+	struct perf_record_fork e = { .header = { .type = PERF_RECORD_EXIT, .size = sizeof(e) },
+				      .pid = IN_SCOPE, .tid = IN_SCOPE };
+	const struct perf_event_header *ev = &e.header;
+
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	sw(false, false, IN_SCOPE, 0, 2001, 0);
+	cr_assert_eq(offcpu__judge(o, &ev, 2500), 0);
+	sw(true, true, IN_SCOPE, 0, 3001, 0);   /* preempted in its exit path */
+	sw(false, false, IN_SCOPE, 0, 3401, 0);
+	sw(true, false, IN_SCOPE, 0, 3501, 0);  /* its last switch */
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(nr_out, 2);
+	cr_assert_eq(out[1].id, OFFCPU_ID_RUNQ);
+	cr_assert_eq(out[1].period, 400);
+	cr_assert_eq(offcpu__stats(o)->cut_start, 0, "not taken for a thread seen anew");
+	stop();
+}
+
+Test(offcpu, a_wait_ending_on_a_cpu_first_seen_then_is_never_held_by_itself)
+{
+	start(true, false);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, true, IN_SCOPE, NEIGHBOUR, 1001, 0);
+	/* CPU 1's first record: someone leaves it for IN_SCOPE, whose wait ends there */
+	sw(true, true, 300, IN_SCOPE, 5000, 1);
+	sw(false, false, IN_SCOPE, 300, 5002, 1);
+	cr_assert_gt(nr_out, 0);
+	cr_assert_eq(held(OFFCPU_HOLDER_SELF), 0, "not its own holder");
+	cr_assert_eq(held(OFFCPU_HOLDER_UNKNOWN), 4001);
 	stop();
 }
