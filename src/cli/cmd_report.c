@@ -700,16 +700,21 @@ static int write_output(struct report *r, struct report_event *const *evs, size_
 	return err < 0 || fflush(stdout) ? EXIT_PROF_FAIL : EXIT_PROF_OK;
 }
 
-/* prof report --daemon: the answer's entries into the engine of the header's one event. */
+/* prof report --daemon: the answer's entries into the engines of the header's events
+ * (the daemon's; with off-CPU time, offcpu-runq and offcpu-blocked too). */
 static int fill_from_daemon(struct report *r, struct daemon_query *dq)
 {
-	struct report_event *e = perf_reader__nr_attrs(r->reader) ? event_of(r, perf_reader__attr(r->reader, 0)) : NULL;
-	int err;
+	size_t n = MIN(daemon_query__nr_events(dq), perf_reader__nr_attrs(r->reader));
+	int err = n ? 0 : -ENOMEM;
 
-	if (!e)
-		return -ENOMEM;
-	err = daemon_query__fill(dq, e->prof, r->an.model, &r->comms, &e->first_time, &e->last_time);
-	e->samples = profile__stats(e->prof)->samples;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct report_event *e = event_of(r, perf_reader__attr(r->reader, i));
+
+		if (!e)
+			return -ENOMEM;
+		err = daemon_query__fill_event(dq, i, e->prof, r->an.model, &r->comms, &e->first_time, &e->last_time);
+		e->samples = profile__stats(e->prof)->samples;
+	}
 	return err;
 }
 

@@ -14,6 +14,23 @@
 #include "prof/daemon/sampler.h"
 #include "prof/perfdata/perf_data.h"
 #include "prof/perfdata/prof_section.h"
+#include "prof/record/offcpu.h"
+#include "prof/record/offcpu_events.h"
+#include "prof/sys/users.h"
+
+/* An entry's event in the header: 0 the daemon's (on-CPU), 1 offcpu-runq, 2 offcpu-blocked. */
+static size_t event_of_task(const struct dict_task *t)
+{
+	return t->flags & DICT_TASK_RUNQ ? 1 : t->flags & DICT_TASK_BLOCKED ? 2 : 0;
+}
+
+static bool has_off_cpu(const struct answer *a)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		if (event_of_task(dict__task_get(a->dict, a->e[i].task)))
+			return true;
+	return false;
+}
 
 /* ---- options ------------------------------------------------------------------------ */
 
@@ -101,6 +118,7 @@ static int request_of(const struct daemon_query *q, const struct report_opts *o,
 	if (o->comm)
 		r->q.comms[r->q.nr_comms++] = o->comm;
 	r->q.max_stacks = o->view.max_stacks;
+	r->q.off_cpu = q->off_cpu;
 	return 0;
 }
 
@@ -119,6 +137,15 @@ int daemon_query__ask(struct daemon_query *q, const struct report_opts *o, const
 	if (!e) {
 		snprintf(q->socket_path, sizeof(q->socket_path), "%s", c.socket);
 		e = daemon_client__ask(&c, r, &status, &body, &len, err, sizeof(err));
+	}
+	if (!e && status == -EINVAL && r->q.off_cpu && body && strstr((const char *)body, "'off_cpu'")) {
+		/* a profd from before off-CPU time: its samples, as it always answered */
+		r->q.off_cpu = false;
+		free(body);
+		body = NULL;
+		e = daemon_client__init(&c, q->socket, err, sizeof(err));
+		if (!e)
+			e = daemon_client__ask(&c, r, &status, &body, &len, err, sizeof(err));
 	}
 	free(r);
 	if (e < 0) {
@@ -178,20 +205,23 @@ static int put_section(struct perf_writer *w, const struct answer *a, const stru
 static int write_header(int fd, const struct answer *a, const struct report_opts *o)
 {
 	const struct answer_meta *m = &a->m;
-	struct perf_data_event ev = { .name = m->event };
+	struct perf_data_event ev[3] = { { .name = m->event } };
+	size_t nev = has_off_cpu(a) ? 3 : 1;
 	struct perf_record_lost lost = { .header = { .type = PERF_RECORD_LOST, .size = sizeof(lost) },
 					 .lost = a->window.c.lost };
 	struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND, .size = sizeof(round) };
 	struct perf_writer *w;
 	int err;
 
-	ev.attr = (struct perf_event_attr){ .type = m->event_type, .size = sizeof(ev.attr), .config = m->event_config,
+	ev[0].attr = (struct perf_event_attr){ .type = m->event_type, .size = sizeof(ev[0].attr), .config = m->event_config,
 					    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 							   PERF_SAMPLE_PERIOD |
 							   (m->callchain ? PERF_SAMPLE_CALLCHAIN : 0),
 					    .freq = m->freq != 0, .use_clockid = 1, .clockid = CLOCK_MONOTONIC };
-	ev.attr.sample_period = m->freq ? m->freq : m->period;
-	err = perf_writer__new(fd, &ev, 1, &w);
+	ev[0].attr.sample_period = m->freq ? m->freq : m->period;
+	if (nev > 1)
+		offcpu_events__attrs(&ev[0].attr, &ev[1]);     /* record --off-cpu's two */
+	err = perf_writer__new(fd, ev, nev, &w);
 	if (err < 0)
 		return err;
 	/* the data section holds what the kernel lost, and is never empty (a file with no
@@ -233,9 +263,103 @@ static void describe(struct daemon_query *q, const struct answer *a, const char 
 			a->window.c.cut_samples, a->window.c.samples);
 }
 
+static bool wants_holder(const struct report_opts *o)
+{
+	for (size_t i = 0; i < o->view.nr_keys; i++)
+		if (o->view.keys[i] == PROFILE_KEY_HOLDER)
+			return true;
+	return false;
+}
+
+/* ---- off-CPU time per tenant ------------------------------------------------------------- */
+
+#define SUMMARY_MAX 64          /* tenants listed; the rest added up in one line */
+
+struct tenant_time {
+	bool others;                    /* the last line: every tenant past SUMMARY_MAX - 1 */
+	bool uid_known;
+	uint32_t uid;
+	uint64_t ns[3];                 /* on CPU, waiting for a CPU, blocked */
+	uint64_t on_samples;
+};
+
+static struct tenant_time *tenant_of(struct tenant_time *t, size_t *nr, const struct dict_task *dt)
+{
+	bool known = dt->flags & DICT_TASK_UID_KNOWN;
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (!t[i].others && t[i].uid_known == known && (!known || t[i].uid == dt->uid))
+			return &t[i];
+	if (*nr < SUMMARY_MAX - 1) {
+		t[*nr] = (struct tenant_time){ .uid_known = known, .uid = dt->uid };
+		return &t[(*nr)++];
+	}
+	if (*nr == SUMMARY_MAX - 1)
+		t[(*nr)++] = (struct tenant_time){ .others = true };
+	return &t[SUMMARY_MAX - 1];
+}
+
+static void print_share(const char *what, uint64_t ns, uint64_t all)
+{
+	printf("  %s %9.3f s %5.1f %%", what, (double)ns / 1e9, all ? 100.0 * (double)ns / (double)all : 0.0);
+}
+
+/*
+ * The report's text starts with each tenant's wall time in three: on a CPU (the
+ * daemon's clock event's periods: nanoseconds; another event's samples are not time),
+ * waiting for a CPU, blocked.  The tables after it break each down (--sort holder).
+ */
+static void print_off_cpu_summary(const struct answer *a)
+{
+	static struct tenant_time t[SUMMARY_MAX];
+	bool clock = a->m.event_type == PERF_TYPE_SOFTWARE &&
+		     (a->m.event_config == PERF_COUNT_SW_CPU_CLOCK || a->m.event_config == PERF_COUNT_SW_TASK_CLOCK);
+	static struct users users;
+	size_t nr = 0;
+
+	for (size_t i = 0; i < a->nr; i++) {
+		const struct dict_task *dt = dict__task_get(a->dict, a->e[i].task);
+		struct tenant_time *x = tenant_of(t, &nr, dt);
+		size_t ev = event_of_task(dt);
+
+		x->ns[ev] += a->e[i].period;
+		if (!ev)
+			x->on_samples += a->e[i].samples;
+	}
+	printf("# off-CPU time per user (profd): on a CPU, waiting for a CPU (runq), blocked%s\n",
+	       clock ? "" : " (on a CPU: samples of the daemon's event, not time)");
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t on = clock ? t[i].ns[0] : 0, all = on + t[i].ns[1] + t[i].ns[2];
+		const char *name = t[i].uid_known ? users__name(&users, t[i].uid) : NULL;
+		char label[64];
+
+		if (t[i].others)
+			snprintf(label, sizeof(label), "(the others)");
+		else if (name)
+			snprintf(label, sizeof(label), "%s", name);
+		else if (t[i].uid_known)
+			snprintf(label, sizeof(label), "uid %u", t[i].uid);
+		else
+			snprintf(label, sizeof(label), "[unknown]");
+		printf("#   %-16s", label);
+		if (clock)
+			print_share("on", on, all);
+		else
+			printf("  on %" PRIu64 " samples", t[i].on_samples);
+		print_share("runq", t[i].ns[1], all);
+		print_share("blocked", t[i].ns[2], all);
+		putchar('\n');
+	}
+	printf("#\n");
+}
+
 int daemon_query__open(struct daemon_query *q, struct report_opts *o, char *path, size_t len)
 {
-	int fd, err = daemon_query__ask(q, o, "prof report");
+	int fd, err;
+
+	q->off_cpu = true;
+	err = daemon_query__ask(q, o, "prof report");
 
 	if (err < 0)
 		return err;
@@ -248,6 +372,11 @@ int daemon_query__open(struct daemon_query *q, struct report_opts *o, char *path
 		return err;
 	}
 	describe(q, &q->a, q->socket_path);
+	if (has_off_cpu(&q->a) && o->format == FORMAT_TEXT)
+		print_off_cpu_summary(&q->a);
+	else if (!has_off_cpu(&q->a) && !q->a.m.off_cpu && wants_holder(o))
+		fprintf(stderr, "prof report: profd keeps no off-CPU time in this window ([daemon] off_cpu = yes "
+			"turns it on, profd(8)): no CPU holder to sort by\n");
 	o->input = q->label;
 	snprintf(path, len, "/proc/self/fd/%d", fd);
 	return fd;
@@ -351,7 +480,9 @@ static int add_entry(struct profile *p, const struct profile_task *t, const stru
 	return 0;
 }
 
-int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct model *m, struct strset *names)
+/* The entries of one event (event_of_task) into p; (size_t)-1: every entry. */
+static int fill_entries(const struct answer *a, size_t event, struct profile *p, struct model *m,
+			struct strset *names)
 {
 	struct profile_frame *frames = calloc(dict__nr(a->dict, DICT_FRAME) + 1, sizeof(*frames));
 	struct profile_frame stack[DICT_MAX_STACK];
@@ -361,9 +492,13 @@ int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct 
 		const struct dict_task *t = dict__task_get(a->dict, a->e[i].task);
 		struct profile_task pt = { .uid = t->uid, .uid_known = t->flags & DICT_TASK_UID_KNOWN,
 					   .cgroup = t->cgroup != DICT_NONE ? t->cgroup_id : 0,
+					   .holder = t->holder,
 					   .comm = strset__intern(names, dict__text(a->dict, t->comm)) };
 		size_t nr;
 		const uint32_t *ids = dict__stack_get(a->dict, a->e[i].stack, &nr);
+
+		if (event != (size_t)-1 && event_of_task(t) != event)
+			continue;
 
 		err = pt.comm ? tell_cgroup(m, a->dict, t) : -ENOMEM;
 		pt.container = pt.cgroup ? model__container(m, pt.cgroup) : "";
@@ -376,12 +511,28 @@ int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct 
 	return err;
 }
 
+int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct model *m, struct strset *names)
+{
+	return fill_entries(a, 0, p, m, names);
+}
+
 int daemon_query__fill(struct daemon_query *q, struct profile *p, struct model *m, struct strset *names,
 		       uint64_t *first, uint64_t *last)
 {
+	return daemon_query__fill_event(q, 0, p, m, names, first, last);
+}
+
+size_t daemon_query__nr_events(const struct daemon_query *q)
+{
+	return has_off_cpu(&q->a) ? 3 : 1;
+}
+
+int daemon_query__fill_event(struct daemon_query *q, size_t event, struct profile *p, struct model *m,
+			     struct strset *names, uint64_t *first, uint64_t *last)
+{
 	*first = q->a.window.start_ns;
 	*last = q->a.window.end_ns;
-	return daemon_query__fill_answer(&q->a, p, m, names);
+	return fill_entries(&q->a, event, p, m, names);
 }
 
 void daemon_query__release(struct daemon_query *q)

@@ -174,7 +174,8 @@ static int settings_of(const struct prof_config *c, struct daemon_settings *s, c
 			   .fsync = d->fsync },
 		.server = { .max_clients = d->max_clients, .max_per_uid = d->max_clients_per_uid,
 			    .timeout_ms = d->client_timeout * 1000, .answers_memory_max = d->answers_memory_max },
-		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain,
+		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain, .off_cpu = d->off_cpu,
+		.off_cpu_stacks = d->off_cpu_stacks, .off_cpu_sample = d->off_cpu_sample,
 	};
 	if (snprintf(s->history_dir, sizeof(s->history_dir), "%s/history", d->state_dir) >= (int)sizeof(s->history_dir))
 		return errorf(err, errlen, "[daemon] state_dir is too long");
@@ -207,6 +208,13 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	o->mmap_given = true;
 	o->track_uids = true;
 	o->quiet = true;
+	/* the host's switches into intervals, their CPU's holders by uid (view.h tells each
+	 * tenant only self and other tenants) */
+	o->off_cpu = d->off_cpu;
+	o->off_cpu_by_uid = d->off_cpu;
+	/* off_cpu_sample: the switch event's period (a stack in N), the time of every interval
+	 * still exact; the bound (OFFCPU_DEFAULT_MAX_RATE) may raise it on a busy CPU */
+	o->off_cpu_min_period = d->off_cpu_sample;
 	o->nr_events = 1;
 	if (event_spec__parse(d->event, &o->events[0]) < 0)
 		return errorf(err, errlen, "[daemon] event '%s' is not known", d->event);
@@ -309,7 +317,8 @@ static int start_exports(struct profd *p)
 /* Everything but the sampling loop.  0, or an exit code after a message. */
 static int profd_start(struct profd *p)
 {
-	struct sampler_config sc = { .callchain = p->ro.callchain, .uid_of = uid_of, .uid_ctx = p };
+	struct sampler_config sc = { .callchain = p->ro.callchain, .off_cpu_stacks = p->pf.cfg.daemon.off_cpu_stacks,
+				     .uid_of = uid_of, .uid_ctx = p };
 	struct store_stats st;
 	char err[1024];
 	int fd;
@@ -383,6 +392,10 @@ static void publish(struct profd *p)
 	ds.unattributed = st.scope->unattributed_gone + st.scope->unattributed_creds;
 	ds.records = st.records->records;
 	ds.described = st.records->described;
+	if (st.offcpu) {
+		ds.off_cpu = true;
+		ds.offcpu = *st.offcpu;
+	}
 	daemon__publish(p->d, &ds);
 }
 

@@ -14,10 +14,11 @@ static size_t meta_text(const struct answer_meta *m, char *buf, size_t len)
 			 "version 1\nasked_from %" PRIu64 "\nasked_until %" PRIu64 "\nevent %s\nfreq %" PRIu64
 			 "\nperiod %" PRIu64 "\nevent_type %u\nevent_config %" PRIu64 "\ncallchain %d\nhost %s\n"
 			 "osrelease %s\nuid %u\nadmin %d\nkernel %d\nbucket_ns %" PRIu64 "\nfine_ns %" PRIu64
-			 "\nhistory_from %" PRIu64 "\nevicted_before %" PRIu64 "\ncoarse %" PRIu64 "\nfine %" PRIu64 "\n",
+			 "\nhistory_from %" PRIu64 "\nevicted_before %" PRIu64 "\ncoarse %" PRIu64 "\nfine %" PRIu64 "\n"
+			 "off_cpu %d\n",
 			 m->asked_from, m->asked_until, m->event, m->freq, m->period, m->event_type, m->event_config,
 			 m->callchain, m->host, m->osrelease, m->uid, m->admin, m->kernel, m->bucket_ns, m->fine_ns,
-			 m->history_from, m->evicted_before, m->coarse, m->fine);
+			 m->history_from, m->evicted_before, m->coarse, m->fine, m->off_cpu);
 
 	return n < 0 ? 0 : MIN((size_t)n, len - 1);
 }
@@ -62,6 +63,7 @@ static void read_meta(const char *t, size_t len, struct answer_meta *m)
 	m->evicted_before = num(t, len, "evicted_before");
 	m->coarse = num(t, len, "coarse");
 	m->fine = num(t, len, "fine");
+	m->off_cpu = num(t, len, "off_cpu");
 }
 
 int answer__read(const uint8_t *body, size_t len, struct answer *ret, char *err, size_t errlen)

@@ -147,7 +147,7 @@ static void meta_of(const struct daemon_settings *s, const struct view_identity 
 {
 	*m = (struct answer_meta){ .asked_from = q->from, .asked_until = q->until, .event_type = s->event_type,
 				   .event_config = s->event_config, .freq = s->freq, .period = s->period,
-				   .callchain = s->callchain, .uid = id->uid, .admin = id->admin, .kernel = id->kernel,
+				   .callchain = s->callchain, .off_cpu = s->off_cpu, .uid = id->uid, .admin = id->admin, .kernel = id->kernel,
 				   .bucket_ns = s->history.bucket_ns, .fine_ns = s->history.fine_ns,
 				   .evicted_before = a->evicted_before, .coarse = a->coarse, .fine = a->fine };
 	snprintf(m->event, sizeof(m->event), "%s", s->event);
@@ -389,6 +389,9 @@ static void restart_keys(const struct daemon_settings *o, const struct daemon_se
 	CHANGED(strcmp(o->event, n->event), "event");
 	CHANGED(o->freq != n->freq || o->period != n->period, "frequency");
 	CHANGED(o->callchain != n->callchain, "callchain");
+	CHANGED(o->off_cpu != n->off_cpu, "off_cpu");
+	CHANGED(o->off_cpu_stacks != n->off_cpu_stacks, "off_cpu_stacks");
+	CHANGED(o->off_cpu_sample != n->off_cpu_sample, "off_cpu_sample");
 	CHANGED(o->history.bucket_ns != n->history.bucket_ns, "bucket");
 	CHANGED(strcmp(o->history_dir, n->history_dir), "state_dir");
 #undef CHANGED

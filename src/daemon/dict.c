@@ -85,7 +85,7 @@ static bool task_eq(const void *e, const void *key, const void *ctx)
 	const struct dict_task *a = &((const struct dict *)ctx)->tasks[*(const uint32_t *)e], *b = key;
 
 	return a->uid == b->uid && a->flags == b->flags && a->cgroup_id == b->cgroup_id && a->cgroup == b->cgroup &&
-	       a->container == b->container && a->comm == b->comm;
+	       a->container == b->container && a->comm == b->comm && a->holder == b->holder;
 }
 
 struct dict *dict__new(void)
@@ -241,9 +241,10 @@ static bool str_ok(const struct dict *d, uint32_t id, bool may_be_none)
 
 int64_t dict__task(struct dict *d, const struct dict_task *t)
 {
-	struct dict_task c = { .uid = t->uid, .flags = t->flags & DICT_TASK_UID_KNOWN, .cgroup_id = t->cgroup_id,
-			       .cgroup = t->cgroup, .container = t->container, .comm = t->comm };
-	uint64_t h = hash__mix(hash__mix(hash__u64((uint64_t)c.uid << 1 | c.flags), c.cgroup_id),
+	struct dict_task c = { .uid = t->uid, .flags = t->flags & DICT_TASK_FLAGS, .cgroup_id = t->cgroup_id,
+			       .cgroup = t->cgroup, .container = t->container, .comm = t->comm,
+			       .holder = t->flags & DICT_TASK_RUNQ ? t->holder : 0 };
+	uint64_t h = hash__mix(hash__mix(hash__u64((uint64_t)c.uid << 3 | c.flags), c.cgroup_id ^ (uint64_t)c.holder << 40),
 			       (uint64_t)c.comm << 32 ^ c.cgroup ^ (uint64_t)c.container << 16);
 	uint32_t *slot;
 

@@ -80,7 +80,9 @@ static int cut_of(void *ctx, uint32_t task, uint32_t *ret_task, uint32_t *ret_st
 	struct history *h = ctx;
 	const struct dict_task *t = dict__task_get(h->dict, task);
 	int64_t name = dict__str(h->dict, PROFILE_CUT_SYM, strlen(PROFILE_CUT_SYM)), obj, frame, stack, id;
-	struct dict_task cut = { .uid = t->uid, .flags = t->flags, .cgroup = DICT_NONE, .container = DICT_NONE };
+	/* off-CPU time stays of its kind and holder when cut */
+	struct dict_task cut = { .uid = t->uid, .flags = t->flags, .cgroup = DICT_NONE, .container = DICT_NONE,
+				 .holder = t->holder };
 	uint32_t fid;
 
 	if (name < 0)

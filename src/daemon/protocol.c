@@ -60,7 +60,7 @@ static int add_selector(const char **v, size_t *nr, const char *name, const char
 static int scalar(struct protocol_request *r, const char *key, const char *v, unsigned int *seen, char *err,
 		  size_t errlen)
 {
-	static const char *const keys[] = { "op", "from", "until", "since", "max_stacks" };
+	static const char *const keys[] = { "op", "from", "until", "since", "max_stacks", "off_cpu" };
 	uint64_t x;
 	unsigned int bit = 0;
 	int e = 0;
@@ -79,6 +79,11 @@ static int scalar(struct protocol_request *r, const char *key, const char *v, un
 	if (bit == 4) {
 		e = parse_num(key, v, 1, 10000000, &x, err, errlen);
 		r->q.max_stacks = (size_t)x;
+		return e;
+	}
+	if (bit == 5) {
+		e = parse_num(key, v, 0, 1, &x, err, errlen);
+		r->q.off_cpu = x;
 		return e;
 	}
 	e = parse_num(key, v, 0, UINT64_MAX - 1, &x, err, errlen);
@@ -191,6 +196,8 @@ void protocol__put_request(struct snap_out *o, const struct protocol_request *r)
 		put_line(o, "container=%s\n", q->containers[i]);
 	if (q->max_stacks)
 		put_line(o, "max_stacks=%zu\n", q->max_stacks);
+	if (q->off_cpu)
+		put_line(o, "off_cpu=1\n");
 	if (o->err)
 		return;
 	len = (uint32_t)(o->len - at - PROTOCOL_REQUEST_HDR);

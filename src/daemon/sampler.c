@@ -23,6 +23,8 @@
 #include "prof/base/vec.h"
 #include "prof/daemon/sampler.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/record/offcpu.h"
+#include "prof/record/offcpu_events.h"
 #include "prof/sys/privs.h"
 
 /* Exited tasks are forgotten this long after their EXIT (their teardown samples first). */
@@ -32,6 +34,14 @@
 #define CLOSE_SLACK_NS (250ull * 1000 * 1000)
 /* After a stall longer than this many spans, the empty ones are not made one by one. */
 #define MAX_CATCH_UP 30
+
+/*
+ * Off-CPU samples share the engine with on-CPU ones, told apart by the task's holder
+ * (a key of the engine): 0 on-CPU, an offcpu-runq sample's holder (never 0), or this
+ * for offcpu-blocked (no holder of offcpu.h's is 15).  intern_task turns it into the
+ * dictionary's DICT_TASK_RUNQ / _BLOCKED.
+ */
+#define HOLDER_BLOCKED 15u
 
 /* What an object of the model is, by its interned name: described once. */
 struct obj_info {
@@ -46,6 +56,7 @@ struct sampler {
 	struct strset names;
 	struct profile *prof;
 	struct attribution attr;
+	struct attribution attr_off;    /* off-CPU samples': the ip only, unless off_cpu_stacks */
 	struct model_reaper reaper;
 	struct hashtable objs;          /* of struct obj_info, by name pointer */
 	uint32_t objs_scanned;          /* model objects looked at so far */
@@ -113,6 +124,9 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 					.uid_of = uid_of, .uid_ctx = s };
 	/* the keys of history: no pid, so a fork storm does not multiply them */
 	s->attr.keep[PROFILE_KEY_UID] = s->attr.keep[PROFILE_KEY_CGROUP] = s->attr.keep[PROFILE_KEY_COMM] = true;
+	s->attr.keep[PROFILE_KEY_HOLDER] = true;        /* on, runq (by holder), blocked */
+	s->attr_off = s->attr;
+	s->attr_off.callchain = c->callchain && c->off_cpu_stacks;
 	s->last_mono = clock_mono_ns();
 	s->rt_off = sampler__realtime_ns() - s->last_mono;
 	open_span(s, s->last_mono + s->rt_off);
@@ -254,6 +268,13 @@ static int64_t intern_task(struct sampler *s, struct dict *d, const struct profi
 				.cgroup_id = t->cgroup, .cgroup = DICT_NONE };
 	int64_t v;
 
+	if (t->holder == HOLDER_BLOCKED) {
+		dt.flags |= DICT_TASK_BLOCKED;
+	} else if (t->holder) {
+		dt.flags |= DICT_TASK_RUNQ;
+		dt.holder = t->holder;
+	}
+
 	if (cg && (v = intern_text(d, cg)) < 0)
 		return v;
 	dt.cgroup = cg ? (uint32_t)v : DICT_NONE;
@@ -384,8 +405,21 @@ static int on_sample(struct sampler *s, const struct perf_event_header *ev)
 	} else if (rt < s->live_start) {
 		s->st.late++;
 	}
-	s->st.samples++;
-	return attribution__add(&s->attr, &smp) < 0 ? -ENOMEM : 0;
+	/* off-CPU intervals (offcpu.h): their kind into the holder key (HOLDER_BLOCKED);
+	 * an offcpu-runq sample's holder is cpu_res.  Each is one interval with its own
+	 * time, with a stack or (off_cpu_sample, the bound) without: never scaled */
+	if (smp.id == OFFCPU_ID_BLOCKED) {
+		smp.cpu_res = HOLDER_BLOCKED;
+		s->st.blocked_ns += smp.period;
+	} else if (smp.id == OFFCPU_ID_RUNQ) {
+		smp.cpu_res = smp.cpu_res && smp.cpu_res != HOLDER_BLOCKED ? smp.cpu_res : OFFCPU_HOLDER_UNKNOWN;
+		s->st.runq_ns += smp.period;
+	} else {
+		smp.cpu_res = 0;
+		s->st.samples++;
+		return attribution__add(&s->attr, &smp) < 0 ? -ENOMEM : 0;
+	}
+	return attribution__add(&s->attr_off, &smp) < 0 ? -ENOMEM : 0;
 }
 
 int sampler__sink(const void *rec, size_t len, void *ctx)

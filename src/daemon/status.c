@@ -43,6 +43,24 @@ static void write_public(struct snap_out *o, const struct status_facts *f)
 		line(o, "export_successes 0\nexport_failures 0\n");
 }
 
+/* [daemon] off_cpu: the switches read and the intervals' time, what was not counted as
+ * waiting (a gap, no stack) and runq time whose holder is not known. */
+static void write_off_cpu(struct snap_out *o, const struct status_facts *f)
+{
+	const struct offcpu_stats *c = &f->sampling.offcpu;
+	const struct sampler_stats *ss = &f->sampling.sampler;
+
+	line(o, "off_cpu %d\n", f->s->off_cpu);
+	if (!f->s->off_cpu)
+		return;
+	line(o, "off_cpu_switches %" PRIu64 "\noff_cpu_intervals %" PRIu64 "\noff_cpu_runq_ns %" PRIu64
+	     "\noff_cpu_blocked_ns %" PRIu64 "\n", c->switches, c->intervals, ss->runq_ns, ss->blocked_ns);
+	line(o, "off_cpu_lost_ns %" PRIu64 "\noff_cpu_nostack_ns %" PRIu64 "\noff_cpu_unknown_holder_ns %" PRIu64 "\n",
+	     c->lost_ns, c->nostack_ns, c->unknown_holder_ns);
+	line(o, "off_cpu_nostack_intervals %" PRIu64 "\noff_cpu_max_period %" PRIu64 "\noff_cpu_degraded_cpu_ns %" PRIu64
+	     "\noff_cpu_period_errors %" PRIu64 "\n", c->nostack_intervals, c->max_period, c->degraded_cpu_ns, c->period_errors);
+}
+
 static void write_sampling(struct snap_out *o, const struct status_facts *f)
 {
 	const struct bucket_counts *t = &f->history.total;
@@ -55,6 +73,7 @@ static void write_sampling(struct snap_out *o, const struct status_facts *f)
 	line(o, "late %" PRIu64 "\nshort %" PRIu64 "\nobjects %" PRIu64 "\n", ss->late, ss->short_samples, ss->objects);
 	line(o, "close_wait_max_ms %.3f\nengine_bytes %zu\n", (double)ss->close_wait_max_ns / 1e6, ss->engine_bytes);
 	line(o, "records %" PRIu64 "\ndescribed %" PRIu64 "\n", f->sampling.records, f->sampling.described);
+	write_off_cpu(o, f);
 }
 
 static void write_history(struct snap_out *o, const struct status_facts *f)

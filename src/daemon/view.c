@@ -11,6 +11,7 @@
 #include "prof/base/vec.h"
 #include "prof/daemon/dict_import.h"
 #include "prof/daemon/view.h"
+#include "prof/record/offcpu.h"
 
 #define KERNEL_NAME "[kernel]"
 
@@ -131,6 +132,8 @@ static bool admits(const struct build *b, const struct dict_task *t)
 	bool in = !q->nr_cgroups;
 
 	if (!b->id->admin && (!(t->flags & DICT_TASK_UID_KNOWN) || t->uid != b->id->uid))
+		return false;
+	if (!q->off_cpu && (t->flags & (DICT_TASK_RUNQ | DICT_TASK_BLOCKED)))
 		return false;
 	for (size_t i = 0; i < q->nr_cgroups && !in; i++)
 		in = t->cgroup != DICT_NONE && cgroup_matches(dict__text(b->d, t->cgroup), q->cgroups[i]);
@@ -288,7 +291,7 @@ static int answer_cut(void *ctx, uint32_t task, uint32_t *ret_task, uint32_t *re
 	stack = dict__stack(a->dict, &fid, 1);
 	name = stack < 0 ? stack : dict__str(a->dict, PROFILE_CUT_SYM, strlen(PROFILE_CUT_SYM));
 	t = (struct dict_task){ .uid = t.uid, .flags = t.flags, .cgroup = DICT_NONE, .container = DICT_NONE,
-				.comm = (uint32_t)name };
+				.comm = (uint32_t)name, .holder = t.holder };
 	id = name < 0 ? name : dict__task(a->dict, &t);
 	if (id < 0)
 		return (int)id;
@@ -297,13 +300,45 @@ static int answer_cut(void *ctx, uint32_t task, uint32_t *ret_task, uint32_t *re
 	return 0;
 }
 
+/*
+ * Rule 6: who held the CPU, as the asker may know it.  History names holders by uid;
+ * someone who is not an admin gets "self" for their own uid and "other tenants" for
+ * any other (system, idle and [unknown] as they are), so no other uid enters.
+ */
+static uint32_t holder_for(const struct build *b, uint32_t holder)
+{
+	if (b->id->admin || holder < OFFCPU_HOLDER_UID)
+		return holder;
+	return holder - OFFCPU_HOLDER_UID == b->id->uid ? OFFCPU_HOLDER_SELF : OFFCPU_HOLDER_OTHERS;
+}
+
+static int64_t task_for(struct build *b, uint32_t task)
+{
+	struct dict_task t = *dict__task_get(b->d, task);
+	int64_t cg, ct, comm;
+
+	if (holder_for(b, t.holder) == t.holder)
+		return dict_import__task(&b->im, task);
+	/* not the history's task: its holder would name another uid in the answer */
+	cg = dict_import__str(&b->im, t.cgroup);
+	ct = cg < 0 ? cg : dict_import__str(&b->im, t.container);
+	comm = ct < 0 ? ct : dict_import__str(&b->im, t.comm);
+	if (comm < 0)
+		return comm;
+	t.cgroup = (uint32_t)cg;
+	t.container = (uint32_t)ct;
+	t.comm = (uint32_t)comm;
+	t.holder = holder_for(b, t.holder);
+	return dict__task(b->a->dict, &t);
+}
+
 static int translate(struct build *b)
 {
 	struct view_answer *a = b->a;
 
 	for (size_t i = 0; i < b->raw.nr; i++) {
 		const struct bucket_entry *e = &b->raw.e[i];
-		int64_t t = dict_import__task(&b->im, e->task), s = t < 0 ? t : stack_for(b, e->stack);
+		int64_t t = task_for(b, e->task), s = t < 0 ? t : stack_for(b, e->stack);
 		int r;
 
 		if (s < 0)

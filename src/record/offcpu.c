@@ -171,12 +171,30 @@ static void thread_forget(struct offcpu *o, int32_t tid)
 	hashtable__remove(&o->threads, tid_hash(tid), &tid);
 }
 
+/* The period a CPU's event samples at when the bound does not raise it (min_period). */
+static uint64_t base_period(const struct offcpu *o)
+{
+	return o->cfg.min_period > 1 && o->cfg.set_period ? o->cfg.min_period : 1;
+}
+
+/* A CPU's state, made at its first switch record: its event's period set to min_period
+ * there (the stacks before are every switch's: more of them, none wrong). */
 static struct cpu *cpu_get(struct offcpu *o, uint32_t c)
 {
+	uint64_t base = base_period(o);
+
 	if (c >= MAX_CPUS)
 		return NULL;
-	if (!o->cpus[c])
-		o->cpus[c] = calloc(1, sizeof(struct cpu));
+	if (o->cpus[c])
+		return o->cpus[c];
+	o->cpus[c] = calloc(1, sizeof(struct cpu));
+	if (o->cpus[c] && base > 1) {
+		if (o->cfg.set_period(o->cfg.period_ctx, (int)c, base) < 0)
+			o->st.period_errors++;
+		else
+			o->cpus[c]->period = base;
+		o->st.max_period = MAX(o->st.max_period, o->cpus[c]->period);
+	}
 	return o->cpus[c];
 }
 
@@ -221,14 +239,14 @@ static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
 
 	if (tid == 0)
 		return OFFCPU_HOLDER_IDLE;
-	if (o->cfg.in_scope(o->cfg.ctx, pid, tid, 0) > 0)
+	if (!o->cfg.holders_by_uid && o->cfg.in_scope(o->cfg.ctx, pid, tid, 0) > 0)
 		return OFFCPU_HOLDER_SELF;
 	k = kind_of(o, pid, tid);
 	if (!k)
 		return OFFCPU_HOLDER_UNKNOWN;
 	if (k->kthread)
 		return OFFCPU_HOLDER_SYSTEM;
-	if (!o->cfg.name_holders)
+	if (!o->cfg.name_holders && !o->cfg.holders_by_uid)
 		return OFFCPU_HOLDER_OTHERS;
 	if (!k->uid_known || k->uid > UINT32_MAX - OFFCPU_HOLDER_UID)
 		return OFFCPU_HOLDER_UNKNOWN;
@@ -559,12 +577,12 @@ static uint64_t trailer_u64(const struct sample_layout *l, const struct perf_eve
  * the context-switch event counts every task's, the scope's threads' when the kernel
  * filters it by cgroup).  At the end of each window, past max_rate per second, the
  * CPU's event samples 1 switch in N (N the rate over max_rate, rounded up), and back
- * to every one when the rate falls.  The switch records are never sampled: every
+ * to every one (to min_period's 1 in N, its floor) when the rate falls.  The switch records are never sampled: every
  * interval is still timed, and those without a stack are written with none.
  */
 static void count_switch(struct offcpu *o, struct cpu *c, uint32_t cpu, uint64_t time)
 {
-	uint64_t el, rate, n;
+	uint64_t el, rate, n, base = base_period(o), cur = c->period ? c->period : 1;
 
 	if (!o->cfg.max_rate || !o->cfg.set_period)
 		return;
@@ -578,18 +596,19 @@ static void count_switch(struct offcpu *o, struct cpu *c, uint32_t cpu, uint64_t
 		return;
 	rate = c->win_n * 1000000000ull / el;
 	n = (rate + o->cfg.max_rate - 1) / o->cfg.max_rate;
-	n = n < 1 ? 1 : n > 1000000 ? 1000000 : n;
+	n = MIN(MAX(n, base), 1000000);
 	c->win_start = time;
 	c->win_n = 0;
-	if (n == (c->period ? c->period : 1))
+	if (n == cur)
 		return;
 	if (o->cfg.set_period(o->cfg.period_ctx, (int)cpu, n) < 0) {
 		o->st.period_errors++;
 		return;
 	}
-	if (n > 1 && c->period <= 1)
+	/* degraded: sampled above the base (min_period, or every switch) */
+	if (n > base && cur <= base)
 		c->degraded_since = time;
-	else if (n == 1 && c->period > 1)
+	else if (n == base && cur > base)
 		o->st.degraded_cpu_ns += time - c->degraded_since;
 	c->period = n;
 	o->st.max_period = MAX(o->st.max_period, n);
@@ -814,7 +833,7 @@ int offcpu__finish(struct offcpu *o)
 	size_t it = 0;
 
 	for (size_t c = 0; c < MAX_CPUS; c++)
-		if (o->cpus[c] && o->cpus[c]->period > 1 && o->last_time > o->cpus[c]->degraded_since)
+		if (o->cpus[c] && o->cpus[c]->period > base_period(o) && o->last_time > o->cpus[c]->degraded_since)
 			o->st.degraded_cpu_ns += o->last_time - o->cpus[c]->degraded_since;
 	/* emitting inserts nothing here: the walk holds */
 	while ((t = hashtable__next(&o->threads, &it))) {

@@ -367,6 +367,7 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 		.layout = cfg->layout, .switch_ids = cfg->switch_ids, .nr_switch_ids = cfg->nr_switch_ids,
 		.proc_fd = cfg->proc_fd, .name_holders = cfg->verdict->admin, .user_only = !cfg->verdict->kernel,
 		.in_scope = offcpu_in_scope, .uid_of = offcpu_uid, .emit = offcpu_emit, .ctx = p,
+		.holders_by_uid = cfg->offcpu_by_uid, .min_period = cfg->offcpu_min_period,
 		.max_rate = cfg->offcpu_max_rate, .stacks_scoped = cfg->offcpu_scoped,
 		.set_period = cfg->offcpu_period, .period_ctx = cfg->offcpu_period_ctx,
 	};

@@ -213,6 +213,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
 		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,
 		.switch_ids = info->switch_ids, .nr_switch_ids = info->nr_switch_ids,
+		.offcpu_by_uid = s->opts->off_cpu_by_uid, .offcpu_min_period = s->opts->off_cpu_min_period,
 		.offcpu_max_rate = s->opts->off_cpu_max_rate == RECORD_OFFCPU_UNBOUNDED ? 0
 				   : s->opts->off_cpu_max_rate ? s->opts->off_cpu_max_rate
 				   : OFFCPU_DEFAULT_MAX_RATE,

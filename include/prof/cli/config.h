@@ -44,6 +44,10 @@ struct prof_config {
 		char event[64];
 		uint64_t freq;
 		bool callchain;
+		bool off_cpu;                   /* time off a CPU per tenant (profd(8)) */
+		bool off_cpu_stacks;            /* ... with the call chain at the switch-out */
+		uint64_t off_cpu_sample;        /* ... a switch-out stack in N, the switch event's
+						 * period (1: all); every interval timed */
 		unsigned int mmap_pages;
 		uint64_t bucket, fine_span, history;    /* seconds */
 		uint64_t memory_max, disk_max, answers_memory_max;      /* bytes */

@@ -31,6 +31,7 @@ struct daemon_query {
 	struct answer a;
 	char socket_path[108];          /* the one asked */
 	char label[400];                /* what the report names as its input */
+	bool off_cpu;                   /* ask for off-CPU time too (prof report) */
 };
 
 /*
@@ -54,6 +55,15 @@ int daemon_query__ask(struct daemon_query *q, const struct report_opts *o, const
  * *first and *last: the window.  0 or -ENOMEM. */
 int daemon_query__fill(struct daemon_query *q, struct profile *p, struct model *m, struct strset *names,
 		       uint64_t *first, uint64_t *last);
+
+/*
+ * The header's events: the daemon's, then offcpu-runq and offcpu-blocked when the
+ * answer has off-CPU time (daemon_query__open wrote them so).  Fill the engine of
+ * event i (0, 1, 2) as daemon_query__fill does; an event of none, 0 at once.
+ */
+size_t daemon_query__nr_events(const struct daemon_query *q);
+int daemon_query__fill_event(struct daemon_query *q, size_t event, struct profile *p, struct model *m,
+			     struct strset *names, uint64_t *first, uint64_t *last);
 
 /* The answer as an engine, for prof top --daemon (no header). */
 int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct model *m, struct strset *names);

@@ -40,6 +40,9 @@ struct record_opts {
 	bool freq_given, period_given, mmap_given, output_given;
 	bool no_kernel;         /* policy: no kernel samples, call chains or maps */
 	bool off_cpu;           /* --off-cpu: the scope's time off a CPU (offcpu.h) */
+	bool off_cpu_by_uid;    /* profd: holders by uid, never "self" (its scope is the host) */
+	uint64_t off_cpu_min_period; /* profd's off_cpu_sample: a switch-out stack in at least N
+				      * (offcpu_config.min_period); 0, 1: every one */
 	uint32_t off_cpu_max_rate;      /* --off-cpu-max-rate: stack samples per CPU per second
 					 * before 1 in N; 0: the default, RECORD_OFFCPU_UNBOUNDED: none */
 	bool track_uids;        /* the set*uid() tracepoints without --uid (profd serves users

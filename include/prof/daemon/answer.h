@@ -25,6 +25,7 @@ struct answer_meta {
 	uint32_t event_type;
 	uint64_t event_config;
 	bool callchain;
+	bool off_cpu;                           /* the daemon keeps off-CPU time now */
 	char host[256], osrelease[128];
 	uint32_t uid;                           /* the asker's */
 	bool admin;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "prof/daemon/history.h"
+#include "prof/record/offcpu.h"
 #include "prof/daemon/sampler.h"
 #include "prof/daemon/server.h"
 #include "prof/daemon/store.h"
@@ -41,6 +42,10 @@ struct daemon_settings {
 	uint64_t event_config;
 	uint64_t freq, period;
 	bool callchain;
+	bool off_cpu;                   /* [daemon] off_cpu: off-CPU time is kept */
+	bool off_cpu_stacks;            /* ... with its call chains */
+	uint64_t off_cpu_sample;        /* ... a switch-out stack in N (the switch event's period);
+					 * every interval timed */
 	char host[256], osrelease[128];
 };
 
@@ -52,6 +57,8 @@ struct daemon_sampling {
 	uint64_t records;               /* read from the rings and passed on (samples, sideband) */
 	uint64_t described;             /* tasks looked up in /proc the first time they mattered */
 	uint64_t started_ns;            /* realtime */
+	bool off_cpu;                   /* [daemon] off_cpu: offcpu holds the intervals' counts */
+	struct offcpu_stats offcpu;
 };
 
 struct daemon;

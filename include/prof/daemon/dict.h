@@ -2,7 +2,7 @@
 /*
  * The daemon's dictionary: everything a bucket entry names, interned once and named
  * by a dense id of its kind.  An entry of the history is (task, stack, counts); a
- * task is (uid, cgroup, container, comm); a stack is frames, leaf first; a frame is
+ * task is (uid, cgroup, container, comm, and for off-CPU time its kind and holder); a stack is frames, leaf first; a frame is
  * (object, symbol, flags); an object is (path, build id, kind, mode and owner);
  * strings are the names.  Items never change once made, so two buckets that name
  * one stack share it, and an hour of history of a host that runs the same code
@@ -51,6 +51,14 @@ struct dict_frame {
 };
 
 #define DICT_TASK_UID_KNOWN 1u
+/*
+ * Off-CPU time ([daemon] off_cpu): a task's entries count on-CPU samples (neither
+ * flag), or the nanoseconds it waited for a CPU (RUNQ, behind `holder`) or was
+ * blocked (BLOCKED), as prof record --off-cpu's offcpu-runq and offcpu-blocked.
+ */
+#define DICT_TASK_RUNQ 2u
+#define DICT_TASK_BLOCKED 4u
+#define DICT_TASK_FLAGS (DICT_TASK_UID_KNOWN | DICT_TASK_RUNQ | DICT_TASK_BLOCKED)
 
 struct dict_task {
 	uint32_t uid;
@@ -59,6 +67,9 @@ struct dict_task {
 	uint32_t cgroup;                /* string: its path, DICT_NONE when not known */
 	uint32_t container;             /* string: "" on the host (containers come later) */
 	uint32_t comm;                  /* string */
+	uint32_t holder;                /* RUNQ: who held the CPU (enum offcpu_holder: the
+					 * history's are by uid; an answer to a tenant has
+					 * self, other tenants, system, idle, [unknown]); else 0 */
 };
 
 struct dict;

@@ -14,6 +14,8 @@
  *                           selectors (at most 64 of each); one kind repeated ORs,
  *                           different kinds AND
  *   max_stacks=N            distinct entries in the answer (1 to 10000000)
+ *   off_cpu=0|1             off-CPU time's entries too ([daemon] off_cpu; 0: on-CPU
+ *                           samples only, as before it)
  *
  * An unknown key, a bad value or a repeated scalar key is refused (-EINVAL) naming
  * it; another protocol version is -EPROTONOSUPPORT.  An error's body is one line of

@@ -31,6 +31,8 @@
 struct sampler_config {
 	struct history *history;        /* borrowed */
 	bool callchain;                 /* stacks of the call chain, else of the ip */
+	bool off_cpu_stacks;            /* ... for off-CPU intervals too (else their ip only:
+					 * where the task switched out, in the kernel) */
 	size_t max_stacks;              /* the live engine's cap per fine span */
 	bool kernel;                    /* kernel symbols are readable (kallsyms) */
 	/* the tracker's uid of tid, at judging time */
@@ -39,7 +41,8 @@ struct sampler_config {
 };
 
 struct sampler_stats {
-	uint64_t samples;               /* added to the engine */
+	uint64_t samples;               /* added to the engine (on-CPU) */
+	uint64_t runq_ns, blocked_ns;   /* off-CPU intervals added ([daemon] off_cpu) */
 	uint64_t short_samples;         /* too short to read */
 	uint64_t late;                  /* stamped before the open bucket (added to it) */
 	uint64_t lost;                  /* the kernel's LOST and LOST_SAMPLES counts */

@@ -14,7 +14,10 @@
  *   FRAME   u32 id, u32 obj, u32 sym, u32 flags, u64 addr
  *   STACK   u32 id, u32 nr (at most DICT_MAX_STACK), u32 frame[nr]
  *   TASK    u32 id, u32 uid, u32 flags, u32 cgroup, u32 container, u32 comm,
- *           u64 cgroup_id
+ *           u64 cgroup_id [, u32 holder]
+ *           (the holder only, and always, with off-CPU flags DICT_TASK_RUNQ or
+ *           _BLOCKED: 36 bytes; on-CPU tasks keep the 32 of history and answers
+ *           from before off-CPU, which read as they did)
  *   BUCKET  u64 start, u64 end, u32 flags, u32 nr, u64 samples, period,
  *           cut_samples, cut_period, lost, unattributed,
  *           nr x (u32 task, u32 stack, u64 samples, u64 period)

@@ -13,9 +13,11 @@
  *      frame (no kernel symbol or address), totals unchanged;
  *   4. frames of an object they could not read themselves (its mode and owner, as
  *      mapped) are "[unknown] (name)": the daemon reads objects with its own rights;
- *   5. only items reachable from those entries are in the answer.
- * So an answer to a tenant holds no sample, comm, cgroup path, object path or kernel
- * address of another tenant's task.
+ *   5. only items reachable from those entries are in the answer;
+ *   6. off-CPU time (asked with off_cpu) names the CPU's holders as "self" (their
+ *      own uid), "other tenants" (any other), "system", "idle" or "[unknown]".
+ * So an answer to a tenant holds no sample, comm, cgroup path, object path, kernel
+ * address or uid of another tenant's task.
  */
 #ifndef PROF_DAEMON_VIEW_H
 #define PROF_DAEMON_VIEW_H
@@ -52,6 +54,7 @@ struct view_query {
 	const char *containers[VIEW_MAX_SELECTORS];
 	size_t nr_containers;
 	size_t max_stacks;              /* distinct entries in the answer (0: 100000) */
+	bool off_cpu;                   /* off-CPU time's entries too (dict.h's RUNQ, BLOCKED) */
 };
 
 struct view_answer {

@@ -91,11 +91,19 @@ struct offcpu_config {
 	offcpu_uid_fn uid_of;
 	offcpu_emit_fn emit;
 	void *ctx;                              /* of the three */
+	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
+	 * whole host would make every holder self; each tenant's answer tells self apart */
+	bool holders_by_uid;
 	/* The bound on stack samples: past max_rate switches per second on a CPU (the
 	 * context-switch event's, measured over OFFCPU_RATE_WINDOW_NS), its event samples
 	 * 1 switch in N (set_period); the intervals without a stack are still timed and
 	 * written, with no stack.  0 or no set_period: every switch. */
 	uint32_t max_rate;
+	/* profd's off_cpu_sample: each CPU's event samples 1 switch in at least min_period
+	 * (its period from its first switch on; the bound may raise it, never below it);
+	 * every interval is still timed, those without a stack written with none.  0, 1:
+	 * none */
+	uint64_t min_period;
 	bool stacks_scoped;                     /* the event is the kernel's cgroup event: only the
 						 * scope's switches are sampled (and counted) */
 	offcpu_period_fn set_period;
@@ -116,8 +124,10 @@ struct offcpu_stats {
 	uint64_t degraded_intervals, degraded_ns;       /* ... of which on a CPU sampling 1 in N > 1 */
 	uint64_t unwritten_intervals, unwritten_ns;     /* no stack and no sample to write it in
 							 * (a sample_type prof cannot make) */
-	uint64_t max_period;            /* the largest N of 1-in-N stack sampling, 1: never degraded */
-	uint64_t degraded_cpu_ns;       /* CPU-time (per CPU, summed) spent sampling 1 in N > 1 */
+	uint64_t max_period;            /* the largest N of 1-in-N stack sampling (min_period's
+					 * included), 1: never degraded */
+	uint64_t degraded_cpu_ns;       /* CPU-time (per CPU, summed) spent sampling 1 in N above
+					 * the base (1, or min_period) */
 	uint64_t period_errors;         /* a CPU's period could not be changed */
 	uint64_t cut_end;               /* open at the end: cut there, written */
 	uint64_t cut_start, cut_start_ns;       /* open at the start (a thread of the scope first

@@ -137,3 +137,55 @@ Test(snapshot, lies_are_refused)
 	dict__free(d);
 	dict__free(r);
 }
+
+/* Off-CPU time: its task records carry kind and holder (36 bytes), on-CPU ones keep
+ * the 32 bytes history and answers had before, and a record whose length and flags
+ * disagree is refused. */
+Test(snapshot, off_cpu_tasks_round_trip_beside_old_ones)
+{
+	struct dict *d = dict__new(), *back = dict__new();
+	struct snap_cursor c = { 0 };
+	struct snap_out o = { 0 };
+	uint32_t f = frame_of(d, "/bin/a", "hot", 0755, 0), s = stack_of(d, &f, 1), on = task_of(d, 1000, "a", "/u");
+	struct dict_task rt = *dict__task_get(d, on), bt = rt;
+	struct snap_record rec = { 0 };
+	int64_t runq, blocked;
+
+	rt.flags |= DICT_TASK_RUNQ;
+	rt.holder = 16 + 1001;          /* OFFCPU_HOLDER_UID + bob */
+	bt.flags |= DICT_TASK_BLOCKED;
+	bt.holder = 99;                 /* not kept: only a runq task has a holder */
+	runq = dict__task(d, &rt);
+	blocked = dict__task(d, &bt);
+	cr_assert(runq >= 0 && blocked >= 0 && runq != on && blocked != runq);
+	cr_assert_eq(dict__task_get(d, (uint32_t)blocked)->holder, 0);
+	rt.holder++;
+	cr_assert_neq(dict__task(d, &rt), runq, "the holder is part of the task");
+	struct bucket_entry e[3] = { { on, s, 1, 10 }, { (uint32_t)runq, s, 1, 2000 }, { (uint32_t)blocked, s, 1, 3000 } };
+	snapshot__put_items(&o, d, &c);
+	snapshot__put_bucket(&o, &(struct bucket_hdr){ .start_ns = 0, .end_ns = SEC }, e, 3);
+	cr_assert_eq(o.err, 0);
+	cr_assert_gt(read_all(o.p, o.len, back, &rec), 0);
+	cr_assert_eq(dict__nr(back, DICT_TASK), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		const struct dict_task *a = dict__task_get(d, i), *b = dict__task_get(back, i);
+
+		cr_assert_eq(a->flags, b->flags);
+		cr_assert_eq(a->holder, b->holder);
+	}
+	/* an on-CPU task record is 32 bytes (what older readers take): 8 of header + 32 + 4 */
+	{
+		struct snap_out one = { 0 };
+		struct dict *only = dict__new();
+		struct snap_cursor cc = { 0 };
+
+		task_of(only, 1, "x", NULL);
+		snapshot__put_items(&one, only, &cc);
+		cr_assert_eq(one.len, (8 + 4 + 1 + 4) + (8 + 4 + 0 + 4) + (8 + 32 + 4), "%zu", one.len);
+		snap_out__release(&one);
+		dict__free(only);
+	}
+	snap_out__release(&o);
+	dict__free(d);
+	dict__free(back);
+}

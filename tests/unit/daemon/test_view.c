@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "prof/daemon/view.h"
+#include "prof/record/offcpu.h"
 #include "hist.h"
 
 struct world {
@@ -236,5 +237,87 @@ Test(view, random_tenants_never_leak)
 		}
 		view__release(&a);
 	}
+	history__free(h);
+}
+
+/* Off-CPU time: only when asked; holders by uid for admins, and for a tenant only
+ * self (their own uid), other tenants, system, idle and [unknown]: no other uid. */
+Test(view, off_cpu_holders_as_the_asker_may_know_them)
+{
+	struct history_config c = hist_config();
+	struct view_identity alice = { .uid = 1000 }, bob = { .uid = 1001 }, root = { .uid = 0, .admin = true };
+	struct view_query q = window(0, 2000);
+	struct view_answer a;
+	struct history *h;
+	char err[256];
+	uint32_t on, behind_bob, behind_self, behind_sys, blocked, bob_behind_alice, s;
+	struct dict *d;
+
+	cr_assert_eq(history__new(&c, &h), 0);
+	history__lock(h);
+	d = history__dict(h);
+	on = task_of(d, 1000, "alice-job", NULL);
+	struct dict_task t = *dict__task_get(d, on), u;
+	u = t;
+	u.flags |= DICT_TASK_RUNQ;
+	u.holder = OFFCPU_HOLDER_UID + 1001;
+	behind_bob = (uint32_t)dict__task(d, &u);
+	u.holder = OFFCPU_HOLDER_UID + 1000;
+	behind_self = (uint32_t)dict__task(d, &u);
+	u.holder = OFFCPU_HOLDER_SYSTEM;
+	behind_sys = (uint32_t)dict__task(d, &u);
+	u = t;
+	u.flags |= DICT_TASK_BLOCKED;
+	blocked = (uint32_t)dict__task(d, &u);
+	u = *dict__task_get(d, task_of(d, 1001, "bob-job", NULL));
+	u.flags |= DICT_TASK_RUNQ;
+	u.holder = OFFCPU_HOLDER_UID + 1000;
+	bob_behind_alice = (uint32_t)dict__task(d, &u);
+	uint32_t f = frame_of(d, "/bin/prog", "hot", 0755, 0);
+	s = stack_of(d, &f, 1);
+	history__unlock(h);
+	struct bucket_entry e[] = { { on, s, 1, 10 }, { behind_bob, s, 1, 200 }, { behind_self, s, 1, 30 },
+				    { behind_sys, s, 1, 4 }, { blocked, s, 1, 5000 }, { bob_behind_alice, s, 1, 60000 } };
+	cr_assert_geq(add_fine(h, 1000 * SEC, e, sizeof(e) / sizeof(e[0])), 0);
+
+	/* not asked: on-CPU samples only, as before off-CPU */
+	cr_assert_eq(view__build(h, &alice, &q, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(a.c.period, 10);
+	view__release(&a);
+
+	q.off_cpu = true;
+	cr_assert_eq(view__build(h, &alice, &q, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(a.c.period, 10 + 200 + 30 + 4 + 5000);
+	uint64_t by[32] = { 0 };
+	for (size_t i = 0; i < a.entries.nr; i++) {
+		const struct dict_task *x = dict__task_get(a.dict, a.entries.e[i].task);
+
+		cr_assert_eq(x->uid, 1000);
+		cr_assert_lt(x->holder, OFFCPU_HOLDER_UID, "a tenant's answer names holder %u", x->holder);
+		by[x->holder] += a.entries.e[i].period;
+	}
+	cr_assert_eq(by[OFFCPU_HOLDER_OTHERS], 200);
+	cr_assert_eq(by[OFFCPU_HOLDER_SELF], 30);
+	cr_assert_eq(by[OFFCPU_HOLDER_SYSTEM], 4);
+	cr_assert_eq(by[0], 10 + 5000);         /* on-CPU and blocked have none */
+	for (size_t i = 0; i < dict__nr(a.dict, DICT_TASK); i++)
+		cr_assert_lt(dict__task_get(a.dict, (uint32_t)i)->holder, OFFCPU_HOLDER_UID);
+	cr_assert_not(answer_has_text(&a, "bob"));
+	view__release(&a);
+
+	/* bob: waited behind alice, told as other tenants */
+	cr_assert_eq(view__build(h, &bob, &q, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(a.entries.nr, 1);
+	cr_assert_eq(dict__task_get(a.dict, a.entries.e[0].task)->holder, OFFCPU_HOLDER_OTHERS);
+	cr_assert_not(answer_has_text(&a, "alice"));
+	view__release(&a);
+
+	/* root: by uid */
+	cr_assert_eq(view__build(h, &root, &q, &a, err, sizeof(err)), 0, "%s", err);
+	bool named = false;
+	for (size_t i = 0; i < a.entries.nr; i++)
+		named |= dict__task_get(a.dict, a.entries.e[i].task)->holder == OFFCPU_HOLDER_UID + 1001;
+	cr_assert(named);
+	view__release(&a);
 	history__free(h);
 }

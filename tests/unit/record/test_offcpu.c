@@ -358,6 +358,39 @@ Test(offcpu, past_the_rate_a_cpu_samples_one_stack_in_n_and_back)
 	stop();
 }
 
+/* profd's off_cpu_sample: the period from a CPU's first switch, the bound above it only */
+Test(offcpu, min_period_is_a_cpus_period_from_its_first_switch_and_the_bounds_floor)
+{
+	struct offcpu_config c = { .layout = &layout, .switch_ids = switch_ids, .nr_switch_ids = 1,
+				   .name_holders = true, .in_scope = in_scope, .uid_of = uid_of, .emit = emit,
+				   .max_rate = 1000, .min_period = 3, .set_period = set_period };
+	uint64_t t = 1;
+
+	memset(periods, 0, sizeof(periods));
+	sample_layout__init(&layout, ST);
+	proc_fd = open("/", O_RDONLY | O_DIRECTORY);
+	c.proc_fd = proc_fd;
+	cr_assert_eq(offcpu__new(&c, &o), 0);
+	sw(true, false, 300, 301, t, 2);
+	cr_assert_eq(periods[2], 3, "set at the CPU's first switch record");
+	cr_assert_eq(periods[1], 0, "a CPU not seen yet untouched");
+	/* 100/s: under the bound, the period stays min_period (not back to 1) */
+	for (int i = 0; i < 30; i++, t += 10000000)
+		sw(true, false, 300, 301, t, 2);
+	cr_assert_eq(periods[2], 3);
+	cr_assert_eq(offcpu__stats(o)->degraded_cpu_ns, 0, "min_period is not degraded");
+	/* 5000/s: the bound's 1 in 5 over it, then back to 3, not 1 */
+	for (int i = 0; i < 1500; i++, t += 200000)
+		sw(true, false, 300, 301, t, 2);
+	cr_assert(periods[2] >= 5 && periods[2] <= 6);
+	for (int i = 0; i < 30; i++, t += 10000000)
+		sw(true, false, 300, 301, t, 2);
+	cr_assert_eq(periods[2], 3, "back to the floor");
+	cr_assert_gt(offcpu__stats(o)->degraded_cpu_ns, 0);
+	cr_assert_eq(offcpu__stats(o)->period_errors, 0);
+	stop();
+}
+
 Test(offcpu, the_exit_path_preempted_after_the_exit_record_is_still_timed)
 {
 	struct perf_record_fork e = { .header = { .type = PERF_RECORD_EXIT, .size = sizeof(e) },
