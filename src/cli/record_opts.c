@@ -18,7 +18,7 @@ const char record_opts__usage[] =
 	"\n"
 	"  -u, --uid USER[,USER]   everything these users run (name or uid; repeatable)\n"
 	"  -G, --cgroup CGROUP     a cgroup v2 subtree (path, or unit name; repeatable)\n"
-	"      --container ID|NAME a container: id, 12+ digit prefix or name (repeatable)\n"
+	"      --container ID|NAME a container by id, 12+ digit prefix, name; repeatable\n"
 	"      --pod UID|NS/POD    a Kubernetes pod by its uid or name (repeatable)\n"
 	"  -p, --pid PID[,PID]     these processes, their threads and descendants\n"
 	"  -a, --all               record every task on the host\n"
@@ -26,8 +26,8 @@ const char record_opts__usage[] =
 	"  -e, --event EV[,EV...]  sampling events (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000)\n"
 	"  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
-	"  -g, --call-graph MODE   call chains by frame pointers (fp, -g) or dwarf[,SIZE]\n"
-	"  -m, --mmap-pages PAGES  ring buffer pages per CPU, a power of 2 (default ~150 ms)\n"
+	"  -g, --call-graph MODE   call chains: fp (frame pointers, as -g), dwarf[,SIZE]\n"
+	"  -m, --mmap-pages PAGES  pages per CPU's ring buffer, a power of 2 (~150 ms)\n"
 	"      --off-cpu           also the time off a CPU: offcpu-runq, offcpu-blocked\n"
 	"  -o, --output FILE       output file (default perf.data; an old one -> .old)\n"
 	"  -d, --duration SECONDS  stop after this long\n"
@@ -36,8 +36,8 @@ const char record_opts__usage[] =
 	"      --config FILE       configuration file (see prof.conf(5))\n"
 	"  -h, --help              this text\n"
 	"\n"
-	"Scopes add up (default: the command's tree); prof stops when it exits, at Ctrl-C,\n"
-	"SIGTERM or -d, exiting with the command's status.  See prof-record(1).\n";
+	"Scopes add up (default: the command's tree); prof stops when it exits, at\n"
+	"Ctrl-C, SIGTERM or -d, exiting with the command's status.  See prof-record(1).\n";
 
 void record_opts__release(struct record_opts *opts)
 {
