@@ -39,8 +39,9 @@ for v in 3.11.7 3.12.1; do
 	pyv_record "$F" "$TMP/pub/exec_lines.py" 5 "$log"
 	"$PERF" script --ns -i "$F" -F time,ip,sym >"$TMP/script-$v.txt" 2>"$TMP/perf.err" ||
 		fail "perf script exited $?: $(head -c 2000 "$TMP/perf.err")"
-	python3 - "$TMP/script-$v.txt" "$log" <<'PY' || fail "$v: f() shown at a line of another round's body"
+	PYTHONPATH=$(dirname "$0") python3 - "$TMP/script-$v.txt" "$log" <<'PY' || fail "$v: f() shown at a line of another round's body"
 import bisect, re, sys
+from script_samples import samples
 rounds = sorted((float(t0), float(t1), int(k)) for k, t0, t1 in (l.split() for l in open(sys.argv[2])))
 starts = [r[0] for r in rounds]
 good = wrong = outside = unlined = 0
@@ -66,16 +67,7 @@ def judge(t, frames):
     else:
         wrong += 1
         print(f"# at {t:.9f}, round k={k} [{rounds[i][0]:.9f}, {rounds[i][1]:.9f}]: line {line}: " + "; ".join(frames[:3]))
-t, frames = None, []
-for l in open(sys.argv[1]):
-    s = l.strip()
-    if not l.startswith("\t") and s.endswith(":"):
-        if t is not None:
-            judge(t, frames)
-        t, frames = float(s.rstrip(":").split()[-1]), []
-    elif l.startswith("\t") and " " in s:
-        frames.append(s.split(" ", 1)[1])
-if t is not None:
+for t, frames in samples(sys.argv[1]):
     judge(t, frames)
 print(f"# {len(rounds)} rounds; samples of f() at their round's lines: {good}, at another's: {wrong}; "
       f"with no line (def N): {unlined}; outside any round: {outside}")

@@ -41,8 +41,9 @@ for v in 3.11.7 3.12.1; do
 		fail "perf script exited $?: $(head -c 2000 "$TMP/perf.err")"
 	! grep -v -e '^Warning:$' -e '^Processed [0-9]* events and lost [0-9]* chunks!$' -e '^Check IO/CPU overload!$' \
 		-e '^$' "$TMP/perf.err" | grep -q . || fail "perf script wrote to stderr: $(head -c 2000 "$TMP/perf.err")"
-	python3 - "$TMP/script-$v.txt" "$log" <<'PY' || fail "$v: spin() shown at the other phase's line"
+	PYTHONPATH=$(dirname "$0") python3 - "$TMP/script-$v.txt" "$log" <<'PY' || fail "$v: spin() shown at the other phase's line"
 import bisect, re, sys
+from script_samples import samples
 phases = sorted((float(t0), float(t1), int(p)) for p, t0, t1 in (l.split() for l in open(sys.argv[2])))
 starts = [p[0] for p in phases]
 want = {0: 5, 1: 7}
@@ -70,16 +71,7 @@ def judge(t, frames):
         print(f"# at {t:.9f}, phase {phases[i][2]} [{phases[i][0]:.9f}, {phases[i][1]:.9f}]: " + "; ".join(frames[:6]))
     else:
         entry += 1              # lines 2-4, which every call runs first
-t, frames = None, []
-for l in open(sys.argv[1]):
-    s = l.strip()
-    if not l.startswith("\t") and s.endswith(":"):
-        if t is not None:
-            judge(t, frames)
-        t, frames = float(s.rstrip(":").split()[-1]), []
-    elif l.startswith("\t") and " " in s:
-        frames.append(s.split(" ", 1)[1])
-if t is not None:
+for t, frames in samples(sys.argv[1]):
     judge(t, frames)
 print(f"# {len(phases)} phases; samples of spin() at their phase's line: {good}, at the other's: {wrong}; "
       f"at the lines each call runs first (2-4): {entry}; with no line (def N): {unlined}; outside any phase: {outside}")
