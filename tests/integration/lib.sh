@@ -50,6 +50,10 @@ pct_of() {
 	echo "${v:-0}"
 }
 
+# pct A B: 100 A / B, one decimal.  near A B T: |A - B| <= T (true or false).
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
 # A throwaway user, removed (with every process it has) when the test ends.
 make_user() {
 	local name=$1

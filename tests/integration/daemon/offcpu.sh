@@ -31,8 +31,6 @@ profd_config "bucket = 2" "fine_span = 10" "off_cpu = yes"
 start_profd
 [ "$(pstatus off_cpu)" = 1 ] || fail "profd's status says off_cpu '$(pstatus off_cpu)' with off_cpu = yes"
 
-near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 
 # the neighbour's two hogs on the CPU, for longer than the tenant's
 runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b1" &

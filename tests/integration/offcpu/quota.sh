@@ -28,7 +28,6 @@ else
 	skip "no cpu controller (cgroup v2 cpu.max or v1 cpu.cfs_quota_us)"
 fi
 CPU=$(($(nproc) - 1))
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 
 t0=$(throttled)
 "$PROF" record --off-cpu -e cpu-clock -F 999 -o "$TMP/q.data" -- \

@@ -17,9 +17,7 @@ sums() {
 }
 sum_of() { awk -v e="$2" '$1 == e { print $3 }' "$1"; }
 # a / b in percent, one decimal
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 # |a - b| <= tol
-near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
 # cgroup: a cgroup scope, whose context-switch event is the kernel's cgroup event
 root=$(cgroup2_root)

@@ -27,8 +27,6 @@ mkdir "$TMP/bin" "$TMP/u" && chown "$A" "$TMP/u" && chmod 755 "$TMP/bin" || fail
 cp "$PROF" "$TMP/bin/prof" && chmod 755 "$TMP/bin/prof" || fail copy
 setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep "$TMP/bin/prof" 2>/dev/null || skip "file capabilities not supported here"
 
-near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 
 # One view: top from before her hog starts to after it ends (one cumulative
 # snapshot), the neighbour's two hogs on the CPU throughout.  $1: who runs top (root:

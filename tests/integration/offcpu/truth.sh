@@ -21,7 +21,6 @@ note "$(tr '\n' ' ' <"$TMP/err")"
 perf_clean "$TMP/script" script -i "$TMP/t.data" -F tid,period,event
 awk '{ gsub(":", "", $3); s[$1 " " $3] += $2 } END { for (k in s) printf "%s %.0f\n", k, s[k] }' "$TMP/script" >"$TMP/sums"
 sum() { awk -v k="$1 $2" '$1 " " $2 == k { print $3 }' "$TMP/sums"; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 while read -r _ kind tid exec wait life; do
 	on=$(sum "$tid" cpu-clock) runq=$(sum "$tid" offcpu-runq) blocked=$(sum "$tid" offcpu-blocked)
 	on=${on:-0} runq=${runq:-0} blocked=${blocked:-0}
