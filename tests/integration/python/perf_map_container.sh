@@ -21,6 +21,7 @@ nspid=$(awk '/^NSpid:/ { print $NF }' "/proc/$CTR_PID/status")
 [ ! -e "/tmp/perf-$CTR_PID.map" ] || skip "the host has /tmp/perf-$CTR_PID.map"
 F=$TMP/jit.data
 "$PROF" record --container "$CTR_ID" -g -d 2 -o "$F" 2>"$TMP/summary" >/dev/null || fail "prof record: $(tail -3 "$TMP/summary")"
+cat "$TMP/summary" >&2; cp "$F" /tmp/h6/jit.data
 "$PROF" report -i "$F" --sort sym --top 1 >"$TMP/report" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
 note "$(grep -E '^ +[0-9.]+%' "$TMP/report" | head -1)"
 grep -qE '^ +[0-9.]+% +[0-9]+ +\[\.\] jitted_spin$' "$TMP/report" ||
