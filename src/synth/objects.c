@@ -818,6 +818,8 @@ void objects__round(struct objects *o)
 	o->nr_pending = n;
 	o->round++;
 	places__round(o->places);
+	if (o->perf_maps)
+		perf_maps__round(o->perf_maps);
 	if (!o->cfg.cache)
 		return;
 	first_hits(o);

@@ -16,6 +16,7 @@
 #include "prof/sys/privs.h"
 
 enum life_kind {
+	LIFE_NEW,                       /* not looked at yet: it is, at a sample a round later */
 	LIFE_HOST,                      /* prof's own place, or not known: nothing to copy */
 	LIFE_FOREIGN,                   /* another place: its map is copied */
 	LIFE_GONE,                      /* another place, but its namespace pid is not known */
@@ -28,9 +29,9 @@ struct life {
 	uint32_t place;
 	uint32_t uid;
 	uint8_t kind;
+	uint32_t round;                 /* made in this round */
 	bool written;                   /* it has written samples */
 	bool read;                      /* its map was tried */
-	bool moved;                     /* it exec'd or changed namespaces: place read again */
 	uint64_t from, until;
 	char *text;                     /* its map, when copied */
 	size_t len;
@@ -41,8 +42,9 @@ struct perf_maps {
 	struct life *v;
 	size_t nr, cap;
 	struct idmap *latest;           /* pid -> its latest lifetime + 1 */
-	uint32_t last;                  /* the lifetime looked up last + 1 (the fast path) */
+	uint32_t recent[64];            /* by pid: a lifetime looked up lately + 1 (the fast path) */
 	uint64_t total;                 /* bytes copied */
+	uint32_t round;
 	struct perf_maps_stats st;
 };
 
@@ -83,14 +85,14 @@ static struct life *latest(const struct perf_maps *pm, int32_t pid)
 /* The lifetime of pid holding time, or NULL. */
 static struct life *life_at(struct perf_maps *pm, int32_t pid, uint64_t time)
 {
-	struct life *l;
+	uint32_t *r = &pm->recent[(uint32_t)pid % ARRAY_SIZE(pm->recent)];
+	struct life *l = *r ? &pm->v[*r - 1] : NULL;
 
-	if (pm->last && pm->v[pm->last - 1].pid == pid && time > pm->v[pm->last - 1].from &&
-	    time <= pm->v[pm->last - 1].until)
-		return &pm->v[pm->last - 1];
+	if (l && l->pid == pid && time > l->from && time <= l->until)
+		return l;
 	for (l = latest(pm, pid); l; l = l->prev ? &pm->v[l->prev - 1] : NULL)
 		if (time > l->from && time <= l->until) {
-			pm->last = (uint32_t)(l - pm->v) + 1;
+			*r = (uint32_t)(l - pm->v) + 1;
 			return l;
 		}
 	return NULL;
@@ -132,7 +134,6 @@ static void learn(struct perf_maps *pm, struct life *l)
 {
 	uint32_t place = places__of(pm->places, l->pid);
 
-	l->moved = false;
 	l->kind = LIFE_HOST;
 	if (place == PLACE_NONE || places__own(pm->places, place))
 		return;
@@ -148,7 +149,9 @@ void perf_maps__met(struct perf_maps *pm, int32_t pid, uint64_t time)
 		return;
 	l = life_at(pm, pid, time);
 	if (l) {
-		if (l->moved && !l->read)
+		/* a process that lives past a round (exec'd processes come and go by the
+		 * thousand on a build host: their /proc is not read) */
+		if (l->kind == LIFE_NEW && l->round != pm->round && !l->read && l->until == PERF_MAPS_UNTIL_ALIVE)
 			learn(pm, l);
 		return;
 	}
@@ -161,20 +164,29 @@ void perf_maps__met(struct perf_maps *pm, int32_t pid, uint64_t time)
 	}
 	l = latest(pm, pid);
 	pm->v[pm->nr] = (struct life){ .pid = pid, .prev = l ? (uint32_t)(l - pm->v) + 1 : 0,
-				       .from = l ? l->until : 0, .until = PERF_MAPS_UNTIL_ALIVE, .kind = LIFE_HOST };
+				       .from = l ? l->until : 0, .until = PERF_MAPS_UNTIL_ALIVE, .kind = LIFE_NEW,
+				       .round = pm->round };
 	if (idmap__set(pm->latest, (uint32_t)pid, (uint32_t)pm->nr + 1) < 0) {
 		pm->st.untracked++;
 		return;
 	}
-	learn(pm, &pm->v[pm->nr++]);
+	pm->recent[(uint32_t)pid % ARRAY_SIZE(pm->recent)] = (uint32_t)++pm->nr;
+}
+
+void perf_maps__round(struct perf_maps *pm)
+{
+	pm->round++;
 }
 
 void perf_maps__moved(struct perf_maps *pm, int32_t pid)
 {
 	struct life *l = latest(pm, pid);
 
-	if (l && l->until == PERF_MAPS_UNTIL_ALIVE)
-		l->moved = true;
+	/* looked at again once it has lived a round since */
+	if (l && l->until == PERF_MAPS_UNTIL_ALIVE && !l->read) {
+		l->kind = LIFE_NEW;
+		l->round = pm->round;
+	}
 }
 
 void perf_maps__exited(struct perf_maps *pm, int32_t pid, uint64_t time)
@@ -280,14 +292,14 @@ void perf_maps__exit_written(struct perf_maps *pm, int32_t pid, uint64_t time)
 {
 	struct life *l = life_at(pm, pid, time);
 
-	if (l && l->until == time && l->written && l->kind != LIFE_HOST && !l->read)
+	if (l && l->until == time && l->written && l->kind > LIFE_HOST && !l->read)
 		read_map(pm, l);
 }
 
 void perf_maps__finish(struct perf_maps *pm)
 {
 	for (size_t i = 0; i < pm->nr; i++)
-		if (pm->v[i].written && pm->v[i].kind != LIFE_HOST && !pm->v[i].read)
+		if (pm->v[i].written && pm->v[i].kind > LIFE_HOST && !pm->v[i].read)
 			read_map(pm, &pm->v[i]);
 }
 

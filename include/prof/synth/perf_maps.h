@@ -9,8 +9,8 @@
  * Each lifetime of a sampled process is tracked (a pid used again within the
  * recording starts a new one, delimited by the EXIT times: a sample belongs to the
  * lifetime whose (from, until] holds its time), with its place (places.h), its pid in
- * its own namespace (the last NSpid of /proc/PID/status) and its uid, read when its
- * first sample is looked up.  A lifetime in another place than prof's own that had
+ * its own namespace (the last NSpid of /proc/PID/status) and its uid, read when a
+ * sample of it is looked up a round after its first (perf_maps__met).  A lifetime in another place than prof's own that had
  * written samples gets its map read at its EXIT, as it is written (the map is then
  * whole), or at the end of the recording: under the place's held root (the task and
  * the container may be gone), tmp/perf-<nspid>.map, as the invoking user, no link of
@@ -53,9 +53,15 @@ struct perf_maps *perf_maps__new(struct places *places);
 struct perf_maps *perf_maps__free(struct perf_maps *pm);
 
 /* A sample of pid at time looked up as it is drained (the process most likely still
- * runs): a lifetime not met before is made, its place and namespace pid read now. */
+ * runs): a lifetime not met before is made; its place and namespace pid are read at
+ * its first sample drained in a later round (a process that lives less than a round,
+ * tens of ms, is not looked at: exec'd processes come and go by the thousand), and
+ * again a round after it exec'd or changed namespaces. */
 void perf_maps__met(struct perf_maps *pm, int32_t pid, uint64_t time);
-/* pid exec'd or changed namespaces (looked up): its place is read again at its next sample. */
+/* A round of the pipeline ended. */
+void perf_maps__round(struct perf_maps *pm);
+/* pid exec'd or changed namespaces (looked up): its place is read again at a sample
+ * a round later. */
 void perf_maps__moved(struct perf_maps *pm, int32_t pid);
 /* pid's EXIT at time looked up: its lifetime ends there. */
 void perf_maps__exited(struct perf_maps *pm, int32_t pid, uint64_t time);
