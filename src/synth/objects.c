@@ -676,6 +676,10 @@ int objects__look_up(struct objects *o, const struct perf_event_header *ev)
 		if (ev->size >= sizeof(*f) && f->pid != f->ppid) {
 			int err = places__fork(o->places, (int32_t)f->ppid, (int32_t)f->pid);
 
+			/* a new process: whatever had its pid before ended (its EXIT lost) */
+			if (o->perf_maps && f->pid == f->tid)
+				perf_maps__exited(o->perf_maps, (int32_t)f->pid, f->time);
+
 			return err < 0 ? err : retry_pending(o, (int32_t)f->pid);
 		}
 		return 0;

@@ -156,8 +156,8 @@ void perf_maps__met(struct perf_maps *pm, int32_t pid, uint64_t time)
 		return;
 	}
 	l = latest(pm, pid);
-	if (l && l->until == PERF_MAPS_UNTIL_ALIVE)
-		return;                 /* a sample older than the lifetime's first one */
+	if (l && (l->until == PERF_MAPS_UNTIL_ALIVE || time <= l->until))
+		return;                 /* older than the latest lifetime: of none tracked */
 	if (pm->nr >= PERF_MAPS_MAX_LIVES || VEC_RESERVE(pm->v, pm->cap, pm->nr + 1) < 0) {
 		pm->st.untracked++;
 		return;

@@ -63,7 +63,8 @@ void perf_maps__round(struct perf_maps *pm);
 /* pid exec'd or changed namespaces (looked up): its place is read again at a sample
  * a round later. */
 void perf_maps__moved(struct perf_maps *pm, int32_t pid);
-/* pid's EXIT at time looked up: its lifetime ends there. */
+/* pid's EXIT at time looked up (or the FORK of a new process with its pid, should
+ * the EXIT have been lost): its lifetime ends there. */
 void perf_maps__exited(struct perf_maps *pm, int32_t pid, uint64_t time);
 /* A sample of pid at time is written. */
 void perf_maps__written(struct perf_maps *pm, int32_t pid, uint64_t time);
