@@ -298,9 +298,15 @@ void perf_maps__exit_written(struct perf_maps *pm, int32_t pid, uint64_t time)
 
 void perf_maps__finish(struct perf_maps *pm)
 {
-	for (size_t i = 0; i < pm->nr; i++)
-		if (pm->v[i].written && pm->v[i].kind > LIFE_HOST && !pm->v[i].read)
-			read_map(pm, &pm->v[i]);
+	for (size_t i = 0; i < pm->nr; i++) {
+		struct life *l = &pm->v[i];
+
+		/* sampled in one round only, and alive: looked at now */
+		if (l->written && l->kind == LIFE_NEW && l->until == PERF_MAPS_UNTIL_ALIVE)
+			learn(pm, l);
+		if (l->written && l->kind > LIFE_HOST && !l->read)
+			read_map(pm, l);
+	}
 }
 
 void perf_maps__each(const struct perf_maps *pm, perf_maps_fn fn, void *ctx)

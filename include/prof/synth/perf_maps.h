@@ -70,7 +70,9 @@ void perf_maps__exited(struct perf_maps *pm, int32_t pid, uint64_t time);
 void perf_maps__written(struct perf_maps *pm, int32_t pid, uint64_t time);
 /* pid's EXIT at time is written: its map is read now, if it is to be. */
 void perf_maps__exit_written(struct perf_maps *pm, int32_t pid, uint64_t time);
-/* The end of the recording: the maps still to read are read. */
+/* The end of the recording: the maps still to read are read (those of processes
+ * alive and never looked at, sampled in one round only, looked at first).  A process
+ * sampled in one round only that exited before the end is not looked at. */
 void perf_maps__finish(struct perf_maps *pm);
 
 /* Each map copied: host pid, lifetime (from, until], the map's text. */
