@@ -156,6 +156,8 @@ int attribution__add(struct attribution *a, const struct sample *s)
 			return 1;
 	}
 	jit = a->res->jit_lookups;
+	if (a->res->jit)
+		jitmap__at(a->res->jit, s->time);       /* a copied map is a lifetime's */
 	n = resolver__stack(a->res, pid, s->misc, s->ip, s->callchain, s->nr_callchain, a->callchain, a->frames,
 			    ARRAY_SIZE(a->frames));
 	err = profile__add_ref(a->prof, &t, a->frames, n, period, &ref);

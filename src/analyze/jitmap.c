@@ -6,6 +6,11 @@
  * file owned by the reader, root or the process's own user: anyone can create
  * /tmp/perf-PID.map for any pid, so another user's file would let a tenant name
  * the code of someone else's process (or root's) whatever it likes.
+ *
+ * A process in a container or chroot wrote its map in its own /tmp, by its pid in
+ * its own namespace: prof record copies those into the file (synth/perf_maps.h), one
+ * per lifetime of a host pid, and a sample in such a lifetime is named from that copy
+ * alone, never from a file of /tmp.
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -31,8 +36,21 @@ struct jtable {
 	size_t nr, cap;
 };
 
+/* A map copied into the recording: samples of pid in (from, until]. */
+struct jcopy {
+	int32_t pid;
+	uint32_t next;                  /* the pid's next copy + 1, 0: none */
+	uint64_t from, until;
+	struct jtable t;
+	bool sorted;
+};
+
 struct jitmap {
 	struct idmap *by_pid;           /* pid -> index in tables (+1; 0 = none found) */
+	struct idmap *copies_of;        /* pid -> its first copy + 1 */
+	struct jcopy *copies;
+	size_t nr_copies, cap_copies;
+	uint64_t now;                   /* the sample's time (jitmap__at) */
 	struct jtable *tables;
 	size_t nr, cap;
 	struct strset names;
@@ -48,8 +66,11 @@ struct jitmap *jitmap__new(const char *dir)
 	if (!j)
 		return NULL;
 	j->by_pid = idmap__new();
+	j->copies_of = idmap__new();
 	j->dir = dir;
-	if (!j->by_pid) {
+	if (!j->by_pid || !j->copies_of) {
+		idmap__free(j->by_pid);
+		idmap__free(j->copies_of);
 		free(j);
 		return NULL;
 	}
@@ -63,6 +84,10 @@ struct jitmap *jitmap__free(struct jitmap *j)
 	for (size_t i = 0; i < j->nr; i++)
 		free(j->tables[i].s);
 	free(j->tables);
+	for (size_t i = 0; i < j->nr_copies; i++)
+		free(j->copies[i].t.s);
+	free(j->copies);
+	idmap__free(j->copies_of);
 	idmap__free(j->by_pid);
 	strset__release(&j->names);
 	free(j);
@@ -164,10 +189,74 @@ static struct jtable *table_of(struct jitmap *j, int32_t pid, int64_t owner)
 	return &j->tables[j->nr - 1];
 }
 
+int jitmap__add_copy(struct jitmap *j, int32_t pid, uint64_t from, uint64_t until, uint64_t start,
+		     uint64_t size, const char *name)
+{
+	struct jcopy *c = j->nr_copies ? &j->copies[j->nr_copies - 1] : NULL;
+	struct jtable *t;
+
+	if (!size || start + size <= start)
+		return 0;
+	if (!c || c->pid != pid || c->from != from || c->until != until) {
+		uint32_t first;
+
+		if (VEC_RESERVE(j->copies, j->cap_copies, j->nr_copies + 1) < 0)
+			return -ENOMEM;
+		c = &j->copies[j->nr_copies];
+		*c = (struct jcopy){ .pid = pid, .from = from, .until = until };
+		/* pushed in front of the pid's list */
+		if (idmap__get(j->copies_of, (uint64_t)(uint32_t)pid, &first))
+			c->next = first;
+		if (idmap__set(j->copies_of, (uint64_t)(uint32_t)pid, (uint32_t)j->nr_copies + 1) < 0)
+			return -ENOMEM;
+		j->nr_copies++;
+	}
+	t = &c->t;
+	if (VEC_RESERVE(t->s, t->cap, t->nr + 1) < 0)
+		return -ENOMEM;
+	t->s[t->nr].name = strset__intern(&j->names, name);
+	if (!t->s[t->nr].name)
+		return -ENOMEM;
+	t->s[t->nr].start = start;
+	t->s[t->nr].end = start + size;
+	t->nr++;
+	c->sorted = false;
+	return 0;
+}
+
+void jitmap__at(struct jitmap *j, uint64_t time)
+{
+	j->now = time;
+}
+
+/* The copy of pid's map for the sample at j->now, or NULL. */
+static struct jtable *copy_of(struct jitmap *j, int32_t pid)
+{
+	uint32_t idx;
+
+	if (!j->nr_copies || !idmap__get(j->copies_of, (uint64_t)(uint32_t)pid, &idx))
+		return NULL;
+	for (; idx; idx = j->copies[idx - 1].next) {
+		struct jcopy *c = &j->copies[idx - 1];
+
+		if (j->now > c->from && j->now <= c->until) {
+			if (!c->sorted) {
+				qsort(c->t.s, c->t.nr, sizeof(*c->t.s), cmp);
+				c->sorted = true;
+			}
+			return &c->t;
+		}
+	}
+	return NULL;
+}
+
 const char *jitmap__lookup(struct jitmap *j, int32_t pid, int64_t owner, uint64_t ip)
 {
-	struct jtable *t = table_of(j, pid, owner);
+	struct jtable *t = copy_of(j, pid);
 	size_t i;
+
+	if (!t)
+		t = table_of(j, pid, owner);
 
 	if (!t || (i = sorted_find_le(t->s, t->nr, start, ip)) == SIZE_MAX)
 		return NULL;

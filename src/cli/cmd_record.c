@@ -29,6 +29,7 @@
 #include "prof/scope/containers.h"
 #include "prof/scope/runtime_names.h"
 #include "prof/synth/ledger.h"
+#include "prof/synth/perf_maps.h"
 #include "prof/sys/output_file.h"
 #include "prof/sys/procfs.h"
 #include "prof/sys/workload.h"
@@ -191,6 +192,27 @@ static void summary_objects(const struct recording *r, const struct objects_stat
 			o->objects, o->read, o->via_task, o->via_held_root);
 }
 
+/* The perf maps copied from containers and chroots, and why others were not. */
+static void summary_perf_maps(const struct perf_maps_stats *m)
+{
+	char why[400] = "", size[32];
+	size_t n = 0;
+	uint64_t sum = 0;
+
+	add_count(why, sizeof(why), &n, &sum, m->gone, "gone (their task or its root)");
+	add_count(why, sizeof(why), &n, &sum, m->not_owned, "not owned by their process's user or root");
+	add_count(why, sizeof(why), &n, &sum, m->not_regular, "not a regular file");
+	add_count(why, sizeof(why), &n, &sum, m->too_big, "too big (over 16 MiB)");
+	add_count(why, sizeof(why), &n, &sum, m->over_limit, "over the recording's 64 MiB");
+	add_count(why, sizeof(why), &n, &sum, m->unreadable, "not readable by you");
+	add_count(why, sizeof(why), &n, &sum, m->untracked, "not tracked (too many processes)");
+	human_size(m->bytes, size, sizeof(size));
+	if (m->copied || n)
+		fprintf(stderr, "prof: perf maps (/tmp/perf-PID.map) of processes in containers or chroots: %" PRIu64
+			" copied into the file (%s)%s%s%s\n", m->copied, size, n ? "; not copied: " : "", why,
+			n ? " (their JIT code stays [unknown])" : "");
+}
+
 static void summary_verbose(const struct session_stats *s)
 {
 	const struct tracker_stats *t = s->scope;
@@ -325,6 +347,8 @@ static void summary(const struct recording *r)
 			s.python_hint->name);
 	if (s.objects)
 		summary_objects(r, s.objects);
+	if (s.perf_maps)
+		summary_perf_maps(perf_maps__stats(s.perf_maps));
 	if (s.offcpu)
 		summary_offcpu(r, s.offcpu);
 	summary_pressure(r);
@@ -400,6 +424,24 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 	sec->nr_pressure = sec->pressure ? r->pressure.nr : 0;
 }
 
+/* The perf maps copied from containers and chroots, for prof's section. */
+struct perf_map_copies {
+	struct prof_section_perf_map *v;
+	size_t nr, cap;
+	bool failed;
+};
+
+static void add_perf_map(void *ctx, int32_t pid, uint64_t from, uint64_t until, const char *text, size_t len)
+{
+	struct perf_map_copies *c = ctx;
+
+	if (VEC_RESERVE(c->v, c->cap, c->nr + 1) < 0) {
+		c->failed = true;
+		return;
+	}
+	c->v[c->nr++] = (struct prof_section_perf_map){ pid, from, until, text, len };
+}
+
 /* The runtimes' names of the file's containers: the ids its cgroups are in. */
 struct naming {
 	struct prof_section_name *v;
@@ -473,6 +515,7 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	struct feat_buf b = { 0 }, bids = { 0 };
 	struct build_id kbid;
 	struct naming naming = { 0 };
+	struct perf_map_copies copies = { 0 };
 	struct runtime_names names = { 0 };
 	size_t unnamed, unreadable;
 	int err, err2;
@@ -487,6 +530,10 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 		if (naming.v[i].name)
 			naming.v[sec.nr_names++] = naming.v[i];
 	sec.names = naming.v;
+	if (st.perf_maps)
+		perf_maps__each(st.perf_maps, add_perf_map, &copies);
+	sec.perf_maps = copies.v;
+	sec.nr_perf_maps = copies.nr;
 	if (unnamed && unreadable && !r->opts.quiet)
 		fprintf(stderr, "prof: %zu container%s recorded by id only: the runtimes' state (docker's, podman's) "
 			"is not readable with your rights\n", unnamed, unnamed == 1 ? "" : "s");
@@ -500,7 +547,7 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);
-	if (sec.tasks && sec.scope_cgroups && sec.pressure)
+	if (sec.tasks && sec.scope_cgroups && sec.pressure && !copies.failed)
 		prof_section__build(&b, &sec);
 	else
 		b.err = -ENOMEM;
@@ -508,6 +555,7 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	free(sec.scope_cgroups);
 	free(sec.pressure);
 	free(naming.v);
+	free(copies.v);
 	runtime_names__release(&names);
 	if (!err)
 		err = b.err ? b.err : perf_writer__set_prof_section(r->writer, b.data, b.len);

@@ -254,6 +254,12 @@ static int read_prof_section(struct report *r, bool *ret_found)
 			err = model__set_uid(r->an.model, r->section.tasks[i].tid, r->section.tasks[i].uid);
 	for (size_t i = 0; !err && i < r->section.nr_names; i++)
 		err = model__name_container(r->an.model, r->section.names[i].id, r->section.names[i].name);
+	/* the perf maps of processes in containers, copied while recording */
+	for (size_t i = 0; !err && r->an.jit && i < r->section.nr_jit; i++) {
+		const struct prof_section_jit *m = &r->section.jit[i];
+
+		err = jitmap__add_copy(r->an.jit, m->pid, m->from, m->until, m->start, m->size, m->name);
+	}
 	prof_section__describe_scope(&r->section, r->scope, sizeof(r->scope));
 	symbols__set_unread_unknown(r->an.syms, r->section.mmap_build_ids);
 	return err;

@@ -193,7 +193,8 @@ size_t build_id__mmap2_path(const struct perf_event_header *ev)
 
 	if (ev->type != PERF_RECORD_MMAP2 || ev->size <= offsetof(struct perf_record_mmap2, filename))
 		return 0;
-	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/')
+	/* "//anon" (and perf's other "//" names): anonymous memory, no file */
+	if (!(m->prot & PROT_EXEC) || m->filename[0] != '/' || m->filename[1] == '/')
 		return 0;
 	max = ev->size - offsetof(struct perf_record_mmap2, filename);
 	len = strnlen(m->filename, max);

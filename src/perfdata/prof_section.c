@@ -114,6 +114,37 @@ static void build_pressure(struct feat_buf *b, const struct prof_section_pressur
 		line(b, "%s\n", buf);
 }
 
+/* The lines of one copied perf map ("START SIZE name", as jitmap.c reads them). */
+static void build_perf_map(struct feat_buf *b, const struct prof_section_perf_map *m)
+{
+	const char *end = m->text + m->len;
+	char until[24] = "-";
+
+	if (m->until != UINT64_MAX)
+		snprintf(until, sizeof(until), "%" PRIu64, m->until);
+	for (const char *l = m->text; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l)), *e = nl ? nl : end;
+		char name[PROF_SECTION_JIT_NAME_MAX + 1], raw[PROF_SECTION_JIT_NAME_MAX + 1];
+		uint64_t start, size;
+		char *p, *q;
+
+		/* the line as a string: no longer than a name may be, no NUL */
+		if ((size_t)(e - l) < sizeof(raw) && !memchr(l, '\0', (size_t)(e - l))) {
+			memcpy(raw, l, (size_t)(e - l));
+			raw[e - l] = '\0';
+			start = strtoull(raw, &p, 16);
+			if (p > raw && *p == ' ') {
+				size = strtoull(p + 1, &q, 16);
+				if (q > p + 1 && *q == ' ' && q[1] && size && start + size > start &&
+				    encode_name(q + 1, name, sizeof(name)))
+					line(b, "perf-map %d %" PRIu64 " %s %" PRIx64 " %" PRIx64 " %s\n", m->pid, m->from,
+					     until, start, size, name);
+			}
+		}
+		l = nl ? nl + 1 : end;
+	}
+}
+
 void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 {
 	line(b, "prof-scope 1\n");
@@ -150,13 +181,15 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 		line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
 	for (size_t i = 0; i < s->nr_pressure; i++)
 		build_pressure(b, &s->pressure[i]);
+	for (size_t i = 0; i < s->nr_perf_maps; i++)
+		build_perf_map(b, &s->perf_maps[i]);
 	feat_buf__put(b, NULL, ALIGN_UP(b->len + 1, 8) - b->len);
 }
 
 /* Arrays being filled, and their capacities. */
 struct parser {
 	struct prof_section *s;
-	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks, cap_names, cap_pressure;
+	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks, cap_names, cap_pressure, cap_jit;
 };
 
 /* A whole number in [0, max], nothing else. */
@@ -278,6 +311,33 @@ static int parse_pressure(struct parser *p, char *args)
 	return 0;
 }
 
+/* "perf-map <pid> <from> <until|-> <start> <size> <name>" */
+static int parse_perf_map(struct parser *p, char *args)
+{
+	struct prof_section *s = p->s;
+	char *save, *w[6];
+	struct prof_section_jit j = { 0 };
+	uint64_t pid;
+	size_t n = 0;
+
+	for (char *t = strtok_r(args, " ", &save); t && n < 6; t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
+	if (n != 6 || strtok_r(NULL, " ", &save) || !number(w[0], INT32_MAX, &pid) || !pid ||
+	    !number(w[1], UINT64_MAX, &j.from) || (strcmp(w[2], "-") && !number(w[2], UINT64_MAX, &j.until)) ||
+	    parse_u64(w[3], 16, &j.start) < 0 || parse_u64(w[4], 16, &j.size) < 0 || !j.size ||
+	    j.start + j.size <= j.start || !decode_word(w[5], PROF_SECTION_JIT_NAME_MAX))
+		return 0;
+	if (!strcmp(w[2], "-"))
+		j.until = UINT64_MAX;
+	if (j.until <= j.from)
+		return 0;
+	j.pid = (int32_t)pid;
+	if (VEC_RESERVE(s->jit, p->cap_jit, s->nr_jit + 1) < 0 || !(j.name = strdup(w[5])))
+		return -ENOMEM;
+	s->jit[s->nr_jit++] = j;
+	return 0;
+}
+
 /* "stat <name> <value>" */
 static void parse_stat(struct parser *p, char *args)
 {
@@ -313,6 +373,8 @@ static int parse_line(struct parser *p, char *l)
 		return parse_name(p, l + 15);
 	if (!strncmp(l, "pressure ", 9))
 		return parse_pressure(p, l + 9);
+	if (!strncmp(l, "perf-map ", 9))
+		return parse_perf_map(p, l + 9);
 	if (!strncmp(l, "stat ", 5))
 		parse_stat(p, l + 5);
 	return 0;
@@ -358,6 +420,9 @@ void prof_section__release(struct prof_section *s)
 	for (size_t i = 0; i < s->nr_pressure; i++)
 		free(s->pressure[i].cgroup);
 	free(s->pressure);
+	for (size_t i = 0; i < s->nr_jit; i++)
+		free(s->jit[i].name);
+	free(s->jit);
 	*s = (struct prof_section){ 0 };
 }
 

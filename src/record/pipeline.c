@@ -420,7 +420,8 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	}
 	if (cfg->objects) {
 		struct objects_config oc = { .sample_type = cfg->sample_type, .cache = cfg->cache,
-					     .model = p->unwinder ? unwinder__model(p->unwinder) : NULL };
+					     .model = p->unwinder ? unwinder__model(p->unwinder) : NULL,
+					     .kernel_layout = cfg->live ? NULL : cfg->layout };
 
 		err = objects__new(&oc, &p->objects);
 		if (err < 0)
@@ -499,6 +500,11 @@ const struct python_hint_stats *pipeline__python_hint_stats(const struct pipelin
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p)
 {
 	return p->objects ? objects__stats(p->objects) : NULL;
+}
+
+const struct perf_maps *pipeline__perf_maps(const struct pipeline *p)
+{
+	return p->objects ? objects__perf_maps(p->objects) : NULL;
 }
 
 struct open_filter {

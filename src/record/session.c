@@ -343,6 +343,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.python = pipeline__python_stats(s->pipeline),
 		.python_hint = pipeline__python_hint_stats(s->pipeline),
 		.objects = pipeline__objects_stats(s->pipeline),
+		.perf_maps = pipeline__perf_maps(s->pipeline),
 		.offcpu = pipeline__offcpu_stats(s->pipeline),
 		.kernel_hidden = s->kernel_hidden,
 		.drain = s->st,

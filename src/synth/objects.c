@@ -10,6 +10,7 @@
 #include "prof/base/vec.h"
 #include "prof/perfdata/sample.h"
 #include "prof/synth/objects.h"
+#include "prof/synth/perf_maps.h"
 #include "prof/synth/places.h"
 
 /* An object that could not be reached is tried again at later MMAP2s of it (another
@@ -75,6 +76,7 @@ struct objects {
 	struct model *model;            /* the written maps (keeping only) */
 	bool own_model;
 	struct places *places;          /* where the mapping tasks' paths resolve */
+	struct perf_maps *perf_maps;    /* of processes in other places (kernel_layout), or NULL */
 	bool map_files_refused;         /* as the user, map_files is not reachable */
 	struct object *objs;
 	size_t nr_objs, cap_objs;
@@ -134,6 +136,10 @@ int objects__new(const struct objects_config *cfg, struct objects **ret)
 		free(o);
 		return -ENOMEM;
 	}
+	if (cfg->kernel_layout && !(o->perf_maps = perf_maps__new(o->places))) {
+		objects__free(o);
+		return -ENOMEM;
+	}
 	o->max_held = OBJECTS_MAX_HELD;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < o->max_held)
 		o->max_held = (unsigned int)(rl.rlim_cur / 4);
@@ -176,6 +182,7 @@ struct objects *objects__free(struct objects *o)
 	free(o->pending);
 	hashtable__release(&o->obj_index);
 	hashtable__release(&o->kept_index);
+	perf_maps__free(o->perf_maps);
 	places__free(o->places);
 	if (o->own_model)
 		model__free(o->model);
@@ -536,6 +543,10 @@ static void note_sample(struct objects *o, const struct perf_event_header *ev)
 
 	if (!sample_layout__sample(&o->layout, ev, &s) || (int32_t)s.pid <= 0)
 		return;
+	if (o->perf_maps)
+		perf_maps__written(o->perf_maps, (int32_t)s.pid, s.time);
+	if (!o->cfg.cache)
+		return;
 	d = done_slot(o, (int32_t)s.pid);
 	if (d->pid != (int32_t)s.pid) {
 		d->pid = (int32_t)s.pid;
@@ -625,9 +636,15 @@ int objects__note(struct objects *o, const struct perf_event_header *ev)
 	int err;
 
 	if (ev->type == PERF_RECORD_SAMPLE) {
-		if (o->cfg.cache)
+		if (o->cfg.cache || o->perf_maps)
 			note_sample(o, ev);
 		return 0;
+	}
+	if (o->perf_maps && ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_record_fork)) {
+		const struct perf_record_fork *f = (const void *)ev;
+
+		if (f->pid == f->tid)
+			perf_maps__exit_written(o->perf_maps, (int32_t)f->pid, f->time);
 	}
 	done_note(o, ev);
 	err = o->cfg.cache ? model_note(o, ev) : 0;
@@ -644,6 +661,14 @@ int objects__look_up(struct objects *o, const struct perf_event_header *ev)
 	size_t len;
 
 	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		if (o->perf_maps) {
+			int32_t pid, tid;
+
+			if (sample_layout__tid(o->cfg.kernel_layout, ev, &pid, &tid))
+				perf_maps__met(o->perf_maps, pid, sample_layout__time(o->cfg.kernel_layout, ev));
+		}
+		return 0;
 	case PERF_RECORD_MMAP2:
 		len = ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID ? 0 : build_id__mmap2_path(ev);
 		return len ? note_mmap(o, (const void *)ev, len, false) : 0;
@@ -651,23 +676,37 @@ int objects__look_up(struct objects *o, const struct perf_event_header *ev)
 		if (ev->size >= sizeof(*f) && f->pid != f->ppid) {
 			int err = places__fork(o->places, (int32_t)f->ppid, (int32_t)f->pid);
 
+			/* a new process: whatever had its pid before ended (its EXIT lost) */
+			if (o->perf_maps && f->pid == f->tid)
+				perf_maps__exited(o->perf_maps, (int32_t)f->pid, f->time);
+
 			return err < 0 ? err : retry_pending(o, (int32_t)f->pid);
 		}
 		return 0;
 	case PERF_RECORD_EXIT:
-		if (ev->size >= sizeof(*f) && f->pid == f->tid)
+		if (ev->size >= sizeof(*f) && f->pid == f->tid) {
 			places__forget(o->places, (int32_t)f->pid, false);
+			if (o->perf_maps)
+				perf_maps__exited(o->perf_maps, (int32_t)f->pid, f->time);
+		}
 		return 0;
 	case PERF_RECORD_COMM:
 		/* an exec, after a chroot() or pivot_root: read again */
-		if ((ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*c))
+		if ((ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*c)) {
 			places__forget(o->places, (int32_t)c->pid, true);
+			if (o->perf_maps)
+				perf_maps__moved(o->perf_maps, (int32_t)c->pid);
+		}
 		return 0;
 	case PERF_RECORD_NAMESPACES:
 		/* setns, unshare */
-		if (ev->size >= sizeof(struct perf_record_namespaces))
-			places__forget(o->places, (int32_t)((const struct perf_record_namespaces *)(const void *)ev)->pid,
-				       true);
+		if (ev->size >= sizeof(struct perf_record_namespaces)) {
+			int32_t pid = (int32_t)((const struct perf_record_namespaces *)(const void *)ev)->pid;
+
+			places__forget(o->places, pid, true);
+			if (o->perf_maps)
+				perf_maps__moved(o->perf_maps, pid);
+		}
 		return 0;
 	default:
 		return 0;
@@ -783,6 +822,8 @@ void objects__round(struct objects *o)
 	o->nr_pending = n;
 	o->round++;
 	places__round(o->places);
+	if (o->perf_maps)
+		perf_maps__round(o->perf_maps);
 	if (!o->cfg.cache)
 		return;
 	first_hits(o);
@@ -852,6 +893,13 @@ void objects__finish(struct objects *o)
 	for (size_t i = 0; i < o->nr_kept; i++)
 		kept_release(o, &o->kept[i]);
 	count_unread(o);
+	if (o->perf_maps)
+		perf_maps__finish(o->perf_maps);
+}
+
+const struct perf_maps *objects__perf_maps(const struct objects *o)
+{
+	return o->perf_maps;
 }
 
 bool objects__build_id(const struct objects *o, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)

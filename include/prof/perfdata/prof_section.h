@@ -38,6 +38,15 @@
  *                                   start's, fields as pressure.h names them, those
  *                                   not known left out; the path encoded as a name)
  *
+ *   perf-map <pid> <from> <until|-> <start> <size> <name>
+ *                                  (one line of the perf map, /tmp/perf-PID.map, of a
+ *                                   process in a container or chroot, copied while
+ *                                   recording (synth/perf_maps.h): its host pid, its
+ *                                   lifetime (from, until] in sample time ("-": alive
+ *                                   at the end), START and SIZE in hex as the map has
+ *                                   them, the name encoded as a container's; a name
+ *                                   too long for a line is left out)
+ *
  * Older files also have "cgroup <id> <path>" lines: the CGROUP records of the
  * file name the same cgroups, so they are no longer written, and skipped.  A line
  * this parser does not know is skipped too.
@@ -81,6 +90,24 @@ struct prof_section_pressure {
 	struct pressure d;              /* the differences; have: the fields known */
 };
 
+/* A copied perf map, to build (borrowed): its text as read. */
+struct prof_section_perf_map {
+	int32_t pid;
+	uint64_t from, until;           /* until: UINT64_MAX, alive at the end */
+	const char *text;
+	size_t len;
+};
+
+/* A perf map's line, parsed. */
+struct prof_section_jit {
+	int32_t pid;
+	uint64_t from, until;
+	uint64_t start, size;
+	char *name;
+};
+
+#define PROF_SECTION_JIT_NAME_MAX 3800  /* bytes of an encoded name on a perf-map line */
+
 /* The section's facts: filled by the recorder to build it, by the parser from a file. */
 struct prof_section {
 	char kernel_build_id[84];       /* hex, "" when unknown */
@@ -99,6 +126,10 @@ struct prof_section {
 	size_t nr_names;
 	struct prof_section_pressure *pressure; /* none in older files (built: borrowed) */
 	size_t nr_pressure;
+	const struct prof_section_perf_map *perf_maps;  /* built only (borrowed) */
+	size_t nr_perf_maps;
+	struct prof_section_jit *jit;   /* parsed only */
+	size_t nr_jit;
 	bool has_stats;                 /* parsed: the file had stat lines */
 	struct prof_section_stats stats;
 };

@@ -132,6 +132,8 @@ struct python_hint_stats;
 const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p);
 /* NULL without objects. */
 const struct objects_stats *pipeline__objects_stats(const struct pipeline *p);
+/* The perf maps copied from containers and chroots (perf_maps.h), or NULL. */
+const struct perf_maps *pipeline__perf_maps(const struct pipeline *p);
 /* --off-cpu's intervals open now of the tasks the scope holds (offcpu__each_open);
  * none without --off-cpu. */
 void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, void *ctx);

@@ -91,6 +91,7 @@ struct session_stats {
 	const struct python_stats *python;      /* NULL without Python frames */
 	const struct python_hint_stats *python_hint; /* NULL with unwinding */
 	const struct objects_stats *objects;    /* NULL without objects */
+	const struct perf_maps *perf_maps;      /* copied from containers (perf_maps.h), or NULL */
 	const struct offcpu_stats *offcpu;      /* NULL without --off-cpu */
 	size_t tasks_written;                   /* tasks with written samples */
 	bool kernel_hidden;                     /* kallsyms shows no addresses: no kernel maps */

@@ -46,6 +46,9 @@ struct objects_config {
 	struct model *model;            /* the written maps, kept up to date by the caller (the
 					 * unwinder's), or NULL: objects keeps its own */
 	struct build_id_cache *cache;   /* where to keep hit objects (borrowed), or NULL: no keeping */
+	/* of the kernel's records passed to objects__look_up (their samples' pid and
+	 * time, for the perf maps of processes in containers: perf_maps.h), or NULL */
+	const struct sample_layout *kernel_layout;
 };
 
 struct objects_stats {
@@ -100,6 +103,10 @@ void objects__round(struct objects *o);
 /* The end of the recording: host objects replaced since are kept too, then every
  * copy still due is made and the descriptors closed. */
 void objects__finish(struct objects *o);
+
+/* The perf maps copied from containers and chroots (perf_maps.h), or NULL. */
+struct perf_maps;
+const struct perf_maps *objects__perf_maps(const struct objects *o);
 
 /* The build id of object (maj, min, ino) (its MMAP2 noted before), false when none
  * (or when another file, another generation of the inode, had its number since). */

@@ -242,6 +242,36 @@ Test(resolver, anonymous_code_from_its_jit_map)
 	cr_assert_str_eq(f.sym, "[unknown] (//anon)", "outside the map file's functions");
 }
 
+/*
+ * A map copied into the recording (a container's process) names its lifetime's
+ * samples alone: the same host pid used again later has its own copy, and a time in
+ * no copied lifetime falls back to /tmp (here: no file, [unknown]).
+ */
+Test(resolver, copied_maps_name_their_lifetime_only)
+{
+	int32_t pid = getpid() + 2;
+	struct profile_frame f;
+
+	feed_mmap2(pid, PERF_RECORD_MISC_USER, ANON_START, 0x10000, 0, 0, 0, 0, PROT_READ | PROT_EXEC, "//anon");
+	feed_mmap2(pid + 1, PERF_RECORD_MISC_USER, ANON_START, 0x10000, 0, 0, 0, 0, PROT_READ | PROT_EXEC, "//anon");
+	cr_assert_eq(jitmap__add_copy(fx.jit, pid, 0, 1000, ANON_START + 0x1000, 0x100, "first_life"), 0);
+	cr_assert_eq(jitmap__add_copy(fx.jit, pid, 0, 1000, ANON_START, 0x100, "first_life_low"), 0);
+	cr_assert_eq(jitmap__add_copy(fx.jit, pid, 2000, UINT64_MAX, ANON_START + 0x1000, 0x100, "second_life"), 0);
+	jitmap__at(fx.jit, 1000);
+	resolver__frame(&fx.res, pid, false, ANON_START + 0x1010, &f);
+	cr_assert_str_eq(f.sym, "first_life", "until is in the lifetime");
+	resolver__frame(&fx.res, pid, false, ANON_START + 0x10, &f);
+	cr_assert_str_eq(f.sym, "first_life_low", "a copy's lines are sorted before use");
+	jitmap__at(fx.jit, 2000);
+	resolver__frame(&fx.res, pid, false, ANON_START + 0x1010, &f);
+	cr_assert_str_eq(f.sym, "[unknown] (//anon)", "from is not: between two lifetimes, no copy");
+	jitmap__at(fx.jit, 2001);
+	resolver__frame(&fx.res, pid, false, ANON_START + 0x1010, &f);
+	cr_assert_str_eq(f.sym, "second_life");
+	resolver__frame(&fx.res, pid + 1, false, ANON_START + 0x1010, &f);
+	cr_assert_str_eq(f.sym, "[unknown] (//anon)", "another pid's copy names nothing of it");
+}
+
 /* A sample counted by the attribution: the task's facts, its resolved stack. */
 Test(resolver, attribution_counts_a_sample_under_its_task_and_stack)
 {

@@ -349,3 +349,20 @@ Test(build_id, check_elf_under_random_damage)
 				cr_assert_leq(bad.ph[p].p_offset + bad.ph[p].p_filesz, sizeof(bad));
 	}
 }
+
+/* Which executable MMAP2s name a file: "//anon" (perf's name for anonymous memory,
+ * a JIT's code) names none, whatever place its task is in. */
+Test(build_id, mmap2_path_is_a_file_only)
+{
+	_Alignas(8) uint8_t buf[sizeof(struct perf_record_mmap2) + PATH_MAX];
+	struct perf_record_mmap2 *m = (void *)buf;
+
+	mmap2_exec(m, "/app/prof-jit");
+	cr_assert_eq(build_id__mmap2_path(&m->header), strlen("/app/prof-jit"));
+	mmap2_exec(m, "//anon");
+	cr_assert_eq(build_id__mmap2_path(&m->header), 0);
+	mmap2_exec(m, "[vdso]");
+	cr_assert_eq(build_id__mmap2_path(&m->header), 0);
+	mmap2_exec(m, "/memfd:jit (deleted)");
+	cr_assert_eq(build_id__mmap2_path(&m->header), 0);
+}

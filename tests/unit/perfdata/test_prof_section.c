@@ -253,3 +253,44 @@ Test(prof_section, pressure)
 	cr_assert_eq(out.pressure[0].d.have, 0);
 	prof_section__release(&out);
 }
+
+/* Copied perf maps: each well-formed line back with its pid and lifetime, the name
+ * whole whatever bytes it has; malformed lines and names too long are left out. */
+Test(prof_section, perf_maps_parse_back)
+{
+	static const char map1[] = "7f0000001000 30 jitted_spin\n"
+				   "7f0000002000 40 JS:*hot /app.js:1:19\n"
+				   "zz 10 not_hex\n7f0000003000 0 empty\nffffffffffffffff 2 wraps\n"
+				   "7f0000004000 10 \n7f0000005000 8 last_no_newline";
+	static const char map2[] = "1000 10 second%life\n";
+	char *huge = malloc(5000);
+	struct prof_section_perf_map maps[3] = {
+		{ 42, 0, 1000, map1, sizeof(map1) - 1 },
+		{ 42, 1000, UINT64_MAX, map2, sizeof(map2) - 1 },
+	};
+	struct prof_section in = { .perf_maps = maps, .nr_perf_maps = 3 }, out;
+	struct feat_buf b;
+
+	cr_assert_not_null(huge);
+	memcpy(huge, "2000 10 ", 8);
+	memset(huge + 8, 'x', 4990);
+	huge[4998] = '\n';
+	maps[2] = (struct prof_section_perf_map){ 7, 5, 6, huge, 4999 };
+	b = built(&in);
+	cr_assert_eq(prof_section__parse((const char *)b.data, b.len, &out), 0);
+	cr_assert_eq(out.nr_jit, 4, "%zu", out.nr_jit);
+	cr_assert_eq(out.jit[0].pid, 42);
+	cr_assert_eq(out.jit[0].from, 0);
+	cr_assert_eq(out.jit[0].until, 1000);
+	cr_assert_eq(out.jit[0].start, 0x7f0000001000ull);
+	cr_assert_eq(out.jit[0].size, 0x30);
+	cr_assert_str_eq(out.jit[0].name, "jitted_spin");
+	cr_assert_str_eq(out.jit[1].name, "JS:*hot /app.js:1:19", "a space in a name");
+	cr_assert_str_eq(out.jit[2].name, "last_no_newline");
+	cr_assert_eq(out.jit[3].until, UINT64_MAX, "alive at the end");
+	cr_assert_eq(out.jit[3].from, 1000);
+	cr_assert_str_eq(out.jit[3].name, "second%life");
+	prof_section__release(&out);
+	feat_buf__release(&b);
+	free(huge);
+}
