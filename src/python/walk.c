@@ -22,24 +22,35 @@ const char *python_verdict__name(enum python_verdict v)
 	return v < PYTHON_VERDICTS ? verdict_names[v] : "?";
 }
 
+/* The head of code object `code` into head, if it is one: PYTHON_VERIFIED, else
+ * PYTHON_NOT_CODE (no pointer, misaligned, another type) or PYTHON_READ_FAILED. */
+static enum python_verdict read_code(const struct python_walk *w, uint64_t code, uint8_t *head)
+{
+	uint64_t type;
+
+	if (!code || (code & 7))
+		return PYTHON_NOT_CODE;
+	if (w->read(w->ctx, code, head, w->l->co_code_adaptive) < 0)
+		return PYTHON_READ_FAILED;
+	memcpy(&type, head + 8, 8);
+	return type == w->code_type ? PYTHON_VERIFIED : PYTHON_NOT_CODE;
+}
+
 enum python_verdict python_walk__frame(const struct python_walk *w, uint64_t frame, uint64_t code,
 				       struct python_frame *out)
 {
 	const struct python_layout *l = w->l;
 	uint8_t fbuf[128];
-	uint64_t c, type;
+	uint64_t c;
+	enum python_verdict v;
 
 	if (l->frame_specials > sizeof(fbuf) || l->co_code_adaptive > PYTHON_CODE_HEAD)
 		return PYTHON_READ_FAILED;
 	if (!frame || w->read(w->ctx, frame, fbuf, l->frame_specials) < 0)
 		return PYTHON_READ_FAILED;
-	if (!code || (code & 7))
-		return PYTHON_NOT_CODE;
-	if (w->read(w->ctx, code, out->head, l->co_code_adaptive) < 0)
-		return PYTHON_READ_FAILED;
-	memcpy(&type, out->head + 8, 8);
-	if (type != w->code_type)
-		return PYTHON_NOT_CODE;
+	v = read_code(w, code, out->head);
+	if (v != PYTHON_VERIFIED)
+		return v;
 	memcpy(&c, fbuf + l->f_code, 8);
 	out->frame = frame;
 	out->code = code;
@@ -67,7 +78,7 @@ enum python_verdict python_walk__pinned(const struct python_walk *w, uint64_t fr
 {
 	const struct python_layout *l = w->l;
 	uint8_t fbuf[128];
-	uint64_t c, type, prev;
+	uint64_t c, prev;
 	bool runs;
 
 	if (l->frame_specials > sizeof(fbuf) || l->co_code_adaptive > PYTHON_CODE_HEAD)
@@ -85,20 +96,14 @@ enum python_verdict python_walk__pinned(const struct python_walk *w, uint64_t fr
 		if (!pin->instr)
 			return PYTHON_NOT_PINNED;
 		out->code = 0;
-		if (!c || (c & 7) || w->read(w->ctx, c, out->head, l->co_code_adaptive) < 0)
-			return PYTHON_MOVED;
-		memcpy(&type, out->head + 8, 8);
-		if (type != w->code_type || !python_walk__holds(l, c, out->head, pin->instr))
+		if (read_code(w, c, out->head) != PYTHON_VERIFIED || !python_walk__holds(l, c, out->head, pin->instr))
 			return PYTHON_MOVED;
 		code = c;
 	} else {
-		if (code & 7)
-			return PYTHON_NOT_CODE;
-		if (w->read(w->ctx, code, out->head, l->co_code_adaptive) < 0)
-			return PYTHON_READ_FAILED;
-		memcpy(&type, out->head + 8, 8);
-		if (type != w->code_type)
-			return PYTHON_NOT_CODE;
+		enum python_verdict v = read_code(w, code, out->head);
+
+		if (v != PYTHON_VERIFIED)
+			return v;
 	}
 	out->code = code;
 	if (pin->instr && python_walk__holds(l, code, out->head, pin->instr))
