@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 #include "prof/scope/scope.h"
 #include "prof/sys/pressure.h"
 
@@ -54,23 +55,6 @@ void pressure__parse_psi(const char *text, enum pressure_field first, struct pre
 	}
 }
 
-void pressure__parse_cpu_stat_v1(const char *text, struct pressure *p)
-{
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		char key[32];
-		unsigned long long v;
-
-		if (sscanf(l, "%31s %llu", key, &v) != 2)
-			continue;
-		if (!strcmp(key, "nr_periods"))
-			set(p, PRESSURE_NR_PERIODS, v);
-		else if (!strcmp(key, "nr_throttled"))
-			set(p, PRESSURE_NR_THROTTLED, v);
-		else if (!strcmp(key, "throttled_time"))
-			set(p, PRESSURE_THROTTLED_USEC, v / 1000);      /* ns there */
-	}
-}
-
 int pressure__v1_cpu_mount(const char *mounts, char *ret, size_t len)
 {
 	for (const char *l = mounts; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
@@ -87,26 +71,45 @@ int pressure__v1_cpu_mount(const char *mounts, char *ret, size_t len)
 	return -ENOENT;
 }
 
-void pressure__parse_cpu_stat(const char *text, struct pressure *p)
-{
-	static const struct {
-		const char *key;
-		enum pressure_field f;
-	} keys[] = {
-		{ "usage_usec", PRESSURE_USAGE_USEC }, { "nr_periods", PRESSURE_NR_PERIODS },
-		{ "nr_throttled", PRESSURE_NR_THROTTLED }, { "throttled_usec", PRESSURE_THROTTLED_USEC },
-	};
+/* A cpu.stat's "key value" lines: each key of keys set, its value divided by div. */
+struct stat_key {
+	const char *key;
+	enum pressure_field f;
+	unsigned div;
+};
 
+static void parse_keyed(const char *text, const struct stat_key *keys, size_t nr, struct pressure *p)
+{
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		char key[32];
 		unsigned long long v;
 
 		if (sscanf(l, "%31s %llu", key, &v) != 2)
 			continue;
-		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		for (size_t i = 0; i < nr; i++)
 			if (!strcmp(key, keys[i].key))
-				set(p, keys[i].f, v);
+				set(p, keys[i].f, v / keys[i].div);
 	}
+}
+
+void pressure__parse_cpu_stat(const char *text, struct pressure *p)
+{
+	static const struct stat_key keys[] = {
+		{ "usage_usec", PRESSURE_USAGE_USEC, 1 }, { "nr_periods", PRESSURE_NR_PERIODS, 1 },
+		{ "nr_throttled", PRESSURE_NR_THROTTLED, 1 }, { "throttled_usec", PRESSURE_THROTTLED_USEC, 1 },
+	};
+
+	parse_keyed(text, keys, ARRAY_SIZE(keys), p);
+}
+
+void pressure__parse_cpu_stat_v1(const char *text, struct pressure *p)
+{
+	static const struct stat_key keys[] = {
+		{ "nr_periods", PRESSURE_NR_PERIODS, 1 }, { "nr_throttled", PRESSURE_NR_THROTTLED, 1 },
+		{ "throttled_time", PRESSURE_THROTTLED_USEC, 1000 },    /* ns there */
+	};
+
+	parse_keyed(text, keys, ARRAY_SIZE(keys), p);
 }
 
 void pressure__read(int dirfd, struct pressure *ret)
@@ -280,14 +283,9 @@ static int *procs_of(int dirfd, size_t *ret_nr)
 	if (read_file_full(dirfd, "cgroup.procs", 1u << 20, &text) <= 0)
 		return NULL;
 	for (char *save, *t = strtok_r(text, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
-		if (nr == cap) {
-			int *n = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
-
-			if (!n) {
-				free(v);
-				return NULL;
-			}
-			v = n;
+		if (VEC_RESERVE(v, cap, nr + 1) < 0) {
+			free(v);
+			return NULL;
 		}
 		v[nr++] = atoi(t);
 	}
