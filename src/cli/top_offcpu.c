@@ -48,10 +48,23 @@ struct top_offcpu *top_offcpu__free(struct top_offcpu *o)
 	return NULL;
 }
 
-int top_offcpu__add(struct top_offcpu *o, struct attribution *a, const struct sample *s, uint64_t since)
+/* s attributed into prof (instead of a's own), keyed by its holder or not. */
+static int add_into(struct attribution *a, struct profile *prof, bool by_holder, const struct sample *s)
 {
 	struct profile *on = a->prof;
 	bool keep_holder = a->keep[PROFILE_KEY_HOLDER];
+	int err;
+
+	a->prof = prof;
+	a->keep[PROFILE_KEY_HOLDER] = by_holder;
+	err = attribution__add(a, s);
+	a->prof = on;
+	a->keep[PROFILE_KEY_HOLDER] = keep_holder;
+	return err;
+}
+
+int top_offcpu__add(struct top_offcpu *o, struct attribution *a, const struct sample *s, uint64_t since)
+{
 	struct sample c;
 	int err;
 
@@ -63,12 +76,7 @@ int top_offcpu__add(struct top_offcpu *o, struct attribution *a, const struct sa
 		c.period = c.time > since ? c.time - since : 0;
 	if (!c.period)
 		return 1;
-	s = &c;
-	a->prof = s->id == OFFCPU_ID_RUNQ ? o->runq : o->blocked;
-	a->keep[PROFILE_KEY_HOLDER] = s->id == OFFCPU_ID_RUNQ;
-	err = attribution__add(a, s);
-	a->prof = on;
-	a->keep[PROFILE_KEY_HOLDER] = keep_holder;
+	err = add_into(a, c.id == OFFCPU_ID_RUNQ ? o->runq : o->blocked, c.id == OFFCPU_ID_RUNQ, &c);
 	return err < 0 ? err : 1;
 }
 
@@ -87,15 +95,8 @@ void top_offcpu__forget_open(struct top_offcpu *o)
 
 int top_offcpu__add_open(struct top_offcpu *o, struct attribution *a, const struct sample *s, bool runq)
 {
-	struct profile *on = a->prof;
-	bool keep_holder = a->keep[PROFILE_KEY_HOLDER];
-	int err;
+	int err = add_into(a, runq ? o->open_runq : o->open_blocked, false, s);
 
-	a->prof = runq ? o->open_runq : o->open_blocked;
-	a->keep[PROFILE_KEY_HOLDER] = false;
-	err = attribution__add(a, s);
-	a->prof = on;
-	a->keep[PROFILE_KEY_HOLDER] = keep_holder;
 	return err < 0 ? err : 0;
 }
 
