@@ -58,6 +58,18 @@ top_is "$TMP/report" jitted_spin ||
 	fail "the container's JIT code is not named by its $map: $(grep -E '^ +[0-9.]+%' "$TMP/report" | head -1)"
 pass "the container's perf map names its JIT code"
 
+# 1b. A decoy: the host's /tmp/perf-<host pid>.map (root's, so trusted there) naming
+# the same addresses otherwise: the copy in the file names the process's code, never
+# the host's file of its host pid.
+decoy=/tmp/perf-$CTR_PID.map
+sed -E 's/^([0-9a-fA-Fx]+ [0-9a-fA-Fx]+) .*/\1 host_decoy/' "$map" >"$decoy" || fail "write $decoy"
+cleanup_hooks+=("rm -f '$decoy'")
+"$PROF" report -i "$F" --sort sym --top 1 >"$TMP/report.decoy" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+! grep -q host_decoy "$TMP/report.decoy" || fail "the host's $decoy named the container's code: $(grep host_decoy "$TMP/report.decoy")"
+top_is "$TMP/report.decoy" jitted_spin || fail "with a host decoy map, not named: $(grep -E '^ +[0-9.]+%' "$TMP/report.decoy" | head -1)"
+rm -f "$decoy"
+pass "a host map of the same pid (a decoy) does not name it"
+
 # 2. The container gone, its /tmp emptied: the file's copy still names it.
 container_stop
 rm -f "$map"
