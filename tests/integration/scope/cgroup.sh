@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # --cgroup: the subtree, including a child cgroup made mid-run and a task moved in
-# mid-run; a busy sibling is out.
+# mid-run; a busy sibling is out.  The scope is a kernel cgroup filter: the busy
+# sibling's samples never reach prof (0 outside scope) while the subtree's, the
+# mid-run cgroup's among them, do.
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
@@ -15,7 +17,7 @@ cp "$PROF_HOT" "$TMP/sibling"
 ( echo "$BASHPID" >"$T/app/cgroup.procs"; exec sleep 30 ) &
 sleeper=$!
 F=$TMP/cg.data
-"$PROF" record --cgroup "prof-it-$$/app" -o "$F" -d 5 2>"$TMP/err" &
+"$PROF" record -v --cgroup "prof-it-$$/app" -o "$F" -d 5 2>"$TMP/err" &
 rec=$!
 sleep 1.5
 ( mkdir "$T/app/worker" && echo "$BASHPID" >"$T/app/worker/cgroup.procs" && exec "$PROF_HOT" 1 ) &
@@ -26,6 +28,14 @@ echo "$mover" >"$T/app/cgroup.procs" || fail "move into app"
 wait "$rec" || fail "prof record exited $?: $(cat "$TMP/err")"
 cat "$TMP/err"
 grep -q ' 0 unattributed' "$TMP/err" || fail "unattributed samples"
+if grep -q "the kernel would not sample by cgroup" "$TMP/err"; then
+	note "no kernel cgroup filter here: $(grep 'would not' "$TMP/err")"
+else
+	grep -q "samples filtered by the kernel to 1 cgroup" "$TMP/err" || fail "no kernel filter: $(cat "$TMP/err")"
+	grep -qE ' [1-9][0-9]* samples written, 0 outside scope,' "$TMP/err" ||
+		fail "samples outside the scope reached prof: $(grep 'prof record:' "$TMP/err")"
+	pass "kernel filter: the busy sibling's samples never reached prof: $(grep 'prof record:' "$TMP/err")"
+fi
 
 perf_clean "$TMP/report" report -i "$F" --stdio --no-children --sort cgroup,comm
 grep -E '^ +[0-9]' "$TMP/report"
