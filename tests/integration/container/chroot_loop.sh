@@ -17,6 +17,7 @@
 #   each loop's samples named after its own root's program by both readers (>= 95 %),
 #   never after the other root's nor the host's decoy: an object whose task is gone
 #   is read under its own place's held root only;
+# - 70 chroots alive at once: at most 64 roots held, the others counted and said;
 # - with the objects' build ids unreadable (keep_objects off and build ids refused,
 #   PROF_TEST_NO_BUILD_IDS is not a thing: instead the root's copy of the program
 #   is stripped of its build-id note), perf report of prof's file names none of the
@@ -135,6 +136,23 @@ PY
 done
 pass "two chroots of two tenants, one path, two programs: each loop named after its own root's program, never the other's or the decoy's"
 
+# The bound: 70 chroots alive at once, each one process; prof holds at most 64
+# roots at a time and says how many it could not hold, without -v.  Each root is
+# hard links of the first but for its own copy of the program: a place is met when
+# one of its objects is reached, and an object (device, inode) is reached once.
+for i in $(seq 70); do
+	cp -al "$R" "$TMP/r$i" && rm "$TMP/r$i$D/ctr-hot" && cp "$R$D/ctr-hot" "$TMP/r$i$D/ctr-hot" ||
+		fail "root $i"
+done
+F=$TMP/bound.data
+"$PROF" record -e cpu-clock -F 1000 -o "$F" -- sh -c "for i in \$(seq 70); do timeout 5 chroot '$TMP'/r\$i $D/ctr-hot pause & done; wait" \
+	2>"$TMP/bound.err"
+line=$(grep '^prof: [0-9]* containers or chroots met' "$TMP/bound.err") ||
+	fail "bound: the summary does not say the roots not held: $(cat "$TMP/bound.err")"
+note "bound: $line"
+echo "$line" | grep -qE '^prof: (7[0-9]) containers or chroots met, their roots held: at most 64 at once; [1-9][0-9]* not held \(64 at once at most\)' ||
+	fail "bound: not 70 chroots met, 64 roots held, the rest not held: $line"
+pass "70 chroots at once: at most 64 roots held, the others counted and said"
 
 # Without a build id prof cannot identify the program: every reader shows it unknown.
 objcopy --remove-section .note.gnu.build-id "$R$D/ctr-hot" || fail "objcopy"
