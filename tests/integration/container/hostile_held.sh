@@ -187,6 +187,8 @@ fi
 [ -z "$evil" ] || fail "another file's build id was given to a victim: $evil"
 grep -qE "^prof: [0-9]+ mapped objects, [0-9]+ build ids read, [0-9]+ of them through their task \([1-9][0-9]* under a root held after it was gone\)" \
 	"$TMP/rec.err" || fail "no build id read under a held root: $(grep '^prof:' "$TMP/rec.err")"
+grep -qE "^prof: [1-9][0-9]* containers or chroots met, their roots held: at most [1-9][0-9]* at once$" "$TMP/rec.err" ||
+	fail "-v does not say the container's root was held: $(grep '^prof:' "$TMP/rec.err")"
 line=$(grep -E '^prof: [0-9]+ of [0-9]+ mapped objects without a build id' "$TMP/rec.err")
 replaced=$(echo "$line" | grep -oE '[0-9]+ replaced at their path' | cut -d' ' -f1)
 malformed=$(echo "$line" | grep -oE '[0-9]+ malformed ELF' | cut -d' ' -f1)
