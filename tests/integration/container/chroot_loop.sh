@@ -20,8 +20,9 @@
 # - 70 chroots alive at once: at most 64 roots held, the others counted and said;
 # - with the objects' build ids unreadable (keep_objects off and build ids refused,
 #   PROF_TEST_NO_BUILD_IDS is not a thing: instead the root's copy of the program
-#   is stripped of its build-id note), perf report of prof's file names none of the
-#   loop's samples after the decoy: its MMAP2s are written under /[chroot:ROOT].
+#   is stripped of its build-id note), perf report, perf script and perf annotate
+#   of prof's file name none of the loop's samples after the decoy: its MMAP2s are
+#   written under /[chroot:ROOT].
 # Before issue 21: 0 of them named by prof report, most after the decoy by perf.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../container.sh"
@@ -165,4 +166,7 @@ grep -qF "/[chroot:$R]$D/ctr-hot" <("$PERF" script -i "$F" --show-mmap-events 2>
 check_loop nobid 0 0
 grep -q decoy_ "$TMP/nobid.perf" && fail "nobid: perf report names the decoy: $(grep decoy_ "$TMP/nobid.perf" | head -3)"
 "$PERF" script -i "$F" -F comm,ip,sym 2>/dev/null | grep -q decoy_ && fail "nobid: perf script names the decoy"
+# perf annotate disassembles what it can open for each sampled symbol: none of the decoy's
+timeout 120 "$PERF" annotate -i "$F" --stdio >"$TMP/nobid.annotate" 2>/dev/null
+grep -q decoy_ "$TMP/nobid.annotate" && fail "nobid: perf annotate shows the decoy: $(grep decoy_ "$TMP/nobid.annotate" | head -3)"
 pass "chroot loop, the program without a build id: its MMAP2s under /[chroot:$R], no reader names the host's decoy"
