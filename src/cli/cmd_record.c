@@ -30,6 +30,7 @@
 #include "prof/scope/runtime_names.h"
 #include "prof/synth/ledger.h"
 #include "prof/synth/perf_maps.h"
+#include "prof/synth/places.h"
 #include "prof/sys/output_file.h"
 #include "prof/sys/procfs.h"
 #include "prof/sys/workload.h"
@@ -190,6 +191,14 @@ static void summary_objects(const struct recording *r, const struct objects_stat
 		fprintf(stderr, "prof: %" PRIu64 " mapped objects, %" PRIu64 " build ids read, %" PRIu64
 			" of them through their task (%" PRIu64 " under a root held after it was gone)\n",
 			o->objects, o->read, o->via_task, o->via_held_root);
+	/* a place without a held root loses the objects of its processes that exit
+	 * before prof reaches them: said whenever it happened */
+	if (o->roots_not_held || (r->opts.verbose && o->places))
+		fprintf(stderr, "prof: %" PRIu64 " containers or chroots met, their roots held: at most %" PRIu64
+			" at once%s", o->places, o->roots_held, o->roots_not_held ? "" : "\n");
+	if (o->roots_not_held)
+		fprintf(stderr, "; %" PRIu64 " not held (%u at once at most): objects of their processes"
+			" that exited first are counted gone\n", o->roots_not_held, PLACES_MAX_HELD);
 }
 
 /* The perf maps copied from containers and chroots, and why others were not. */

@@ -893,6 +893,13 @@ void objects__finish(struct objects *o)
 	for (size_t i = 0; i < o->nr_kept; i++)
 		kept_release(o, &o->kept[i]);
 	count_unread(o);
+	if (o->places) {
+		const struct places_stats *ps = places__stats(o->places);
+
+		o->st.places = ps->places;
+		o->st.roots_held = ps->held;
+		o->st.roots_not_held = ps->not_held;
+	}
 	if (o->perf_maps)
 		perf_maps__finish(o->perf_maps);
 }

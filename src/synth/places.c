@@ -29,7 +29,8 @@ struct pid_place {
 	uint32_t place;
 	bool stale;                     /* it exec'd or changed namespaces since */
 	bool exited;                    /* kept a few rounds for records drained late */
-	uint32_t exit_round;
+	bool read;                      /* from its own /proc, in round read_round */
+	uint32_t exit_round, read_round;
 };
 
 /* An exited pid, forgotten once its round is old enough. */
@@ -139,7 +140,8 @@ static uint32_t place_get(struct places *pl, const struct place_key *key, int fd
 	return (uint32_t)pl->nr++;
 }
 
-static int pid_set(struct places *pl, int32_t pid, uint32_t place)
+/* pid is in place: inherited (its FORK), or read (its /proc). */
+static int pid_set(struct places *pl, int32_t pid, uint32_t place, bool read)
 {
 	bool created;
 	struct pid_place *e = hashtable__insert(&pl->pids, pid_hash(pid), &pid, &created);
@@ -148,7 +150,7 @@ static int pid_set(struct places *pl, int32_t pid, uint32_t place)
 		return -ENOMEM;
 	if (!created && !e->exited && e->place < pl->nr && pl->v[e->place].tasks)
 		pl->v[e->place].tasks--;
-	*e = (struct pid_place){ .pid = pid, .place = place };
+	*e = (struct pid_place){ .pid = pid, .place = place, .read = read, .read_round = pl->round };
 	pl->v[place].tasks++;
 	return 0;
 }
@@ -210,7 +212,7 @@ uint32_t places__of(struct places *pl, int32_t pid)
 		return e && (e->place || (e->exited && !e->stale)) ? e->place : PLACE_NONE;
 	}
 	place = place_get(pl, &key, fd, path);
-	if (place == PLACE_NONE || pid_set(pl, pid, place) < 0)
+	if (place == PLACE_NONE || pid_set(pl, pid, place, true) < 0)
 		return PLACE_NONE;
 	return place;
 }
@@ -218,12 +220,19 @@ uint32_t places__of(struct places *pl, int32_t pid)
 int places__fork(struct places *pl, int32_t ppid, int32_t pid)
 {
 	const struct pid_place *p = hashtable__find(&pl->pids, pid_hash(ppid), &ppid);
+	const struct pid_place *c = hashtable__find(&pl->pids, pid_hash(pid), &pid);
 
+	/* The child's own /proc, read lately, was read after this FORK (its rings
+	 * drained first): fresher than its parent's place, which a chroot or an
+	 * unshare between its fork and its exec left behind.  (A pid's earlier
+	 * holder read as lately, its EXIT lost, is not told apart.) */
+	if (c && c->read && !c->exited && pl->round - c->read_round <= PLACES_EXITED_ROUNDS)
+		return 0;
 	if (!p) {
 		places__forget(pl, pid, false);
 		return 0;
 	}
-	return pid_set(pl, pid, p->place);
+	return pid_set(pl, pid, p->place, false);
 }
 
 void places__forget(struct places *pl, int32_t pid, bool stale)

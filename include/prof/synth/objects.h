@@ -66,6 +66,10 @@ struct objects_stats {
 	uint64_t no_build_id;
 	uint64_t other;
 	uint64_t ambiguous;             /* their inode number given to another file meanwhile */
+	/* the containers and chroots met (places.h), at the end */
+	uint64_t places;                /* other than prof's own */
+	uint64_t roots_held;            /* their roots held at once, at most */
+	uint64_t roots_not_held;        /* met when no room was left (PLACES_MAX_HELD) */
 	/* keeping: build ids with written samples that a report finds only in the cache */
 	uint64_t kept, kept_bytes;      /* copied in by this recording */
 	uint64_t present;               /* already there */

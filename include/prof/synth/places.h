@@ -65,7 +65,8 @@ void places__name(const struct places *pl, uint32_t place, char *buf, size_t siz
 struct places_stats {
 	uint64_t places;                /* other than prof's own */
 	uint64_t held;                  /* their roots held, at most */
-	uint64_t not_held;              /* no room (PLACES_MAX_HELD), or not the user's to open */
+	uint64_t not_held;              /* no room (PLACES_MAX_HELD); a root not the user's to
+					 * open makes no place */
 };
 const struct places_stats *places__stats(const struct places *pl);
 

@@ -15,7 +15,8 @@
 # - containers whose one process lives 30 ms (each container ~30 ms in all),
 #   started during a `prof record -a -g`: their samples named by both readers, none
 #   after the decoy;
-# - `prof report --sort container` names each of these containers by its id;
+# - `prof report --sort container` names each of these containers by the name
+#   Docker gave it, beside its id (they are gone, their state is still there);
 # - `--container NAME` finds the container Docker named in its dockerd's data root
 #   (a prof.conf [containers] docker_data_root), and reports show the name.
 . "$(dirname "$0")/../lib.sh"
@@ -119,7 +120,7 @@ pass "docker, a loop of 30 ms processes, --call-graph dwarf: >= 95 % named, >= 9
 
 # (b) Containers of ~30 ms in all (one process of 30 ms each), during an -a recording.
 F=$TMP/short.data
-"$PROF" record -a -g -e cpu-clock -F 1000 -o "$F" -- sleep 12 2>"$TMP/short.err" &
+"$PROF" record --config "$TMP/names.conf" -a -g -e cpu-clock -F 1000 -o "$F" -- sleep 12 2>"$TMP/short.err" &
 rec=$!
 cleanup_hooks=("kill $rec 2>/dev/null" "${cleanup_hooks[@]}")
 sleep 2
@@ -134,8 +135,9 @@ note "short: $(grep -E '^prof: .*(objects|mappings)' "$TMP/short.err" | tr '\n' 
 reports short
 check_named short ctr-hot 95 40
 "$PROF" report -i "$F" --sort container,comm >"$TMP/short.ctr" 2>&1 || fail "prof report --sort container: $(cat "$TMP/short.ctr")"
-for id in "${ids[@]}"; do
-	grep -E "${id:0:12}.*ctr-hot" "$TMP/short.ctr" >/dev/null ||
-		fail "short: --sort container,comm has no ctr-hot row of ${id:0:12}: $(grep -E 'ctr-hot|docker' "$TMP/short.ctr" | head)"
+for i in 1 2 3 4 5; do
+	id=${ids[i - 1]}
+	grep -E "prof-it-short$i \(${id:0:12}\).*ctr-hot" "$TMP/short.ctr" >/dev/null ||
+		fail "short: --sort container,comm has no ctr-hot row of prof-it-short$i (${id:0:12}): $(grep -E 'ctr-hot|docker' "$TMP/short.ctr" | head)"
 done
-pass "docker, 5 containers of 30 ms in all during prof record -a: their samples named by both readers, none after the decoy; each shown by --sort container"
+pass "docker, 5 containers of 30 ms in all during prof record -a: their samples named by both readers, none after the decoy; each shown by its name by --sort container"

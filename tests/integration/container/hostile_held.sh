@@ -13,6 +13,9 @@
 # - sym: the file moved out of the root (same inode), a symlink with `..` to it put
 #   at its path: refused (followed, it would reach the mapped inode);
 # - esc: the file's directory moved out of the root, a symlink to it with `..`: refused;
+# - other: the file moved into another tenant's container root (a directory beside
+#   this root), an absolute symlink to its host path put at its path: refused (it
+#   names the other root only from the host; under the held root it is not there);
 # - new: another file (another inode) put at the path: refused;
 # - reuse: the file removed and another created that got the same inode number (ext4
 #   reuses them at once): refused by its inode's generation, which the MMAP2 carries;
@@ -64,7 +67,7 @@ EOF
 # program another.
 declare -A BID
 n=0
-for v in ok sym esc new reuse elf rb gone_ok gone_sym; do
+for v in ok sym esc other new reuse elf rb gone_ok gone_sym; do
 	n=$((n + 1))
 	BID[$v]=$(printf 'a1b2c3d4%032x' "$n")
 	dst=$R/app/v/$v
@@ -133,6 +136,9 @@ for ((i = 0; i < 20; i++)); do rel=$rel/..; done
 victim ok true
 victim sym sh -c "mv '$R/app/v/sym' '$OUT/sym' && ln -s '$rel$OUT/sym' '$R/app/v/sym'"
 victim esc sh -c "mv '$R/app/d' '$OUT/d' && ln -s '$rel$OUT/d' '$R/app/d'"
+OTHER=$TMP/other-root
+mkdir -p "$OTHER/app/v" || fail "mkdir $OTHER"
+victim other sh -c "mv '$R/app/v/other' '$OTHER/app/v/other' && ln -s '$OTHER/app/v/other' '$R/app/v/other'"
 victim new sh -c "cp '$TMP/evil' '$R/app/v/.new' && mv '$R/app/v/.new' '$R/app/v/new'"
 reuse_ino=$(stat -c %i "$R/app/v/reuse")
 victim reuse reuse_inode "$R/app/v/reuse" "$reuse_ino"
@@ -168,7 +174,7 @@ for v in ok gone_ok; do
 	grep -q "^${BID[$v]} " "$TMP/bids" ||
 		fail "$v: not read under the held root (the control): $(grep -E "/app/(v|d)/" "$TMP/bids")"
 done
-for v in sym esc new reuse elf gone_sym; do
+for v in sym esc other new reuse elf gone_sym; do
 	grep -q "^${BID[$v]} " "$TMP/bids" && fail "$v: read though its path left the root: $(grep "${BID[$v]}" "$TMP/bids")"
 done
 # rb2 maps the replacing file itself (a hard link to it): where that file did not get
@@ -181,10 +187,12 @@ fi
 [ -z "$evil" ] || fail "another file's build id was given to a victim: $evil"
 grep -qE "^prof: [0-9]+ mapped objects, [0-9]+ build ids read, [0-9]+ of them through their task \([1-9][0-9]* under a root held after it was gone\)" \
 	"$TMP/rec.err" || fail "no build id read under a held root: $(grep '^prof:' "$TMP/rec.err")"
+grep -qE "^prof: [1-9][0-9]* containers or chroots met, their roots held: at most [1-9][0-9]* at once$" "$TMP/rec.err" ||
+	fail "-v does not say the container's root was held: $(grep '^prof:' "$TMP/rec.err")"
 line=$(grep -E '^prof: [0-9]+ of [0-9]+ mapped objects without a build id' "$TMP/rec.err")
 replaced=$(echo "$line" | grep -oE '[0-9]+ replaced at their path' | cut -d' ' -f1)
 malformed=$(echo "$line" | grep -oE '[0-9]+ malformed ELF' | cut -d' ' -f1)
-[ "${replaced:-0}" -ge 5 ] || fail "the summary counts ${replaced:-0} replaced, not 5 (sym, esc, new, reuse, gone_sym): $line"
+[ "${replaced:-0}" -ge 6 ] || fail "the summary counts ${replaced:-0} replaced, not 6 (sym, esc, other, new, reuse, gone_sym): $line"
 [ "${malformed:-0}" -ge 1 ] || fail "the summary counts no malformed ELF (elf): $line"
 "$PROF" report -i "$F" --sort comm,sym >"$TMP/rep" 2>"$TMP/rep.err" || fail "prof report: $(cat "$TMP/rep.err")"
 "$PERF" report -i "$F" --stdio --no-children -g none --sort comm,sym >"$TMP/prep" 2>/dev/null || fail "perf report of prof's file"
@@ -207,4 +215,4 @@ if [ "$rebuilt" = 1 ]; then
 fi
 grep -qE 'ok +.*victim_spin|victim_spin' "$TMP/rep" || fail "prof report does not name the ok victims: $(head -20 "$TMP/rep")"
 note "reuse: the replacing file got the victim's inode number: $([ "$reused" = 1 ] && echo yes || echo no); rb: $([ "$rebuilt" = 1 ] && echo yes || echo no)"
-pass "held root: the control read under it (while the container lives and after); a symlink swap and a directory escaping with .., another inode, a reused inode number and a hostile ELF: refused and counted, no other file's build id or names; a rebuilt file at a read one's inode number not named after it"
+pass "held root: the control read under it (while the container lives and after); a symlink swap and a directory escaping with .., a symlink into another tenant's root, another inode, a reused inode number and a hostile ELF: refused and counted, no other file's build id or names; a rebuilt file at a read one's inode number not named after it"

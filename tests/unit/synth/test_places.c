@@ -5,6 +5,9 @@
  * own place is the test's, and pids far above any live one are gone.
  */
 #include <criterion/criterion.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "prof/synth/places.h"
@@ -49,5 +52,62 @@ Test(places, pid_taken_again)
 	for (unsigned int i = 0; i <= PLACES_EXITED_ROUNDS; i++)
 		places__round(pl);
 	cr_expect_eq(places__of(pl, CHILD), 0, "the new task's place was dropped with the old one's");
+	places__free(pl);
+}
+
+/* A child in a mount namespace of its own (as root, or in a user namespace of its
+ * own), paused: its pid, or -1 where neither can be made. */
+static pid_t child_elsewhere(void)
+{
+	int fds[2];
+	char ok = 0;
+	pid_t pid;
+
+	if (pipe(fds) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		ok = unshare(CLONE_NEWNS) == 0 || unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0;
+		if (write(fds[1], &ok, 1) != 1 || !ok)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &ok, 1) != 1 || !ok) {
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(fds[0]);
+	return pid;
+}
+
+Test(places, fork_after_child_read)
+{
+	struct places *pl = NULL;
+	int32_t self = (int32_t)getpid();
+	pid_t child = child_elsewhere();
+	uint32_t place;
+
+	if (child < 0)
+		cr_skip_test("no mount namespace can be made here (not root, no user namespaces)");
+	cr_assert_eq(places__new(&pl), 0);
+	cr_assert_eq(places__of(pl, self), 0);
+	/* the child's records drained first: its place read from its /proc */
+	place = places__of(pl, child);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	cr_assert(place != 0 && place != PLACE_NONE, "the child's own mount namespace is another place");
+	/* then its FORK, from its parent's ring: the place it had before its unshare */
+	cr_assert_eq(places__fork(pl, self, (int32_t)child), 0);
+	cr_expect_eq(places__of(pl, (int32_t)child), place, "a late FORK took the child back to its parent's place");
+	/* a pid's new holder, long after: its FORK gives it its parent's place */
+	places__forget(pl, (int32_t)child, false);
+	for (unsigned int i = 0; i <= PLACES_EXITED_ROUNDS; i++)
+		places__round(pl);
+	cr_assert_eq(places__fork(pl, self, (int32_t)child), 0);
+	cr_expect_eq(places__of(pl, (int32_t)child), 0);
 	places__free(pl);
 }
