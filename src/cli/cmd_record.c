@@ -268,6 +268,12 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 	fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals, %.3f s waiting for a CPU (offcpu-runq), %.3f s blocked "
 		"(offcpu-blocked), %" PRIu64 " cut at the end\n", o->intervals, (double)o->runq_ns / 1e9,
 		(double)o->blocked_ns / 1e9, o->cut_end);
+	if (o->wakeups && o->woken_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " sleeps timed to their wake-up: %.3f s of the waiting for a CPU "
+			"came after one\n", o->woken_intervals, (double)o->woken_runq_ns / 1e9);
+	else if (!o->wakeups && o->wakeups_err)
+		fprintf(stderr, "prof: off-CPU: the wake-ups could not be timed (sched:sched_wakeup through tracefs: %s): "
+			"a sleep's wait for a CPU after its wake-up is inside offcpu-blocked\n", strerror(-o->wakeups_err));
 	if (o->lost_intervals)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open across lost records: not written\n",
 			o->lost_intervals, (double)o->lost_ns / 1e9);
