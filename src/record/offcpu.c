@@ -898,6 +898,10 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 	case PERF_RECORD_SAMPLE:
 		if (!idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v))
 			return 0;
+		if (v != OWN_SWITCH) {
+			o->st.tp_samples++;
+			o->st.tp_bytes += ev->size;
+		}
 		return v == OWN_WAKEUP ? on_wakeup(o, ev, time) : v == OWN_MIGRATE ? on_migrate(o, ev, time)
 										  : on_stack(o, ev);
 	case PERF_RECORD_SWITCH:

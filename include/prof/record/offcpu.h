@@ -159,6 +159,7 @@ struct offcpu_stats {
 	uint64_t woken_intervals;       /* sleeps whose wake-up came: blocked then runq */
 	uint64_t woken_runq_ns;         /* ... their runq part (in runq_ns) */
 	uint64_t migrations;            /* waits moved to another CPU (sched_migrate_task) */
+	uint64_t tp_samples, tp_bytes;  /* the sched tracepoints' samples read (never written) */
 };
 
 struct offcpu;
