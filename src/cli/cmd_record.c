@@ -271,7 +271,11 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 	if (o->wakeups && o->woken_intervals)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " sleeps timed to their wake-up: %.3f s of the waiting for a CPU "
 			"came after one\n", o->woken_intervals, (double)o->woken_runq_ns / 1e9);
-	else if (!o->wakeups && o->wakeups_err)
+	if (o->wakeups && o->unwoken_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " sleeps (%.3f s) ended with no wake-up reported by the kernel's "
+			"sched_wakeup (it misses some, e.g. in an idle CPU's context): wholly offcpu-blocked, their wait for "
+			"a CPU after the wake-up included\n", o->unwoken_intervals, (double)o->unwoken_ns / 1e9);
+	if (!o->wakeups && o->wakeups_err)
 		fprintf(stderr, "prof: off-CPU: the wake-ups could not be timed (sched:sched_wakeup through tracefs: %s): "
 			"a sleep's wait for a CPU after its wake-up is inside offcpu-blocked%s\n",
 			strerror(-o->wakeups_err),

@@ -106,6 +106,7 @@ struct offcpu {
 	uint8_t *fix;                   /* one record renamed (rename_id) */
 	size_t fix_cap;
 	struct offcpu_stats st;
+	bool finishing;                 /* offcpu__finish: the sleeps cut there were not woken */
 	uint64_t nr_dead, swept;        /* threads exited, kept; when they were last swept */
 };
 
@@ -548,6 +549,9 @@ static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint3
 	if (woken) {
 		o->st.woken_intervals++;
 		o->st.woken_runq_ns += runq;
+	} else if (!t->runq && o->st.wakeups && !o->finishing) {
+		o->st.unwoken_intervals++;
+		o->st.unwoken_ns += ns;
 	}
 	if (!stack) {
 		o->st.nostack_intervals++;
@@ -953,6 +957,7 @@ int offcpu__finish(struct offcpu *o)
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		if (o->cpus[c] && o->cpus[c]->period > base_period(o) && o->last_time > o->cpus[c]->degraded_since)
 			o->st.degraded_cpu_ns += o->last_time - o->cpus[c]->degraded_since;
+	o->finishing = true;
 	/* emitting inserts nothing here: the walk holds */
 	while ((t = hashtable__next(&o->threads, &it))) {
 		int err;

@@ -158,6 +158,9 @@ struct offcpu_stats {
 	int wakeups_err;                /* ... or why not (0: not asked) */
 	uint64_t woken_intervals;       /* sleeps whose wake-up came: blocked then runq */
 	uint64_t woken_runq_ns;         /* ... their runq part (in runq_ns) */
+	uint64_t unwoken_intervals, unwoken_ns; /* sleeps ended with the tracepoints open but no
+						 * wake-up seen (the kernel did not report it):
+						 * written wholly offcpu-blocked */
 	uint64_t migrations;            /* waits moved to another CPU (sched_migrate_task) */
 	uint64_t tp_samples, tp_bytes;  /* the sched tracepoints' samples read (never written) */
 };

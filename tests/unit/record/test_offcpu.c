@@ -588,3 +588,21 @@ Test(offcpu, without_the_tracepoints_a_sleep_is_blocked_to_its_switch_in)
 	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 4000);
 	stop();
 }
+
+Test(offcpu, a_sleep_whose_wake_up_the_kernel_did_not_report_is_blocked_and_counted)
+{
+	with_wakeups = true;
+	start(true, false);
+	with_wakeups = false;
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	sw(false, false, IN_SCOPE, 0, 5001, 0);
+	stack(IN_SCOPE, 6000, 0);
+	sw(true, false, IN_SCOPE, 0, 6001, 0);  /* still asleep at the end: cut, not counted */
+	sw(true, false, 300, 0, 7001, 1);
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 4000 + 1000);
+	cr_assert_eq(offcpu__stats(o)->unwoken_intervals, 1);
+	cr_assert_eq(offcpu__stats(o)->unwoken_ns, 4000);
+	stop();
+}
