@@ -277,6 +277,18 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 	fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals, %.3f s waiting for a CPU (offcpu-runq), %.3f s blocked "
 		"(offcpu-blocked), %" PRIu64 " cut at the end\n", o->intervals, (double)o->runq_ns / 1e9,
 		(double)o->blocked_ns / 1e9, o->cut_end);
+	if (o->wakeups && o->woken_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " sleeps timed to their wake-up: %.3f s of the waiting for a CPU "
+			"came after one\n", o->woken_intervals, (double)o->woken_runq_ns / 1e9);
+	if (o->wakeups && o->unwoken_intervals)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " sleeps (%.3f s) ended with no wake-up reported by the kernel's "
+			"sched_wakeup (it misses some, e.g. in an idle CPU's context): wholly offcpu-blocked, their wait for "
+			"a CPU after the wake-up included\n", o->unwoken_intervals, (double)o->unwoken_ns / 1e9);
+	if (!o->wakeups && o->wakeups_err)
+		fprintf(stderr, "prof: off-CPU: the wake-ups could not be timed (sched:sched_wakeup through tracefs: %s): "
+			"a sleep's wait for a CPU after its wake-up is inside offcpu-blocked%s\n",
+			strerror(-o->wakeups_err),
+			o->wakeups_err == -EACCES || o->wakeups_err == -EPERM ? " (root may time them)" : "");
 	if (o->lost_intervals)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open across lost records: not written\n",
 			o->lost_intervals, (double)o->lost_ns / 1e9);
@@ -304,6 +316,10 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 	if (r->opts.verbose)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " context switches read, %.1f bytes of file per switch\n",
 			o->switches, o->switches ? (double)perf_writer__file_size(r->writer) / (double)o->switches : 0.0);
+	if (r->opts.verbose && o->wakeups)
+		fprintf(stderr, "prof: off-CPU: %" PRIu64 " wake-up and migration samples read (%.1f bytes of ring per "
+			"switch, none in the file), %" PRIu64 " waits moved between CPUs\n", o->tp_samples,
+			o->switches ? (double)o->tp_bytes / (double)o->switches : 0.0, o->migrations);
 }
 
 /* Each of the scope's cgroups' pressure over the recording (what the file keeps). */

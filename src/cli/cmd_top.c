@@ -317,16 +317,16 @@ struct open_look {
 };
 
 /* One interval open now: its time since the view's start so far. */
-static void on_open(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since)
+static void on_open(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since, uint64_t until)
 {
 	struct open_look *l = ctx;
 	struct top *t = l->t;
-	uint64_t from = MAX(since, t->data_start);
+	uint64_t from = MAX(since, t->data_start), to = MIN(until, l->upto);
 	struct sample s;
 
-	if (l->err || l->upto <= from || !sample_layout__sample(session__layout(t->session), ev, &s))
+	if (l->err || to <= from || !sample_layout__sample(session__layout(t->session), ev, &s))
 		return;
-	s.period = l->upto - from;
+	s.period = to - from;
 	l->nr++;
 	if (!t->pf.verdict.kernel) {
 		/* as record/offcpu.c writes a tenant's: no kernel address, the user leaf */

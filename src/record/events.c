@@ -48,6 +48,9 @@ struct events {
 	struct events_creds creds[3];
 	size_t nr_creds;
 	uint64_t *creds_ids[3];
+	/* --off-cpu's sched tracepoints (sched_wakeup, sched_migrate_task) and their ids */
+	struct perf_evsel *wake_sel[2];
+	uint64_t *wake_ids[2];
 	int release_fd;                 /* the closing child waits for its EOF (events__free) */
 };
 
@@ -494,6 +497,82 @@ static int open_creds(struct events *e)
 	return 0;
 }
 
+/*
+ * --off-cpu's sched tracepoints, per CPU into the rings: sched_wakeup (a sleep's
+ * wake-up: its blocked part ends, its wait for a CPU begins) and sched_migrate_task
+ * (a waiting thread moved to another CPU).  Optional, both or neither: without them
+ * (tracefs not readable by this user, no such tracepoint) the wake-up is inside
+ * offcpu-blocked, as before.  The fields are found in tracefs' format files.
+ */
+static int open_wakeups(struct events *e)
+{
+	static const char *const tp[2] = { "sched_wakeup", "sched_migrate_task" };
+	struct offcpu_wakeups *w = &e->info.wakeups;
+	unsigned long long id[2], other;
+	char dir[4096];
+	int err;
+
+	err = tracefs__dir(dir, sizeof(dir));
+	if (err == 0)
+		err = tracefs__event(dir, "sched", tp[0], "pid", &id[0], &w->wake_pid_off);
+	if (err == 0)
+		err = tracefs__event(dir, "sched", tp[0], "target_cpu", &other, &w->wake_cpu_off);
+	if (err == 0)
+		err = tracefs__event(dir, "sched", tp[1], "pid", &id[1], &w->migrate_pid_off);
+	if (err == 0)
+		err = tracefs__event(dir, "sched", tp[1], "orig_cpu", &other, &w->migrate_orig_off);
+	if (err == 0)
+		err = tracefs__event(dir, "sched", tp[1], "dest_cpu", &other, &w->migrate_dest_off);
+	for (int i = 0; i < 2 && err == 0; i++) {
+		struct perf_event_attr a = {
+			.size = sizeof(a),
+			.type = PERF_TYPE_TRACEPOINT,
+			.config = id[i],
+			.sample_period = 1,
+			.sample_type = OFFCPU_TP_SAMPLE_TYPE,
+			.read_format = PERF_FORMAT_ID,
+			.disabled = 1,
+			.sample_id_all = 1,
+			.use_clockid = 1,
+			.clockid = CLOCK_MONOTONIC,
+		};
+
+		e->wake_sel[i] = perf_evsel__new(&a);
+		err = e->wake_sel[i] ? open_evsel(e, e->wake_sel[i]) : -ENOMEM;
+	}
+	if (err < 0) {
+		/* what was added goes: no tracepoint of theirs in the rings */
+		for (int i = 0; i < 2; i++)
+			if (e->wake_sel[i]) {
+				perf_evsel__close(e->wake_sel[i]);
+				perf_evlist__remove(e->evlist, e->wake_sel[i]);
+				perf_evsel__delete(e->wake_sel[i]);
+				e->wake_sel[i] = NULL;
+			}
+		w->err = err;
+	}
+	return err;
+}
+
+/* After the rings are mapped: the tracepoints' ids, into info.wakeups. */
+static int read_wakeup_ids(struct events *e)
+{
+	struct offcpu_wakeups *w = &e->info.wakeups;
+	size_t n = (size_t)perf_cpu_map__nr(e->cpus);
+
+	for (int i = 0; i < 2; i++) {
+		int err = evsel_ids(e, e->wake_sel[i], &e->wake_ids[i]);
+
+		if (err < 0)
+			return err;
+	}
+	w->wake_ids = e->wake_ids[0];
+	w->nr_wake_ids = n;
+	w->migrate_ids = e->wake_ids[1];
+	w->nr_migrate_ids = n;
+	return 0;
+}
+
 static int libperf_print(enum libperf_print_level level, const char *fmt, va_list ap)
 {
 	/* libperf's own chatter is not for users; prof reports errors itself. */
@@ -585,6 +664,9 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		if (err < 0)
 			goto err;
 	}
+	/* last: their failure removes only them (the wake-up stays inside offcpu-blocked) */
+	if (o->off_cpu)
+		open_wakeups(e);
 
 	stage = EVENTS_STAGE_MMAP;
 	err = map_rings(e, o);
@@ -599,6 +681,8 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		err = redirect_by_cgroup(e);
 	if (!err && e->offcpu)
 		err = offcpu_events__read_ids(e->offcpu);
+	if (!err && e->wake_sel[0])
+		err = read_wakeup_ids(e);
 	if (err < 0)
 		goto err;
 	if (e->offcpu) {
@@ -607,7 +691,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	}
 	sample_layout__init(&e->layout, e->attrs[0].sample_type);
 	e->info.nr_fds = ((e->info.nr_events + (e->offcpu ? 1 : 0)) * MAX(e->info.filter_cgroups, 1) + 1 +
-			  (e->info.creds ? 3 : 0)) *
+			  (e->info.creds ? 3 : 0) + (e->wake_sel[0] ? 2 : 0)) *
 			 (size_t)e->info.nr_cpus;
 	*ret = e;
 	return 0;
@@ -617,9 +701,11 @@ err:
 	return err;
 }
 
-/* Is fd one of the set*uid() tracepoint events?  Told by the id the kernel gave it. */
+/* Is fd one of the tracepoint events (set*uid(), --off-cpu's sched ones)?  Told by the
+ * id the kernel gave it. */
 static bool is_creds_fd(const struct events *e, int fd)
 {
+	size_t n = (size_t)e->info.nr_cpus;
 	uint64_t id;
 
 	if (!perf_event_fd_id(fd, &id))
@@ -627,6 +713,10 @@ static bool is_creds_fd(const struct events *e, int fd)
 	for (size_t i = 0; i < e->nr_creds; i++)
 		for (size_t c = 0; c < e->creds[i].nr_ids; c++)
 			if (e->creds[i].ids[c] == id)
+				return true;
+	for (size_t i = 0; i < 2; i++)
+		for (size_t c = 0; e->wake_ids[i] && c < n; c++)
+			if (e->wake_ids[i][c] == id)
 				return true;
 	return false;
 }
@@ -650,10 +740,10 @@ static void keep_only_creds(const struct events *e, int keep)
 }
 
 /*
- * The last close of each set*uid() tracepoint event waits for an RCU grace period
- * (tracepoint_synchronize_unregister(), ~35-45 ms here, one after the other: closing
- * them from several threads takes as long).  Nobody should wait for that: a child
- * takes the last references.  Forked at the end (the file complete and closed, the
+ * The last close of each tracepoint event (set*uid(), --off-cpu's sched ones) waits
+ * for an RCU grace period (tracepoint_synchronize_unregister(), ~35-45 ms here, one
+ * after the other: closing them from several threads takes as long).  Nobody should
+ * wait for that: a child takes the last references.  Forked at the end (the file complete and closed, the
  * ring buffers unmapped), it keeps only those fds, leaves the session and the
  * terminal's process group, waits until this process has closed its own copies (EOF
  * on the pipe), then closes them and exits; init reaps it.  Without it (fork fails),
@@ -666,7 +756,7 @@ static void close_creds_later(struct events *e)
 	char c;
 
 	e->release_fd = -1;
-	if (!e->nr_creds || pipe2(p, O_CLOEXEC) < 0)
+	if ((!e->nr_creds && !e->wake_ids[0]) || pipe2(p, O_CLOEXEC) < 0)
 		return;
 	pid = fork();
 	if (pid < 0) {
@@ -712,6 +802,8 @@ struct events *events__free(struct events *e)
 		free(e->ids[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(e->creds_ids); i++)
 		free(e->creds_ids[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(e->wake_ids); i++)
+		free(e->wake_ids[i]);
 	free(e);
 	return NULL;
 }

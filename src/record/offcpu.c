@@ -26,6 +26,16 @@
 
 enum thread_state { T_RUNNING, T_STACKED, T_OUT };
 
+/* An offcpu-runq wait's time by holder. */
+struct split {
+	uint32_t holder[MAX_SPLIT];
+	uint64_t ns[MAX_SPLIT];
+	size_t nr;
+};
+
+/* What offcpu.c's idmap of sample ids says a sample is. */
+enum own_sample { OWN_SWITCH = 1, OWN_WAKEUP, OWN_MIGRATE };
+
 /* A thread of the scope: its last switch-out stack sample, its open interval. */
 struct thread {
 	int32_t tid, pid;
@@ -38,6 +48,12 @@ struct thread {
 					 * or sleep before: those are) */
 	uint32_t out_cpu;
 	uint64_t out_time;
+	/* Waiting for a CPU (runq, or woken: a sleep's wake-up came at `woke`): on wait_cpu
+	 * since part_since; the wait before, on the CPUs it was moved from, in moved */
+	bool woken;
+	uint32_t wait_cpu;
+	uint64_t woke, part_since;
+	struct split moved;
 	uint64_t cgroup;                /* of its last stack sample (0: not known) */
 	uint8_t *rec;                   /* its context-switch sample (owned) */
 	uint32_t rec_len, rec_cap;
@@ -90,6 +106,7 @@ struct offcpu {
 	uint8_t *fix;                   /* one record renamed (rename_id) */
 	size_t fix_cap;
 	struct offcpu_stats st;
+	bool finishing;                 /* offcpu__finish: the sleeps cut there were not woken */
 	uint64_t nr_dead, swept;        /* threads exited, kept; when they were last swept */
 };
 
@@ -116,8 +133,17 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 	if (!o->switch_ids)
 		goto err;
 	for (size_t i = 0; i < cfg->nr_switch_ids; i++)
-		if (idmap__set(o->switch_ids, cfg->switch_ids[i], 1) < 0)
+		if (idmap__set(o->switch_ids, cfg->switch_ids[i], OWN_SWITCH) < 0)
 			goto err;
+	/* the sched tracepoints' ids in the same map: one look-up tells every sample */
+	for (size_t i = 0; i < cfg->wakeups.nr_wake_ids; i++)
+		if (idmap__set(o->switch_ids, cfg->wakeups.wake_ids[i], OWN_WAKEUP) < 0)
+			goto err;
+	for (size_t i = 0; i < cfg->wakeups.nr_migrate_ids; i++)
+		if (idmap__set(o->switch_ids, cfg->wakeups.migrate_ids[i], OWN_MIGRATE) < 0)
+			goto err;
+	o->st.wakeups = cfg->wakeups.nr_wake_ids > 0;
+	o->st.wakeups_err = cfg->wakeups.err;
 	hashtable__init(&o->threads, sizeof(struct thread), tid_eq, NULL);
 	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
 	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
@@ -268,12 +294,6 @@ static void cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_
 	c->tid = next_tid;
 	c->since = time;
 }
-
-struct split {
-	uint32_t holder[MAX_SPLIT];
-	uint64_t ns[MAX_SPLIT];
-	size_t nr;
-};
 
 static void split_add(struct split *s, uint32_t holder, uint64_t ns)
 {
@@ -464,14 +484,28 @@ static int emit_interval(struct offcpu *o, const struct thread *t, bool stack, u
 	return stack ? emit_one(o, t, id, time, ns, cpu, holder) : emit_stackless(o, t, id, time, ns, cpu, holder);
 }
 
-/* Thread t's interval closes at t1 on cpu: counted, and written when it can be. */
+/* Its runq time: the part on cpu since part_since, then the parts before its moves. */
+static void split_wait(struct offcpu *o, const struct thread *t, uint32_t cpu, uint64_t t1, struct split *s)
+{
+	split_by_holder(o, t->tid, cpu, t->part_since, t1, s);
+	for (size_t i = 0; i < t->moved.nr; i++)
+		split_add(s, t->moved.holder[i], t->moved.ns[i]);
+}
+
+/*
+ * Thread t's interval closes at t1 on cpu: counted, and written when it can be.  A
+ * preemption is runq from its switch-out; a sleep is blocked, up to its wake-up when
+ * that came (then runq from there): two samples of one interval, with its one stack.
+ */
 static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint32_t cpu)
 {
 	uint64_t ns = t1 > t->out_time ? t1 - t->out_time : 0;
 	bool stack = !t->nostack && t->rec_len;
-	uint64_t written = 0;
-	struct split s;
-	int err = 0;
+	bool woken = !t->runq && t->woken && t->woke < t1;
+	uint64_t from = t->runq ? t->out_time : woken ? MAX(t->woke, t->out_time) : t1;
+	uint64_t runq = t1 > from ? t1 - from : 0, blocked = ns - runq;
+	struct split s = { .nr = 0 };
+	int wrote = 0;
 
 	t->state = T_RUNNING;
 	if (t->lost) {
@@ -486,36 +520,107 @@ static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint3
 		o->st.unwritten_ns += ns;
 		return 0;
 	}
-	if (!t->runq) {
-		err = emit_interval(o, t, stack, OFFCPU_ID_BLOCKED, t1, ns, cpu, OFFCPU_HOLDER_NONE);
-		if (err > 0) {
-			o->st.intervals++;
-			o->st.blocked_ns += ns;
-			written = ns;
-		}
-		goto out;
-	}
-	split_by_holder(o, t->tid, cpu, t->out_time, t1, &s);
-	/* one sample per holder, a nanosecond apart: each its own (time, tid) */
-	for (size_t i = 0; i < s.nr && err >= 0; i++) {
+	if (runq)
+		split_wait(o, t, cpu, t1, &s);
+	/* one sample per holder, a nanosecond apart: each its own (time, tid); the
+	 * blocked part before them */
+	for (size_t i = 0; i < s.nr; i++) {
 		int w = emit_interval(o, t, stack, OFFCPU_ID_RUNQ, t1 - i, s.ns[i], cpu, s.holder[i]);
 
-		err = w < 0 ? w : err + w;
+		if (w < 0)
+			return w;
+		wrote += w;
 	}
-	if (err > 0) {
-		o->st.intervals++;
-		o->st.runq_ns += ns;
-		for (size_t i = 0; i < s.nr; i++)
-			if (s.holder[i] == OFFCPU_HOLDER_UNKNOWN)
-				o->st.unknown_holder_ns += s.ns[i];
-		written = ns;
+	if (blocked) {
+		int w = emit_interval(o, t, stack, OFFCPU_ID_BLOCKED, t1 - s.nr, blocked, cpu, OFFCPU_HOLDER_NONE);
+
+		if (w < 0)
+			return w;
+		wrote += w;
 	}
-out:
-	if (err >= 0 && !stack && written) {
+	if (!wrote)
+		return 0;
+	o->st.intervals++;
+	o->st.runq_ns += runq;
+	o->st.blocked_ns += blocked;
+	for (size_t i = 0; i < s.nr; i++)
+		if (s.holder[i] == OFFCPU_HOLDER_UNKNOWN)
+			o->st.unknown_holder_ns += s.ns[i];
+	if (woken) {
+		o->st.woken_intervals++;
+		o->st.woken_runq_ns += runq;
+	} else if (!t->runq && o->st.wakeups && !o->finishing) {
+		o->st.unwoken_intervals++;
+		o->st.unwoken_ns += ns;
+	}
+	if (!stack) {
 		o->st.nostack_intervals++;
 		o->st.nostack_ns += ns;
 	}
-	return err < 0 ? err : 0;
+	return 0;
+}
+
+/* A tracepoint sample's int field at off in its raw data: false when it has none. */
+static bool tp_int(const struct perf_event_header *ev, int off, int32_t *ret)
+{
+	uint32_t size;
+
+	if (off < 0 || ev->size < OFFCPU_TP_RAW_AT + 4)
+		return false;
+	memcpy(&size, (const char *)ev + OFFCPU_TP_RAW_AT, 4);
+	if ((size_t)off + 4 > size || OFFCPU_TP_RAW_AT + 4 + size > ev->size)
+		return false;
+	memcpy(ret, (const char *)ev + OFFCPU_TP_RAW_AT + 4 + off, 4);
+	return true;
+}
+
+/*
+ * sched_wakeup: a task made runnable, on target_cpu.  Of the scope's threads asleep
+ * (switched out, not preempted) the sleep ends here and its wait for a CPU begins;
+ * any other task's (another tenant's, one not asleep: woken while still on its CPU) is
+ * one hash look-up and out.
+ */
+static int on_wakeup(struct offcpu *o, const struct perf_event_header *ev, uint64_t time)
+{
+	const struct offcpu_wakeups *w = &o->cfg.wakeups;
+	int32_t tid, cpu;
+	struct thread *t;
+
+	if (!tp_int(ev, w->wake_pid_off, &tid) || tid <= 0 || !(t = thread_find(o, tid)) ||
+	    t->state != T_OUT || t->runq || t->woken || !tp_int(ev, w->wake_cpu_off, &cpu))
+		return 1;
+	t->woken = true;
+	t->woke = t->part_since = MAX(time, t->out_time);
+	t->wait_cpu = (uint32_t)cpu;
+	return 1;
+}
+
+/*
+ * sched_migrate_task: a task moved from orig_cpu to dest_cpu.  A thread of the scope
+ * waiting for a CPU: its wait so far on orig_cpu is split by who held that CPU, and
+ * the rest is on dest_cpu's.  (A sleeper's move at its wake-up comes before the
+ * wake-up: nothing to split then.)
+ */
+static int on_migrate(struct offcpu *o, const struct perf_event_header *ev, uint64_t time)
+{
+	const struct offcpu_wakeups *w = &o->cfg.wakeups;
+	int32_t tid, orig, dest;
+	struct thread *t;
+	struct split part;
+
+	if (!tp_int(ev, w->migrate_pid_off, &tid) || tid <= 0 || !(t = thread_find(o, tid)) ||
+	    t->state != T_OUT || !(t->runq || t->woken) || !tp_int(ev, w->migrate_orig_off, &orig) ||
+	    !tp_int(ev, w->migrate_dest_off, &dest) || orig < 0 || dest < 0)
+		return 1;
+	if (time > t->part_since) {
+		split_by_holder(o, tid, (uint32_t)orig, t->part_since, time, &part);
+		for (size_t i = 0; i < part.nr; i++)
+			split_add(&t->moved, part.holder[i], part.ns[i]);
+		t->part_since = time;
+	}
+	t->wait_cpu = (uint32_t)dest;
+	o->st.migrations++;
+	return 1;
 }
 
 /* The context-switch sample of a task switching out: its stack, kept for its switch-out. */
@@ -670,6 +775,10 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 		t->lost = false;
 		t->out_time = time;
 		t->out_cpu = cpu;
+		t->woken = false;
+		t->wait_cpu = cpu;
+		t->part_since = time;
+		t->moved.nr = 0;
 		if (t->dead)
 			sweep_dead(o, time);    /* (t may move: not used after) */
 		return 1;
@@ -694,8 +803,8 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 			t->state = T_OUT;
 			t->runq = true;
 			t->nostack = true;
-			t->out_time = b->time;
-			t->out_cpu = cpu;
+			t->out_time = t->part_since = b->time;
+			t->out_cpu = t->wait_cpu = cpu;
 			t->lost = b->lost;
 			hashtable__remove(&o->born, tid_hash(tid), &tid);
 			return close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
@@ -772,6 +881,14 @@ bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_he
 	return ev->type == PERF_RECORD_SAMPLE && idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v);
 }
 
+bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_event_header *ev)
+{
+	uint32_t v;
+
+	return ev->type == PERF_RECORD_SAMPLE && o->cfg.wakeups.nr_wake_ids &&
+	       idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) && v != OWN_SWITCH;
+}
+
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64_t time)
 {
 	const struct perf_event_header *ev = *pev;
@@ -785,7 +902,12 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 	case PERF_RECORD_SAMPLE:
 		if (!idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v))
 			return 0;
-		return on_stack(o, ev);
+		if (v != OWN_SWITCH) {
+			o->st.tp_samples++;
+			o->st.tp_bytes += ev->size;
+		}
+		return v == OWN_WAKEUP ? on_wakeup(o, ev, time) : v == OWN_MIGRATE ? on_migrate(o, ev, time)
+										  : on_stack(o, ev);
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE: {
 		int err = on_switch(o, ev, time);
@@ -835,6 +957,7 @@ int offcpu__finish(struct offcpu *o)
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		if (o->cpus[c] && o->cpus[c]->period > base_period(o) && o->last_time > o->cpus[c]->degraded_since)
 			o->st.degraded_cpu_ns += o->last_time - o->cpus[c]->degraded_since;
+	o->finishing = true;
 	/* emitting inserts nothing here: the walk holds */
 	while ((t = hashtable__next(&o->threads, &it))) {
 		int err;
@@ -843,7 +966,7 @@ int offcpu__finish(struct offcpu *o)
 
 		if (t->state != T_OUT || t->dead)
 			continue;
-		err = close_interval(o, t, o->last_time, t->out_cpu);
+		err = close_interval(o, t, o->last_time, t->runq || t->woken ? t->wait_cpu : t->out_cpu);
 		if (err < 0)
 			return err;
 		o->st.cut_end += o->st.intervals != written;
@@ -857,6 +980,14 @@ void offcpu__each_open(const struct offcpu *o, offcpu_open_fn fn, void *ctx)
 	size_t it = 0;
 
 	while ((t = hashtable__next(&o->threads, &it)))
-		if (t->state == T_OUT && !t->dead && !t->lost && !t->nostack && t->rec_len)
-			fn(ctx, (const struct perf_event_header *)(const void *)t->rec, t->runq, t->out_time);
+		if (t->state == T_OUT && !t->dead && !t->lost && !t->nostack && t->rec_len) {
+			const struct perf_event_header *rec = (const void *)t->rec;
+
+			if (!t->runq && t->woken) {
+				fn(ctx, rec, false, t->out_time, t->woke);
+				fn(ctx, rec, true, t->woke, UINT64_MAX);
+			} else {
+				fn(ctx, rec, t->runq, t->out_time, UINT64_MAX);
+			}
+		}
 }

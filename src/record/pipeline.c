@@ -243,7 +243,13 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 {
 	for (size_t i = 0; i < read->nr; i++) {
 		const struct perf_event_header *ev = read->recs[i];
-		int ret = tracker__look_up(p->tracker, ev);
+		int ret;
+
+		/* another task's wake-up or move: only offcpu.c reads it (its tid is the
+		 * waker's, nothing to look up) */
+		if (p->offcpu && offcpu__is_tracepoint_sample(p->offcpu, ev))
+			continue;
+		ret = tracker__look_up(p->tracker, ev);
 
 		/* objects reached while their tasks run, not a round later */
 		int err = p->objects ? objects__look_up(p->objects, ev) : 0;
@@ -370,6 +376,7 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 		.holders_by_uid = cfg->offcpu_by_uid, .min_period = cfg->offcpu_min_period,
 		.max_rate = cfg->offcpu_max_rate, .stacks_scoped = cfg->offcpu_scoped,
 		.set_period = cfg->offcpu_period, .period_ctx = cfg->offcpu_period_ctx,
+		.wakeups = cfg->offcpu_wakeups,
 	};
 
 	return cfg->nr_switch_ids ? offcpu__new(&oc, &p->offcpu) : 0;
@@ -515,14 +522,14 @@ struct open_filter {
 
 /* Only the scope's: offcpu.c also keeps the stacks of tasks not judged yet, whose
  * intervals the scope judges when they are emitted. */
-static void open_in_scope(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since)
+static void open_in_scope(void *ctx, const struct perf_event_header *ev, bool runq, uint64_t since, uint64_t until)
 {
 	const struct open_filter *f = ctx;
 	int32_t pid, tid;
 
 	if (sample_layout__tid(f->p->layout, ev, &pid, &tid) &&
 	    tracker__in_scope(f->p->tracker, pid, tid, sample_layout__cgroup(f->p->layout, ev)) > 0)
-		f->fn(f->ctx, ev, runq, since);
+		f->fn(f->ctx, ev, runq, since, until);
 }
 
 void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, void *ctx)

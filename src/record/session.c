@@ -218,6 +218,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 				   : s->opts->off_cpu_max_rate ? s->opts->off_cpu_max_rate
 				   : OFFCPU_DEFAULT_MAX_RATE,
 		.offcpu_scoped = info->filter_cgroups > 0, .offcpu_period = offcpu_period, .offcpu_period_ctx = s,
+		.offcpu_wakeups = info->wakeups,
 	};
 	size_t n;
 	int err;

@@ -5,9 +5,11 @@
  *   prof-offcpu sleeper SECONDS   spin 10 ms, sleep 30 ms (nanosleep), again: on a
  *                                 CPU 25 % of the time, asleep 75 %
  *   prof-offcpu hog SECONDS       spin: runnable all the time
- *   prof-offcpu mix SECONDS       two hog threads and two sleeper threads, each
- *                                 printing its own line at its end:
- *                                 "thread hog|sleeper TID <on> <wait> <life>"
+ *   prof-offcpu mix SECONDS       two hog threads, two sleeper threads and a napper
+ *                                 (spin 1 ms, sleep 2 ms: most of its wait for a CPU
+ *                                 comes after its wake-ups), each printing its own
+ *                                 line at its end:
+ *                                 "thread hog|sleeper|napper TID <on> <wait> <life>"
  *
  * At its end it prints its own ground truth from the kernel, one line:
  *   "schedstat <on-CPU ns> <run-queue wait ns> <lifetime ns>"
@@ -80,6 +82,11 @@ static void *mix_thread(void *arg)
 			spin(0.010);
 			nap(30);
 		}
+	} else if (!strcmp(kind, "napper")) {
+		while (now() < end) {
+			spin(0.001);
+			nap(2);
+		}
 	} else {
 		spin(seconds);
 	}
@@ -105,14 +112,14 @@ int main(int argc, char **argv)
 	}
 	end = start + atof(argv[2]);
 	if (!strcmp(argv[1], "mix")) {
-		static const char *const kinds[] = { "hog", "hog", "sleeper", "sleeper" };
-		pthread_t th[4];
+		static const char *const kinds[] = { "hog", "hog", "sleeper", "sleeper", "napper" };
+		pthread_t th[5];
 
 		seconds = atof(argv[2]);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			if (pthread_create(&th[i], NULL, mix_thread, (void *)kinds[i]))
 				return 1;
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			pthread_join(th[i], NULL);
 		return 0;
 	}

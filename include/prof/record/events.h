@@ -16,6 +16,7 @@
 #include "prof/perfdata/perf_data.h"
 #include "prof/cli/record_opts.h"
 #include "prof/perfdata/sample.h"
+#include "prof/record/offcpu.h"
 
 enum events_stage {
 	EVENTS_STAGE_NONE,
@@ -47,6 +48,9 @@ struct events_info {
 	/* --off-cpu: the context-switch event's sample ids, one per CPU (offcpu_events.h) */
 	const uint64_t *switch_ids;
 	size_t nr_switch_ids;
+	/* ... and the sched tracepoints that time a sleep's wake-up (nr_wake_ids 0: not
+	 * open, err why) */
+	struct offcpu_wakeups wakeups;
 };
 
 /* The set*uid() tracepoint events and their sample ids, for the tracker. */

@@ -25,8 +25,12 @@
  * ignores: OFFCPU_HOLDER_*.  A tenant's recording names no other tenant there (only
  * "other tenants"); root's and the admin group's name their uid.
  *
- * What cannot be timed without tracefs: the wake-up (sched_wakeup).  A sleep's
- * wait for a CPU after its wake-up is part of its offcpu-blocked interval.
+ * With the sched tracepoints (struct offcpu_wakeups: tracefs readable, as root),
+ * also fed their samples: sched_wakeup ends a sleep's offcpu-blocked part and starts
+ * its offcpu-runq part (wake-up to switch-in, split by holder as a preemption's), and
+ * sched_migrate_task moves a waiting thread's remaining wait to another CPU (the part
+ * before is split by who held the CPU it left).  Without them the wake-up cannot be
+ * timed: a sleep's wait for a CPU after its wake-up is part of its offcpu-blocked.
  */
 #ifndef PROF_RECORD_OFFCPU_H
 #define PROF_RECORD_OFFCPU_H
@@ -77,6 +81,21 @@ typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *ev, uin
 /* Sample CPU cpu's context switches 1 in period from now on: 0 or -errno. */
 typedef int (*offcpu_period_fn)(void *ctx, int cpu, uint64_t period);
 
+/*
+ * The tracepoints' samples (offcpu_events.h's OFFCPU_TP_SAMPLE_TYPE: id, ip, pid/tid,
+ * time, cpu, raw) and where their fields are in the raw data; nr_wake_ids 0: not open,
+ * err says why (the wake-up is then inside offcpu-blocked).
+ */
+struct offcpu_wakeups {
+	const uint64_t *wake_ids;               /* sched:sched_wakeup's, per CPU */
+	size_t nr_wake_ids;
+	const uint64_t *migrate_ids;            /* sched:sched_migrate_task's */
+	size_t nr_migrate_ids;
+	int wake_pid_off, wake_cpu_off;         /* pid, target_cpu */
+	int migrate_pid_off, migrate_orig_off, migrate_dest_off;
+	int err;                                /* why they are not open (0: they are, or not asked) */
+};
+
 /* --off-cpu-max-rate's default: stack samples per CPU per second before 1 in N. */
 #define OFFCPU_DEFAULT_MAX_RATE 10000u
 
@@ -108,6 +127,7 @@ struct offcpu_config {
 						 * scope's switches are sampled (and counted) */
 	offcpu_period_fn set_period;
 	void *period_ctx;
+	struct offcpu_wakeups wakeups;          /* the sched tracepoints (nr_wake_ids 0: none) */
 };
 
 #define OFFCPU_RATE_WINDOW_NS 100000000ull
@@ -134,6 +154,15 @@ struct offcpu_stats {
 						 * seen switching in): from the first record on,
 						 * counted, not written (its kind and stack unknown) */
 	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
+	bool wakeups;                   /* sleeps' wake-ups timed (sched_wakeup open) */
+	int wakeups_err;                /* ... or why not (0: not asked) */
+	uint64_t woken_intervals;       /* sleeps whose wake-up came: blocked then runq */
+	uint64_t woken_runq_ns;         /* ... their runq part (in runq_ns) */
+	uint64_t unwoken_intervals, unwoken_ns; /* sleeps ended with the tracepoints open but no
+						 * wake-up seen (the kernel did not report it):
+						 * written wholly offcpu-blocked */
+	uint64_t migrations;            /* waits moved to another CPU (sched_migrate_task) */
+	uint64_t tp_samples, tp_bytes;  /* the sched tracepoints' samples read (never written) */
 };
 
 struct offcpu;
@@ -152,9 +181,12 @@ struct offcpu *offcpu__free(struct offcpu *o);
  */
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **ev, uint64_t time);
 
-/* Is ev a sample of the context-switch event (no PERIOD field: not the sampling
- * events' layout past the CPU). */
+/* Is ev a sample of the context-switch event or of the sched tracepoints (no PERIOD
+ * field: not the sampling events' layout past the CPU). */
 bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_header *ev);
+/* ... of the sched tracepoints only: another task's wake-up or move, nothing the
+ * tracker needs to look up (the task named is the waker's). */
+bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_event_header *ev);
 
 /* The end: the intervals still open are cut at the last record's time and written.
  * 0 or -errno. */
@@ -162,9 +194,12 @@ int offcpu__finish(struct offcpu *o);
 
 const struct offcpu_stats *offcpu__stats(const struct offcpu *o);
 
-/* An interval still open: its thread's switch-out stack sample as the kernel wrote it
- * (the context-switch event's: not rewritten), whether it was runnable, since when. */
-typedef void (*offcpu_open_fn)(void *ctx, const struct perf_event_header *stack, bool runq, uint64_t since);
+/* A part of an interval still open: its thread's switch-out stack sample as the kernel
+ * wrote it (the context-switch event's: not rewritten), whether it was runnable, from
+ * since to until (UINT64_MAX: now; a woken sleep is a blocked part up to its wake-up,
+ * then a runq part). */
+typedef void (*offcpu_open_fn)(void *ctx, const struct perf_event_header *stack, bool runq, uint64_t since,
+			       uint64_t until);
 
 /* For a live view (prof top): each interval open now that would be written when it
  * closes (not those across a gap or without a stack).  Changes nothing. */

@@ -32,6 +32,17 @@
 #define OFFCPU_NAME_RUNQ "offcpu-runq"
 #define OFFCPU_NAME_BLOCKED "offcpu-blocked"
 
+/*
+ * The sched tracepoints' samples (sched_wakeup, sched_migrate_task: offcpu.h's
+ * struct offcpu_wakeups), opened per CPU into the same rings by events.c through
+ * tracefs: the smallest sample_type whose time is where the sampling events have it
+ * (IDENTIFIER, IP, TID, TIME) and whose sample_id trailer is theirs (TID, TIME, CPU,
+ * IDENTIFIER), then RAW: its u32 size at OFFCPU_TP_RAW_AT bytes, its data after.
+ */
+#define OFFCPU_TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define OFFCPU_TP_RAW_AT (sizeof(struct perf_event_header) + 5 * 8)
+
 struct offcpu_events;
 
 /*

@@ -61,6 +61,7 @@ struct pipeline_config {
 	/* --off-cpu (offcpu.h): the context-switch event's ids; none: no off-CPU */
 	const uint64_t *switch_ids;
 	size_t nr_switch_ids;
+	struct offcpu_wakeups offcpu_wakeups;   /* the sched tracepoints' (offcpu.h) */
 	bool offcpu_by_uid;                     /* holders by uid (offcpu_config.holders_by_uid) */
 	uint64_t offcpu_min_period;              /* offcpu_config.min_period */
 	uint32_t offcpu_max_rate;               /* stack samples per CPU per second, then 1 in N

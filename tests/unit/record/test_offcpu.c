@@ -4,6 +4,8 @@
  * offcpu-runq split by who held the CPU (by uid for an admin, "other tenants" for a
  * tenant), an interval across a LOST gap is lost and never written, tasks outside the
  * scope are not tracked, and a record naming the context-switch event is renamed.
+ * With the sched tracepoints: a sleep is blocked to its wake-up then runq split by
+ * holder, a wait moved to another CPU is split on each, others' wake-ups are ignored.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -33,6 +35,11 @@ static size_t nr_out;
 static struct offcpu *o;
 static const uint64_t switch_ids[] = { SWITCH_ID };
 static int proc_fd = -1;
+/* the sched tracepoints' ids and their fields' offsets (as this kernel's format files) */
+#define WAKE_ID 78
+#define MIGRATE_ID 79
+static const uint64_t wake_ids[] = { WAKE_ID }, migrate_ids[] = { MIGRATE_ID };
+static bool with_wakeups;
 
 static int in_scope(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup)
 {
@@ -69,6 +76,11 @@ static void start(bool admin, bool user_only)
 	proc_fd = open(dir, O_RDONLY | O_DIRECTORY);    /* an empty /proc: no kernel threads */
 	rmdir(dir);
 	c.proc_fd = proc_fd;
+	if (with_wakeups)
+		c.wakeups = (struct offcpu_wakeups){ .wake_ids = wake_ids, .nr_wake_ids = 1, .migrate_ids = migrate_ids,
+						     .nr_migrate_ids = 1, .wake_pid_off = 24, .wake_cpu_off = 32,
+						     .migrate_pid_off = 12, .migrate_orig_off = 20,
+						     .migrate_dest_off = 24 };
 	nr_out = 0;
 	cr_assert_eq(offcpu__new(&c, &o), 0);
 }
@@ -424,5 +436,173 @@ Test(offcpu, a_wait_ending_on_a_cpu_first_seen_then_is_never_held_by_itself)
 	cr_assert_gt(nr_out, 0);
 	cr_assert_eq(held(OFFCPU_HOLDER_SELF), 0, "not its own holder");
 	cr_assert_eq(held(OFFCPU_HOLDER_UNKNOWN), 4001);
+	stop();
+}
+
+/* ---- the sched tracepoints: a sleep's wake-up, a waiting thread's move ----------- */
+
+/* A tracepoint sample (OFFCPU_TP_SAMPLE_TYPE) of id at time, the waker `waker`, its
+ * raw data's ints at their offsets. */
+static int tp(uint64_t id, int32_t waker, uint64_t time, uint32_t cpu, const int *offs, const int32_t *vals, int n)
+{
+	uint64_t rec[16] = { 0 };
+	struct perf_event_header *h = (void *)rec;
+	const struct perf_event_header *ev = h;
+	uint32_t size = 40;
+	char *raw = (char *)rec + OFFCPU_TP_RAW_AT;
+
+	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL,
+					 .size = (uint16_t)(OFFCPU_TP_RAW_AT + 4 + size + 4) };
+	rec[1] = id;
+	rec[2] = 0xffffffff81000000ull;
+	rec[3] = (uint64_t)(uint32_t)waker << 32 | (uint32_t)waker;
+	rec[4] = time;
+	rec[5] = cpu;
+	memcpy(raw, &size, 4);
+	for (int i = 0; i < n; i++)
+		memcpy(raw + 4 + offs[i], &vals[i], 4);
+	cr_assert(offcpu__is_switch_sample(o, ev));
+	cr_assert(offcpu__is_tracepoint_sample(o, ev), "the tracker does not look its waker up");
+	return offcpu__judge(o, &ev, time);
+}
+
+static int wakeup(int32_t tid, uint64_t time, int32_t target)
+{
+	return tp(WAKE_ID, 300, time, 0, (const int[]){ 24, 32 }, (const int32_t[]){ tid, target }, 2);
+}
+
+static int migrate(int32_t tid, uint64_t time, int32_t from, int32_t to)
+{
+	return tp(MIGRATE_ID, 0, time, 0, (const int[]){ 12, 20, 24 }, (const int32_t[]){ tid, from, to }, 3);
+}
+
+static uint64_t sum(uint64_t id, uint32_t holder)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < nr_out; i++)
+		if (out[i].id == id && (holder == ~0u || out[i].holder == holder))
+			ns += out[i].period;
+	return ns;
+}
+
+/* Asleep at 1001 on CPU 1 (idle then), woken at 5001 while the neighbour holds CPU 1
+ * (from 4001 to 7001), runs at 7001: blocked 4000, runq 2000 behind the neighbour. */
+Test(offcpu, a_sleep_is_blocked_to_its_wake_up_then_runq_behind_who_held_the_cpu)
+{
+	with_wakeups = true;
+	start(true, false);
+	with_wakeups = false;
+	stack(IN_SCOPE, 1000, 1);
+	sw(true, false, IN_SCOPE, 0, 1001, 1);
+	sw(true, false, 0, NEIGHBOUR, 4001, 1);
+	sw(false, false, NEIGHBOUR, 0, 4001, 1);
+	cr_assert_eq(wakeup(IN_SCOPE, 5001, 1), 1, "consumed");
+	sw(true, true, NEIGHBOUR, IN_SCOPE, 7001, 1);
+	sw(false, false, IN_SCOPE, NEIGHBOUR, 7001, 1);
+	cr_assert_eq(nr_out, 2);
+	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 4000);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_UID + 1001), 2000);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, ~0u), 2000);
+	for (size_t i = 0; i < nr_out; i++) {
+		cr_assert_eq(out[i].ip, 0xffffffff81000000ull, "both parts with the switch-out's stack");
+		cr_assert_eq(out[i].cpu, 1);
+		cr_assert_leq(out[i].time, 7001);
+		cr_assert_geq(out[i].time, 7001 - 8, "both at the switch-in (the file stays in time order)");
+	}
+	cr_assert_neq(out[0].time, out[1].time);
+	cr_assert_eq(offcpu__stats(o)->blocked_ns, 4000);
+	cr_assert_eq(offcpu__stats(o)->runq_ns, 2000);
+	cr_assert_eq(offcpu__stats(o)->intervals, 1, "one interval, two parts");
+	cr_assert_eq(offcpu__stats(o)->woken_intervals, 1);
+	cr_assert_eq(offcpu__stats(o)->woken_runq_ns, 2000);
+	cr_assert(offcpu__stats(o)->wakeups);
+	stop();
+}
+
+Test(offcpu, wake_ups_of_others_or_of_threads_not_asleep_are_ignored)
+{
+	with_wakeups = true;
+	start(true, false);
+	with_wakeups = false;
+	cr_assert_eq(wakeup(NEIGHBOUR, 900, 0), 1, "another tenant's: consumed, nothing tracked");
+	stack(IN_SCOPE, 1000, 0);
+	cr_assert_eq(wakeup(IN_SCOPE, 1000, 0), 1, "still on its CPU: nothing");
+	sw(true, true, IN_SCOPE, NEIGHBOUR, 1001, 0);
+	sw(false, false, NEIGHBOUR, IN_SCOPE, 1001, 0);
+	wakeup(IN_SCOPE, 2001, 0);              /* preempted: runnable already */
+	sw(true, false, NEIGHBOUR, IN_SCOPE, 3001, 0);
+	sw(false, false, IN_SCOPE, NEIGHBOUR, 3001, 0);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, ~0u), 2000, "the whole preemption, from its switch-out");
+	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 0);
+	cr_assert_eq(offcpu__stats(o)->woken_intervals, 0);
+	stop();
+}
+
+/* Woken on CPU 0 at 2001 (held by the neighbour), moved to CPU 1 at 3001 (idle), runs
+ * there at 3501: runq 1000 behind the neighbour on CPU 0, 500 idle on CPU 1. */
+Test(offcpu, a_woken_thread_moved_waits_on_each_cpu_in_turn)
+{
+	with_wakeups = true;
+	start(true, false);
+	with_wakeups = false;
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, NEIGHBOUR, 1001, 0);
+	sw(false, false, NEIGHBOUR, IN_SCOPE, 1001, 0);
+	sw(true, false, 300, 0, 1500, 1);
+	wakeup(IN_SCOPE, 2001, 0);
+	cr_assert_eq(migrate(IN_SCOPE, 3001, 0, 1), 1);
+	sw(true, false, 0, IN_SCOPE, 3501, 1);
+	sw(false, false, IN_SCOPE, 0, 3501, 1);
+	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 1000);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_UID + 1001), 1000);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_IDLE), 500);
+	cr_assert_eq(offcpu__stats(o)->migrations, 1);
+	stop();
+}
+
+Test(offcpu, a_sleep_across_lost_records_stays_lost_woken_or_not)
+{
+	uint64_t rec[7];
+
+	with_wakeups = true;
+	start(true, false);
+	with_wakeups = false;
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	lost(1500, 5, rec);
+	wakeup(IN_SCOPE, 2001, 0);
+	sw(false, false, IN_SCOPE, 0, 3001, 0);
+	cr_assert_eq(nr_out, 0);
+	cr_assert_eq(offcpu__stats(o)->lost_ns, 2000);
+	stop();
+}
+
+Test(offcpu, without_the_tracepoints_a_sleep_is_blocked_to_its_switch_in)
+{
+	start(true, false);
+	cr_assert_not(offcpu__stats(o)->wakeups);
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	sw(false, false, IN_SCOPE, 0, 5001, 0);
+	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 4000);
+	stop();
+}
+
+Test(offcpu, a_sleep_whose_wake_up_the_kernel_did_not_report_is_blocked_and_counted)
+{
+	with_wakeups = true;
+	start(true, false);
+	with_wakeups = false;
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, 0, 1001, 0);
+	sw(false, false, IN_SCOPE, 0, 5001, 0);
+	stack(IN_SCOPE, 6000, 0);
+	sw(true, false, IN_SCOPE, 0, 6001, 0);  /* still asleep at the end: cut, not counted */
+	sw(true, false, 300, 0, 7001, 1);
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 4000 + 1000);
+	cr_assert_eq(offcpu__stats(o)->unwoken_intervals, 1);
+	cr_assert_eq(offcpu__stats(o)->unwoken_ns, 4000);
 	stop();
 }
