@@ -365,8 +365,9 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct offcpu_config oc = {
 		.layout = cfg->layout, .switch_ids = cfg->switch_ids, .nr_switch_ids = cfg->nr_switch_ids,
-		.proc_fd = cfg->proc_fd, .name_holders = cfg->verdict->admin, .user_only = !cfg->verdict->kernel,
-		.in_scope = offcpu_in_scope, .uid_of = offcpu_uid, .emit = offcpu_emit, .ctx = p,
+		.proc_fd = cfg->proc_fd, .cgroup_fd = cfg->cgroup_fd, .name_holders = cfg->verdict->admin,
+		.user_only = !cfg->verdict->kernel, .in_scope = offcpu_in_scope, .uid_of = offcpu_uid,
+		.emit = offcpu_emit, .ctx = p,
 		.holders_by_uid = cfg->offcpu_by_uid, .min_period = cfg->offcpu_min_period,
 		.max_rate = cfg->offcpu_max_rate, .stacks_scoped = cfg->offcpu_scoped,
 		.set_period = cfg->offcpu_period, .period_ctx = cfg->offcpu_period_ctx,
@@ -536,6 +537,11 @@ void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, voi
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p)
 {
 	return p->offcpu ? offcpu__stats(p->offcpu) : NULL;
+}
+
+const struct offcpu *pipeline__offcpu(const struct pipeline *p)
+{
+	return p->offcpu;
 }
 
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret)
