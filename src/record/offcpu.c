@@ -46,7 +46,7 @@ struct thread {
 	uint32_t rec_len, rec_cap;
 };
 
-/* What kind of task a holder is (kept per tid until its EXIT or a reuse). */
+/* What kind of task a holder is (kept per tid until its EXIT, a reuse or its exec). */
 struct holder_kind {
 	int32_t tid;
 	bool kthread;
@@ -289,7 +289,7 @@ static uint32_t holder_entry(struct offcpu *o, int32_t tid, uint32_t uid, bool u
 }
 
 /* Is tid a kernel thread, its uid, and for root's and the admins' recordings its entry
- * of the holder table: read from /proc once per task. */
+ * of the holder table: read from /proc once per task (and again after its exec). */
 static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t tid)
 {
 	struct holder_kind *k = hashtable__find(&o->kinds, tid_hash(tid), &tid);
@@ -911,6 +911,16 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 				thread_forget(o, tid);  /* a new task with an old tid */
 		}
 		return 0;
+	case PERF_RECORD_COMM:
+		/* an exec (a setuid program's among them): its uid and cgroup as a holder
+		 * are read again the next time it holds a CPU */
+		if ((ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*ev) + 8) {
+			const struct perf_record_comm *c = (const void *)ev;
+			int32_t tid = (int32_t)c->tid;
+
+			hashtable__remove(&o->kinds, tid_hash(tid), &tid);
+		}
+		return rename_id(o, pev);
 	case PERF_RECORD_LOST:
 		/* (LOST_SAMPLES loses samples, not switches: an interval without its
 		 * stack is counted as such) */

@@ -4,7 +4,8 @@
  * offcpu-runq split by who held the CPU (by uid for an admin, "other tenants" for a
  * tenant), an interval across a LOST gap is lost and never written, tasks outside the
  * scope are not tracked, and a record naming the context-switch event is renamed.
- * An admin's holders are entries of the holder table (uid and cgroup).
+ * An admin's holders are entries of the holder table (uid and cgroup); a holder's
+ * uid is read again after its exec.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -293,6 +294,27 @@ Test(offcpu, an_admins_holders_are_table_entries_by_uid_and_cgroup)
 	cr_assert(c->uid_known && c->uid == (uint32_t)getuid());
 	cr_assert_str_eq(c->cgroup_path, "/c");
 	cr_assert_neq(c->cgroup, b->cgroup);
+	stop_tree(cg);
+}
+
+Test(offcpu, a_holders_uid_is_read_again_after_its_exec)
+{
+	struct { struct perf_event_header h; uint32_t pid, tid; char comm[16]; uint64_t trailer[4]; } comm = {
+		.h = { .type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC, .size = sizeof(comm) },
+		.pid = NEIGHBOUR, .tid = NEIGHBOUR, .comm = "setuid-prog",
+	};
+	const struct perf_event_header *ev = &comm.h;
+	int cg = start_tree();
+
+	preempted_by(NEIGHBOUR, 1000);
+	neighbour_uid = 1002;                   /* a setuid() ... */
+	preempted_by(NEIGHBOUR, 3000);
+	cr_assert_eq(out[1].holder, OFFCPU_HOLDER_TASK, "cached per task until ...");
+	cr_assert_eq(offcpu__judge(o, &ev, 4000), 0, "COMM goes on to be judged");
+	preempted_by(NEIGHBOUR, 5000);          /* ... its exec */
+	cr_assert_eq(nr_out, 3);
+	cr_assert_eq(out[2].holder, OFFCPU_HOLDER_TASK + 1, "a new entry after the exec");
+	cr_assert_eq(offcpu__holder(o, out[2].holder)->uid, 1002, "never the old uid after the exec");
 	stop_tree(cg);
 }
 
