@@ -496,6 +496,11 @@ static int emit_stackless(struct offcpu *o, const struct thread *t, uint64_t id,
 	uint64_t st = o->cfg.layout->sample_type, *u;
 	struct perf_event_header *ev;
 	size_t n = 0, cap = sizeof(*ev) + 32 * 8;
+	uint64_t cgroup = t->cgroup;
+
+	/* a thread never sampled at a switch: its cgroup as the scope's tracker knows it */
+	if (!cgroup && (st & PERF_SAMPLE_CGROUP) && o->cfg.cgroup_of && !o->cfg.cgroup_of(o->cfg.ctx, t->tid, &cgroup))
+		cgroup = 0;
 
 	if (o->buf_cap < cap) {
 		uint8_t *nb = realloc(o->buf, cap);
@@ -540,7 +545,7 @@ static int emit_stackless(struct offcpu *o, const struct thread *t, uint64_t id,
 	if (st & PERF_SAMPLE_PHYS_ADDR)
 		u[n++] = 0;
 	if (st & PERF_SAMPLE_CGROUP)
-		u[n++] = t->cgroup;
+		u[n++] = cgroup;
 	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
 		u[n++] = 0;
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)

@@ -96,6 +96,8 @@ static inline uint32_t offcpu__holder_kind(uint32_t h, bool task)
 typedef int (*offcpu_scope_fn)(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup);
 /* The real uid of tid, false when not known. */
 typedef bool (*offcpu_uid_fn)(void *ctx, int32_t tid, uint32_t *ret);
+/* The cgroup2 id of tid as the scope's tracker knows it, false when not known. */
+typedef bool (*offcpu_cgroup_fn)(void *ctx, int32_t tid, uint64_t *ret);
 /* An interval's sample, to be judged as the kernel's at time: 1 written, 0 not (outside
  * the scope), or -errno. */
 typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *ev, uint64_t time);
@@ -117,8 +119,10 @@ struct offcpu_config {
 	bool user_only;                         /* no kernel addresses: the ip is the user leaf */
 	offcpu_scope_fn in_scope;
 	offcpu_uid_fn uid_of;
+	offcpu_cgroup_fn cgroup_of;             /* NULL: none (intervals without a stack sample of
+						 * their thread then carry cgroup 0) */
 	offcpu_emit_fn emit;
-	void *ctx;                              /* of the three */
+	void *ctx;                              /* of the four */
 	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
 	 * whole host would make every holder self; each tenant's answer tells self apart */
 	bool holders_by_uid;

@@ -5,7 +5,8 @@
  * tenant), an interval across a LOST gap is lost and never written, tasks outside the
  * scope are not tracked, and a record naming the context-switch event is renamed.
  * An admin's holders are entries of the holder table (uid and cgroup); a holder's
- * uid is read again after its exec.
+ * uid is read again after its exec; an interval without a stack sample carries its
+ * thread's cgroup as the tracker knows it.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,6 +50,13 @@ static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
 {
 	*ret = neighbour_uid;
 	return tid == NEIGHBOUR || tid == NEIGHBOUR + 1;
+}
+
+/* the tracker's cgroup of the scope's thread */
+static bool cgroup_of(void *ctx, int32_t tid, uint64_t *ret)
+{
+	*ret = 4242;
+	return tid == IN_SCOPE;
 }
 
 static int emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
@@ -551,5 +559,26 @@ Test(offcpu, a_wait_ending_on_a_cpu_first_seen_then_is_never_held_by_itself)
 	cr_assert_gt(nr_out, 0);
 	cr_assert_eq(held(OFFCPU_HOLDER_SELF), 0, "not its own holder");
 	cr_assert_eq(held(OFFCPU_HOLDER_UNKNOWN), 4001);
+	stop();
+}
+
+Test(offcpu, an_interval_without_a_stack_carries_the_threads_cgroup_as_tracked)
+{
+	struct offcpu_config c = { .layout = &layout, .switch_ids = switch_ids, .nr_switch_ids = 1,
+				   .name_holders = true, .in_scope = in_scope, .uid_of = uid_of,
+				   .cgroup_of = cgroup_of, .emit = emit, .cgroup_fd = -1 };
+
+	sample_layout__init(&layout, ST | PERF_SAMPLE_CGROUP);
+	proc_fd = open("/", O_RDONLY | O_DIRECTORY);
+	c.proc_fd = proc_fd;
+	nr_out = 0;
+	cr_assert_eq(offcpu__new(&c, &o), 0);
+	sw(true, false, 0, 0, 1000, 0);
+	sw(false, false, IN_SCOPE, 0, 2000, 0); /* first seen coming back: never sampled */
+	sw(true, false, IN_SCOPE, 0, 3000, 0);  /* out without a stack sample */
+	sw(false, false, IN_SCOPE, 0, 3500, 0);
+	cr_assert_eq(nr_out, 1);
+	cr_assert_eq(out[0].ip, 0, "no stack");
+	cr_assert_eq(out[0].cgroup, 4242, "the tracker's cgroup, not 0");
 	stop();
 }
