@@ -10,11 +10,9 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"
-#include "prof/base/vec.h"
 #include "prof/record/offcpu.h"
 #include "prof/record/offcpu_events.h"
-#include "prof/scope/scope.h"
-#include "prof/sys/procfs.h"
+#include "prof/record/offcpu_holders.h"
 
 #ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
 #define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (1 << 14)
@@ -55,18 +53,6 @@ struct holder_kind {
 	uint32_t holder;                /* name_holders: its entry of the holder table (0: none) */
 };
 
-/* The holder table: one entry per distinct (uid, cgroup) of the tasks that held a CPU. */
-struct holder_key {
-	uint32_t uid;
-	bool uid_known;
-	uint64_t cgroup;
-};
-
-struct holder_slot {
-	struct holder_key key;
-	uint32_t idx;
-};
-
 /* A task forked during the recording: runnable from then to its first switch-in. */
 struct born {
 	int32_t tid;
@@ -98,9 +84,7 @@ struct offcpu {
 	struct idmap *switch_ids;
 	struct hashtable threads;       /* struct thread by tid */
 	struct hashtable kinds;         /* struct holder_kind by tid */
-	struct hashtable holder_idx;    /* struct holder_slot by holder_key */
-	struct offcpu_holder_info *holders;     /* the holder table (paths owned) */
-	size_t nr_holders, cap_holders;
+	struct offcpu_holders *holders; /* name_holders: the holder table */
 	struct hashtable born;          /* struct born by tid, until its first switch-in */
 	struct cpu *cpus[MAX_CPUS];     /* allocated when first used */
 	uint64_t first_time, last_time;
@@ -124,18 +108,6 @@ static uint64_t tid_hash(int32_t tid)
 	return hash__u64((uint64_t)(uint32_t)tid) | 1;
 }
 
-static bool holder_key_eq(const void *entry, const void *key, const void *ctx)
-{
-	const struct holder_key *a = entry, *b = key;
-
-	return a->uid == b->uid && a->uid_known == b->uid_known && a->cgroup == b->cgroup;
-}
-
-static uint64_t holder_key_hash(const struct holder_key *k)
-{
-	return hash__mix(hash__u64((uint64_t)k->uid << 1 | k->uid_known), k->cgroup) | 1;
-}
-
 int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 {
 	struct offcpu *o = calloc(1, sizeof(*o));
@@ -151,9 +123,10 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 			goto err;
 	hashtable__init(&o->threads, sizeof(struct thread), tid_eq, NULL);
 	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
-	hashtable__init(&o->holder_idx, sizeof(struct holder_slot), holder_key_eq, NULL);
 	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
 	o->st.max_period = 1;
+	if (cfg->name_holders && !cfg->holders_by_uid && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
+		goto err;
 	*ret = o;
 	return 0;
 err:
@@ -173,10 +146,7 @@ struct offcpu *offcpu__free(struct offcpu *o)
 		free(t->rec);
 	hashtable__release(&o->threads);
 	hashtable__release(&o->kinds);
-	hashtable__release(&o->holder_idx);
-	for (size_t i = 0; i < o->nr_holders; i++)
-		free((char *)o->holders[i].cgroup_path);
-	free(o->holders);
+	offcpu_holders__free(o->holders);
 	hashtable__release(&o->born);
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		free(o->cpus[c]);
@@ -194,13 +164,12 @@ const struct offcpu_stats *offcpu__stats(const struct offcpu *o)
 
 const struct offcpu_holder_info *offcpu__holder(const struct offcpu *o, uint32_t h)
 {
-	return h >= OFFCPU_HOLDER_TASK && h - OFFCPU_HOLDER_TASK < o->nr_holders ? &o->holders[h - OFFCPU_HOLDER_TASK]
-										    : NULL;
+	return offcpu_holders__get(o->holders, h);
 }
 
 size_t offcpu__nr_holders(const struct offcpu *o)
 {
-	return o->nr_holders;
+	return offcpu_holders__nr(o->holders);
 }
 
 static struct thread *thread_find(struct offcpu *o, int32_t tid)
@@ -247,47 +216,6 @@ static struct cpu *cpu_get(struct offcpu *o, uint32_t c)
 
 /* ---- who held a CPU ----------------------------------------------------------- */
 
-/*
- * The holder table's entry of a task of uid (when known) in the cgroup /proc names for
- * tid now: OFFCPU_HOLDER_TASK + its index, made the first time; 0 when the table is
- * full (or on ENOMEM): the holder is then named by its uid.
- */
-static uint32_t holder_entry(struct offcpu *o, int32_t tid, uint32_t uid, bool uid_known)
-{
-	_cleanup_free_ char *cg = NULL;
-	char path[32], cgpath[4096];
-	struct holder_key key = { .uid = uid_known ? uid : 0, .uid_known = uid_known };
-	struct holder_slot *slot;
-	bool known = false, created;
-
-	snprintf(path, sizeof(path), "%d/cgroup", tid);
-	if (read_file_full(o->cfg.proc_fd, path, 1 << 16, &cg) > 0 &&
-	    procfs__cgroup2_path(cg, cgpath, sizeof(cgpath)) == 0) {
-		known = true;
-		if (o->cfg.cgroup_fd < 0 || scope__cgroup_id(o->cfg.cgroup_fd, cgpath, &key.cgroup) < 0)
-			key.cgroup = 0, known = false;
-	}
-	slot = hashtable__find(&o->holder_idx, holder_key_hash(&key), &key);
-	if (slot)
-		return OFFCPU_HOLDER_TASK + slot->idx;
-	if (o->nr_holders >= OFFCPU_MAX_HOLDERS ||
-	    VEC_RESERVE(o->holders, o->cap_holders, o->nr_holders + 1) < 0)
-		return 0;
-	o->holders[o->nr_holders] = (struct offcpu_holder_info){ .uid = key.uid, .uid_known = uid_known,
-								 .cgroup = key.cgroup,
-								 .cgroup_path = known ? strdup(cgpath) : NULL };
-	if (known && !o->holders[o->nr_holders].cgroup_path)
-		return 0;
-	slot = hashtable__insert(&o->holder_idx, holder_key_hash(&key), &key, &created);
-	if (!slot) {
-		free((char *)o->holders[o->nr_holders].cgroup_path);
-		return 0;
-	}
-	slot->key = key;
-	slot->idx = (uint32_t)o->nr_holders;
-	return OFFCPU_HOLDER_TASK + (uint32_t)o->nr_holders++;
-}
-
 /* Is tid a kernel thread, its uid, and for root's and the admins' recordings its entry
  * of the holder table: read from /proc once per task (and again after its exec). */
 static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t tid)
@@ -316,8 +244,8 @@ static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t 
 		nk.uid = sb.st_uid;
 		nk.uid_known = true;
 	}
-	if (o->cfg.name_holders && !o->cfg.holders_by_uid && !nk.kthread)
-		nk.holder = holder_entry(o, tid, nk.uid, nk.uid_known);
+	if (o->holders && !nk.kthread)
+		nk.holder = offcpu_holders__of(o->holders, tid, nk.uid, nk.uid_known);
 	k = hashtable__insert(&o->kinds, tid_hash(tid), &tid, &created);
 	if (k)
 		*k = nk;
