@@ -7,6 +7,7 @@
 #include "prof/analyze/attribution.h"
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
+#include "prof/record/offcpu.h"
 
 /* The facts of s's task: comm from the model ("swapper" for the idle task, as perf
  * names it), interned where the resolver interns names. */
@@ -81,7 +82,8 @@ void attribution__memo_release(struct attribution *a)
 static bool task_same(const struct profile_task *x, const struct profile_task *y)
 {
 	return x->pid == y->pid && x->comm == y->comm && x->uid == y->uid && x->uid_known == y->uid_known &&
-	       x->cgroup == y->cgroup && x->container == y->container && x->holder == y->holder;
+	       x->cgroup == y->cgroup && x->container == y->container && x->holder == y->holder &&
+	       x->holder_cgroup == y->holder_cgroup && x->holder_container == y->holder_container;
 }
 
 /* The memo's slot for the sample (its chain when with_chain), and whether it holds it. */
@@ -125,9 +127,32 @@ static void keep_only(const struct attribution *a, struct profile_task *t)
 	if (!a->keep[PROFILE_KEY_CONTAINER])
 		t->container = NULL;
 	if (!a->keep[PROFILE_KEY_HOLDER])
-		t->holder = 0;
+		t->holder = a->keep[PROFILE_KEY_HOLDER_CGROUP] || a->keep[PROFILE_KEY_HOLDER_CONTAINER]
+				    ? offcpu__holder_kind(t->holder, t->holder_cgroup || t->holder_container) : 0;
+	if (!a->keep[PROFILE_KEY_HOLDER_CGROUP])
+		t->holder_cgroup = 0;
+	if (!a->keep[PROFILE_KEY_HOLDER_CONTAINER])
+		t->holder_container = NULL;
 	if (!a->keep[PROFILE_KEY_COMM])
 		t->comm = NULL;
+}
+
+/*
+ * An offcpu-runq sample's holder into t: a task of the holder table (offcpu.h) by its
+ * uid, cgroup and container; a holder by uid (a file from before the table, profd) or
+ * of a kind (self, system, idle, other tenants) as it is.
+ */
+static void holder_facts(const struct attribution *a, uint32_t holder, struct profile_task *t)
+{
+	struct offcpu_holder_info h;
+
+	t->holder = holder;
+	if (holder < OFFCPU_HOLDER_TASK || !a->holder_of || !a->holder_of(a->holder_ctx, holder, &h))
+		return;
+	t->holder = h.uid_known && h.uid < OFFCPU_HOLDER_TASK - OFFCPU_HOLDER_UID ? OFFCPU_HOLDER_UID + h.uid
+										: OFFCPU_HOLDER_UNKNOWN;
+	t->holder_cgroup = h.cgroup;
+	t->holder_container = h.cgroup ? model__container(a->res->model, h.cgroup) : NULL;
 }
 
 int attribution__add(struct attribution *a, const struct sample *s)
@@ -144,7 +169,7 @@ int attribution__add(struct attribution *a, const struct sample *s)
 	if (err < 0)
 		return err;
 	/* not the task's: an offcpu-runq sample's, who held its CPU (0 for the kernel's) */
-	t.holder = s->cpu_res;
+	holder_facts(a, s->cpu_res, &t);
 	if (a->admit && !a->admit(a->admit_ctx, &t))
 		return 0;
 	pid = t.pid;

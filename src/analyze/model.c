@@ -335,11 +335,9 @@ static int on_mmap(struct model *m, const struct perf_event_header *ev)
 	return s ? maps__insert(s, &nm) : -ENOMEM;
 }
 
-static int on_cgroup(struct model *m, const struct perf_record_cgroup *c, const struct perf_event_header *ev)
+/* Cgroup id is at path (owned: taken, or freed on error). */
+static int add_cgroup(struct model *m, uint64_t id, char *path)
 {
-	size_t max = ev->size - offsetof(struct perf_record_cgroup, path);
-	uint64_t id = c->id;
-	char *path = strndup(c->path, max);
 	struct cgroup_entry *e;
 	char cid[CONTAINER_ID_LEN + 1];
 	const char *container;
@@ -362,6 +360,18 @@ static int on_cgroup(struct model *m, const struct perf_record_cgroup *c, const 
 		free(e->path);  /* the id's latest record names it */
 	*e = (struct cgroup_entry){ .id = id, .path = path, .container = container };
 	return 0;
+}
+
+static int on_cgroup(struct model *m, const struct perf_record_cgroup *c, const struct perf_event_header *ev)
+{
+	size_t max = ev->size - offsetof(struct perf_record_cgroup, path);
+
+	return add_cgroup(m, c->id, strndup(c->path, max));
+}
+
+int model__add_cgroup(struct model *m, uint64_t id, const char *path)
+{
+	return add_cgroup(m, id, strdup(path));
 }
 
 /* The host kernel's build id, as prof record writes it after the kernel's map (and

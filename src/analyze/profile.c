@@ -7,6 +7,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
+#include "prof/record/offcpu.h"
 
 /*
  * Three interned tables (frames, stacks, entries), each a dense array indexed by a
@@ -81,7 +82,8 @@ static bool stack_eq(const void *e, const void *key, const void *ctx)
 static bool task_eq(const struct profile_task *a, const struct profile_task *b)
 {
 	return a->pid == b->pid && a->comm == b->comm && a->uid == b->uid && a->uid_known == b->uid_known &&
-	       a->cgroup == b->cgroup && a->container == b->container && a->holder == b->holder;
+	       a->cgroup == b->cgroup && a->container == b->container && a->holder == b->holder &&
+	       a->holder_cgroup == b->holder_cgroup && a->holder_container == b->holder_container;
 }
 
 static bool entry_eq(const void *e, const void *key, const void *ctx)
@@ -103,6 +105,8 @@ static uint64_t task_hash(uint64_t h, const struct profile_task *t)
 {
 	h = hash__mix(h, (uint64_t)(uint32_t)t->pid | (uint64_t)t->uid << 32);
 	h = hash__mix(h, t->cgroup ^ t->uid_known ^ (uint64_t)t->holder << 8);
+	if (t->holder_cgroup || t->holder_container)
+		h = hash__mix(h, t->holder_cgroup ^ (uint64_t)(uintptr_t)t->holder_container << 1);
 	return hash__mix(h, (uintptr_t)t->comm ^ (uint64_t)(uintptr_t)t->container << 1);
 }
 
@@ -501,6 +505,13 @@ static void project(const struct profile *p, const struct profile_entry *e, cons
 		r->task.container = e->task.container;
 	if (key_on[PROFILE_KEY_HOLDER])
 		r->task.holder = e->task.holder;
+	else if (key_on[PROFILE_KEY_HOLDER_CGROUP] || key_on[PROFILE_KEY_HOLDER_CONTAINER])
+		/* the holder's kind (self, system, ...) names the rows of no task */
+		r->task.holder = offcpu__holder_kind(e->task.holder, e->task.holder_cgroup || e->task.holder_container);
+	if (key_on[PROFILE_KEY_HOLDER_CGROUP])
+		r->task.holder_cgroup = e->task.holder_cgroup;
+	if (key_on[PROFILE_KEY_HOLDER_CONTAINER])
+		r->task.holder_container = e->task.holder_container;
 	if (key_on[PROFILE_KEY_PID])
 		r->task.pid = e->task.pid;
 	if (key_on[PROFILE_KEY_COMM])

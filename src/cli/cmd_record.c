@@ -447,6 +447,16 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 		pressure__diff(&c->first, &c->last, &sec->pressure[i].d);
 	}
 	sec->nr_pressure = sec->pressure ? r->pressure.nr : 0;
+	/* --off-cpu's holder table (root's and the admins' recordings only) */
+	nr = session__nr_offcpu_holders(r->session);
+	sec->holders = calloc(nr + 1, sizeof(*sec->holders));
+	for (size_t i = 0; sec->holders && i < nr; i++) {
+		const struct offcpu_holder_info *h = session__offcpu_holder(r->session, OFFCPU_HOLDER_TASK + (uint32_t)i);
+
+		sec->holders[i] = (struct prof_section_holder){ .n = (uint32_t)i, .uid = h->uid, .uid_known = h->uid_known,
+								 .cgroup = h->cgroup, .cgroup_path = (char *)h->cgroup_path };
+	}
+	sec->nr_holders = sec->holders ? nr : 0;
 }
 
 /* The perf maps copied from containers and chroots, for prof's section. */
@@ -506,6 +516,13 @@ static void name_containers(struct recording *r, struct naming *n, struct runtim
 
 	*ret_unnamed = *ret_unreadable = 0;
 	ledger__for_each_written_cgroup(session__ledger(r->session), note_container, n);
+	/* and the CPU holders' (--off-cpu, root's and the admins' recordings) */
+	for (size_t i = 0; i < session__nr_offcpu_holders(r->session); i++) {
+		const struct offcpu_holder_info *h = session__offcpu_holder(r->session, OFFCPU_HOLDER_TASK + (uint32_t)i);
+
+		if (h->cgroup_path)
+			note_container(h->cgroup, h->cgroup_path, n);
+	}
 	ids = n->nr ? calloc(n->nr, sizeof(*ids)) : NULL;
 	if (!ids)
 		return;
@@ -572,13 +589,14 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);
-	if (sec.tasks && sec.scope_cgroups && sec.pressure && !copies.failed)
+	if (sec.tasks && sec.scope_cgroups && sec.pressure && sec.holders && !copies.failed)
 		prof_section__build(&b, &sec);
 	else
 		b.err = -ENOMEM;
 	free(sec.tasks);
 	free(sec.scope_cgroups);
 	free(sec.pressure);
+	free(sec.holders);
 	free(naming.v);
 	free(copies.v);
 	runtime_names__release(&names);

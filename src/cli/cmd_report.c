@@ -22,6 +22,7 @@
 #include "prof/output/folded.h"
 #include "prof/output/pprof.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/record/offcpu.h"
 #include "prof/record/ordered_queue.h"
 #include "prof/sys/memory.h"
 #include "prof/sys/privs.h"
@@ -254,6 +255,13 @@ static int read_prof_section(struct report *r, bool *ret_found)
 			err = model__set_uid(r->an.model, r->section.tasks[i].tid, r->section.tasks[i].uid);
 	for (size_t i = 0; !err && i < r->section.nr_names; i++)
 		err = model__name_container(r->an.model, r->section.names[i].id, r->section.names[i].name);
+	/* --off-cpu's CPU holders' cgroups: no CGROUP record of the file names them */
+	for (size_t i = 0; !err && i < r->section.nr_holders; i++) {
+		const struct prof_section_holder *h = &r->section.holders[i];
+
+		if (h->cgroup && h->cgroup_path && !model__cgroup(r->an.model, h->cgroup))
+			err = model__add_cgroup(r->an.model, h->cgroup, h->cgroup_path);
+	}
 	/* the perf maps of processes in containers, copied while recording */
 	for (size_t i = 0; !err && r->an.jit && i < r->section.nr_jit; i++) {
 		const struct prof_section_jit *m = &r->section.jit[i];
@@ -263,6 +271,19 @@ static int read_prof_section(struct report *r, bool *ret_found)
 	prof_section__describe_scope(&r->section, r->scope, sizeof(r->scope));
 	symbols__set_unread_unknown(r->an.syms, r->section.mmap_build_ids);
 	return err;
+}
+
+/* An offcpu-runq sample's holder task, as the file's holder table has it. */
+static bool holder_of(void *ctx, uint32_t holder, struct offcpu_holder_info *ret)
+{
+	const struct report *r = ctx;
+	const struct prof_section_holder *h = prof_section__holder(&r->section, holder - OFFCPU_HOLDER_TASK);
+
+	if (holder < OFFCPU_HOLDER_TASK || !h)
+		return false;
+	*ret = (struct offcpu_holder_info){ .uid = h->uid, .uid_known = h->uid_known, .cgroup = h->cgroup,
+					    .cgroup_path = h->cgroup_path };
+	return true;
 }
 
 static const char *record_type_name(uint32_t t)
@@ -601,7 +622,7 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 	/* pprof's locations carry addresses (a backend symbolizes by them) */
 	r->an.res.addrs = r->o.format == FORMAT_PPROF;
 	r->attr = (struct attribution){ .res = &r->an.res, .callchain = r->o.callchain, .admit = admits,
-					.admit_ctx = r };
+					.admit_ctx = r, .holder_of = holder_of, .holder_ctx = r };
 	choose_keys(r);
 	/* a report's samples repeat: counted again without resolving them again */
 	if (attribution__memo_init(&r->attr) < 0) {

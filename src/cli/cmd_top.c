@@ -149,9 +149,10 @@ static int check_off_cpu(struct top *t, bool sort_given, char *err, size_t errle
 		t->o.view.nr_keys = 2;
 	}
 	for (size_t k = 0; k < t->o.view.nr_keys; k++)
-		if (t->o.view.keys[k] == PROFILE_KEY_HOLDER)
-			return errorf(err, errlen, "prof top --off-cpu shows the holders in every row: leave holder "
-				      "out of --sort");
+		if (t->o.view.keys[k] == PROFILE_KEY_HOLDER || t->o.view.keys[k] == PROFILE_KEY_HOLDER_CGROUP ||
+		    t->o.view.keys[k] == PROFILE_KEY_HOLDER_CONTAINER)
+			return errorf(err, errlen, "prof top --off-cpu shows the holders (by user) in every row: leave "
+				      "%s out of --sort", keys__name(t->o.view.keys[k]));
 	if (t->ro.callchain)
 		return errorf(err, errlen, "prof top --off-cpu shows rows of --sort keys, not call chains: leave out "
 			      "-g, or prof record --off-cpu -g and then prof report -g");
@@ -245,6 +246,17 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 static bool task_uid(void *ctx, int32_t tid, uint32_t *ret)
 {
 	return session__uid(((const struct top *)ctx)->session, tid, ret);
+}
+
+/* An offcpu-runq sample's holder task, by the session's holder table: its user. */
+static bool task_holder(void *ctx, uint32_t holder, struct offcpu_holder_info *ret)
+{
+	const struct offcpu_holder_info *h = session__offcpu_holder(((const struct top *)ctx)->session, holder);
+
+	if (!h)
+		return false;
+	*ret = *h;
+	return true;
 }
 
 static int on_sample(struct top *t, const struct perf_event_header *ev)
@@ -625,6 +637,8 @@ static int top_start(struct top *t)
 	t->attr.callchain = t->ro.callchain;
 	t->attr.uid_of = task_uid;
 	t->attr.uid_ctx = t;
+	t->attr.holder_of = task_holder;
+	t->attr.holder_ctx = t;
 	err = session__new(&cfg, &t->session, &e);
 	if (err == 0)
 		err = session__start(t->session, &e);

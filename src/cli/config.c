@@ -38,6 +38,7 @@ void config__defaults(struct prof_config *c)
 {
 	*c = (struct prof_config){ .freq = 4000, .mmap_pages = 0 /* sized to the rate */,
 				   .user_max_frequency = CONFIG_USER_MAX_FREQUENCY, .keep_objects = true,
+				   .user_off_cpu_max_rate = CONFIG_USER_OFF_CPU_MAX_RATE,
 				   .keep_object_max = BUILD_ID_CACHE_OBJECT_MAX,
 				   .keep_recording_max = BUILD_ID_CACHE_RECORDING_MAX,
 				   .keep_cache_max = BUILD_ID_CACHE_MAX };
@@ -371,6 +372,13 @@ static int handler(void *user, const char *section, const char *name, const char
 			if (parse_uint(value, 1, 1000000, &u) < 0)
 				return bad(x, "bad user_max_frequency '%s' (samples per second, 1 to 1000000)", value);
 			c->user_max_frequency = u;
+			return 1;
+		}
+		if (!strcmp(name, "user_off_cpu_max_rate")) {
+			if (parse_uint(value, 1, 100000000, &u) < 0)
+				return bad(x, "bad user_off_cpu_max_rate '%s' (stack samples per CPU per second, "
+					   "1 to 100000000)", value);
+			c->user_off_cpu_max_rate = (uint32_t)u;
 			return 1;
 		}
 		return bad(x, "unknown key '%s' in [policy]", name);

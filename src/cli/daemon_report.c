@@ -358,6 +358,13 @@ int daemon_query__open(struct daemon_query *q, struct report_opts *o, char *path
 {
 	int fd, err;
 
+	for (size_t i = 0; i < o->view.nr_keys; i++)
+		if (o->view.keys[i] == PROFILE_KEY_HOLDER_CGROUP || o->view.keys[i] == PROFILE_KEY_HOLDER_CONTAINER) {
+			fprintf(stderr, "prof report: profd keeps the CPU holders by user only: --sort holder with "
+				"--daemon; a holder's cgroup or container is in root's and the admins' recordings "
+				"(prof record --off-cpu)\n");
+			return -EINVAL;
+		}
 	q->off_cpu = true;
 	err = daemon_query__ask(q, o, "prof report");
 

@@ -226,6 +226,7 @@ static int resolve_scope(struct preflight *p, struct record_opts *o)
 static int apply_policy(struct preflight *p, struct record_opts *o)
 {
 	uint64_t asked = o->freq;
+	uint32_t asked_rate = o->off_cpu_max_rate;
 	char err[1024];
 	int r;
 
@@ -242,6 +243,22 @@ static int apply_policy(struct preflight *p, struct record_opts *o)
 		fprintf(stderr, "prof: the configured frequency %" PRIu64 " Hz is above the %" PRIu64
 			" Hz allowed to users who are not admins ([policy] user_max_frequency); using %" PRIu64 " Hz.\n",
 			asked, p->cfg.user_max_frequency, o->freq);
+	/* (a rate equal to prof.conf's is taken as prof.conf's) */
+	r = policy__check_off_cpu_rate(&p->cfg, &p->verdict, p->privs.sys_admin,
+				       p->cfg.off_cpu_max_rate && asked_rate == p->cfg.off_cpu_max_rate, o, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "prof: refused by the access %s\n", err);
+		return EXIT_PROF_FAIL;
+	}
+	if (r > 0 && !o->quiet) {
+		char was[32] = "0 (every switch)";
+
+		if (asked_rate != RECORD_OFFCPU_UNBOUNDED)
+			snprintf(was, sizeof(was), "%u", asked_rate);
+		fprintf(stderr, "prof: the configured off_cpu_max_rate %s is above the %u stack samples per CPU per "
+			"second allowed to users who are not admins ([policy] user_off_cpu_max_rate); using %u.\n",
+			was, o->off_cpu_max_rate, o->off_cpu_max_rate);
+	}
 	if (!p->verdict.kernel) {
 		o->no_kernel = true;
 		for (size_t i = 0; i < o->nr_events; i++)

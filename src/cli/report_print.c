@@ -128,11 +128,11 @@ static void json_str(const char *s)
 
 /* "container_name" beside a container's id: its runtime's name, null when the file
  * has none (a host task, ids only, a recording without the rights to read it). */
-static void json_container_name(const struct report *r, const char *id)
+static void json_container_name(const struct report *r, const char *member, const char *id)
 {
 	const char *name = id && id[0] ? model__container_name(r->an.model, id) : NULL;
 
-	printf(",\"container_name\":");
+	printf(",\"%s\":", member);
 	if (name)
 		json_str(name);
 	else
@@ -175,13 +175,15 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 		printf(",\"%s\":", keys__json_name(key));
 		json_str(key == PROFILE_KEY_DSO ? (row->dso ? row->dso : "") : buf);
 		if (key == PROFILE_KEY_CONTAINER)
-			json_container_name(r, row->task.container);
+			json_container_name(r, "container_name", row->task.container);
+		if (key == PROFILE_KEY_HOLDER_CONTAINER)
+			json_container_name(r, "holder_container_name", row->task.holder_container);
 		/* a cgroup's row names its container too ("" for the host's) */
 		if (key == PROFILE_KEY_CGROUP && !container_key) {
 			c = model__container(r->an.model, row->task.cgroup);
 			printf(",\"container\":");
 			json_str(c ? c : RESOLVE_UNKNOWN);
-			json_container_name(r, c);
+			json_container_name(r, "container_name", c);
 		}
 	}
 }

@@ -26,6 +26,8 @@ static const struct {
 	[PROFILE_KEY_SYM] = { "sym", "sym", "Symbol", 0 },
 	[PROFILE_KEY_CONTAINER] = { "container", "container", "Container", 12 },
 	[PROFILE_KEY_HOLDER] = { "holder", "holder", "CPU holder", 14 },
+	[PROFILE_KEY_HOLDER_CGROUP] = { "holder_cgroup", "holder_cgroup", "Holder cgroup", 28 },
+	[PROFILE_KEY_HOLDER_CONTAINER] = { "holder_container", "holder_container", "Holder container", 14 },
 };
 
 int keys__parse(const char *arg, enum profile_key out[PROFILE_KEY__MAX], size_t *ret_nr, char *err, size_t errlen)
@@ -42,7 +44,7 @@ int keys__parse(const char *arg, enum profile_key out[PROFILE_KEY__MAX], size_t 
 				found = k;
 		if (found < 0)
 			return errorf(err, errlen, "unknown sort key '%.*s' (keys: uid, cgroup, container, pid, comm, "
-				      "dso, sym, holder)",
+				      "dso, sym, holder, holder_cgroup, holder_container)",
 				      (int)len, p);
 		for (size_t i = 0; i < nr; i++)
 			if ((int)out[i] == found)
@@ -137,6 +139,24 @@ void keys__raw_text(const struct profile_row *row, enum profile_key k, const str
 		user = t->holder >= OFFCPU_HOLDER_UID ? users__name(&users, t->holder - OFFCPU_HOLDER_UID) : NULL;
 		offcpu__holder_text(t->holder, user, buf, len);
 		break;
+	case PROFILE_KEY_HOLDER_CGROUP:
+		/* a task's cgroup; self, system, idle, other tenants as they are */
+		cg = t->holder_cgroup ? model__cgroup(m, t->holder_cgroup) : NULL;
+		if (cg)
+			snprintf(buf, len, "%s", cg);
+		else if (t->holder >= OFFCPU_HOLDER_UID || t->holder_cgroup)
+			snprintf(buf, len, "%s", RESOLVE_UNKNOWN);
+		else
+			offcpu__holder_text(t->holder, NULL, buf, len);
+		break;
+	case PROFILE_KEY_HOLDER_CONTAINER:
+		if (t->holder_container)
+			snprintf(buf, len, "%s", t->holder_container);
+		else if (t->holder >= OFFCPU_HOLDER_UID || t->holder_cgroup)
+			snprintf(buf, len, "%s", RESOLVE_UNKNOWN);
+		else
+			offcpu__holder_text(t->holder, NULL, buf, len);
+		break;
 	default:
 		snprintf(buf, len, "%s", "");
 	}
@@ -150,11 +170,14 @@ size_t keys__text(const struct profile_row *row, enum profile_key k, const struc
 	keys__raw_text(row, k, m, p, raw, sizeof(raw));
 	/* a terminal shows a container as docker ps does: the id's first 12 digits, "-"
 	 * for a host task; its runtime's name before it, escaped and cut to a column */
-	if (k == PROFILE_KEY_CONTAINER && row->task.container) {
-		const char *name = m ? model__container_name(m, row->task.container) : NULL;
+	const char *container = k == PROFILE_KEY_CONTAINER ? row->task.container
+				: k == PROFILE_KEY_HOLDER_CONTAINER ? row->task.holder_container : NULL;
+
+	if (container) {
+		const char *name = m ? model__container_name(m, container) : NULL;
 		char esc[4 * NAME_COLUMN + 1];
 
-		if (!row->task.container[0])
+		if (!container[0])
 			return escape__text(buf, len, "-");
 		raw[CONTAINER_PREFIX_MIN] = '\0';
 		if (!name)

@@ -564,7 +564,8 @@ struct engine_src {
 	const struct profile_entry *entries;
 	struct bid_table *bids;
 	struct users *users;
-	struct pprof_label labels[8];   /* uid, user, cgroup, container, container_name, comm, pid, holder */
+	struct pprof_label labels[11];  /* uid, user, cgroup, container, container_name, comm, pid, holder,
+					 * holder_cgroup, holder_container, holder_container_name */
 	char holder[64];                /* the holder label's text, for one sample */
 	char hex[2 * 20 + 1];
 };
@@ -659,6 +660,16 @@ static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)
 		offcpu__holder_text(en->task.holder, user, e->holder, sizeof(e->holder));
 		e->labels[nl++] = (struct pprof_label){ .key = "holder", .str = e->holder };
 	}
+	/* a holder task's cgroup and container (root's and the admins' files) */
+	cg = en->task.holder_cgroup && e->m->model ? model__cgroup(e->m->model, en->task.holder_cgroup) : NULL;
+	if (cg)
+		e->labels[nl++] = (struct pprof_label){ .key = "holder_cgroup", .str = cg };
+	if (en->task.holder_container)
+		e->labels[nl++] = (struct pprof_label){ .key = "holder_container", .str = en->task.holder_container };
+	name = en->task.holder_container && en->task.holder_container[0] && e->m->model ?
+		       model__container_name(e->m->model, en->task.holder_container) : NULL;
+	if (name)
+		e->labels[nl++] = (struct pprof_label){ .key = "holder_container_name", .str = name };
 	*ret = (struct pprof_sample){ .locs = ids, .nr = n, .samples = en->samples, .period = en->period,
 				      .event = e->event, .labels = e->labels, .nr_labels = nl };
 	return true;
@@ -701,7 +712,8 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
 size_t pprof__keys(enum profile_key keys[PROFILE_KEY__MAX])
 {
 	static const enum profile_key labelled[] = { PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_CONTAINER,
-						     PROFILE_KEY_COMM, PROFILE_KEY_PID, PROFILE_KEY_HOLDER };
+						     PROFILE_KEY_COMM, PROFILE_KEY_PID, PROFILE_KEY_HOLDER,
+						     PROFILE_KEY_HOLDER_CGROUP, PROFILE_KEY_HOLDER_CONTAINER };
 
 	memcpy(keys, labelled, sizeof(labelled));
 	return ARRAY_SIZE(labelled);

@@ -95,6 +95,18 @@ static bool decode_name(char *s)
 	return decode_word(s, PROF_SECTION_NAME_MAX);
 }
 
+/* "holder <n> <uid|-> <cgroup id> <cgroup, encoded|->" */
+static void build_holder(struct feat_buf *b, const struct prof_section_holder *h)
+{
+	char path[4096 * 3 + 1], uid[16] = "-";
+
+	if (!h->cgroup_path || !encode_name(h->cgroup_path, path, sizeof(path)) || strlen(path) > 4000)
+		strcpy(path, "-");
+	if (h->uid_known)
+		snprintf(uid, sizeof(uid), "%u", h->uid);
+	line(b, "holder %u %s %" PRIu64 " %s\n", h->n, uid, h->cgroup, path);
+}
+
 /* "pressure <cgroup, encoded> <wall ns> <field>=<value>...": the known fields only */
 static void build_pressure(struct feat_buf *b, const struct prof_section_pressure *p)
 {
@@ -181,6 +193,8 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 		line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
 	for (size_t i = 0; i < s->nr_pressure; i++)
 		build_pressure(b, &s->pressure[i]);
+	for (size_t i = 0; i < s->nr_holders; i++)
+		build_holder(b, &s->holders[i]);
 	for (size_t i = 0; i < s->nr_perf_maps; i++)
 		build_perf_map(b, &s->perf_maps[i]);
 	feat_buf__put(b, NULL, ALIGN_UP(b->len + 1, 8) - b->len);
@@ -189,7 +203,7 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 /* Arrays being filled, and their capacities. */
 struct parser {
 	struct prof_section *s;
-	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks, cap_names, cap_pressure, cap_jit;
+	size_t cap_uids, cap_cgroups, cap_pids, cap_tasks, cap_names, cap_pressure, cap_jit, cap_holders;
 };
 
 /* A whole number in [0, max], nothing else. */
@@ -218,6 +232,32 @@ static int parse_task(struct parser *p, char *args)
 		return -ENOMEM;
 	s->tasks[s->nr_tasks++] = (struct prof_section_task){ .pid = (int32_t)vp, .tid = (int32_t)vt,
 							       .uid = (uint32_t)vu, .uid_known = strcmp(uid, "-") != 0 };
+	return 0;
+}
+
+/* "holder <n> <uid|-> <cgroup id> <cgroup|->" */
+static int parse_holder(struct parser *p, char *args)
+{
+	char *save, *n = strtok_r(args, " ", &save), *uid = strtok_r(NULL, " ", &save);
+	char *id = strtok_r(NULL, " ", &save), *path = strtok_r(NULL, " ", &save);
+	struct prof_section_holder h = { 0 };
+	struct prof_section *s = p->s;
+	uint64_t vn, vu = 0;
+
+	if (!path || strtok_r(NULL, " ", &save) || !number(n, 0x7fffffff, &vn) ||
+	    (strcmp(uid, "-") && !number(uid, UINT32_MAX, &vu)) || !number(id, UINT64_MAX, &h.cgroup) ||
+	    (strcmp(path, "-") && !decode_word(path, 4096)))
+		return 0;
+	h.n = (uint32_t)vn;
+	h.uid = (uint32_t)vu;
+	h.uid_known = strcmp(uid, "-") != 0;
+	if (strcmp(path, "-") && !(h.cgroup_path = strdup(path)))
+		return -ENOMEM;
+	if (VEC_RESERVE(s->holders, p->cap_holders, s->nr_holders + 1) < 0) {
+		free(h.cgroup_path);
+		return -ENOMEM;
+	}
+	s->holders[s->nr_holders++] = h;
 	return 0;
 }
 
@@ -373,6 +413,8 @@ static int parse_line(struct parser *p, char *l)
 		return parse_name(p, l + 15);
 	if (!strncmp(l, "pressure ", 9))
 		return parse_pressure(p, l + 9);
+	if (!strncmp(l, "holder ", 7))
+		return parse_holder(p, l + 7);
 	if (!strncmp(l, "perf-map ", 9))
 		return parse_perf_map(p, l + 9);
 	if (!strncmp(l, "stat ", 5))
@@ -423,7 +465,21 @@ void prof_section__release(struct prof_section *s)
 	for (size_t i = 0; i < s->nr_jit; i++)
 		free(s->jit[i].name);
 	free(s->jit);
+	for (size_t i = 0; i < s->nr_holders; i++)
+		free(s->holders[i].cgroup_path);
+	free(s->holders);
 	*s = (struct prof_section){ 0 };
+}
+
+const struct prof_section_holder *prof_section__holder(const struct prof_section *s, uint32_t n)
+{
+	/* written in order: entry n is the nth */
+	if (n < s->nr_holders && s->holders[n].n == n)
+		return &s->holders[n];
+	for (size_t i = 0; i < s->nr_holders; i++)
+		if (s->holders[i].n == n)
+			return &s->holders[i];
+	return NULL;
 }
 
 void prof_section__describe_scope(const struct prof_section *s, char *buf, size_t len)

@@ -12,6 +12,7 @@
 #include "prof/base/util.h"
 #include "prof/record/offcpu.h"
 #include "prof/record/offcpu_events.h"
+#include "prof/record/offcpu_holders.h"
 
 #ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
 #define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (1 << 14)
@@ -59,12 +60,13 @@ struct thread {
 	uint32_t rec_len, rec_cap;
 };
 
-/* What kind of task a holder is (kept per tid until its EXIT or a reuse). */
+/* What kind of task a holder is (kept per tid until its EXIT, a reuse or its exec). */
 struct holder_kind {
 	int32_t tid;
 	bool kthread;
 	bool uid_known;
 	uint32_t uid;
+	uint32_t holder;                /* name_holders: its entry of the holder table (0: none) */
 };
 
 /* A task forked during the recording: runnable from then to its first switch-in. */
@@ -98,6 +100,7 @@ struct offcpu {
 	struct idmap *switch_ids;
 	struct hashtable threads;       /* struct thread by tid */
 	struct hashtable kinds;         /* struct holder_kind by tid */
+	struct offcpu_holders *holders; /* name_holders: the holder table */
 	struct hashtable born;          /* struct born by tid, until its first switch-in */
 	struct cpu *cpus[MAX_CPUS];     /* allocated when first used */
 	uint64_t first_time, last_time;
@@ -148,6 +151,8 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
 	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
 	o->st.max_period = 1;
+	if (cfg->name_holders && !cfg->holders_by_uid && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
+		goto err;
 	*ret = o;
 	return 0;
 err:
@@ -167,6 +172,7 @@ struct offcpu *offcpu__free(struct offcpu *o)
 		free(t->rec);
 	hashtable__release(&o->threads);
 	hashtable__release(&o->kinds);
+	offcpu_holders__free(o->holders);
 	hashtable__release(&o->born);
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		free(o->cpus[c]);
@@ -180,6 +186,16 @@ struct offcpu *offcpu__free(struct offcpu *o)
 const struct offcpu_stats *offcpu__stats(const struct offcpu *o)
 {
 	return &o->st;
+}
+
+const struct offcpu_holder_info *offcpu__holder(const struct offcpu *o, uint32_t h)
+{
+	return offcpu_holders__get(o->holders, h);
+}
+
+size_t offcpu__nr_holders(const struct offcpu *o)
+{
+	return offcpu_holders__nr(o->holders);
 }
 
 static struct thread *thread_find(struct offcpu *o, int32_t tid)
@@ -226,7 +242,8 @@ static struct cpu *cpu_get(struct offcpu *o, uint32_t c)
 
 /* ---- who held a CPU ----------------------------------------------------------- */
 
-/* Is tid a kernel thread, and its uid: read from /proc once per task. */
+/* Is tid a kernel thread, its uid, and for root's and the admins' recordings its entry
+ * of the holder table: read from /proc once per task (and again after its exec). */
 static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t tid)
 {
 	struct holder_kind *k = hashtable__find(&o->kinds, tid_hash(tid), &tid);
@@ -253,6 +270,8 @@ static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t 
 		nk.uid = sb.st_uid;
 		nk.uid_known = true;
 	}
+	if (o->holders && !nk.kthread)
+		nk.holder = offcpu_holders__of(o->holders, tid, nk.uid, nk.uid_known);
 	k = hashtable__insert(&o->kinds, tid_hash(tid), &tid, &created);
 	if (k)
 		*k = nk;
@@ -274,7 +293,10 @@ static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
 		return OFFCPU_HOLDER_SYSTEM;
 	if (!o->cfg.name_holders && !o->cfg.holders_by_uid)
 		return OFFCPU_HOLDER_OTHERS;
-	if (!k->uid_known || k->uid > UINT32_MAX - OFFCPU_HOLDER_UID)
+	if (k->holder)
+		return k->holder;
+	/* (named by uid in a file with a holder table: never a value of the table's) */
+	if (!k->uid_known || k->uid > (o->cfg.holders_by_uid ? UINT32_MAX : OFFCPU_HOLDER_TASK - 1) - OFFCPU_HOLDER_UID)
 		return OFFCPU_HOLDER_UNKNOWN;
 	return OFFCPU_HOLDER_UID + k->uid;
 }
@@ -422,6 +444,11 @@ static int emit_stackless(struct offcpu *o, const struct thread *t, uint64_t id,
 	uint64_t st = o->cfg.layout->sample_type, *u;
 	struct perf_event_header *ev;
 	size_t n = 0, cap = sizeof(*ev) + 32 * 8;
+	uint64_t cgroup = t->cgroup;
+
+	/* a thread never sampled at a switch: its cgroup as the scope's tracker knows it */
+	if (!cgroup && (st & PERF_SAMPLE_CGROUP) && o->cfg.cgroup_of && !o->cfg.cgroup_of(o->cfg.ctx, t->tid, &cgroup))
+		cgroup = 0;
 
 	if (o->buf_cap < cap) {
 		uint8_t *nb = realloc(o->buf, cap);
@@ -466,7 +493,7 @@ static int emit_stackless(struct offcpu *o, const struct thread *t, uint64_t id,
 	if (st & PERF_SAMPLE_PHYS_ADDR)
 		u[n++] = 0;
 	if (st & PERF_SAMPLE_CGROUP)
-		u[n++] = t->cgroup;
+		u[n++] = cgroup;
 	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
 		u[n++] = 0;
 	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
@@ -939,6 +966,16 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 				thread_forget(o, tid);  /* a new task with an old tid */
 		}
 		return 0;
+	case PERF_RECORD_COMM:
+		/* an exec (a setuid program's among them): its uid and cgroup as a holder
+		 * are read again the next time it holds a CPU */
+		if ((ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*ev) + 8) {
+			const struct perf_record_comm *c = (const void *)ev;
+			int32_t tid = (int32_t)c->tid;
+
+			hashtable__remove(&o->kinds, tid_hash(tid), &tid);
+		}
+		return rename_id(o, pev);
 	case PERF_RECORD_LOST:
 		/* (LOST_SAMPLES loses samples, not switches: an interval without its
 		 * stack is counted as such) */

@@ -356,6 +356,13 @@ static bool offcpu_uid(void *ctx, int32_t tid, uint32_t *ret)
 	return tracker__uid(p->tracker, tid, ret);
 }
 
+static bool offcpu_cgroup(void *ctx, int32_t tid, uint64_t *ret)
+{
+	struct pipeline *p = ctx;
+
+	return tracker__cgroup(p->tracker, tid, ret);
+}
+
 /* An interval's sample: judged, described and written as the kernel's.  1 when
  * written. */
 static int offcpu_emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
@@ -371,8 +378,9 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct offcpu_config oc = {
 		.layout = cfg->layout, .switch_ids = cfg->switch_ids, .nr_switch_ids = cfg->nr_switch_ids,
-		.proc_fd = cfg->proc_fd, .name_holders = cfg->verdict->admin, .user_only = !cfg->verdict->kernel,
-		.in_scope = offcpu_in_scope, .uid_of = offcpu_uid, .emit = offcpu_emit, .ctx = p,
+		.proc_fd = cfg->proc_fd, .cgroup_fd = cfg->cgroup_fd, .name_holders = cfg->verdict->admin,
+		.user_only = !cfg->verdict->kernel, .in_scope = offcpu_in_scope, .uid_of = offcpu_uid,
+		.cgroup_of = offcpu_cgroup, .emit = offcpu_emit, .ctx = p,
 		.holders_by_uid = cfg->offcpu_by_uid, .min_period = cfg->offcpu_min_period,
 		.max_rate = cfg->offcpu_max_rate, .stacks_scoped = cfg->offcpu_scoped,
 		.set_period = cfg->offcpu_period, .period_ctx = cfg->offcpu_period_ctx,
@@ -543,6 +551,11 @@ void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, voi
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p)
 {
 	return p->offcpu ? offcpu__stats(p->offcpu) : NULL;
+}
+
+const struct offcpu *pipeline__offcpu(const struct pipeline *p)
+{
+	return p->offcpu;
 }
 
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret)

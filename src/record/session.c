@@ -358,6 +358,20 @@ bool session__uid(const struct session *s, int32_t tid, uint32_t *ret)
 	return pipeline__uid(s->pipeline, tid, ret);
 }
 
+const struct offcpu_holder_info *session__offcpu_holder(const struct session *s, uint32_t h)
+{
+	const struct offcpu *o = pipeline__offcpu(s->pipeline);
+
+	return o ? offcpu__holder(o, h) : NULL;
+}
+
+size_t session__nr_offcpu_holders(const struct session *s)
+{
+	const struct offcpu *o = pipeline__offcpu(s->pipeline);
+
+	return o ? offcpu__nr_holders(o) : 0;
+}
+
 const struct ledger *session__ledger(const struct session *s)
 {
 	return pipeline__ledger(s->pipeline);

@@ -10,6 +10,7 @@
 #include "prof/scope/policy.h"
 #include "prof/sys/procfs.h"
 #include "prof/base/util.h"
+#include "prof/record/offcpu.h"
 
 static bool in_group(const char *name)
 {
@@ -149,4 +150,38 @@ int policy__check_rate(const struct prof_config *c, const struct policy_verdict 
 	}
 	o->freq = cap;
 	return 1;
+}
+
+int policy__check_off_cpu_rate(const struct prof_config *c, const struct policy_verdict *v, bool sys_admin,
+			       bool configured, struct record_opts *o, char *err, size_t errlen)
+{
+	uint32_t cap = c->user_off_cpu_max_rate ? c->user_off_cpu_max_rate : CONFIG_USER_OFF_CPU_MAX_RATE;
+	uint32_t asked = o->off_cpu_max_rate;
+
+	if (!o->off_cpu || v->admin || sys_admin)
+		return 0;
+	if (!asked) {
+		/* the built-in default, under a lower limit: the limit, nothing to say */
+		if (OFFCPU_DEFAULT_MAX_RATE > cap)
+			o->off_cpu_max_rate = cap;
+		return 0;
+	}
+	if (asked != RECORD_OFFCPU_UNBOUNDED && asked <= cap)
+		return 0;
+	if (configured) {
+		o->off_cpu_max_rate = cap;
+		return 1;
+	}
+	if (asked == RECORD_OFFCPU_UNBOUNDED)
+		snprintf(err, errlen, "policy: --off-cpu-max-rate 0 (a stack sample at every context switch of "
+			 "the CPUs, any tenant's) is for admins; users who are not admins get at most %u stack "
+			 "samples per CPU per second (--off-cpu-max-rate %u or less): root sets it in prof.conf's "
+			 "[policy] user_off_cpu_max_rate; root, CAP_SYS_ADMIN and members of the admin group are "
+			 "not limited", cap, cap);
+	else
+		snprintf(err, errlen, "policy: --off-cpu-max-rate %u is above the %u stack samples per CPU per "
+			 "second allowed to users who are not admins (ask for %u or less): root sets it in "
+			 "prof.conf's [policy] user_off_cpu_max_rate; root, CAP_SYS_ADMIN and members of the admin "
+			 "group are not limited", asked, cap, cap);
+	return -EPERM;
 }

@@ -744,6 +744,16 @@ bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret)
 	return true;
 }
 
+bool tracker__cgroup(struct tracker *t, int32_t tid, uint64_t *ret)
+{
+	struct task *task = task_table__find(t->tasks, tid);
+
+	if (!task || !(task->flags & TASK_CGROUP_KNOWN) || !task->cgroup)
+		return false;
+	*ret = task->cgroup;
+	return true;
+}
+
 int tracker__in_scope(struct tracker *t, int32_t pid, int32_t tid, uint64_t cgroup)
 {
 	const struct task *task;

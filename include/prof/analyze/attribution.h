@@ -14,6 +14,8 @@
 #include "prof/analyze/resolver.h"
 #include "prof/perfdata/sample.h"
 
+struct offcpu_holder_info;
+
 /* Frames of one sample: its ip and a call chain of up to 512 entries (the reader's
  * limit), each expanded to its inline chain, cut by the engine at 512. */
 #define ATTRIBUTION_MAX_FRAMES 513
@@ -36,6 +38,10 @@ struct attribution {
 	/* the uid tid runs as: NULL asks the model (prof's section of a file) */
 	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
 	void *uid_ctx;
+	/* an offcpu-runq sample's holder of the recording's holder table (OFFCPU_HOLDER_TASK
+	 * + n, offcpu.h): its uid and cgroup; false or NULL: the holder as it is */
+	bool (*holder_of)(void *ctx, uint32_t holder, struct offcpu_holder_info *ret);
+	void *holder_ctx;
 	/* false leaves the sample out (prof report's filters); NULL admits all */
 	bool (*admit)(void *ctx, const struct profile_task *t);
 	void *admit_ctx;

@@ -76,6 +76,9 @@ const struct model_dso *model__dso(const struct model *m, uint32_t idx);
 const char *model__comm(const struct model *m, int32_t tid);
 /* uid of tid (model__set_uid); false when unknown. */
 bool model__uid(const struct model *m, int32_t tid, uint32_t *ret);
+/* Cgroup id is at path (a record's that is not in the stream: prof's section names
+ * the cgroups of --off-cpu's CPU holders).  0 or -ENOMEM. */
+int model__add_cgroup(struct model *m, uint64_t id, const char *path);
 /* Path of cgroup id, or NULL. */
 const char *model__cgroup(const struct model *m, uint64_t id);
 /* The container cgroup id is in (containers__of_path() of its path), interned (one

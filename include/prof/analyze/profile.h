@@ -31,7 +31,7 @@
 /* The facts a row can group by (the --sort keys of report and top). */
 enum profile_key {
 	PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_PID, PROFILE_KEY_COMM, PROFILE_KEY_DSO, PROFILE_KEY_SYM,
-	PROFILE_KEY_CONTAINER, PROFILE_KEY_HOLDER,
+	PROFILE_KEY_CONTAINER, PROFILE_KEY_HOLDER, PROFILE_KEY_HOLDER_CGROUP, PROFILE_KEY_HOLDER_CONTAINER,
 	PROFILE_KEY__MAX
 };
 
@@ -42,7 +42,10 @@ struct profile_task {
 	const char *container;          /* interned: its id, "" for a host task, NULL unknown */
 	int32_t pid;
 	const char *comm;               /* interned */
-	uint32_t holder;                /* an offcpu-runq sample's CPU holder (enum offcpu_holder), 0 */
+	uint32_t holder;                /* an offcpu-runq sample's CPU holder (enum offcpu_holder), 0;
+					 * a task's is by uid (OFFCPU_HOLDER_UID + uid) */
+	uint64_t holder_cgroup;         /* ... a task's cgroup2 id, 0 when not known */
+	const char *holder_container;   /* ... its container as container is, NULL unknown */
 };
 
 struct profile_frame {

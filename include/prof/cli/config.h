@@ -17,6 +17,8 @@
 
 #define CONFIG_MAX_LINE 200     /* inih's line buffer: longer lines are errors */
 #define CONFIG_USER_MAX_FREQUENCY 10000 /* default [policy] user_max_frequency */
+/* default [policy] user_off_cpu_max_rate: --off-cpu-max-rate's own default */
+#define CONFIG_USER_OFF_CPU_MAX_RATE 10000
 
 struct prof_config {
 	/* [record] */
@@ -39,6 +41,7 @@ struct prof_config {
 	char admin_group[64];           /* members may record any scope; "" = root only */
 	bool user_kernel;               /* ordinary users get kernel samples and addresses */
 	uint64_t user_max_frequency;    /* highest sampling rate (Hz per CPU) for ordinary users */
+	uint32_t user_off_cpu_max_rate; /* highest --off-cpu-max-rate for ordinary users */
 	/* [daemon]: profd, and where prof's --daemon clients find it (the system file only) */
 	struct prof_daemon_config {
 		char event[64];

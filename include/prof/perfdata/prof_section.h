@@ -38,6 +38,14 @@
  *                                   start's, fields as pressure.h names them, those
  *                                   not known left out; the path encoded as a name)
  *
+ *   holder <n> <uid|-> <cgroup id> <cgroup|->
+ *                                  (--off-cpu, root's and the admins' recordings only:
+ *                                   an offcpu-runq sample whose holder (its cpu_res) is
+ *                                   OFFCPU_HOLDER_TASK + n waited behind a task of that
+ *                                   uid in that cgroup (its path encoded as a name; 0
+ *                                   and "-": not known).  Files without these lines
+ *                                   name a holder by OFFCPU_HOLDER_UID + uid)
+ *
  *   perf-map <pid> <from> <until|-> <start> <size> <name>
  *                                  (one line of the perf map, /tmp/perf-PID.map, of a
  *                                   process in a container or chroot, copied while
@@ -90,6 +98,15 @@ struct prof_section_pressure {
 	struct pressure d;              /* the differences; have: the fields known */
 };
 
+/* An entry of --off-cpu's holder table (offcpu.h): who held a CPU. */
+struct prof_section_holder {
+	uint32_t n;                     /* the holder is OFFCPU_HOLDER_TASK + n */
+	uint32_t uid;
+	bool uid_known;
+	uint64_t cgroup;                /* 0: not known */
+	char *cgroup_path;              /* NULL: not known (built: borrowed) */
+};
+
 /* A copied perf map, to build (borrowed): its text as read. */
 struct prof_section_perf_map {
 	int32_t pid;
@@ -126,6 +143,8 @@ struct prof_section {
 	size_t nr_names;
 	struct prof_section_pressure *pressure; /* none in older files (built: borrowed) */
 	size_t nr_pressure;
+	struct prof_section_holder *holders;    /* --off-cpu's holder table (built: borrowed) */
+	size_t nr_holders;
 	const struct prof_section_perf_map *perf_maps;  /* built only (borrowed) */
 	size_t nr_perf_maps;
 	struct prof_section_jit *jit;   /* parsed only */
@@ -143,6 +162,9 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s);
  * 0, or -ENOMEM with *ret empty.
  */
 int prof_section__parse(const char *text, size_t len, struct prof_section *ret);
+
+/* The holder table's entry n (OFFCPU_HOLDER_TASK + n), NULL when the file has none. */
+const struct prof_section_holder *prof_section__holder(const struct prof_section *s, uint32_t n);
 
 /* Free what prof_section__parse() allocated; s is empty again. */
 void prof_section__release(struct prof_section *s);

@@ -23,7 +23,12 @@
  * meanwhile (the CPU it switched in on), one sample per holder, the holder in the u32
  * after the sample's CPU (struct sample's cpu_res), which the kernel leaves 0 and perf
  * ignores: OFFCPU_HOLDER_*.  A tenant's recording names no other tenant there (only
- * "other tenants"); root's and the admin group's name their uid.
+ * "other tenants"); root's and the admin group's name each other tenant's task by
+ * OFFCPU_HOLDER_TASK + an index into the recording's holder table (offcpu__holder: its
+ * uid and cgroup, one entry per distinct pair, in prof's section), so a report shows
+ * the holder by user, cgroup or container.  Files written before the table named a
+ * holder by OFFCPU_HOLDER_UID + uid, as profd still does (holders_by_uid): a value
+ * without an entry in its file's table is read that way.
  *
  * With the sched tracepoints (struct offcpu_wakeups: tracefs readable, as root),
  * also fed their samples: sched_wakeup ends a sleep's offcpu-blocked part and starts
@@ -52,6 +57,19 @@ enum offcpu_holder {
 	OFFCPU_HOLDER_OTHERS = 4,       /* other tenants (a tenant's own recording) */
 	OFFCPU_HOLDER_UNKNOWN = 5,      /* not known: a gap in the records, a task gone */
 	OFFCPU_HOLDER_UID = 16,         /* + uid: a task of that (real) uid */
+	OFFCPU_HOLDER_TASK = 0x80000000u,       /* + index: a task of the holder table */
+};
+
+/* An entry of the holder table: who a holder task was.  Tables are small (one entry per
+ * distinct uid and cgroup of the tasks that held a waited-on CPU); past this many, a
+ * holder is named by OFFCPU_HOLDER_UID + uid. */
+#define OFFCPU_MAX_HOLDERS 65536u
+
+struct offcpu_holder_info {
+	uint32_t uid;
+	bool uid_known;
+	uint64_t cgroup;                /* cgroup2 id, 0 when not known */
+	const char *cgroup_path;        /* under the cgroup2 root; NULL when not known */
 };
 
 /* The holder's text: "self", "system", "idle", "other tenants", "[unknown]", or for a
@@ -70,10 +88,20 @@ static inline void offcpu__holder_text(uint32_t h, const char *name, char *buf, 
 		snprintf(buf, len, "[unknown]");
 }
 
+/* A holder's kind, for rows by its cgroup or container and not its user: a task's
+ * (task: its cgroup or container is known, the holder may then be "[unknown]" by uid)
+ * is OFFCPU_HOLDER_UID whatever its uid; self, system, idle, ... as they are. */
+static inline uint32_t offcpu__holder_kind(uint32_t h, bool task)
+{
+	return h >= OFFCPU_HOLDER_UID || (task && h) ? OFFCPU_HOLDER_UID : h;
+}
+
 /* Is the task in the scope: 1, 0, -1 (not known yet).  cgroup 0: the task's own. */
 typedef int (*offcpu_scope_fn)(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup);
 /* The real uid of tid, false when not known. */
 typedef bool (*offcpu_uid_fn)(void *ctx, int32_t tid, uint32_t *ret);
+/* The cgroup2 id of tid as the scope's tracker knows it, false when not known. */
+typedef bool (*offcpu_cgroup_fn)(void *ctx, int32_t tid, uint64_t *ret);
 /* An interval's sample, to be judged as the kernel's at time: 1 written, 0 not (outside
  * the scope), or -errno. */
 typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *ev, uint64_t time);
@@ -104,12 +132,16 @@ struct offcpu_config {
 	const uint64_t *switch_ids;             /* the context-switch event's sample ids */
 	size_t nr_switch_ids;
 	int proc_fd;                            /* /proc (borrowed): is a holder a kernel thread */
-	bool name_holders;                      /* root, admin: other tenants by uid */
+	int cgroup_fd;                          /* the cgroup2 root (borrowed; -1: none): holders'
+						 * cgroup ids, with name_holders */
+	bool name_holders;                      /* root, admin: other tenants by the holder table */
 	bool user_only;                         /* no kernel addresses: the ip is the user leaf */
 	offcpu_scope_fn in_scope;
 	offcpu_uid_fn uid_of;
+	offcpu_cgroup_fn cgroup_of;             /* NULL: none (intervals without a stack sample of
+						 * their thread then carry cgroup 0) */
 	offcpu_emit_fn emit;
-	void *ctx;                              /* of the three */
+	void *ctx;                              /* of the four */
 	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
 	 * whole host would make every holder self; each tenant's answer tells self apart */
 	bool holders_by_uid;
@@ -193,6 +225,13 @@ bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_even
 int offcpu__finish(struct offcpu *o);
 
 const struct offcpu_stats *offcpu__stats(const struct offcpu *o);
+
+/* The holder table's entry of holder h (OFFCPU_HOLDER_TASK + index), NULL when h is
+ * none of it.  Valid while o lives.  Empty unless name_holders (and not
+ * holders_by_uid): a tenant's recording has none. */
+const struct offcpu_holder_info *offcpu__holder(const struct offcpu *o, uint32_t h);
+/* Entries in the table: holder OFFCPU_HOLDER_TASK + 0 to + (this - 1). */
+size_t offcpu__nr_holders(const struct offcpu *o);
 
 /* A part of an interval still open: its thread's switch-out stack sample as the kernel
  * wrote it (the context-switch event's: not rewritten), whether it was runnable, from

@@ -141,6 +141,8 @@ void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, voi
 /* NULL without --off-cpu. */
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p);
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);
+/* --off-cpu's intervals (its holder table), NULL without. */
+const struct offcpu *pipeline__offcpu(const struct pipeline *p);
 const struct ledger *pipeline__ledger(const struct pipeline *p);
 
 #endif

@@ -154,6 +154,12 @@ void session__stats(const struct session *s, struct session_stats *ret);
 /* The real uid of tid as tracked now; false when not known. */
 bool session__uid(const struct session *s, int32_t tid, uint32_t *ret);
 
+/* The holder table's entry of an offcpu-runq sample's holder h (offcpu__holder), NULL
+ * when h is none of it (or without --off-cpu).  Valid while the session lives. */
+const struct offcpu_holder_info *session__offcpu_holder(const struct session *s, uint32_t h);
+/* Entries of the holder table (OFFCPU_HOLDER_TASK + 0 ... + this - 1). */
+size_t session__nr_offcpu_holders(const struct session *s);
+
 /* What the file describes (its tasks and cgroups), for prof's section. */
 const struct ledger *session__ledger(const struct session *s);
 

@@ -42,4 +42,16 @@ int policy__check(const struct prof_config *c, const struct record_opts *o, int 
 int policy__check_rate(const struct prof_config *c, const struct policy_verdict *v, bool sys_admin,
 		       struct record_opts *o, char *err, size_t errlen);
 
+/*
+ * The same for --off-cpu's stack samples (every context switch of the CPU is one,
+ * whoever switches, unless the kernel filters the scope's cgroup): someone who is not
+ * an admin gets at most c->user_off_cpu_max_rate per CPU per second before 1 in N.
+ * --off-cpu-max-rate above it, or 0 (a stack at every switch), is refused; the same
+ * from the configuration (configured: o's rate is prof.conf's) and the built-in
+ * default are lowered to it.  0, 1 when a configured rate was lowered, or -EPERM with
+ * a message in err.
+ */
+int policy__check_off_cpu_rate(const struct prof_config *c, const struct policy_verdict *v, bool sys_admin,
+			       bool configured, struct record_opts *o, char *err, size_t errlen);
+
 #endif

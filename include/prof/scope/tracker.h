@@ -119,4 +119,8 @@ int tracker__in_scope(struct tracker *t, int32_t pid, int32_t tid, uint64_t cgro
 /* The real uid of tid as tracked now; false when not known. */
 bool tracker__uid(struct tracker *t, int32_t tid, uint32_t *ret);
 
+/* The cgroup2 id of tid as tracked now (its last written sample's, /proc's, its
+ * parent's); false when not known. */
+bool tracker__cgroup(struct tracker *t, int32_t tid, uint64_t *ret);
+
 #endif

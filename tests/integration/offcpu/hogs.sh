@@ -2,10 +2,11 @@
 # --off-cpu on CPU contention by construction, with real users: a tenant's CPU hog
 # pinned (taskset) to one CPU beside two hogs of another user waits ~2/3 of its
 # lifetime (offcpu-runq, within 5 points; the kernel's run-queue wait within 5 %), and
-# root's recording names the other user as who held the CPU (>= 95 %).  The tenant's
-# own recording (prof with the file capabilities, run by her) says "other tenants",
-# and nothing of the other user (name, comm, pid) is anywhere in her file.  Three
-# hogs of the tenant's own on one CPU: the holder is "self".
+# root's recording names the other user as who held the CPU (>= 95 %), and by the
+# cgroup the test puts the other user's hogs in (--sort holder_cgroup, >= 95 %).  The
+# tenant's own recording (prof with the file capabilities, run by her) says "other
+# tenants", and nothing of the other user (name, comm, pid, cgroup, a holder table) is
+# anywhere in her file.  Three hogs of the tenant's own on one CPU: the holder is "self".
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
@@ -27,13 +28,24 @@ mkdir "$TMP/bin" "$TMP/u" && chown "$A" "$TMP/u" && chmod 755 "$TMP/bin" || fail
 cp "$PROF" "$TMP/bin/prof" && chmod 755 "$TMP/bin/prof" || fail copy
 setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep "$TMP/bin/prof" 2>/dev/null || skip "file capabilities not supported here"
 
+# The neighbour's cgroup (cgroup2; none on a host without one: not checked then).
+NCG=
+cg2=$(cgroup2_root)
+if [ -n "$cg2" ] && [ -w "$cg2/cgroup.procs" ]; then
+	NCG=$cg2/prof-it-ocb-nbr
+	make_cgroup_tree "$NCG"
+fi
+
 # Sum of the periods of event $2 in perf script -F period,event listing $1.
 sum_event() { awk -v e="$2:" '$2 == e { s += $1 } END { printf "%.0f\n", s }' "$1"; }
 
 # The neighbour: two hogs on the CPU, for longer than each recording.
 neighbours() {
-	runuser -u "$B" -- taskset -c "$CPU" "$TMP/pub/n/nbr-hog" hog 6 >/dev/null &
-	runuser -u "$B" -- taskset -c "$CPU" "$TMP/pub/n/nbr-hog" hog 6 >/dev/null &
+	local i
+	for i in 1 2; do
+		sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' sh "$NCG" \
+			runuser -u "$B" -- taskset -c "$CPU" "$TMP/pub/n/nbr-hog" hog 6 >/dev/null &
+	done
 	sleep 0.3
 	pgrep -u "$B" -x nbr-hog >"$TMP/bpids" || fail "the neighbour's hogs did not start"
 }
@@ -89,13 +101,34 @@ else
 fi
 "$PROF" report -i "$TMP/root.data" --event offcpu-runq --sort comm,holder >"$TMP/rep" 2>&1 && grep -q "$B" "$TMP/rep" ||
 	fail "root: --sort comm,holder: $(cat "$TMP/rep")"
+if [ -n "$NCG" ]; then
+	# the same wait by the holder's cgroup: the one the neighbour's hogs run in
+	ncg=${NCG#"$cg2"}
+	"$PROF" report -i "$TMP/root.data" --event offcpu-runq --sort holder_cgroup,holder_container -F json \
+		>"$TMP/rootcg.json" 2>"$TMP/err" || fail "root: --sort holder_cgroup: $(cat "$TMP/err")"
+	read -r cshare < <(python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+tot = sum(r["period"] for r in rows)
+c = sum(r["period"] for r in rows if r["holder_cgroup"] == sys.argv[2] and r["holder_container"] == "")
+print("%.1f" % (100.0 * c / tot))
+' "$TMP/rootcg.json" "$ncg") || fail "root: holder_cgroup JSON: $(cat "$TMP/rootcg.json")"
+	# as the user's share: all of it on a quiet host, the same share on a busy one
+	awk -v c="$cshare" -v s="$share" -v q=$quiet 'BEGIN { exit !(q ? c >= 95 : c >= s - 1) }' ||
+		fail "root: the holder cgroup $ncg held the CPU for $cshare % of the wait (user $B: $share %): $(cat "$TMP/rootcg.json")"
+	pass "root: the holder cgroup is $ncg (a host task: no container) for $cshare % of the wait"
+fi
 
 GO=$(command -v go || true)
 if [ -n "$GO" ] && "$GO" tool pprof -h >/dev/null 2>&1; then
 	"$PROF" report -i "$TMP/root.data" -F pprof -o "$TMP/root.pb.gz" 2>"$TMP/err" || fail "root: -F pprof: $(cat "$TMP/err")"
 	"$GO" tool pprof -raw "$TMP/root.pb.gz" >"$TMP/raw" 2>"$TMP/err" || fail "go tool pprof: $(cat "$TMP/err")"
 	grep -q "holder:\[$B\]" "$TMP/raw" || fail "root: no holder label $B in the pprof: $(head -c 2000 "$TMP/raw")"
-	pass "root: go tool pprof reads the holder label ($B)"
+	if [ -n "$NCG" ]; then
+		grep -q "holder_cgroup:\[${NCG#"$cg2"}\]" "$TMP/raw" ||
+			fail "root: no holder_cgroup label in the pprof: $(head -c 2000 "$TMP/raw")"
+	fi
+	pass "root: go tool pprof reads the holder labels ($B, its cgroup)"
 else
 	note "go tool pprof is not installed: the holder label not read back"
 fi
@@ -119,9 +152,21 @@ print("%.1f" % (100.0 * sum(r["period"] for r in rows if r["holder"] == "other t
 ' "$TMP/u.json") || fail "tenant: $(cat "$TMP/u.json")"
 awk -v s="$share" 'BEGIN { exit !(s >= 95) }' || fail "tenant: other tenants held the CPU $share %, not >= 95: $(cat "$TMP/u.json")"
 pass "tenant: the holder is 'other tenants' for $share % of the wait"
-for s in "$B" nbr-hog; do
+for s in "$B" nbr-hog prof-it-ocb-nbr; do
 	grep -aq -- "$s" "$f" && fail "tenant: the file holds '$s'"
 done
+# no holder table (who held the CPU by uid and cgroup): root's and the admins' only
+grep -aqE '^holder [0-9]+ ' "$f" && fail "tenant: her file has a holder table"
+runuser -u "$A" -- "$TMP/bin/prof" report -i "$f" --event offcpu-runq --sort holder_cgroup,holder_container -F json \
+	>"$TMP/ucg.json" 2>"$TMP/err" || fail "tenant: --sort holder_cgroup: $(cat "$TMP/err")"
+python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+generic = ("self", "other tenants", "system", "idle", "[unknown]")
+bad = [r for r in rows if r["holder_cgroup"] not in generic or r["holder_container"] not in generic]
+if bad: sys.exit("holders named: %s" % bad)
+' "$TMP/ucg.json" || fail "tenant: her holders by cgroup: $(cat "$TMP/ucg.json")"
+pass "tenant: no holder table in her file; her holders by cgroup and container are generic"
 perf_clean "$TMP/uscript" script -f -i "$f" -F comm,pid,tid,event
 runuser -u "$A" -- "$TMP/bin/prof" report -i "$f" --sort uid,comm,pid,holder -F json >"$TMP/all.json" 2>"$TMP/err" ||
 	fail "tenant: report: $(cat "$TMP/err")"

@@ -6,6 +6,7 @@
 
 #include "prof/analyze/model.h"
 #include "prof/output/keys.h"
+#include "prof/record/offcpu.h"
 
 #define ID "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
 
@@ -63,5 +64,47 @@ Test(keys, container_name_text)
 	cr_assert_eq(model__name_container(m, ID, "evil\033]0;x\007"), 0);
 	text_in(m, ID, "evil\\x1b]0;x\\x07 (0f1e2d3c4b5a)", ID);
 	text_in(m, "", "-", "");
+	model__free(m);
+}
+
+static void holder_text(const struct model *m, enum profile_key k, uint32_t holder, uint64_t cgroup,
+			const char *container, const char *want)
+{
+	struct profile_row row = { .task = { .holder = holder, .holder_cgroup = cgroup, .holder_container = container },
+				   .stack = UINT32_MAX };
+	char buf[256];
+
+	keys__text(&row, k, m, NULL, buf, sizeof(buf));
+	cr_assert_str_eq(buf, want, "%s: %s, not %s", keys__name(k), buf, want);
+}
+
+/* A CPU holder by its cgroup or container: a task's as the file names them, "[unknown]"
+ * where it does not; self, system, idle, other tenants as they are. */
+Test(keys, holder_cgroup_and_container)
+{
+	enum profile_key k[PROFILE_KEY__MAX];
+	struct model *m = model__new();
+	size_t nr;
+	char err[256];
+
+	cr_assert_eq(keys__parse("comm,holder_cgroup,holder_container", k, &nr, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(nr, 3);
+	cr_assert_eq(k[1], PROFILE_KEY_HOLDER_CGROUP);
+	cr_assert_eq(k[2], PROFILE_KEY_HOLDER_CONTAINER);
+	cr_assert_str_eq(keys__json_name(PROFILE_KEY_HOLDER_CGROUP), "holder_cgroup");
+	cr_assert_not_null(m);
+	cr_assert_eq(model__add_cgroup(m, 77, "/system.slice/docker-" ID ".scope"), 0);
+	cr_assert_eq(model__name_container(m, ID, "web"), 0);
+	cr_assert_str_eq(model__container(m, 77), ID, "a holder's cgroup names its container");
+	holder_text(m, PROFILE_KEY_HOLDER_CGROUP, OFFCPU_HOLDER_UID, 77, NULL, "/system.slice/docker-" ID ".scope");
+	holder_text(m, PROFILE_KEY_HOLDER_CGROUP, OFFCPU_HOLDER_UID, 78, NULL, "[unknown]");
+	holder_text(m, PROFILE_KEY_HOLDER_CGROUP, OFFCPU_HOLDER_UID + 1001, 0, NULL, "[unknown]");
+	holder_text(m, PROFILE_KEY_HOLDER_CGROUP, OFFCPU_HOLDER_SYSTEM, 0, NULL, "system");
+	holder_text(m, PROFILE_KEY_HOLDER_CGROUP, OFFCPU_HOLDER_OTHERS, 0, NULL, "other tenants");
+	holder_text(m, PROFILE_KEY_HOLDER_CONTAINER, OFFCPU_HOLDER_UID, 77, model__container(m, 77), "web (0f1e2d3c4b5a)");
+	holder_text(m, PROFILE_KEY_HOLDER_CONTAINER, OFFCPU_HOLDER_UID, 5, "", "-");
+	holder_text(m, PROFILE_KEY_HOLDER_CONTAINER, OFFCPU_HOLDER_UID, 0, NULL, "[unknown]");
+	holder_text(m, PROFILE_KEY_HOLDER_CONTAINER, OFFCPU_HOLDER_IDLE, 0, NULL, "idle");
+	holder_text(m, PROFILE_KEY_HOLDER_CONTAINER, OFFCPU_HOLDER_SELF, 0, NULL, "self");
 	model__free(m);
 }

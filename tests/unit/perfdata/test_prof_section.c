@@ -294,3 +294,43 @@ Test(prof_section, perf_maps_parse_back)
 	feat_buf__release(&b);
 	free(huge);
 }
+
+/* --off-cpu's holder table: each entry back by its number, a path with any byte, an
+ * unknown uid and cgroup; a file without the lines (older, a tenant's) has none; a
+ * bad line is skipped. */
+Test(prof_section, holders_parse_back)
+{
+	struct prof_section_holder h[2] = {
+		{ .n = 0, .uid = 1001, .uid_known = true, .cgroup = 77, .cgroup_path = (char *)"/b c/%x" },
+		{ .n = 1 },
+	};
+	struct prof_section in = { .holders = h, .nr_holders = 2 }, out;
+	struct feat_buf b = built(&in);
+	const char *want = "holder 0 1001 77 /b%20c/%25x\nholder 1 - 0 -\n";
+
+	cr_assert_not_null(memmem(b.data, b.len, want, strlen(want)));
+	cr_assert_eq(prof_section__parse((const char *)b.data, b.len, &out), 0);
+	cr_assert_eq(out.nr_holders, 2);
+	cr_assert(out.holders[0].uid_known && out.holders[0].uid == 1001);
+	cr_assert_eq(out.holders[0].cgroup, 77);
+	cr_assert_str_eq(out.holders[0].cgroup_path, "/b c/%x");
+	cr_assert(!out.holders[1].uid_known);
+	cr_assert_null(out.holders[1].cgroup_path);
+	cr_assert_eq(prof_section__holder(&out, 1), &out.holders[1]);
+	cr_assert_null(prof_section__holder(&out, 2));
+	prof_section__release(&out);
+	feat_buf__release(&b);
+
+	const char old[] = "prof-scope 1\nscope uid 5\n";
+	cr_assert_eq(prof_section__parse(old, sizeof(old) - 1, &out), 0);
+	cr_assert_eq(out.nr_holders, 0);
+	cr_assert_null(prof_section__holder(&out, 0));
+	prof_section__release(&out);
+
+	const char bad[] = "holder\nholder 0 x 1 /a\nholder 0 5 1\nholder 3000000000 5 1 /a\nholder 0 5 1 /a extra\n"
+			   "holder 2 5 9 /a\n";
+	cr_assert_eq(prof_section__parse(bad, sizeof(bad) - 1, &out), 0);
+	cr_assert_eq(out.nr_holders, 1);
+	cr_assert_eq(prof_section__holder(&out, 2)->cgroup, 9, "found by its number wherever it is");
+	prof_section__release(&out);
+}

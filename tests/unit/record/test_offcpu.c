@@ -6,11 +6,16 @@
  * scope are not tracked, and a record naming the context-switch event is renamed.
  * With the sched tracepoints: a sleep is blocked to its wake-up then runq split by
  * holder, a wait moved to another CPU is split on each, others' wake-ups are ignored.
+ * An admin's holders are entries of the holder table (uid and cgroup); a holder's
+ * uid is read again after its exec; an interval without a stack sample carries its
+ * thread's cgroup as the tracker knows it.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <criterion/criterion.h>
 #include <perf/event.h>
 
@@ -24,7 +29,7 @@
 #define NEIGHBOUR 200   /* uid 1001's */
 
 struct emitted {
-	uint64_t id, time, period, ip;
+	uint64_t id, time, period, ip, cgroup;
 	uint32_t cpu, holder;
 	uint16_t misc;
 };
@@ -46,10 +51,19 @@ static int in_scope(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup)
 	return tid == IN_SCOPE;
 }
 
+static uint32_t neighbour_uid = 1001;
+
 static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
 {
-	*ret = 1001;
-	return tid == NEIGHBOUR;
+	*ret = neighbour_uid;
+	return tid == NEIGHBOUR || tid == NEIGHBOUR + 1;
+}
+
+/* the tracker's cgroup of the scope's thread */
+static bool cgroup_of(void *ctx, int32_t tid, uint64_t *ret)
+{
+	*ret = 4242;
+	return tid == IN_SCOPE;
 }
 
 static int emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
@@ -59,7 +73,8 @@ static int emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
 	cr_assert_lt(nr_out, 32);
 	out[nr_out++] = (struct emitted){ .id = u[layout.s_id], .time = u[layout.s_time], .period = u[layout.s_period],
 					  .ip = u[layout.s_ip], .cpu = (uint32_t)u[layout.s_cpu],
-					  .holder = (uint32_t)(u[layout.s_cpu] >> 32), .misc = ev->misc };
+					  .holder = (uint32_t)(u[layout.s_cpu] >> 32), .misc = ev->misc,
+					  .cgroup = sample_layout__cgroup(&layout, ev) };
 	cr_assert_eq(time, u[layout.s_time]);
 	return 1;
 }
@@ -81,7 +96,9 @@ static void start(bool admin, bool user_only)
 						     .nr_migrate_ids = 1, .wake_pid_off = 24, .wake_cpu_off = 32,
 						     .migrate_pid_off = 12, .migrate_orig_off = 20,
 						     .migrate_dest_off = 24 };
+	c.cgroup_fd = -1;
 	nr_out = 0;
+	neighbour_uid = 1001;
 	cr_assert_eq(offcpu__new(&c, &o), 0);
 }
 
@@ -197,11 +214,128 @@ Test(offcpu, a_preemption_is_runq_split_by_who_held_the_cpu)
 	start(true, false);
 	preempted();
 	cr_assert_eq(nr_out, 2);
-	cr_assert_eq(held(OFFCPU_HOLDER_UID + 1001), 2000);
+	cr_assert_eq(held(OFFCPU_HOLDER_TASK), 2000, "the holder table's first entry");
 	cr_assert_eq(held(OFFCPU_HOLDER_IDLE), 1000);
 	cr_assert_neq(out[0].time, out[1].time, "each holder's sample its own time");
 	cr_assert_eq(offcpu__stats(o)->runq_ns, 3000);
+	cr_assert_eq(offcpu__nr_holders(o), 1);
+	cr_assert(offcpu__holder(o, OFFCPU_HOLDER_TASK)->uid_known);
+	cr_assert_eq(offcpu__holder(o, OFFCPU_HOLDER_TASK)->uid, 1001);
+	cr_assert_eq(offcpu__holder(o, OFFCPU_HOLDER_TASK)->cgroup, 0, "no /proc: its cgroup not known");
+	cr_assert_null(offcpu__holder(o, OFFCPU_HOLDER_TASK + 1));
+	cr_assert_null(offcpu__holder(o, OFFCPU_HOLDER_UID + 1001));
 	stop();
+}
+
+/* A /proc with tids 200 and 201 (uid 1001, cgroup /b) and 202 (/c), a cgroup2 root with
+ * /b and /c; removed by stop_tree. */
+static char tree[] = "/tmp/prof-offcpu-tree.XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int start_tree(void)
+{
+	struct offcpu_config c = { .layout = &layout, .switch_ids = switch_ids, .nr_switch_ids = 1,
+				   .name_holders = true, .in_scope = in_scope, .uid_of = uid_of, .emit = emit };
+	char path[256];
+	int cg;
+
+	sample_layout__init(&layout, ST);
+	strcpy(tree, "/tmp/prof-offcpu-tree.XXXXXX");
+	cr_assert_not_null(mkdtemp(tree));
+	for (const char *const *d = (const char *const[]){ "proc", "proc/200", "proc/201", "proc/202", "cg", "cg/b",
+							   "cg/c", NULL }; *d; d++) {
+		snprintf(path, sizeof(path), "%s/%s", tree, *d);
+		cr_assert_eq(mkdir(path, 0755), 0);
+	}
+	put("proc/200/cgroup", "0::/b\n");
+	put("proc/201/cgroup", "0::/b\n");
+	put("proc/202/cgroup", "0::/c\n");
+	snprintf(path, sizeof(path), "%s/proc", tree);
+	proc_fd = open(path, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof(path), "%s/cg", tree);
+	cg = open(path, O_RDONLY | O_DIRECTORY);
+	c.proc_fd = proc_fd;
+	c.cgroup_fd = cg;
+	nr_out = 0;
+	neighbour_uid = 1001;
+	cr_assert_eq(offcpu__new(&c, &o), 0);
+	return cg;
+}
+
+static void stop_tree(int cg)
+{
+	char cmd[300];
+
+	stop();
+	close(cg);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* IN_SCOPE preempted at t on CPU 1 by holder for 1000 ns. */
+static void preempted_by(int32_t holder, uint64_t t)
+{
+	stack(IN_SCOPE, t, 1);
+	sw(true, true, IN_SCOPE, holder, t + 1, 1);
+	sw(false, false, holder, IN_SCOPE, t + 1, 1);
+	sw(true, true, holder, IN_SCOPE, t + 1001, 1);
+	sw(false, false, IN_SCOPE, holder, t + 1001, 1);
+}
+
+Test(offcpu, an_admins_holders_are_table_entries_by_uid_and_cgroup)
+{
+	int cg = start_tree();
+	const struct offcpu_holder_info *b, *c;
+
+	preempted_by(NEIGHBOUR, 1000);          /* uid 1001 in /b */
+	preempted_by(NEIGHBOUR + 1, 3000);      /* uid 1001 in /b: the same entry */
+	preempted_by(NEIGHBOUR + 2, 5000);      /* not tracked: /proc's owner, in /c */
+	cr_assert_eq(nr_out, 3);
+	cr_assert_eq(offcpu__nr_holders(o), 2);
+	cr_assert_eq(out[0].holder, OFFCPU_HOLDER_TASK);
+	cr_assert_eq(out[1].holder, OFFCPU_HOLDER_TASK, "one entry per (uid, cgroup), not per task");
+	cr_assert_eq(out[2].holder, OFFCPU_HOLDER_TASK + 1);
+	b = offcpu__holder(o, OFFCPU_HOLDER_TASK);
+	c = offcpu__holder(o, OFFCPU_HOLDER_TASK + 1);
+	cr_assert(b->uid_known && b->uid == 1001);
+	cr_assert_str_eq(b->cgroup_path, "/b");
+	cr_assert_neq(b->cgroup, 0);
+	cr_assert(c->uid_known && c->uid == (uint32_t)getuid());
+	cr_assert_str_eq(c->cgroup_path, "/c");
+	cr_assert_neq(c->cgroup, b->cgroup);
+	stop_tree(cg);
+}
+
+Test(offcpu, a_holders_uid_is_read_again_after_its_exec)
+{
+	struct { struct perf_event_header h; uint32_t pid, tid; char comm[16]; uint64_t trailer[4]; } comm = {
+		.h = { .type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC, .size = sizeof(comm) },
+		.pid = NEIGHBOUR, .tid = NEIGHBOUR, .comm = "setuid-prog",
+	};
+	const struct perf_event_header *ev = &comm.h;
+	int cg = start_tree();
+
+	preempted_by(NEIGHBOUR, 1000);
+	neighbour_uid = 1002;                   /* a setuid() ... */
+	preempted_by(NEIGHBOUR, 3000);
+	cr_assert_eq(out[1].holder, OFFCPU_HOLDER_TASK, "cached per task until ...");
+	cr_assert_eq(offcpu__judge(o, &ev, 4000), 0, "COMM goes on to be judged");
+	preempted_by(NEIGHBOUR, 5000);          /* ... its exec */
+	cr_assert_eq(nr_out, 3);
+	cr_assert_eq(out[2].holder, OFFCPU_HOLDER_TASK + 1, "a new entry after the exec");
+	cr_assert_eq(offcpu__holder(o, out[2].holder)->uid, 1002, "never the old uid after the exec");
+	stop_tree(cg);
 }
 
 Test(offcpu, a_tenant_sees_other_tenants_not_their_uid)
@@ -210,6 +344,7 @@ Test(offcpu, a_tenant_sees_other_tenants_not_their_uid)
 	preempted();
 	cr_assert_eq(held(OFFCPU_HOLDER_OTHERS), 2000);
 	cr_assert_eq(held(OFFCPU_HOLDER_UID + 1001), 0);
+	cr_assert_eq(offcpu__nr_holders(o), 0, "no holder table in a tenant's recording");
 	for (size_t i = 0; i < nr_out; i++) {
 		cr_assert_eq(out[i].ip, 0x401000, "no kernel address: the user leaf");
 		cr_assert_eq(out[i].misc & PERF_RECORD_MISC_CPUMODE_MASK, PERF_RECORD_MISC_USER);
@@ -502,7 +637,7 @@ Test(offcpu, a_sleep_is_blocked_to_its_wake_up_then_runq_behind_who_held_the_cpu
 	sw(false, false, IN_SCOPE, NEIGHBOUR, 7001, 1);
 	cr_assert_eq(nr_out, 2);
 	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 4000);
-	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_UID + 1001), 2000);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_TASK), 2000);
 	cr_assert_eq(sum(OFFCPU_ID_RUNQ, ~0u), 2000);
 	for (size_t i = 0; i < nr_out; i++) {
 		cr_assert_eq(out[i].ip, 0xffffffff81000000ull, "both parts with the switch-out's stack");
@@ -555,7 +690,7 @@ Test(offcpu, a_woken_thread_moved_waits_on_each_cpu_in_turn)
 	sw(true, false, 0, IN_SCOPE, 3501, 1);
 	sw(false, false, IN_SCOPE, 0, 3501, 1);
 	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 1000);
-	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_UID + 1001), 1000);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_TASK), 1000);
 	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_IDLE), 500);
 	cr_assert_eq(offcpu__stats(o)->migrations, 1);
 	stop();
@@ -604,5 +739,26 @@ Test(offcpu, a_sleep_whose_wake_up_the_kernel_did_not_report_is_blocked_and_coun
 	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 4000 + 1000);
 	cr_assert_eq(offcpu__stats(o)->unwoken_intervals, 1);
 	cr_assert_eq(offcpu__stats(o)->unwoken_ns, 4000);
+	stop();
+}
+
+Test(offcpu, an_interval_without_a_stack_carries_the_threads_cgroup_as_tracked)
+{
+	struct offcpu_config c = { .layout = &layout, .switch_ids = switch_ids, .nr_switch_ids = 1,
+				   .name_holders = true, .in_scope = in_scope, .uid_of = uid_of,
+				   .cgroup_of = cgroup_of, .emit = emit, .cgroup_fd = -1 };
+
+	sample_layout__init(&layout, ST | PERF_SAMPLE_CGROUP);
+	proc_fd = open("/", O_RDONLY | O_DIRECTORY);
+	c.proc_fd = proc_fd;
+	nr_out = 0;
+	cr_assert_eq(offcpu__new(&c, &o), 0);
+	sw(true, false, 0, 0, 1000, 0);
+	sw(false, false, IN_SCOPE, 0, 2000, 0); /* first seen coming back: never sampled */
+	sw(true, false, IN_SCOPE, 0, 3000, 0);  /* out without a stack sample */
+	sw(false, false, IN_SCOPE, 0, 3500, 0);
+	cr_assert_eq(nr_out, 1);
+	cr_assert_eq(out[0].ip, 0, "no stack");
+	cr_assert_eq(out[0].cgroup, 4242, "the tracker's cgroup, not 0");
 	stop();
 }

@@ -19,6 +19,7 @@
 
 #include "prof/cli/config.h"
 #include "prof/cli/record_opts.h"
+#include "prof/record/offcpu.h"
 #include "prof/scope/policy.h"
 #include "prof/base/util.h"
 
@@ -428,5 +429,59 @@ Test(policy, rate_shared_by_events)
 	assert_err_has(&f, "-c 2000000 or more");
 	CMDLINE(&f, "-e", "cpu-clock,task-clock", "-c", "2000000", "--", "true");
 	cr_assert_eq(rate(&f, false, false), 0);
+	done(&f);
+}
+
+/* ---- --off-cpu's stack samples: the same pattern as the sampling rate ------------- */
+
+static int off_rate(struct fixture *f, bool admin, bool configured)
+{
+	struct policy_verdict v = { .admin = admin, .restrict_uid = !admin };
+
+	f->err[0] = '\0';
+	return policy__check_off_cpu_rate(&f->cfg, &v, false, configured, &f->o, f->err, sizeof(f->err));
+}
+
+Test(policy, off_cpu_rate_of_a_tenant)
+{
+	struct fixture f = { 0 };
+
+	conf(&f, "[policy]\nuser_off_cpu_max_rate = 2000\n");
+	CMDLINE(&f, "--off-cpu", "--off-cpu-max-rate", "2000", "--", "true");
+	cr_assert_eq(off_rate(&f, false, false), 0, "at the limit");
+	cr_assert_eq(f.o.off_cpu_max_rate, 2000);
+	CMDLINE(&f, "--off-cpu", "--off-cpu-max-rate", "2001", "--", "true");
+	cr_assert_eq(off_rate(&f, false, false), -EPERM);
+	assert_err_has(&f, "--off-cpu-max-rate 2001 is above the 2000 stack samples");
+	assert_err_has(&f, "user_off_cpu_max_rate");
+	CMDLINE(&f, "--off-cpu", "--off-cpu-max-rate", "0", "--", "true");
+	cr_assert_eq(off_rate(&f, false, false), -EPERM, "a stack at every switch: admins only");
+	assert_err_has(&f, "--off-cpu-max-rate 0 (a stack sample at every context switch");
+	CMDLINE(&f, "--off-cpu", "--", "true");
+	cr_assert_eq(off_rate(&f, false, false), 0);
+	cr_assert_eq(f.o.off_cpu_max_rate, 2000, "the built-in 10000 lowered to the limit");
+	/* prof.conf's [record] off_cpu_max_rate = 0: lowered, said so */
+	CMDLINE(&f, "--off-cpu", "--", "true");
+	f.o.off_cpu_max_rate = RECORD_OFFCPU_UNBOUNDED;
+	cr_assert_eq(off_rate(&f, false, true), 1);
+	cr_assert_eq(f.o.off_cpu_max_rate, 2000);
+	/* admins, and recordings without --off-cpu, are not limited */
+	CMDLINE(&f, "--off-cpu", "--off-cpu-max-rate", "0", "--", "true");
+	cr_assert_eq(off_rate(&f, true, false), 0);
+	cr_assert_eq(f.o.off_cpu_max_rate, RECORD_OFFCPU_UNBOUNDED);
+	CMDLINE(&f, "--", "true");
+	cr_assert_eq(off_rate(&f, false, false), 0);
+	done(&f);
+}
+
+Test(policy, off_cpu_rate_default_limit_is_the_built_in_rate)
+{
+	struct fixture f = { 0 };
+
+	conf(&f, "");
+	cr_assert_eq(f.cfg.user_off_cpu_max_rate, OFFCPU_DEFAULT_MAX_RATE);
+	CMDLINE(&f, "--off-cpu", "--", "true");
+	cr_assert_eq(off_rate(&f, false, false), 0);
+	cr_assert_eq(f.o.off_cpu_max_rate, 0, "the built-in default, untouched");
 	done(&f);
 }
