@@ -84,7 +84,7 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 {
 	struct model_location loc;
 	const struct model_dso *d;
-	const char *sym = NULL;
+	const char *sym = NULL, *live;
 
 	*ret = (struct profile_frame){ .dso = RESOLVE_UNKNOWN, .sym = RESOLVE_UNKNOWN, .kernel = kernel };
 	if (!model__resolve(r->model, pid, kernel, ip, &loc))
@@ -97,6 +97,8 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 			resolver__load_kernel(r);
 		if (r->kernel_ok && !strcmp(d->name, "[kernel.kallsyms]"))
 			sym = symbols__kernel(r->syms, loc.off);
+	} else if (r->object_name && r->object_name(r->object_ctx, d, loc.off, &live)) {
+		sym = live ? strset__intern(r->names, live) : NULL;
 	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
 		uint64_t into = 0;
 

@@ -105,18 +105,11 @@ static void add_count(char *buf, size_t len, size_t *n, uint64_t *sum, uint64_t 
  */
 static void summary_python(const struct recording *r, const struct python_stats *py)
 {
-	char why[512];
-	size_t n = 0;
-	uint64_t bad = 0;
+	char line[1024];
 
-	why[0] = '\0';
-	for (int v = 1; v < PYTHON_VERDICTS; v++)
-		add_count(why, sizeof(why), &n, &bad, py->unverified[v], python_verdict__name(v));
+	python_stats__describe(py, line, sizeof(line));
 	if (py->samples)
-		fprintf(stderr, "prof: Python: %" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64
-			" with Python frames, %" PRIu64 " of them all verified; %" PRIu64 " activations [python: "
-			"unverified]%s%s%s\n", py->samples, py->processes, py->with_python, py->verified, bad,
-			n ? " (" : "", why, n ? ")" : "");
+		fprintf(stderr, "prof: Python: %s\n", line);
 	if (py->with_python)
 		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function (%" PRIu64
 			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "

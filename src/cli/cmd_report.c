@@ -545,24 +545,32 @@ static int write_stacks(struct report *r, const struct report_event *e)
 /* The text and JSON outputs: each event's rows grouped by the --sort keys. */
 static int write_rows(struct report *r, struct report_event *const *evs, size_t n)
 {
-	struct profile_row *rows[READER_MAX_ATTRS] = { NULL };
+	struct profile_row *rows[READER_MAX_ATTRS] = { NULL }, *stacks[READER_MAX_ATTRS] = { NULL };
 	bool key_on[PROFILE_KEY__MAX] = { false };
-	size_t nr[READER_MAX_ATTRS];
+	size_t nr[READER_MAX_ATTRS], nr_stacks[READER_MAX_ATTRS];
+	/* JSON with -g: each event's stacks too, their frames with their own fields */
+	bool with_stacks = r->o.format == FORMAT_JSON && r->o.callchain;
 	int err = 0;
 
 	for (size_t k = 0; k < r->o.view.nr_keys; k++)
 		key_on[r->o.view.keys[k]] = true;
-	for (size_t i = 0; i < n && !err; i++)
+	for (size_t i = 0; i < n && !err; i++) {
 		err = profile__rows(evs[i]->prof, key_on, false, &rows[i], &nr[i]);
+		if (!err && with_stacks)
+			err = profile__rows(evs[i]->prof, key_on, true, &stacks[i], &nr_stacks[i]);
+	}
 	if (!err && r->o.format == FORMAT_JSON)
-		report_print__json(r, (const struct report_event *const *)evs, rows, nr, n);
+		report_print__json(r, (const struct report_event *const *)evs, rows, nr, with_stacks ? stacks : NULL,
+				   nr_stacks, n);
 	for (size_t i = 0; i < n && !err && r->o.format != FORMAT_JSON; i++) {
 		if (i)
 			printf("\n");
 		report_print__text(r, evs[i], rows[i], nr[i]);
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(rows[i]);
+		free(stacks[i]);
+	}
 	return err;
 }
 

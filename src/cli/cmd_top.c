@@ -27,6 +27,7 @@
 #include "prof/cli/report_opts.h"
 #include "prof/output/keys.h"
 #include "prof/perfdata/perf_reader.h"
+#include "prof/python/python.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
 #include "prof/cli/preflight.h"
@@ -47,7 +48,8 @@ static const char usage[] =
 	"  -a, --all               every task on the host\n"
 	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000); -c PERIOD\n"
-	"  -g, --call-graph        rows are call chains, not just symbols\n"
+	"  -g, --call-graph        rows are call chains, not just symbols;\n"
+	"                          --call-graph dwarf unwinds them, with Python frames\n"
 	"      --off-cpu           per row: on a CPU, waiting, blocked; who held it\n"
 	"  -s, --sort KEYS         uid,cgroup,container,pid,comm,dso,sym\n"
 	"  -d, --delay SECONDS     refresh interval (default 2)\n"
@@ -82,6 +84,8 @@ struct top {
 	struct strset names;
 	struct profile *prof;
 	struct attribution attr;        /* samples to the engine, keyed by the --sort facts */
+	struct sample_layout layout;    /* of the samples the session passes on (unwound
+					 * with --call-graph dwarf) */
 	uint64_t dropped;               /* samples too short to read */
 	bool tty;                       /* full-screen view */
 	struct termios saved_tio;
@@ -225,10 +229,6 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	if (ro->nr_events > 1)
 		return errorf(err, errlen, "prof top shows one event at a time: give one -e (-e %s); to see several, "
 			      "prof record -e them and prof report shows each in turn", ro->events[0].name);
-	/* Its samples would reach the view in the unwound layout, which top does not parse. */
-	if (ro->dwarf)
-		return errorf(err, errlen, "prof top does not unwind DWARF call graphs: use -g (frame pointers), "
-			      "or prof record --call-graph dwarf and then prof report -g");
 	if (!ro->all && !scope__narrowed(&ro->scope))
 		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --container, --pod, "
 			      "--pid) or -a for the whole host");
@@ -263,7 +263,7 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 {
 	struct sample s;
 
-	if (!sample_layout__sample(session__layout(t->session), ev, &s)) {
+	if (!sample_layout__sample(&t->layout, ev, &s)) {
 		t->dropped++;
 		return 0;
 	}
@@ -274,6 +274,13 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
 			return r < 0 ? -ENOMEM : 0;
 	}
 	return attribution__add(&t->attr, &s) < 0 ? -ENOMEM : 0;
+}
+
+/* The Python frames' names, asked of the session that makes them (no file or
+ * cache holds them while top runs). */
+static bool python_name(void *ctx, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	return session__python_name(((const struct top *)ctx)->session, d, off, ret);
 }
 
 /* What passes the scope: samples to the engine, sideband to the model. */
@@ -446,13 +453,35 @@ static void render_pressure(struct top *t, size_t cols)
 	}
 }
 
+/* --call-graph dwarf: the Python frames' counts since the start, as prof record's
+ * summary says them, and the interpreters that got none.  The lines put. */
+static size_t render_python(struct top *t, const struct python_stats *py, size_t cols)
+{
+	char line[1400], what[1024];
+	size_t n = 0;
+
+	if (py && py->samples) {
+		python_stats__describe(py, what, sizeof(what));
+		snprintf(line, sizeof(line), "Python: %s", what);
+		put_line(t, cols, line);
+		n++;
+	}
+	if (py && py->rejected) {
+		snprintf(line, sizeof(line), "Python: no Python frames for %" PRIu64 " interpreter(s): %s",
+			 py->rejected, py->why_rejected);
+		put_line(t, cols, line);
+		n++;
+	}
+	return n;
+}
+
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
 	const struct events_info *info = session__info(t->session);
 	struct session_stats ss;
 	struct profile_row *rows = NULL;
-	size_t nr = 0, srows, cols, max;
+	size_t nr = 0, srows, cols, max, head;
 	double secs = (double)(now - t->interval_start) / 1e9;
 	char line[4096], buf[4 * 1024 + 1];
 	int err, off;
@@ -477,10 +506,12 @@ static int render(struct top *t, uint64_t now)
 		 st->cut_samples, t->o.view.max_stacks ? t->o.view.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
+	head = render_python(t, ss.python, cols);
 	render_pressure(t, cols);
+	head += t->pressure.nr;
 	if (t->off) {
 		/* one line more above the rows: the off-CPU accounting */
-		max = t->o.rows ? t->o.rows : t->tty ? (srows > 7 + t->pressure.nr ? srows - 6 - t->pressure.nr : 1) : 40;
+		max = t->o.rows ? t->o.rows : t->tty ? (srows > 7 + head ? srows - 6 - head : 1) : 40;
 		err = render_offcpu(t, ss.offcpu, max, cols);
 		goto out;
 	}
@@ -490,7 +521,7 @@ static int render(struct top *t, uint64_t now)
 		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(t->o.view.keys[k]),
 				keys__title(t->o.view.keys[k]));
 	put_line(t, cols, line);
-	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 + t->pressure.nr ? srows - 5 - t->pressure.nr : 1) : 40;
+	max = t->o.rows ? t->o.rows : t->tty ? (srows > 6 + head ? srows - 5 - head : 1) : 40;
 	for (size_t i = 0; i < nr && i < max; i++) {
 		double pct = st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0;
 
@@ -624,6 +655,9 @@ static int top_start(struct top *t)
 	int err;
 
 	cfg.live = true;        /* no file: no list of every task with samples */
+	/* --call-graph dwarf: the unwinder and the Python frames open the mapped
+	 * objects as record's do */
+	cfg.objects = t->ro.dwarf;
 	t->prof = profile__new(t->o.view.max_stacks);
 	if ((t->ro.off_cpu && top_offcpu__new(t->o.view.max_stacks, &t->off) < 0) ||
 	    analysis__init(&t->an, &t->names) < 0 || !t->prof ||
@@ -639,9 +673,15 @@ static int top_start(struct top *t)
 	t->attr.uid_ctx = t;
 	t->attr.holder_of = task_holder;
 	t->attr.holder_ctx = t;
+	t->an.res.object_name = python_name;
+	t->an.res.object_ctx = t;
 	err = session__new(&cfg, &t->session, &e);
-	if (err == 0)
+	if (err == 0) {
+		const struct perf_data_event *evs = session__attrs(t->session, &(size_t){ 0 });
+
+		sample_layout__init(&t->layout, evs[0].attr.sample_type);
 		err = session__start(t->session, &e);
+	}
 	if (err < 0) {
 		preflight__explain(&t->pf, &t->ro, &e, NULL);
 		return err;

@@ -28,7 +28,7 @@ const char report_opts__usage[] =
 	"      --event NAME|N      only this event (default: each its own table;\n"
 	"                          -F folded/svg/pprof: the first)\n"
 	"      --max-stacks N      distinct keys per event; beyond: counted as [cut]\n"
-	"  -g, --call-graph        use call chains (folded stacks; frames of each row)\n"
+	"  -g, --call-graph        use call chains (folded stacks; JSON: its stacks too)\n"
 	"      --no-inline         no \"f (inlined)\" frames from debug information\n"
 	"      --top N             at most N rows\n"
 	"      --percent-limit P   hide rows under P percent\n"

@@ -10,6 +10,7 @@
 #include "prof/base/util.h"
 #include "prof/cli/report.h"
 #include "prof/output/keys.h"
+#include "prof/output/pyframe.h"
 
 const char *report__event_name(const struct report_event *e)
 {
@@ -139,8 +140,37 @@ static void json_container_name(const struct report *r, const char *member, cons
 		printf("null");
 }
 
-/* One row's keys as JSON members. */
-static void print_json_keys(const struct report *r, const struct report_event *e, const struct profile_row *row)
+static void json_strn(const char *s, size_t len)
+{
+	escape__json(stdout, s, len);
+}
+
+/*
+ * A frame of prof's Python object (its sym of object dso) says so, and a Python
+ * function's frame gives its parts as members of their own, as pprof's fields do:
+ * "python":true, "function" (the qualname), "file", and "line" (the line it ran)
+ * or "def_line" (the function's first line, where the line is not known).  A
+ * marker ("[python: unverified]") has "python" only.
+ */
+static void json_python(const char *dso, const char *sym)
+{
+	struct pyframe pf;
+
+	if (!pyframe__is_python(dso))
+		return;
+	printf(",\"python\":true");
+	if (!pyframe__parse(dso, sym, &pf))
+		return;
+	printf(",\"function\":");
+	json_strn(sym, pf.name_len);
+	printf(",\"file\":");
+	json_strn(sym + pf.file_off, pf.file_len);
+	printf(",\"%s\":%ld", pf.def ? "def_line" : "line", pf.line);
+}
+
+/* One row's keys as JSON members (with_sym: sym and dso too, when keys). */
+static void print_json_keys(const struct report *r, const struct report_event *e, const struct profile_row *row,
+			    bool with_sym)
 {
 	char buf[1024];
 	bool dso_key = false, container_key = false;
@@ -159,6 +189,8 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 		}
 		if (key == PROFILE_KEY_UID && row->task.uid_known)
 			printf(",\"uid\":%u", row->task.uid);
+		if ((key == PROFILE_KEY_SYM || key == PROFILE_KEY_DSO) && !with_sym)
+			continue;       /* a stack's frames say them */
 		if (key == PROFILE_KEY_SYM) {
 			printf(",\"sym\":");
 			json_str(row->sym ? row->sym : "");
@@ -169,6 +201,7 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 				printf(",\"dso\":");
 				json_str(row->dso ? row->dso : "");
 			}
+			json_python(row->dso, row->sym);
 			continue;
 		}
 		keys__raw_text(row, key, r->an.model, e->prof, buf, sizeof(buf));
@@ -188,9 +221,53 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 	}
 }
 
-/* An event's part: "event", its totals, its "rows". */
+/* A stack's frames, leaf first: each its sym, dso, kernel, inlined when it is, and
+ * a Python frame's parts. */
+static void print_json_frames(const struct report_event *e, uint32_t stack)
+{
+	size_t nr;
+	const uint32_t *ids = profile__stack(e->prof, stack, &nr);
+	const struct profile_frame *f = profile__frames(e->prof, &(size_t){ 0 });
+
+	printf(",\"frames\":[");
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_frame *fr = &f[ids[i]];
+
+		printf("%s{\"sym\":", i ? "," : "");
+		json_str(fr->sym ? fr->sym : "");
+		printf(",\"dso\":");
+		json_str(fr->dso ? fr->dso : "");
+		printf(",\"kernel\":%s", fr->kernel ? "true" : "false");
+		if (fr->inlined)
+			printf(",\"inlined\":true");
+		json_python(fr->dso, fr->sym);
+		printf("}");
+	}
+	printf("]");
+}
+
+/* With -g: an event's "stacks", each with its totals, its task keys and frames. */
+static void print_json_stacks(const struct report *r, const struct report_event *e, const struct profile_row *stacks,
+			      size_t nr)
+{
+	const struct profile_stats *st = profile__stats(e->prof);
+
+	printf(",\"stacks\":[");
+	for (size_t i = 0; i < nr && !row_hidden(r, e, &stacks[i], i); i++) {
+		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, i ? "," : "",
+		       st->period ? 100.0 * (double)stacks[i].period / (double)st->period : 0, stacks[i].samples,
+		       stacks[i].period);
+		print_json_keys(r, e, &stacks[i], false);
+		if (stacks[i].stack != UINT32_MAX)
+			print_json_frames(e, stacks[i].stack);
+		printf("}");
+	}
+	printf("]");
+}
+
+/* An event's part: "event", its totals, its "rows" (and with -g its "stacks"). */
 static void print_json_event(const struct report *r, const struct report_event *e, const struct profile_row *rows,
-			     size_t nr)
+			     size_t nr, const struct profile_row *stacks, size_t nr_stacks)
 {
 	const struct profile_stats *st = profile__stats(e->prof);
 
@@ -204,10 +281,12 @@ static void print_json_event(const struct report *r, const struct report_event *
 		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, i ? "," : "",
 		       st->period ? 100.0 * (double)rows[i].period / (double)st->period : 0, rows[i].samples,
 		       rows[i].period);
-		print_json_keys(r, e, &rows[i]);
+		print_json_keys(r, e, &rows[i], true);
 		printf("}");
 	}
 	printf("]");
+	if (stacks)
+		print_json_stacks(r, e, stacks, nr_stacks);
 }
 
 /* The scope's cgroups' pressure over the recording: the fields known, in
@@ -234,7 +313,8 @@ static void print_json_pressure(const struct report *r)
 }
 
 void report_print__json(const struct report *r, const struct report_event *const *evs,
-			struct profile_row *const *rows, const size_t *nr, size_t n)
+			struct profile_row *const *rows, const size_t *nr, struct profile_row *const *stacks,
+			const size_t *nr_stacks, size_t n)
 {
 	printf("{\"schema\":\"prof-report/%d\",\"file\":", n == 1 ? 1 : 2);
 	json_str(r->o.input);
@@ -243,12 +323,12 @@ void report_print__json(const struct report *r, const struct report_event *const
 	print_json_pressure(r);
 	if (n == 1) {
 		printf(",");
-		print_json_event(r, evs[0], rows[0], nr[0]);
+		print_json_event(r, evs[0], rows[0], nr[0], stacks ? stacks[0] : NULL, stacks ? nr_stacks[0] : 0);
 	} else {
 		printf(",\"events\":[");
 		for (size_t i = 0; i < n; i++) {
 			printf("%s{", i ? "," : "");
-			print_json_event(r, evs[i], rows[i], nr[i]);
+			print_json_event(r, evs[i], rows[i], nr[i], stacks ? stacks[i] : NULL, stacks ? nr_stacks[i] : 0);
 			printf("}");
 		}
 		printf("]");

@@ -12,7 +12,7 @@
 #include "prof/output/pprof.h"
 #include "prof/record/offcpu.h"
 #include "prof/perfdata/build_id.h"
-#include "prof/python/python.h"
+#include "prof/output/pyframe.h"
 #include "prof/base/util.h"
 #include "prof/sys/users.h"
 #include "profile.pb-c.h"
@@ -202,35 +202,6 @@ static void map_learn(struct map_facts *f, const struct pprof_loc *l)
 		f->range_ok = false;    /* two segments: no one range says both */
 }
 
-/* A Python frame's symbol split: "qualname (file:def N)" (N its def line) or
- * "qualname (file:N)" (N the line it ran), src/python/python.c: qualnames have no
- * space. */
-struct pysym {
-	size_t name_len, file_off, file_len;
-	long line;
-	bool def;
-};
-
-static bool python_sym(const char *obj, const char *sym, struct pysym *ret)
-{
-	const char *open = strstr(sym, " ("), *colon = strrchr(sym, ':'), *n;
-	char *end;
-
-	if (!obj || strcmp(obj, PYTHON_OBJECT_PATH) != 0 || !open || !colon || colon < open + 2)
-		return false;
-	ret->def = strncmp(colon, ":def ", 5) == 0;
-	n = colon + (ret->def ? 5 : 1);
-	if (*n < '0' || *n > '9')
-		return false;
-	ret->line = strtol(n, &end, 10);
-	if (strcmp(end, ")") != 0 || ret->line < 0)
-		return false;
-	ret->name_len = (size_t)(open - sym);
-	ret->file_off = ret->name_len + 2;
-	ret->file_len = (size_t)(colon - open - 2);
-	return true;
-}
-
 /*
  * The function of symbol sym of object obj (its id), made the first time.  A Python
  * frame's has pprof's own fields: name its qualname, filename its file, start_line
@@ -240,8 +211,8 @@ static bool python_sym(const char *obj, const char *sym, struct pysym *ret)
  */
 static int function_of(struct build *b, const char *obj, const char *sym, uint64_t *ret)
 {
-	struct pysym ps;
-	bool py = python_sym(obj, sym, &ps), created;
+	struct pyframe ps;
+	bool py = pyframe__parse(obj, sym, &ps), created;
 	/* "qualname (file:" with its ':' made the ')' */
 	char *key = py && !ps.def ? strndup(sym, ps.file_off + ps.file_len + 1) : NULL;
 	char *name = py ? strndup(sym, ps.name_len) : NULL;
@@ -310,11 +281,11 @@ static int location_of(struct build *b, const struct pprof_source *src, uint32_t
 	loc->address = l.has_addr ? l.addr : 0;
 	perftools__profiles__line__init(&b->lines[n]);
 	if (l.sym) {
-		struct pysym ps;
+		struct pyframe ps;
 
 		b->lines[n].function_id = fid;
 		/* the line a Python frame ran, where its symbol says it */
-		if (python_sym(l.obj, l.sym, &ps) && !ps.def)
+		if (pyframe__parse(l.obj, l.sym, &ps) && !ps.def)
 			b->lines[n].line = ps.line;
 		loc->n_line = 1;
 	}

@@ -4,6 +4,7 @@
  * the per-sample part; the interpreters are found by interp.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <perf/event.h>
 
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
@@ -193,6 +195,51 @@ struct python *python__free(struct python *py)
 const struct python_stats *python__stats(const struct python *py)
 {
 	return &py->st;
+}
+
+void python_stats__describe(const struct python_stats *st, char *buf, size_t len)
+{
+	char why[512] = "";
+	size_t n = 0;
+	uint64_t bad = 0;
+
+	for (int v = 1; v < PYTHON_VERDICTS; v++) {
+		if (!st->unverified[v] || n >= sizeof(why))
+			continue;
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%" PRIu64 " %s", n ? ", " : "", st->unverified[v],
+				      python_verdict__name(v));
+		bad += st->unverified[v];
+	}
+	snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python frames, %"
+		 PRIu64 " of them all verified; %" PRIu64 " activations [python: unverified]%s%s%s", st->samples,
+		 st->processes, st->with_python, st->verified, bad, n ? " (" : "", why, n ? ")" : "");
+}
+
+bool python__name(const struct python *py, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	if (d->build_id_len != py->id.size || memcmp(d->build_id, py->id.data, py->id.size) != 0)
+		return false;
+	*ret = off >= PYTHON_ELF_TEXT && off - PYTHON_ELF_TEXT < py->nr_names ? py->names[off - PYTHON_ELF_TEXT]
+									       : NULL;
+	return true;
+}
+
+void python__note(struct python *py, const struct perf_event_header *ev)
+{
+	const struct perf_record_fork *e = (const void *)ev;
+	struct pyproc *p;
+	int32_t pid;
+
+	if (ev->type != PERF_RECORD_EXIT || ev->size < sizeof(*e) || e->pid != e->tid)
+		return;
+	pid = (int32_t)e->pid;
+	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
+	if (!p)
+		return;
+	if (p->pidfd >= 0)
+		close(p->pidfd);
+	interp__release(&p->in);
+	hashtable__remove(&py->procs, hash__u64((uint32_t)pid), &pid);
 }
 
 /* ---- the process ------------------------------------------------------------- */

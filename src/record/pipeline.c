@@ -56,6 +56,8 @@ static int sink(const void *rec, size_t len, void *ctx)
 		err = objects__note(p->objects, rec);
 	if (p->python_hint)
 		python_hint__note(p->python_hint, rec);
+	if (p->python)
+		python__note(p->python, rec);   /* an exited process's interpreter let go */
 	if (err == 0)
 		err = p->sink(rec, len, p->sink_ctx);
 	if (err < 0) {
@@ -398,7 +400,8 @@ static int open_object(void *ctx, const struct task_file *f)
 	return p->objects ? objects__open(p->objects, f) : -ENOENT;
 }
 
-/* Python frames need the unwound stacks and a cache to keep their names in. */
+/* Python frames need the unwound stacks and a cache to keep their names in, or a
+ * live reader that asks them of the pipeline (prof top). */
 static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct python_config pc = { .model = unwinder__model(p->unwinder), .open = open_object, .open_ctx = p,
@@ -443,7 +446,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 			goto err;
 		err = -ENOMEM;
 	}
-	if (p->unwinder && cfg->cache && open_python(p, cfg) < 0)
+	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
 		goto err;
 	if (!p->unwinder && !cfg->live && !(p->python_hint = python_hint__new(cfg->layout)))
 		goto err;
@@ -505,6 +508,11 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
 const struct python_stats *pipeline__python_stats(const struct pipeline *p)
 {
 	return p->python ? python__stats(p->python) : NULL;
+}
+
+bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	return p->python && python__name(p->python, d, off, ret);
 }
 
 const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p)

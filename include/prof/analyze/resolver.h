@@ -44,6 +44,11 @@ struct resolver {
 	 * function, as a backend symbolizing by address names it alike (profd's history,
 	 * where every distinct address would be a distinct stack kept for hours) */
 	bool fn_addrs;
+	/* a live reader's objects that no file holds yet (prof top's Python frames, named
+	 * by the session): true when d is one, *ret its name at off (NULL: none); the
+	 * name is interned.  NULL: none */
+	bool (*object_name)(void *ctx, const struct model_dso *d, uint64_t off, const char **ret);
+	void *object_ctx;
 	struct resolver_cache *cache;   /* owned (resolver__cache_init); NULL: none */
 	uint64_t jit_lookups;           /* frames a JIT map was asked of: their answers are
 					 * not dated by the model (callers' caches skip them) */

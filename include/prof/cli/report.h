@@ -72,9 +72,12 @@ void report_print__text(const struct report *r, const struct report_event *e, co
 
 /*
  * The JSON of the events' rows: one event (n == 1) as schema prof-report/1, several
- * as prof-report/2, whose "events" array holds each event's part of /1.
+ * as prof-report/2, whose "events" array holds each event's part of /1.  With -g,
+ * stacks[i] (nr_stacks[i] of them: profile__rows by_stack) are event i's "stacks";
+ * stacks is NULL without.
  */
 void report_print__json(const struct report *r, const struct report_event *const *evs,
-			struct profile_row *const *rows, const size_t *nr, size_t n);
+			struct profile_row *const *rows, const size_t *nr, struct profile_row *const *stacks,
+			const size_t *nr_stacks, size_t n);
 
 #endif

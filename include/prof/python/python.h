@@ -100,6 +100,21 @@ void python__early(struct python *py, const struct perf_event_header *ev);
 /* Write the object and keep it in the cache (when any sample used it). */
 void python__finish(struct python *py);
 
+/*
+ * Live readers (prof top), which have no file and no object in the cache: is d this
+ * recording's object (its build id, random per recording, which no other mapping
+ * can have)?  Then *ret is the name of its symbol at file offset off, NULL when
+ * there is none.  The name is py's, valid until python__free.
+ */
+bool python__name(const struct python *py, const struct model_dso *d, uint64_t off, const char **ret);
+
+/* A process's EXIT (a sideband record as written): its interpreter and pidfd let go. */
+void python__note(struct python *py, const struct perf_event_header *ev);
+
 const struct python_stats *python__stats(const struct python *py);
+
+/* The first line of the statistics: "N samples of M interpreter(s), K with Python
+ * frames, V of them all verified; U activations [python: unverified] (why)". */
+void python_stats__describe(const struct python_stats *st, char *buf, size_t len);
 
 #endif

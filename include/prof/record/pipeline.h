@@ -57,7 +57,9 @@ struct pipeline_config {
 	const char *workload_comm;              /* ... and its name until its exec */
 	pipeline_sink_fn sink;
 	void *sink_ctx;
-	bool live;                              /* no file: the written-task list is not kept */
+	bool live;                              /* no file: the written-task list is not kept;
+						 * Python frames are named by pipeline__python_name
+						 * (the sink's reader asks it), no object is kept */
 	/* --off-cpu (offcpu.h): the context-switch event's ids; none: no off-CPU */
 	const uint64_t *switch_ids;
 	size_t nr_switch_ids;
@@ -125,9 +127,13 @@ const struct pipeline_stats *pipeline__stats(const struct pipeline *p);
 const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p);
 /* NULL without unwinding. */
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
-/* NULL without Python frames (no unwinding, or no build-id cache). */
+/* NULL without Python frames (no unwinding, or no build-id cache and not live). */
 struct python_stats;
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
+/* A live pipeline's Python frames' names (python__name): false when d is not their
+ * object. */
+struct model_dso;
+bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret);
 /* NULL with unwinding (or with no file): Python processes' samples (python/hint.h). */
 struct python_hint_stats;
 const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p);

@@ -130,6 +130,10 @@ uint64_t session__start_time(const struct session *s);
  */
 int session__drop_privileges(struct session *s);
 
+/* prof top's Python frames' names (live: no object in the cache; python__name):
+ * false when d is not their object. */
+bool session__python_name(const struct session *s, const struct model_dso *d, uint64_t off, const char **ret);
+
 /* One turn: wait for data (up to the poll interval), drain, pass on what is old
  * enough.  0 or -errno (the sink's error, or the drain's). */
 int session__step(struct session *s);
