@@ -544,6 +544,7 @@ static void dso_find_file(struct symbols *s, struct dso_entry *d)
 {
 	const unsigned char *bid = NULL;
 	char cached[PATH_MAX];
+	bool opened = false;
 	int n;
 
 	if (!d->expect_len) {
@@ -555,12 +556,13 @@ static void dso_find_file(struct symbols *s, struct dso_entry *d)
 		n = report_file(d, cached, &bid);
 		if (same_build_id(bid, n, d->expect, d->expect_len))
 			return;
+		opened = d->mod != NULL;
 	}
 	n = report_file(d, d->path, &bid);
 	if (same_build_id(bid, n, d->expect, d->expect_len))
 		return;
-	/* not the file that was mapped, and no copy of it */
-	d->refused = SYMBOLS_REFUSED_MISMATCH;
+	/* not the file that was mapped, and no copy of it (or neither could be opened) */
+	d->refused = opened || d->mod ? SYMBOLS_REFUSED_MISMATCH : SYMBOLS_REFUSED_MISSING;
 	d->found_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->found)) : 0;
 	if (n > 0)
 		memcpy(d->found, bid, d->found_len);

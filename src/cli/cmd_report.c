@@ -22,6 +22,7 @@
 #include "prof/output/folded.h"
 #include "prof/output/pprof.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/perfdata/build_id_cache.h"
 #include "prof/record/offcpu.h"
 #include "prof/record/ordered_queue.h"
 #include "prof/sys/memory.h"
@@ -344,6 +345,11 @@ static void say_refused(const struct symbols_refused *o, void *ctx)
 	if (o->why == SYMBOLS_REFUSED_NOT_MAPPED)
 		fprintf(stderr, "prof report: %s: not the file that was mapped (another device and inode, and the "
 			"recording has no build id of it): its samples are shown as [unknown]\n", path);
+	else if (o->why == SYMBOLS_REFUSED_MISSING)
+		fprintf(stderr, "prof report: %s: not found (no copy of build id %s in the build-id cache, "
+			"%s, and no file at its path): its samples are shown as [unknown]; report as the user, "
+			"or with the HOME, that recorded, whose ~/.debug holds the copy\n", path, hex,
+			ctx ? (const char *)ctx : "~/.debug");
 	else if (o->why == SYMBOLS_REFUSED_CONFLICT)
 		fprintf(stderr, "prof report: %s: the recording names two different files at this path (replaced "
 			"while recording): its samples are shown as [unknown]\n", path);
@@ -642,8 +648,11 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 
 static void report_close(struct report *r)
 {
+	char cache[4096];
+
 	if (r->an.syms)
-		symbols__for_each_refused(r->an.syms, say_refused, NULL);
+		symbols__for_each_refused(r->an.syms, say_refused,
+					  build_id_cache__default_dir(cache, sizeof(cache)) < 0 ? NULL : cache);
 	for (size_t i = 0; i < READER_MAX_ATTRS; i++) {
 		if (r->event_of[i])
 			profile__free(r->event_of[i]->prof);

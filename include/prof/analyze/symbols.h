@@ -85,6 +85,8 @@ enum symbols_refusal {
 	SYMBOLS_REFUSED_CONFLICT,       /* two build ids recorded for the path */
 	SYMBOLS_REFUSED_NOT_MAPPED,     /* no build id, and the path is another file than the
 					 * mapped device and inode */
+	SYMBOLS_REFUSED_MISSING,        /* a build id recorded, but neither its copy in the
+					 * build-id cache nor a file at the path opens */
 };
 
 struct symbols_refused {

@@ -74,4 +74,12 @@ for e in err[:10]:
     print("#", e)
 sys.exit(1 if err else 0)
 PY
+# Reported with another HOME (no copy of prof's Python object in its ~/.debug): the
+# frames are [unknown] and prof report says why: not found, where it looked, what to do.
+mkdir -p "$TMP/otherhome"
+HOME=$TMP/otherhome "$PROF" report -i "$F" -F folded >"$TMP/other.folded" 2>"$TMP/other.err" ||
+	fail "prof report with another HOME: $(cat "$TMP/other.err")"
+grep -q 'python-frames: not found (no copy of build id [0-9a-f]* in the build-id cache, '"$TMP"'/otherhome/.debug' "$TMP/other.err" ||
+	fail "another HOME: prof report does not say the Python object's copy is not found: $(cat "$TMP/other.err")"
+if grep -q 'sixty' "$TMP/other.folded"; then fail "another HOME: sixty named without its object's copy"; fi
 pass "prof report -F json -g gives sixty, thirty and ten their function, file and def line"
