@@ -6,21 +6,9 @@
 # 2, 5, 8 and their shares within 5 points; the markers have no function; rows
 # (no -g) are as before, with no "stacks".
 . "$(dirname "$0")/lib.sh"
-cat >"$TMP/pub/json.py" <<'PY'
-import sys, time
-def sixty():
-    end = time.process_time() + 0.006
-    while time.process_time() < end: pass
-def thirty():
-    end = time.process_time() + 0.003
-    while time.process_time() < end: pass
-def ten():
-    end = time.process_time() + 0.001
-    while time.process_time() < end: pass
-end = time.process_time() + float(sys.argv[1])
-while time.process_time() < end:
-    sixty(); thirty(); ten()
-PY
+# the 60/30/10 program: sixty, thirty and ten at def lines 2, 5 and 8
+cp "$(dirname "$0")/shares.py" "$TMP/pub/json.py"
+chmod 644 "$TMP/pub/json.py"
 F=$TMP/json.data
 py_record "$F" "$TMP/pub/json.py" 3
 "$PROF" report -i "$F" -F json -g --comm python3.11 >"$TMP/g.json" 2>"$TMP/err" ||
