@@ -27,6 +27,7 @@
 #include "prof/cli/report_opts.h"
 #include "prof/output/keys.h"
 #include "prof/perfdata/perf_reader.h"
+#include "prof/python/hint.h"
 #include "prof/python/python.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
@@ -455,10 +456,19 @@ static void render_pressure(struct top *t, size_t cols)
 
 /* --call-graph dwarf: the Python frames' counts since the start, as prof record's
  * summary says them, and the interpreters that got none.  The lines put. */
-static size_t render_python(struct top *t, const struct python_stats *py, size_t cols)
+static size_t render_python(struct top *t, const struct python_stats *py, const struct python_hint_stats *hint,
+			    size_t cols)
 {
 	char line[1400], what[1024];
 	size_t n = 0;
+
+	/* without a stack copy nothing pins a Python frame: say what would, as record does */
+	if (hint && hint->samples) {
+		snprintf(line, sizeof(line), "Python: %" PRIu64 " samples of %" PRIu64 " Python process(es) (%s): "
+			 "Python frames need --call-graph dwarf", hint->samples, hint->processes, hint->name);
+		put_line(t, cols, line);
+		n++;
+	}
 
 	if (py && py->samples) {
 		python_stats__describe(py, what, sizeof(what));
@@ -506,7 +516,7 @@ static int render(struct top *t, uint64_t now)
 		 st->cut_samples, t->o.view.max_stacks ? t->o.view.max_stacks : (size_t)PROFILE_DEFAULT_MAX_ENTRIES,
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
-	head = render_python(t, ss.python, cols);
+	head = render_python(t, ss.python, ss.python_hint, cols);
 	render_pressure(t, cols);
 	head += t->pressure.nr;
 	if (t->off) {

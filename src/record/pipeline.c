@@ -448,7 +448,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	}
 	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
 		goto err;
-	if (!p->unwinder && !cfg->live && !(p->python_hint = python_hint__new(cfg->layout)))
+	if (!p->unwinder && !(p->python_hint = python_hint__new(cfg->layout)))
 		goto err;
 	err = open_scope(p, cfg);
 	if (err == 0)

@@ -89,6 +89,13 @@ PY
 	2>"$TMP/err" || fail "prof top --call-graph dwarf: $(cat "$TMP/err")"
 check_top "$TMP/root.out" "$TMP/err" root
 
+# with -g (frame pointers: no stack copy, nothing pins a Python frame) the header says
+# once what --call-graph dwarf adds, as prof record's summary does
+"$PROF" top --uid "$PYUSER" -g -F 1000 --stdio -d 2 -n 1 >"$TMP/fp.out" 2>"$TMP/err" ||
+	fail "prof top -g: $(cat "$TMP/err")"
+grep -Eq '^Python: [0-9]+ samples of 1 Python process\(es\) \(python3[.0-9]*\): Python frames need --call-graph dwarf' \
+	"$TMP/fp.out" || fail "prof top -g: no line saying Python frames need --call-graph dwarf: $(head -5 "$TMP/fp.out")"
+
 # the tenant, with the capability install (prof(1), SETTING UP): reads only their own
 if command -v setcap >/dev/null; then
 	mkdir "$TMP/bin" "$TMP/u" && chown "$PYUSER" "$TMP/u" || fail "dirs"
