@@ -46,19 +46,29 @@ for mode in fp dwarf cgroup; do
 	[ -n "$on" ] && [ -n "$blocked" ] || fail "$mode: perf script shows no cpu-clock or offcpu-blocked: $(cat "$TMP/sums")"
 	runq=${runq:-0}
 	note "$mode: lifetime $life ns; prof: on $on, runq $runq, blocked $blocked; schedstat: on $exec, run-queue $wait"
-	pb=$(pct "$blocked" "$life")
-	near "$pb" 75 3 || fail "$mode: offcpu-blocked is $pb % of the lifetime, not 75 +- 3"
-	pass "$mode: offcpu-blocked $pb % of the lifetime (75 by construction)"
+	# where the wake-ups are timed (root, tracefs), a sleep's wait for a CPU after its
+	# wake-up is offcpu-runq: the summary says how many sleeps and how much; the sleep
+	# of the construction is that wait plus its offcpu-blocked
+	timed=$(sed -n 's/^prof: off-CPU: \([0-9]*\) sleeps timed to their wake-up: \([0-9.]*\) s .*/\1 \2/p' "$TMP/err")
+	read -r ntimed after_s <<<"${timed:-0 0}"
+	after=$(awk -v s="$after_s" 'BEGIN { printf "%.0f", s * 1e9 }')
+	pb=$(pct "$((blocked + after))" "$life")
+	near "$pb" 75 3 || fail "$mode: offcpu-blocked (+ $after ns of runq after wake-ups) is $pb % of the lifetime, not 75 +- 3"
+	pass "$mode: offcpu-blocked $pb % of the lifetime (75 by construction; $ntimed sleeps timed to their wake-up)"
 	# the spin is 10 ms of wall time: on a CPU, or preempted (a busy host) in it
-	po=$(pct "$((on + runq))" "$life")
+	po=$(pct "$((on + runq - after))" "$life")
 	near "$po" 25 3 || fail "$mode: on-CPU + offcpu-runq is $po % of the lifetime, not 25 +- 3"
 	pe=$(pct "$exec" "$life")
 	pr=$(pct "$runq" "$life")
 	pon=$(pct "$on" "$life")
 	near "$pon" "$pe" 3 || fail "$mode: cpu-clock says $pon % on a CPU, the kernel $pe %"
 	pass "$mode: on a CPU $pon % (kernel: $pe %), offcpu-runq $pr % (kernel's run-queue wait $(pct "$wait" "$life") %)"
-	# what prof cannot see: the wake-up (no tracefs), so no runq beyond the kernel's
-	awk -v r="$runq" -v w="$wait" 'BEGIN { exit !(r <= w * 1.05 + 1e6) }' ||
+	# no runq beyond the kernel's run-queue wait (a sleep whose wake-up was not seen
+	# keeps its wait after it in offcpu-blocked), but for each wait timed from a
+	# wake-up the switch's own cost: the kernel marks the arrival before the switch,
+	# prof's switch-in record is written after it (docs/DESIGN.md: 15-45 us a switch
+	# in this VM, more with the cgroup events switched)
+	awk -v r="$runq" -v w="$wait" -v n="$ntimed" 'BEGIN { exit !(r <= w * 1.05 + 1e6 + n * 60000) }' ||
 		fail "$mode: offcpu-runq $runq ns is more than the kernel's run-queue wait $wait ns"
 	total=$(pct "$((on + runq + blocked))" "$life")
 	near "$total" 100 2 || fail "$mode: on + runq + blocked is $total % of the lifetime, not 100 +- 2"
