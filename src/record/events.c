@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <fcntl.h>
 #include <time.h>
@@ -20,39 +19,10 @@
 #include "prof/record/cgroup_sampling.h"
 #include "prof/record/events.h"
 #include "prof/record/offcpu_events.h"
-#include "prof/sys/tracefs.h"
-#include "prof/scope/creds.h"
 #include "prof/analyze/unwinder.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-
-/* Everything a record needs to be judged and written; same for both events so any
- * record's trailer parses alike (perf requires IDENTIFIER when types differ). */
-#define SAMPLE_TYPE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |   \
-			  PERF_SAMPLE_CGROUP)
-
-struct events {
-	struct perf_evlist *evlist;
-	struct perf_evsel *sampling[RECORD_MAX_EVENTS], *sideband;
-	struct cgroup_sampling *by_cgroup[RECORD_MAX_EVENTS];  /* instead of sampling[] */
-	struct perf_event_attr attrs[RECORD_MAX_EVENTS];        /* the sampling events' */
-	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
-	struct events_info info;
-	struct sample_layout layout;
-	/* the sampling ones, the sideband, then with --off-cpu prof's two (offcpu_events.h) */
-	struct perf_data_event events[RECORD_MAX_EVENTS + 3];
-	struct offcpu_events *offcpu;   /* --off-cpu: the context-switch event */
-	uint64_t *ids[RECORD_MAX_EVENTS + 1];
-	struct events_creds creds[3];
-	size_t nr_creds;
-	uint64_t *creds_ids[3];
-	/* --off-cpu's sched tracepoints (sched_wakeup, sched_migrate_task) and their ids */
-	struct perf_evsel *wake_sel[2];
-	uint64_t *wake_ids[2];
-	int release_fd;                 /* the closing child waits for its EOF (events__free) */
-};
+#include "events_internal.h"
 
 static int max_sample_rate(uint64_t *ret)
 {
@@ -146,7 +116,7 @@ static bool is_no_pmu(int err)
 }
 
 /* Add to the evlist (which gives it the evlist's maps) and open on every CPU. */
-static int open_evsel(struct events *e, struct perf_evsel *evsel)
+int events__open_evsel(struct events *e, struct perf_evsel *evsel)
 {
 	int err;
 
@@ -176,7 +146,7 @@ static int open_one(struct events *e, const struct record_opts *o, size_t i, uin
 	e->sampling[i] = perf_evsel__new(&attr);
 	if (!e->sampling[i])
 		return -ENOMEM;
-	err = open_evsel(e, e->sampling[i]);
+	err = events__open_evsel(e, e->sampling[i]);
 	if (err < 0 && o->nr_events == 1 && event_spec__is_hardware(&e->info.events[i]) && is_no_pmu(err)) {
 		/* No PMU (VMs, containers): sample on the CPU clock, as perf does (for
 		 * one event: of several, cpu-clock might be another of them). */
@@ -189,7 +159,7 @@ static int open_one(struct events *e, const struct record_opts *o, size_t i, uin
 		e->sampling[i] = perf_evsel__new(&attr);
 		if (!e->sampling[i])
 			return -ENOMEM;
-		err = open_evsel(e, e->sampling[i]);
+		err = events__open_evsel(e, e->sampling[i]);
 	}
 	return err;
 }
@@ -296,7 +266,7 @@ static int open_by_cgroup(struct events *e, const struct record_opts *o, int roo
 }
 
 /* Is fd a perf event's (told by its link, before any ioctl on it), and its sample id. */
-static bool perf_event_fd_id(int fd, uint64_t *ret)
+bool perf_event_fd__id(int fd, uint64_t *ret)
 {
 	char path[40], link[64];
 	ssize_t n;
@@ -324,7 +294,7 @@ static int sideband_fds(const struct events *e, int *fds, int n)
 		int fd = atoi(de->d_name);
 		uint64_t id;
 
-		if (de->d_name[0] == '.' || fd == dirfd(d) || !perf_event_fd_id(fd, &id))
+		if (de->d_name[0] == '.' || fd == dirfd(d) || !perf_event_fd__id(fd, &id))
 			continue;
 		for (int c = 0; c < n; c++)
 			if (e->ids[e->info.nr_events][c] == id && fds[c] < 0) {
@@ -393,7 +363,7 @@ static int open_sampling(struct events *e, const struct record_opts *o, int cgro
 }
 
 /* The sample id the kernel gave the event on each CPU (read_format has PERF_FORMAT_ID). */
-static int evsel_ids(struct events *e, struct perf_evsel *evsel, uint64_t **ret)
+int events__evsel_ids(struct events *e, struct perf_evsel *evsel, uint64_t **ret)
 {
 	int n = perf_cpu_map__nr(e->cpus);
 	uint64_t *ids = calloc((size_t)n, sizeof(uint64_t));
@@ -416,7 +386,7 @@ static int evsel_ids(struct events *e, struct perf_evsel *evsel, uint64_t **ret)
 static int read_ids(struct events *e, struct perf_evsel *evsel, int i, const char *name)
 {
 	int n = perf_cpu_map__nr(e->cpus);
-	int err = evsel_ids(e, evsel, &e->ids[i]);
+	int err = events__evsel_ids(e, evsel, &e->ids[i]);
 
 	if (err < 0)
 		return err;
@@ -426,150 +396,6 @@ static int read_ids(struct events *e, struct perf_evsel *evsel, int i, const cha
 		.ids = e->ids[i],
 		.nr_ids = (uint32_t)n,
 	};
-	return 0;
-}
-
-/*
- * The set*uid() syscall tracepoints: how a uid scope sees a process change its real
- * uid without exec.  Optional: without them prof re-reads the uid at exec.
- */
-static int open_creds(struct events *e)
-{
-	/*
-	 * The entries only: their records are judged a round after the call returned,
-	 * when /proc tells how it went.  Fewer tracepoints also means less to tear down
-	 * at exit (each waits for an RCU grace period).
-	 */
-	static const struct {
-		const char *event, *field;
-		int call;
-	} tp[] = {
-		{ "sys_enter_setuid", "uid", CREDS_SETUID },
-		{ "sys_enter_setreuid", "ruid", CREDS_SETREUID },
-		{ "sys_enter_setresuid", "ruid", CREDS_SETRESUID },
-	};
-	struct perf_evsel *evsels[ARRAY_SIZE(tp)] = { 0 };
-	char dir[4096];
-	int err, off, n = perf_cpu_map__nr(e->cpus);
-
-	err = tracefs__dir(dir, sizeof(dir));
-	if (err < 0)
-		return err;
-	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
-		unsigned long long id;
-		struct perf_event_attr a;
-
-		err = tracefs__event(dir, "syscalls", tp[i].event, tp[i].field, &id, &off);
-		if (err < 0)
-			return err;
-		if (i && off != e->info.raw_uid_off)
-			return -EINVAL;         /* the tracker reads one offset for all three */
-		e->info.raw_uid_off = off;
-		a = (struct perf_event_attr){
-			.size = sizeof(a),
-			.type = PERF_TYPE_TRACEPOINT,
-			.config = id,
-			.sample_period = 1,
-			/* same fixed fields as the sampling event, then RAW */
-			.sample_type = (SAMPLE_TYPE_BASE & ~(uint64_t)PERF_SAMPLE_CGROUP) | PERF_SAMPLE_RAW,
-			.read_format = PERF_FORMAT_ID,
-			.disabled = 1,
-			.sample_id_all = 1,
-			.use_clockid = 1,
-			.clockid = CLOCK_MONOTONIC,
-		};
-		evsels[i] = perf_evsel__new(&a);
-		if (!evsels[i])
-			return -ENOMEM;
-		err = open_evsel(e, evsels[i]);
-		if (err < 0)
-			return err;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(tp); i++) {
-		err = evsel_ids(e, evsels[i], &e->creds_ids[i]);
-		if (err < 0)
-			return err;
-		e->creds[i] = (struct events_creds){ .call = tp[i].call, .ids = e->creds_ids[i],
-						       .nr_ids = (size_t)n };
-	}
-	e->nr_creds = ARRAY_SIZE(tp);
-	e->info.creds = true;
-	return 0;
-}
-
-/*
- * --off-cpu's sched tracepoints, per CPU into the rings: sched_wakeup (a sleep's
- * wake-up: its blocked part ends, its wait for a CPU begins) and sched_migrate_task
- * (a waiting thread moved to another CPU).  Optional, both or neither: without them
- * (tracefs not readable by this user, no such tracepoint) the wake-up is inside
- * offcpu-blocked, as before.  The fields are found in tracefs' format files.
- */
-static int open_wakeups(struct events *e)
-{
-	static const char *const tp[2] = { "sched_wakeup", "sched_migrate_task" };
-	struct offcpu_wakeups *w = &e->info.wakeups;
-	unsigned long long id[2], other;
-	char dir[4096];
-	int err;
-
-	err = tracefs__dir(dir, sizeof(dir));
-	if (err == 0)
-		err = tracefs__event(dir, "sched", tp[0], "pid", &id[0], &w->wake_pid_off);
-	if (err == 0)
-		err = tracefs__event(dir, "sched", tp[0], "target_cpu", &other, &w->wake_cpu_off);
-	if (err == 0)
-		err = tracefs__event(dir, "sched", tp[1], "pid", &id[1], &w->migrate_pid_off);
-	if (err == 0)
-		err = tracefs__event(dir, "sched", tp[1], "orig_cpu", &other, &w->migrate_orig_off);
-	if (err == 0)
-		err = tracefs__event(dir, "sched", tp[1], "dest_cpu", &other, &w->migrate_dest_off);
-	for (int i = 0; i < 2 && err == 0; i++) {
-		struct perf_event_attr a = {
-			.size = sizeof(a),
-			.type = PERF_TYPE_TRACEPOINT,
-			.config = id[i],
-			.sample_period = 1,
-			.sample_type = OFFCPU_TP_SAMPLE_TYPE,
-			.read_format = PERF_FORMAT_ID,
-			.disabled = 1,
-			.sample_id_all = 1,
-			.use_clockid = 1,
-			.clockid = CLOCK_MONOTONIC,
-		};
-
-		e->wake_sel[i] = perf_evsel__new(&a);
-		err = e->wake_sel[i] ? open_evsel(e, e->wake_sel[i]) : -ENOMEM;
-	}
-	if (err < 0) {
-		/* what was added goes: no tracepoint of theirs in the rings */
-		for (int i = 0; i < 2; i++)
-			if (e->wake_sel[i]) {
-				perf_evsel__close(e->wake_sel[i]);
-				perf_evlist__remove(e->evlist, e->wake_sel[i]);
-				perf_evsel__delete(e->wake_sel[i]);
-				e->wake_sel[i] = NULL;
-			}
-		w->err = err;
-	}
-	return err;
-}
-
-/* After the rings are mapped: the tracepoints' ids, into info.wakeups. */
-static int read_wakeup_ids(struct events *e)
-{
-	struct offcpu_wakeups *w = &e->info.wakeups;
-	size_t n = (size_t)perf_cpu_map__nr(e->cpus);
-
-	for (int i = 0; i < 2; i++) {
-		int err = evsel_ids(e, e->wake_sel[i], &e->wake_ids[i]);
-
-		if (err < 0)
-			return err;
-	}
-	w->wake_ids = e->wake_ids[0];
-	w->nr_wake_ids = n;
-	w->migrate_ids = e->wake_ids[1];
-	w->nr_migrate_ids = n;
 	return 0;
 }
 
@@ -637,12 +463,12 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		err = -ENOMEM;
 		goto err;
 	}
-	err = open_evsel(e, e->sideband);
+	err = events__open_evsel(e, e->sideband);
 	if (err < 0)
 		goto err;
 	if (o->scope.nr_uids || o->track_uids) {
 		/* Best effort: on failure remove whatever of them was added. */
-		e->info.creds_err = open_creds(e);
+		e->info.creds_err = events__open_creds(e);
 		if (e->info.creds_err < 0) {
 			struct perf_evsel *sel, *tmp;
 			bool past = false;
@@ -666,7 +492,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	}
 	/* last: their failure removes only them (the wake-up stays inside offcpu-blocked) */
 	if (o->off_cpu)
-		open_wakeups(e);
+		events__open_wakeups(e);
 
 	stage = EVENTS_STAGE_MMAP;
 	err = map_rings(e, o);
@@ -682,7 +508,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	if (!err && e->offcpu)
 		err = offcpu_events__read_ids(e->offcpu);
 	if (!err && e->wake_sel[0])
-		err = read_wakeup_ids(e);
+		err = events__read_wakeup_ids(e);
 	if (err < 0)
 		goto err;
 	if (e->offcpu) {
@@ -701,85 +527,6 @@ err:
 	return err;
 }
 
-/* Is fd one of the tracepoint events (set*uid(), --off-cpu's sched ones)?  Told by the
- * id the kernel gave it. */
-static bool is_creds_fd(const struct events *e, int fd)
-{
-	size_t n = (size_t)e->info.nr_cpus;
-	uint64_t id;
-
-	if (!perf_event_fd_id(fd, &id))
-		return false;
-	for (size_t i = 0; i < e->nr_creds; i++)
-		for (size_t c = 0; c < e->creds[i].nr_ids; c++)
-			if (e->creds[i].ids[c] == id)
-				return true;
-	for (size_t i = 0; i < 2; i++)
-		for (size_t c = 0; e->wake_ids[i] && c < n; c++)
-			if (e->wake_ids[i][c] == id)
-				return true;
-	return false;
-}
-
-/* The closing child, right after the fork: keep only the tracepoints' fds and `keep`. */
-static void keep_only_creds(const struct events *e, int keep)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		int fd = atoi(de->d_name);
-
-		if (de->d_name[0] == '.' || fd == dirfd(d) || fd == keep || is_creds_fd(e, fd))
-			continue;
-		close(fd);
-	}
-	closedir(d);
-}
-
-/*
- * The last close of each tracepoint event (set*uid(), --off-cpu's sched ones) waits
- * for an RCU grace period (tracepoint_synchronize_unregister(), ~35-45 ms here, one
- * after the other: closing them from several threads takes as long).  Nobody should
- * wait for that: a child takes the last references.  Forked at the end (the file complete and closed, the
- * ring buffers unmapped), it keeps only those fds, leaves the session and the
- * terminal's process group, waits until this process has closed its own copies (EOF
- * on the pipe), then closes them and exits; init reaps it.  Without it (fork fails),
- * they are closed here, the slow way.
- */
-static void close_creds_later(struct events *e)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	e->release_fd = -1;
-	if ((!e->nr_creds && !e->wake_ids[0]) || pipe2(p, O_CLOEXEC) < 0)
-		return;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (pid > 0) {
-		close(p[0]);
-		e->release_fd = p[1];
-		return;
-	}
-	/* named so that one can tell it (tests/integration/record/fds.sh looks for it) */
-	prctl(PR_SET_NAME, "prof-closing");
-	setsid();
-	close(p[1]);
-	keep_only_creds(e, p[0]);
-	while (read(p[0], &c, 1) < 0 && errno == EINTR)
-		;
-	close_range(0, ~0u, 0);         /* the last references: the waits are here */
-	_exit(0);
-}
-
 struct events *events__free(struct events *e)
 {
 	if (!e)
@@ -787,7 +534,7 @@ struct events *events__free(struct events *e)
 	if (e->evlist) {
 		/* The evlist owns every evsel added to it; closing unopened ones is a no-op. */
 		perf_evlist__munmap(e->evlist);
-		close_creds_later(e);
+		events__close_creds_later(e);
 		perf_evlist__close(e->evlist);
 		perf_evlist__delete(e->evlist);
 		if (e->release_fd >= 0)

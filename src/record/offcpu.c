@@ -13,6 +13,7 @@
 #include "prof/record/offcpu.h"
 #include "prof/record/offcpu_events.h"
 #include "prof/record/offcpu_holders.h"
+#include "offcpu_internal.h"
 
 #ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
 #define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (1 << 14)
@@ -21,44 +22,9 @@
 
 /* Who held each CPU lately: enough to cover a wait of many time slices. */
 #define CPU_SEGMENTS 1024
-#define MAX_CPUS 4096
-/* Distinct holders of one offcpu-runq interval written apart; the rest as [unknown]. */
-#define MAX_SPLIT 8
-
-enum thread_state { T_RUNNING, T_STACKED, T_OUT };
-
-/* An offcpu-runq wait's time by holder. */
-struct split {
-	uint32_t holder[MAX_SPLIT];
-	uint64_t ns[MAX_SPLIT];
-	size_t nr;
-};
 
 /* What offcpu.c's idmap of sample ids says a sample is. */
 enum own_sample { OWN_SWITCH = 1, OWN_WAKEUP, OWN_MIGRATE };
-
-/* A thread of the scope: its last switch-out stack sample, its open interval. */
-struct thread {
-	int32_t tid, pid;
-	uint8_t state;
-	bool runq;                      /* switched out while runnable */
-	bool lost;                      /* a gap in the records since it switched out */
-	bool nostack;                   /* switched out without a stack sample first */
-	bool dead;                      /* its EXIT came: the interval its last switch-out opens
-					 * is never written (but the exit path may be preempted
-					 * or sleep before: those are) */
-	uint32_t out_cpu;
-	uint64_t out_time;
-	/* Waiting for a CPU (runq, or woken: a sleep's wake-up came at `woke`): on wait_cpu
-	 * since part_since; the wait before, on the CPUs it was moved from, in moved */
-	bool woken;
-	uint32_t wait_cpu;
-	uint64_t woke, part_since;
-	struct split moved;
-	uint64_t cgroup;                /* of its last stack sample (0: not known) */
-	uint8_t *rec;                   /* its context-switch sample (owned) */
-	uint32_t rec_len, rec_cap;
-};
 
 /* What kind of task a holder is (kept per tid until its EXIT, a reuse or its exec). */
 struct holder_kind {
@@ -93,24 +59,6 @@ struct cpu {
 	uint64_t win_start, win_n;      /* switches counted since win_start */
 	uint64_t degraded_since;        /* when period went above 1 */
 	struct segment segs[CPU_SEGMENTS];
-};
-
-struct offcpu {
-	struct offcpu_config cfg;
-	struct idmap *switch_ids;
-	struct hashtable threads;       /* struct thread by tid */
-	struct hashtable kinds;         /* struct holder_kind by tid */
-	struct offcpu_holders *holders; /* name_holders: the holder table */
-	struct hashtable born;          /* struct born by tid, until its first switch-in */
-	struct cpu *cpus[MAX_CPUS];     /* allocated when first used */
-	uint64_t first_time, last_time;
-	uint8_t *buf;                   /* one interval's sample */
-	size_t buf_cap;
-	uint8_t *fix;                   /* one record renamed (rename_id) */
-	size_t fix_cap;
-	struct offcpu_stats st;
-	bool finishing;                 /* offcpu__finish: the sleeps cut there were not woken */
-	uint64_t nr_dead, swept;        /* threads exited, kept; when they were last swept */
 };
 
 #define DEAD_AFTER_NS 1000000000ull
@@ -317,7 +265,7 @@ static void cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_
 	c->since = time;
 }
 
-static void split_add(struct split *s, uint32_t holder, uint64_t ns)
+void split__add(struct split *s, uint32_t holder, uint64_t ns)
 {
 	size_t i;
 
@@ -345,7 +293,8 @@ static void split_add(struct split *s, uint32_t holder, uint64_t ns)
  * So is tid's own segment at the start: its stack sample fires before the switch-out
  * record ends that segment, and those microseconds are the switch to the one after.
  */
-static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_t t0, uint64_t t1, struct split *s)
+void offcpu__split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_t t0, uint64_t t1,
+			     struct split *s)
 {
 	struct cpu *c = cpu < MAX_CPUS ? o->cpus[cpu] : NULL;
 	uint32_t newer = OFFCPU_HOLDER_UNKNOWN;     /* the holder after a segment */
@@ -367,7 +316,7 @@ static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_
 		else
 			h = OFFCPU_HOLDER_UNKNOWN;
 
-		split_add(s, h, t1 - from);
+		split__add(s, h, t1 - from);
 		covered += t1 - from;
 		newer = h;
 	}
@@ -380,211 +329,13 @@ static void split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_
 			break;
 		h = g->tid == tid ? newer : holder_of(o, g->pid, g->tid);
 		if (b > a) {
-			split_add(s, h, b - a);
+			split__add(s, h, b - a);
 			covered += b - a;
 		}
 		newer = h;
 	}
 	if (covered < t1 - t0)
-		split_add(s, OFFCPU_HOLDER_UNKNOWN, t1 - t0 - covered);
-}
-
-/* ---- intervals ---------------------------------------------------------------- */
-
-/* Its stack sample as one of prof's: id, time, period, CPU and holder rewritten. */
-static int emit_one(struct offcpu *o, const struct thread *t, uint64_t id, uint64_t time, uint64_t ns,
-		    uint32_t cpu, uint32_t holder)
-{
-	const struct sample_layout *l = o->cfg.layout;
-	struct perf_event_header *ev;
-	uint64_t *u;
-
-	if (o->buf_cap < t->rec_len) {
-		uint8_t *nb = realloc(o->buf, t->rec_len);
-
-		if (!nb)
-			return -ENOMEM;
-		o->buf = nb;
-		o->buf_cap = t->rec_len;
-	}
-	memcpy(o->buf, t->rec, t->rec_len);
-	ev = (struct perf_event_header *)(void *)o->buf;
-	u = (uint64_t *)(void *)(ev + 1);
-	u[l->s_id] = id;
-	u[l->s_time] = time;
-	u[l->s_period] = ns;
-	u[l->s_cpu] = (uint64_t)cpu | (uint64_t)holder << 32;
-	if (o->cfg.user_only && l->s_ip >= 0) {
-		/* no kernel address for them: the ip is the user leaf, or none */
-		uint64_t ip = 0, period, nr = 0;
-		const uint64_t *chain;
-
-		if (sample_layout__ip_chain(l, ev, &(uint64_t){ 0 }, &period, &chain, &nr))
-			for (uint64_t i = 0; i < nr && !ip; i++)
-				if (chain[i] < PERF_CONTEXT_MAX)
-					ip = chain[i];
-		u[l->s_ip] = ip;
-		ev->misc = (uint16_t)((ev->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | PERF_RECORD_MISC_USER);
-	}
-	return o->cfg.emit(o->cfg.ctx, ev, time);
-}
-
-#define STACKLESS_UNMADE (PERF_SAMPLE_READ | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_INTR | \
-			  PERF_SAMPLE_AUX)
-
-/*
- * An interval without its switch-out stack sample: a sample made from nothing, of the
- * sampling events' sample_type, with no call chain, no user registers or stack, ip 0
- * (shown as [unknown]), its time, period, CPU and holder exact.  Not for a sample_type
- * with STACKLESS_UNMADE fields.
- */
-static int emit_stackless(struct offcpu *o, const struct thread *t, uint64_t id, uint64_t time, uint64_t ns,
-			  uint32_t cpu, uint32_t holder)
-{
-	uint64_t st = o->cfg.layout->sample_type, *u;
-	struct perf_event_header *ev;
-	size_t n = 0, cap = sizeof(*ev) + 32 * 8;
-	uint64_t cgroup = t->cgroup;
-
-	/* a thread never sampled at a switch: its cgroup as the scope's tracker knows it */
-	if (!cgroup && (st & PERF_SAMPLE_CGROUP) && o->cfg.cgroup_of && !o->cfg.cgroup_of(o->cfg.ctx, t->tid, &cgroup))
-		cgroup = 0;
-
-	if (o->buf_cap < cap) {
-		uint8_t *nb = realloc(o->buf, cap);
-
-		if (!nb)
-			return -ENOMEM;
-		o->buf = nb;
-		o->buf_cap = cap;
-	}
-	ev = (struct perf_event_header *)(void *)o->buf;
-	u = (uint64_t *)(void *)(ev + 1);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		u[n++] = id;
-	if (st & PERF_SAMPLE_IP)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_TID)
-		u[n++] = (uint64_t)(uint32_t)t->pid | (uint64_t)(uint32_t)t->tid << 32;
-	if (st & PERF_SAMPLE_TIME)
-		u[n++] = time;
-	if (st & PERF_SAMPLE_ADDR)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_ID)
-		u[n++] = id;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_CPU)
-		u[n++] = (uint64_t)cpu | (uint64_t)holder << 32;
-	if (st & PERF_SAMPLE_PERIOD)
-		u[n++] = ns;
-	if (st & PERF_SAMPLE_CALLCHAIN)
-		u[n++] = 0;     /* nr */
-	if (st & PERF_SAMPLE_REGS_USER)
-		u[n++] = 0;     /* PERF_SAMPLE_REGS_ABI_NONE: no registers follow */
-	if (st & PERF_SAMPLE_STACK_USER)
-		u[n++] = 0;     /* size 0: no data, no dyn_size */
-	if (st & PERF_SAMPLE_WEIGHT_TYPE)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_DATA_SRC)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_TRANSACTION)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_CGROUP)
-		u[n++] = cgroup;
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		u[n++] = 0;
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		u[n++] = 0;
-	ev->type = PERF_RECORD_SAMPLE;
-	ev->misc = PERF_RECORD_MISC_USER;
-	ev->size = (uint16_t)(sizeof(*ev) + n * 8);
-	return o->cfg.emit(o->cfg.ctx, ev, time);
-}
-
-/* The interval's sample(s): with the thread's switch-out stack, or without one. */
-static int emit_interval(struct offcpu *o, const struct thread *t, bool stack, uint64_t id, uint64_t time,
-			 uint64_t ns, uint32_t cpu, uint32_t holder)
-{
-	return stack ? emit_one(o, t, id, time, ns, cpu, holder) : emit_stackless(o, t, id, time, ns, cpu, holder);
-}
-
-/* Its runq time: the part on cpu since part_since, then the parts before its moves. */
-static void split_wait(struct offcpu *o, const struct thread *t, uint32_t cpu, uint64_t t1, struct split *s)
-{
-	split_by_holder(o, t->tid, cpu, t->part_since, t1, s);
-	for (size_t i = 0; i < t->moved.nr; i++)
-		split_add(s, t->moved.holder[i], t->moved.ns[i]);
-}
-
-/*
- * Thread t's interval closes at t1 on cpu: counted, and written when it can be.  A
- * preemption is runq from its switch-out; a sleep is blocked, up to its wake-up when
- * that came (then runq from there): two samples of one interval, with its one stack.
- */
-static int close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint32_t cpu)
-{
-	uint64_t ns = t1 > t->out_time ? t1 - t->out_time : 0;
-	bool stack = !t->nostack && t->rec_len;
-	bool woken = !t->runq && t->woken && t->woke < t1;
-	uint64_t from = t->runq ? t->out_time : woken ? MAX(t->woke, t->out_time) : t1;
-	uint64_t runq = t1 > from ? t1 - from : 0, blocked = ns - runq;
-	struct split s = { .nr = 0 };
-	int wrote = 0;
-
-	t->state = T_RUNNING;
-	if (t->lost) {
-		o->st.lost_intervals++;
-		o->st.lost_ns += ns;
-		return 0;
-	}
-	if (!ns)
-		return 0;
-	if (!stack && (o->cfg.layout->sample_type & STACKLESS_UNMADE)) {
-		o->st.unwritten_intervals++;
-		o->st.unwritten_ns += ns;
-		return 0;
-	}
-	if (runq)
-		split_wait(o, t, cpu, t1, &s);
-	/* one sample per holder, a nanosecond apart: each its own (time, tid); the
-	 * blocked part before them */
-	for (size_t i = 0; i < s.nr; i++) {
-		int w = emit_interval(o, t, stack, OFFCPU_ID_RUNQ, t1 - i, s.ns[i], cpu, s.holder[i]);
-
-		if (w < 0)
-			return w;
-		wrote += w;
-	}
-	if (blocked) {
-		int w = emit_interval(o, t, stack, OFFCPU_ID_BLOCKED, t1 - s.nr, blocked, cpu, OFFCPU_HOLDER_NONE);
-
-		if (w < 0)
-			return w;
-		wrote += w;
-	}
-	if (!wrote)
-		return 0;
-	o->st.intervals++;
-	o->st.runq_ns += runq;
-	o->st.blocked_ns += blocked;
-	for (size_t i = 0; i < s.nr; i++)
-		if (s.holder[i] == OFFCPU_HOLDER_UNKNOWN)
-			o->st.unknown_holder_ns += s.ns[i];
-	if (woken) {
-		o->st.woken_intervals++;
-		o->st.woken_runq_ns += runq;
-	} else if (!t->runq && o->st.wakeups && !o->finishing) {
-		o->st.unwoken_intervals++;
-		o->st.unwoken_ns += ns;
-	}
-	if (!stack) {
-		o->st.nostack_intervals++;
-		o->st.nostack_ns += ns;
-	}
-	return 0;
+		split__add(s, OFFCPU_HOLDER_UNKNOWN, t1 - t0 - covered);
 }
 
 /* A tracepoint sample's int field at off in its raw data: false when it has none. */
@@ -640,9 +391,9 @@ static int on_migrate(struct offcpu *o, const struct perf_event_header *ev, uint
 	    !tp_int(ev, w->migrate_dest_off, &dest) || orig < 0 || dest < 0)
 		return 1;
 	if (time > t->part_since) {
-		split_by_holder(o, tid, (uint32_t)orig, t->part_since, time, &part);
+		offcpu__split_by_holder(o, tid, (uint32_t)orig, t->part_since, time, &part);
 		for (size_t i = 0; i < part.nr; i++)
-			split_add(&t->moved, part.holder[i], part.ns[i]);
+			split__add(&t->moved, part.holder[i], part.ns[i]);
 		t->part_since = time;
 	}
 	t->wait_cpu = (uint32_t)dest;
@@ -834,7 +585,7 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 			t->out_cpu = t->wait_cpu = cpu;
 			t->lost = b->lost;
 			hashtable__remove(&o->born, tid_hash(tid), &tid);
-			return close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
+			return offcpu__close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
 		}
 		/* first seen coming back: off a CPU since before the recording */
 		o->st.cut_start++;
@@ -848,7 +599,7 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 	}
 	if (!t || t->state != T_OUT)
 		return 1;
-	return close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
+	return offcpu__close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
 }
 
 /* A gap: no interval open across it is known to be waiting, no CPU's past is known. */
@@ -1003,7 +754,7 @@ int offcpu__finish(struct offcpu *o)
 
 		if (t->state != T_OUT || t->dead)
 			continue;
-		err = close_interval(o, t, o->last_time, t->runq || t->woken ? t->wait_cpu : t->out_cpu);
+		err = offcpu__close_interval(o, t, o->last_time, t->runq || t->woken ? t->wait_cpu : t->out_cpu);
 		if (err < 0)
 			return err;
 		o->st.cut_end += o->st.intervals != written;

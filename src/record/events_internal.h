@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * events' internals, shared by its two files only (libperf's habit: the struct opaque
+ * in the public header events.h, whole here): events.c opens the sampling events and
+ * the sideband and maps the rings, events_tracepoints.c the tracepoint events and
+ * their closing.
+ */
+#ifndef PROF_RECORD_EVENTS_INTERNAL_H
+#define PROF_RECORD_EVENTS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/threadmap.h>
+
+#include "prof/record/cgroup_sampling.h"
+#include "prof/record/events.h"
+#include "prof/record/offcpu_events.h"
+
+/* Everything a record needs to be judged and written; same for both events so any
+ * record's trailer parses alike (perf requires IDENTIFIER when types differ). */
+#define SAMPLE_TYPE_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |   \
+			  PERF_SAMPLE_CGROUP)
+
+struct events {
+	struct perf_evlist *evlist;
+	struct perf_evsel *sampling[RECORD_MAX_EVENTS], *sideband;
+	struct cgroup_sampling *by_cgroup[RECORD_MAX_EVENTS];  /* instead of sampling[] */
+	struct perf_event_attr attrs[RECORD_MAX_EVENTS];        /* the sampling events' */
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct events_info info;
+	struct sample_layout layout;
+	/* the sampling ones, the sideband, then with --off-cpu prof's two (offcpu_events.h) */
+	struct perf_data_event events[RECORD_MAX_EVENTS + 3];
+	struct offcpu_events *offcpu;   /* --off-cpu: the context-switch event */
+	uint64_t *ids[RECORD_MAX_EVENTS + 1];
+	struct events_creds creds[3];
+	size_t nr_creds;
+	uint64_t *creds_ids[3];
+	/* --off-cpu's sched tracepoints (sched_wakeup, sched_migrate_task) and their ids */
+	struct perf_evsel *wake_sel[2];
+	uint64_t *wake_ids[2];
+	int release_fd;                 /* the closing child waits for its EOF (events__free) */
+};
+
+/* Add evsel to e's evlist (which owns it from then) and open it on every CPU: 0 or a
+ * negative errno (events.c). */
+int events__open_evsel(struct events *e, struct perf_evsel *evsel);
+
+/* The sample id the kernel gave evsel on each CPU, into *ret (the caller's to free): 0
+ * or a negative errno (events.c). */
+int events__evsel_ids(struct events *e, struct perf_evsel *evsel, uint64_t **ret);
+
+/* Is fd a perf event's, and its sample id into *ret (events.c). */
+bool perf_event_fd__id(int fd, uint64_t *ret);
+
+/* The set*uid() tracepoints opened, their ids into e->creds: 0 or a negative errno,
+ * what was added left in the evlist (the caller removes it). */
+int events__open_creds(struct events *e);
+
+/* --off-cpu's sched tracepoints opened, their fields' offsets into e->info.wakeups: 0
+ * or a negative errno (also in info.wakeups.err), what was added removed again. */
+int events__open_wakeups(struct events *e);
+
+/* After the rings are mapped: the sched tracepoints' ids, into info.wakeups. */
+int events__read_wakeup_ids(struct events *e);
+
+/* Before the evlist closes: the tracepoints' last close handed to a child (its pipe in
+ * e->release_fd, -1 without one). */
+void events__close_creds_later(struct events *e);
+
+#endif
