@@ -8,6 +8,7 @@
 
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
+#include "prof/base/vec.h"
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"
 #include "prof/record/offcpu.h"
@@ -637,14 +638,8 @@ static int rename_id(struct offcpu *o, const struct perf_event_header **pev)
 	memcpy(&id, (const char *)ev + ev->size - 8 * (unsigned)l->t_id, 8);
 	if (!idmap__get(o->switch_ids, id, &v))
 		return 0;
-	if (o->fix_cap < ev->size) {
-		uint8_t *nb = realloc(o->fix, ev->size);
-
-		if (!nb)
-			return -ENOMEM;
-		o->fix = nb;
-		o->fix_cap = ev->size;
-	}
+	if (VEC_RESERVE(o->fix, o->fix_cap, ev->size) < 0)
+		return -ENOMEM;
 	memcpy(o->fix, ev, ev->size);
 	id = OFFCPU_ID_RUNQ;
 	memcpy(o->fix + ev->size - 8 * (unsigned)l->t_id, &id, 8);

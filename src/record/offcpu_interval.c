@@ -8,6 +8,7 @@
 #include <string.h>
 #include <perf/event.h>
 
+#include "prof/base/vec.h"
 #include "prof/base/util.h"
 #include "prof/record/offcpu_events.h"
 #include "offcpu_internal.h"
@@ -20,14 +21,8 @@ static int emit_one(struct offcpu *o, const struct thread *t, uint64_t id, uint6
 	struct perf_event_header *ev;
 	uint64_t *u;
 
-	if (o->buf_cap < t->rec_len) {
-		uint8_t *nb = realloc(o->buf, t->rec_len);
-
-		if (!nb)
-			return -ENOMEM;
-		o->buf = nb;
-		o->buf_cap = t->rec_len;
-	}
+	if (VEC_RESERVE(o->buf, o->buf_cap, t->rec_len) < 0)
+		return -ENOMEM;
 	memcpy(o->buf, t->rec, t->rec_len);
 	ev = (struct perf_event_header *)(void *)o->buf;
 	u = (uint64_t *)(void *)(ev + 1);
@@ -71,14 +66,8 @@ static int emit_stackless(struct offcpu *o, const struct thread *t, uint64_t id,
 	if (!cgroup && (st & PERF_SAMPLE_CGROUP) && o->cfg.cgroup_of && !o->cfg.cgroup_of(o->cfg.ctx, t->tid, &cgroup))
 		cgroup = 0;
 
-	if (o->buf_cap < cap) {
-		uint8_t *nb = realloc(o->buf, cap);
-
-		if (!nb)
-			return -ENOMEM;
-		o->buf = nb;
-		o->buf_cap = cap;
-	}
+	if (VEC_RESERVE(o->buf, o->buf_cap, cap) < 0)
+		return -ENOMEM;
 	ev = (struct perf_event_header *)(void *)o->buf;
 	u = (uint64_t *)(void *)(ev + 1);
 	if (st & PERF_SAMPLE_IDENTIFIER)
