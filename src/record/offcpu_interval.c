@@ -8,8 +8,8 @@
 #include <string.h>
 #include <perf/event.h>
 
-#include "prof/base/vec.h"
 #include "prof/base/util.h"
+#include "prof/base/vec.h"
 #include "prof/record/offcpu_events.h"
 #include "offcpu_internal.h"
 
