@@ -417,6 +417,26 @@ ctr_check_names() {
 	done
 }
 
+# ctr_check_dwarf_stacks FILE: --call-graph dwarf stacks of ctr-hot-nofp in FILE, as
+# prof report's folded stacks and perf script show them: at least 1000, >= 90 % reaching
+# main and _start, none through the host decoy.
+ctr_check_dwarf_stacks() {
+	local f=$1 reader n good
+	"$PROF" report -i "$f" -F folded -g --no-inline --comm ctr-hot-nofp >"$TMP/dwarf.folded" 2>"$TMP/dwarf.ferr" ||
+		fail "dwarf: prof report -F folded: $(cat "$TMP/dwarf.ferr")"
+	perf_clean "$TMP/dwarf.script" script -i "$f" -F comm,ip,sym
+	for reader in "folded $TMP/dwarf.folded" "perf-script $TMP/dwarf.script"; do
+		read -r _ n good < <(python3 "$CTR_SHARE" stacks $reader ctr-hot-nofp)
+		[ "$n" -ge 1000 ] || fail "dwarf ${reader%% *}: $n stacks"
+		[ $((good * 100)) -ge $((n * 90)) ] ||
+			fail "dwarf ${reader%% *}: $good of $n stacks reach main and _start"
+		note "dwarf ${reader%% *}: $good of $n stacks reach main and _start"
+	done
+	if grep -q decoy_ "$TMP/dwarf.folded" "$TMP/dwarf.script"; then
+		fail "dwarf: a stack names the decoy: $(grep -h decoy_ "$TMP/dwarf.folded" "$TMP/dwarf.script" | head -3)"
+	fi
+}
+
 # A hostile ELF: FILE's PT_NOTE made to start 1 TiB past the file's end.
 ctr_note_past_end() {
 	python3 - "$1" <<'PY'

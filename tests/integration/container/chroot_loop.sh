@@ -82,17 +82,7 @@ pass "chroot loop of 30 ms processes: >= 95 % named by prof report and perf repo
 # reachable (under the chroot's held root once their process is gone).
 record_loop dwarf --call-graph dwarf -- timeout 4 chroot "$R" /bin/sh -c "while :; do $D/ctr-hot-nofp 0.03; done"
 check_loop dwarf 95 95 ctr-hot-nofp
-"$PROF" report -i "$F" -F folded -g --no-inline --comm ctr-hot-nofp >"$TMP/dwarf.folded" 2>"$TMP/dwarf.ferr" ||
-	fail "dwarf: prof report -F folded: $(cat "$TMP/dwarf.ferr")"
-perf_clean "$TMP/dwarf.script" script -i "$F" -F comm,ip,sym
-for reader in "folded $TMP/dwarf.folded" "perf-script $TMP/dwarf.script"; do
-	read -r _ n good < <(python3 "$CTR_SHARE" stacks $reader ctr-hot-nofp)
-	[ "$n" -ge 1000 ] || fail "dwarf ${reader%% *}: $n stacks"
-	[ $((good * 100)) -ge $((n * 90)) ] || fail "dwarf ${reader%% *}: $good of $n stacks reach main and _start"
-	note "dwarf ${reader%% *}: $good of $n stacks reach main and _start"
-done
-grep -q decoy_ "$TMP/dwarf.folded" "$TMP/dwarf.script" &&
-	fail "dwarf: a stack names the decoy: $(grep -h decoy_ "$TMP/dwarf.folded" "$TMP/dwarf.script" | head -3)"
+ctr_check_dwarf_stacks "$F"
 pass "chroot loop, --call-graph dwarf: >= 95 % named, >= 90 % of stacks reach main and _start, none after the decoy"
 
 # Another tenant's root: a copy of the root whose program and library at the same

@@ -104,17 +104,7 @@ F=$TMP/dwarf.data
 note "dwarf: $(grep -E '^prof: .*(objects|mappings)' "$TMP/dwarf.err" | tr '\n' ' ')"
 reports dwarf
 check_named dwarf ctr-hot-nofp 95 1000
-"$PROF" report -i "$F" -F folded -g --no-inline --comm ctr-hot-nofp >"$TMP/dwarf.folded" 2>"$TMP/dwarf.ferr" ||
-	fail "dwarf: prof report -F folded: $(cat "$TMP/dwarf.ferr")"
-perf_clean "$TMP/dwarf.script" script -i "$F" -F comm,ip,sym
-for reader in "folded $TMP/dwarf.folded" "perf-script $TMP/dwarf.script"; do
-	read -r _ n good < <(python3 "$CTR_SHARE" stacks $reader ctr-hot-nofp)
-	[ "$n" -ge 1000 ] || fail "dwarf ${reader%% *}: $n stacks"
-	[ $((good * 100)) -ge $((n * 90)) ] ||
-		fail "dwarf ${reader%% *}: $good of $n stacks reach main and _start"
-	note "dwarf ${reader%% *}: $good of $n stacks reach main and _start"
-done
-grep -q decoy_ "$TMP/dwarf.folded" "$TMP/dwarf.script" && fail "dwarf: a stack names the decoy: $(grep -h decoy_ "$TMP/dwarf.folded" "$TMP/dwarf.script" | head -3)"
+ctr_check_dwarf_stacks "$F"
 dk rm -f prof-it-dwarf >/dev/null
 pass "docker, a loop of 30 ms processes, --call-graph dwarf: >= 95 % named, >= 90 % of stacks reach main, none after the decoy"
 
