@@ -339,7 +339,8 @@ static void say_refused(const struct symbols_refused *o, void *ctx)
 	struct build_id want = { .size = (uint8_t)MIN(o->expected_len, BUILD_ID_MAX) };
 	char hex[2 * BUILD_ID_MAX + 1], path[1024];
 
-	memcpy(want.data, o->expected, want.size);
+	if (want.size)  /* NOT_MAPPED has no build id: expected is NULL */
+		memcpy(want.data, o->expected, want.size);
 	build_id__hex(&want, hex, sizeof(hex));
 	escape__text(path, sizeof(path), o->path);      /* a path a tenant chose */
 	if (o->why == SYMBOLS_REFUSED_NOT_MAPPED)
