@@ -264,6 +264,14 @@ static void summary_lost(const struct recording *r, const struct session_stats *
 			geteuid() ? " (kernel.perf_event_mlock_kb or CAP_IPC_LOCK may be needed)" : "");
 }
 
+/* Samples of another recording's: what they are, what was lost with them. */
+static void summary_foreign(const struct session_stats *s)
+{
+	fprintf(stderr, "prof: %" PRIu64 " samples dropped: they carried another recording's event id (another "
+		"profiler samples the same software event here, and the kernel fills one sample for both)%s\n",
+		s->drain.foreign_samples, s->offcpu ? "; their off-CPU intervals are written without a stack" : "");
+}
+
 /* --off-cpu: the intervals, and those that could not be written (lost, no stack). */
 static void summary_offcpu(const struct recording *r, const struct offcpu_stats *o)
 {
@@ -354,6 +362,8 @@ static void summary(const struct recording *r)
 		t->samples_written, scope, lost->lost + lost->lost_samples, t->tasks_seen, size, r->out.path);
 	if (lost->lost + lost->lost_samples)
 		summary_lost(r, &s);
+	if (s.drain.foreign_samples)
+		summary_foreign(&s);
 	if (s.unwind)
 		summary_unwinding(r, &s);
 	if (s.python)

@@ -97,6 +97,16 @@ struct drained {
 };
 
 /*
+ * Samples the rings held with none of this recording's sample ids, dropped unread.
+ * The kernel fills one struct perf_sample_data for every software event that fires
+ * at once on a CPU (kernel/events/core.c, do_perf_sw_event): when another recording
+ * (prof, perf) samples the same one, say context switches, this recording's sample
+ * can carry the other's id, time, tid and callchain, read for that other event.
+ * None of it is this recording's to write.
+ */
+uint64_t events__foreign_samples(const struct events *e);
+
+/*
  * Copy every record available in every ring buffer into q, appending each copy to
  * *read.  Returns records read or -errno.
  */
