@@ -308,7 +308,7 @@ static int sideband_fds(const struct events *e, int *fds, int n)
 }
 
 /* The cgroup events write into the sideband's ring on their CPU; their ids for the file. */
-enum { OWN_EVENT = 1, OWN_SWITCH };
+enum { OWN_EVENT = 1, OWN_SWITCH, FOREIGN };
 
 static int add_ids(struct idmap *m, const uint64_t *ids, size_t n, uint32_t kind)
 {
@@ -343,6 +343,14 @@ static int collect_own_ids(struct events *e)
 		err = add_ids(e->own_ids, in->wakeups.migrate_ids, in->wakeups.nr_migrate_ids, OWN_EVENT);
 	for (size_t i = 0; i < e->nr_creds && !err; i++)
 		err = add_ids(e->own_ids, e->creds[i].ids, e->creds[i].nr_ids, OWN_EVENT);
+	/* another id can be told for the context-switch event's only when no sampling
+	 * event of the recording's also fires through do_perf_sw_event (the clocks fire
+	 * from their hrtimers, with data of their own) */
+	e->salvage = in->nr_switch_ids > 0;
+	for (size_t i = 0; i < in->nr_events; i++)
+		if (e->attrs[i].type == PERF_TYPE_SOFTWARE && e->attrs[i].config != PERF_COUNT_SW_CPU_CLOCK &&
+		    e->attrs[i].config != PERF_COUNT_SW_TASK_CLOCK)
+			e->salvage = false;
 	return err;
 }
 
@@ -599,8 +607,9 @@ struct events *events__free(struct events *e)
 	return NULL;
 }
 
-uint64_t events__foreign_samples(const struct events *e)
+uint64_t events__foreign_samples(const struct events *e, uint64_t *ret_kept)
 {
+	*ret_kept = e->foreign_kept;
 	return e->foreign_samples;
 }
 
@@ -709,32 +718,42 @@ static uint64_t trailer_tid(const struct sample_layout *l, const struct perf_eve
 /*
  * The context-switch event's sample held back (e->held) until the ring's next record:
  * the kernel writes it in schedule(), interrupts off, right before the SWITCH_OUT of
- * the same task (perf_event_task_sched_out()).  The sample's fields may be another
+ * the same task (perf_event_task_sched_out()).  Its fields may be another
  * recording's (events__foreign_samples: one perf_sample_data for every software
- * event of the CPU) even when its id is this recording's (the other's event had no
- * id to set), so its time is taken from that SWITCH_OUT, this recording's own record;
- * a SWITCH_OUT of another task there says its tid is not this recording's: dropped.
- * Not followed by a SWITCH_OUT (the drain's last record; records lost): as written.
+ * event of the CPU), even when its id is this recording's (the other's event had no
+ * id to set), so its time is taken from that SWITCH_OUT, this recording's own record,
+ * and a SWITCH_OUT of another task there says its tid is not this recording's:
+ * dropped.  A sample with another recording's id is held too when the context-switch
+ * event is the only software event of the recording's that samples through the
+ * kernel's shared data (e->salvage): followed by the SWITCH_OUT of its task, it is
+ * that event's sample of that switch, and gets its id; otherwise it is dropped.  Not
+ * followed by a SWITCH_OUT (the drain's last record; records lost): as written.
  */
 static int push_held(struct events *e, struct ordered_queue *q, struct drained *read,
 		     const struct perf_event_header *next)
 {
 	struct perf_event_header *h = (struct perf_event_header *)(void *)e->held;
 	const struct sample_layout *l = &e->layout;
-	uint64_t time = sample_layout__time(l, h), tid;
+	uint64_t time = sample_layout__time(l, h), tid, *u = (uint64_t *)(void *)(h + 1);
+	bool foreign = e->held_foreign;
 
 	e->held_len = 0;
 	if (next && (next->type == PERF_RECORD_SWITCH_CPU_WIDE || next->type == PERF_RECORD_SWITCH) &&
 	    (next->misc & PERF_RECORD_MISC_SWITCH_OUT) && (tid = trailer_tid(l, next)) != 0 &&
 	    l->s_tid >= 0 && l->s_time >= 0 && h->size >= sizeof(*h) + 8 * (size_t)(l->s_time + 1)) {
-		uint64_t *u = (uint64_t *)(void *)(h + 1);
-
 		if (u[l->s_tid] != tid) {
 			e->foreign_samples++;
 			return 0;
 		}
 		time = sample_layout__time(l, next);
 		u[l->s_time] = time;
+		if (foreign) {
+			u[0] = e->info.switch_ids[0];   /* IDENTIFIER, first */
+			e->foreign_kept++;
+		}
+	} else if (foreign) {
+		e->foreign_samples++;
+		return 0;
 	}
 	return push(q, read, h, time);
 }
@@ -767,17 +786,21 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 			if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 8) {
 				memcpy(&id, h + 1, 8);
 				if (!idmap__get(e->own_ids, id, &kind)) {
-					e->foreign_samples++;
-					continue;
+					if (!e->salvage) {
+						e->foreign_samples++;
+						continue;
+					}
+					kind = FOREIGN;
 				}
 			}
 			if (e->held_len)
 				err = push_held(e, q, read, h);
-			if (!err && kind == OWN_SWITCH) {
+			if (!err && (kind == OWN_SWITCH || kind == FOREIGN)) {
 				err = VEC_RESERVE(e->held, e->held_cap, h->size);
 				if (!err) {
 					memcpy(e->held, h, h->size);
 					e->held_len = h->size;
+					e->held_foreign = kind == FOREIGN;
 				}
 			} else if (!err) {
 				err = push(q, read, h, sample_layout__time(&e->layout, h));
