@@ -264,6 +264,19 @@ static void summary_lost(const struct recording *r, const struct session_stats *
 			geteuid() ? " (kernel.perf_event_mlock_kb or CAP_IPC_LOCK may be needed)" : "");
 }
 
+/* Samples with another recording's id: what they are, what was kept, what was lost. */
+static void summary_foreign(const struct session_stats *s)
+{
+	const struct session_drain_stats *d = &s->drain;
+
+	fprintf(stderr, "prof: %" PRIu64 " samples carried another recording's event id (another profiler samples "
+		"the same software event here, and the kernel fills one sample for both): ", d->foreign_samples + d->foreign_kept);
+	if (d->foreign_kept)
+		fprintf(stderr, "%" PRIu64 " told by their switch record and kept, ", d->foreign_kept);
+	fprintf(stderr, "%" PRIu64 " dropped%s\n", d->foreign_samples,
+		s->offcpu && d->foreign_samples ? " (their off-CPU intervals are written without a stack)" : "");
+}
+
 /* --off-cpu: the intervals, and those that could not be written (lost, no stack). */
 static void summary_offcpu(const struct recording *r, const struct offcpu_stats *o)
 {
@@ -354,6 +367,8 @@ static void summary(const struct recording *r)
 		t->samples_written, scope, lost->lost + lost->lost_samples, t->tasks_seen, size, r->out.path);
 	if (lost->lost + lost->lost_samples)
 		summary_lost(r, &s);
+	if (s.drain.foreign_samples + s.drain.foreign_kept)
+		summary_foreign(&s);
 	if (s.unwind)
 		summary_unwinding(r, &s);
 	if (s.python)

@@ -20,6 +20,7 @@
 #include "prof/record/events.h"
 #include "prof/record/offcpu_events.h"
 #include "prof/analyze/unwinder.h"
+#include "prof/base/idmap.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
 #include "events_internal.h"
@@ -307,6 +308,52 @@ static int sideband_fds(const struct events *e, int *fds, int n)
 }
 
 /* The cgroup events write into the sideband's ring on their CPU; their ids for the file. */
+enum { OWN_EVENT = 1, OWN_SWITCH, FOREIGN };
+
+static int add_ids(struct idmap *m, const uint64_t *ids, size_t n, uint32_t kind)
+{
+	for (size_t i = 0; ids && i < n; i++)
+		if (idmap__set(m, ids[i], kind) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Every sample id of this recording's events, once they are all read: the kernel's
+ * sampling and sideband events (not offcpu-runq and offcpu-blocked, prof's own, which
+ * the kernel never writes), the context-switch event, the sched and set*uid()
+ * tracepoints.
+ */
+static int collect_own_ids(struct events *e)
+{
+	const struct events_info *in = &e->info;
+	int err;
+
+	e->own_ids = idmap__new();
+	if (!e->own_ids)
+		return -ENOMEM;
+	err = 0;
+	for (size_t i = 0; i <= in->nr_events && !err; i++)
+		err = add_ids(e->own_ids, e->events[i].ids, e->events[i].nr_ids, OWN_EVENT);
+	if (!err)
+		err = add_ids(e->own_ids, in->switch_ids, in->nr_switch_ids, OWN_SWITCH);
+	if (!err)
+		err = add_ids(e->own_ids, in->wakeups.wake_ids, in->wakeups.nr_wake_ids, OWN_EVENT);
+	if (!err)
+		err = add_ids(e->own_ids, in->wakeups.migrate_ids, in->wakeups.nr_migrate_ids, OWN_EVENT);
+	for (size_t i = 0; i < e->nr_creds && !err; i++)
+		err = add_ids(e->own_ids, e->creds[i].ids, e->creds[i].nr_ids, OWN_EVENT);
+	/* another id can be told for the context-switch event's only when no sampling
+	 * event of the recording's also fires through do_perf_sw_event (the clocks fire
+	 * from their hrtimers, with data of their own) */
+	e->salvage = in->nr_switch_ids > 0;
+	for (size_t i = 0; i < in->nr_events; i++)
+		if (e->attrs[i].type == PERF_TYPE_SOFTWARE && e->attrs[i].config != PERF_COUNT_SW_CPU_CLOCK &&
+		    e->attrs[i].config != PERF_COUNT_SW_TASK_CLOCK)
+			e->salvage = false;
+	return err;
+}
+
 static int redirect_by_cgroup(struct events *e)
 {
 	int fds[4096], n = perf_cpu_map__nr(e->cpus), err;
@@ -516,6 +563,9 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		e->info.switch_ids = offcpu_events__switch_ids(e->offcpu, &e->info.nr_switch_ids);
 	}
 	sample_layout__init(&e->layout, e->attrs[0].sample_type);
+	err = collect_own_ids(e);
+	if (err < 0)
+		goto err;
 	e->info.nr_fds = ((e->info.nr_events + (e->offcpu ? 1 : 0)) * MAX(e->info.filter_cgroups, 1) + 1 +
 			  (e->info.creds ? 3 : 0) + (e->wake_sel[0] ? 2 : 0)) *
 			 (size_t)e->info.nr_cpus;
@@ -551,8 +601,16 @@ struct events *events__free(struct events *e)
 		free(e->creds_ids[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(e->wake_ids); i++)
 		free(e->wake_ids[i]);
+	idmap__free(e->own_ids);
+	free(e->held);
 	free(e);
 	return NULL;
+}
+
+uint64_t events__foreign_samples(const struct events *e, uint64_t *ret_kept)
+{
+	*ret_kept = e->foreign_kept;
+	return e->foreign_samples;
 }
 
 const struct events_info *events__info(const struct events *e)
@@ -634,6 +692,72 @@ int events__poll(struct events *e, int timeout_ms)
 	return n < 0 ? -errno : n;
 }
 
+/* Into the queue, and into what this drain read. */
+static int push(struct ordered_queue *q, struct drained *read, const struct perf_event_header *ev, uint64_t time)
+{
+	int err = read->nr < read->cap ? 0 : VEC_RESERVE(read->recs, read->cap, read->nr + 1);
+
+	if (!err)
+		err = ordered_queue__push(q, ev, time);
+	if (!err)
+		read->recs[read->nr++] = ordered_queue__last(q);
+	return err;
+}
+
+/* The pid/tid of a record's sample_id trailer (0 when it has none). */
+static uint64_t trailer_tid(const struct sample_layout *l, const struct perf_event_header *ev)
+{
+	uint64_t v;
+
+	if (l->t_tid < 0 || ev->size < sizeof(*ev) + l->trailer_size)
+		return 0;
+	memcpy(&v, (const char *)ev + ev->size - 8 * (unsigned)l->t_tid, 8);
+	return v;
+}
+
+/*
+ * The context-switch event's sample held back (e->held) until the ring's next record:
+ * the kernel writes it in schedule(), interrupts off, right before the SWITCH_OUT of
+ * the same task (perf_event_task_sched_out()).  Its fields may be another
+ * recording's (events__foreign_samples: one perf_sample_data for every software
+ * event of the CPU), even when its id is this recording's (the other's event had no
+ * id to set), so its time is taken from that SWITCH_OUT, this recording's own record,
+ * and a SWITCH_OUT of another task there says its tid is not this recording's:
+ * dropped.  A sample with another recording's id is held too when the context-switch
+ * event is the only software event of the recording's that samples through the
+ * kernel's shared data (e->salvage): followed by the SWITCH_OUT of its task, it is
+ * that event's sample of that switch, and gets its id; otherwise it is dropped.  Not
+ * followed by a SWITCH_OUT (the drain's last record; records lost): as written.
+ */
+static int push_held(struct events *e, struct ordered_queue *q, struct drained *read,
+		     const struct perf_event_header *next)
+{
+	struct perf_event_header *h = (struct perf_event_header *)(void *)e->held;
+	const struct sample_layout *l = &e->layout;
+	uint64_t time = sample_layout__time(l, h), tid, *u = (uint64_t *)(void *)(h + 1);
+	bool foreign = e->held_foreign;
+
+	e->held_len = 0;
+	if (next && (next->type == PERF_RECORD_SWITCH_CPU_WIDE || next->type == PERF_RECORD_SWITCH) &&
+	    (next->misc & PERF_RECORD_MISC_SWITCH_OUT) && (tid = trailer_tid(l, next)) != 0 &&
+	    l->s_tid >= 0 && l->s_time >= 0 && h->size >= sizeof(*h) + 8 * (size_t)(l->s_time + 1)) {
+		if (u[l->s_tid] != tid) {
+			e->foreign_samples++;
+			return 0;
+		}
+		time = sample_layout__time(l, next);
+		u[l->s_time] = time;
+		if (foreign) {
+			u[0] = e->info.switch_ids[0];   /* IDENTIFIER, first */
+			e->foreign_kept++;
+		}
+	} else if (foreign) {
+		e->foreign_samples++;
+		return 0;
+	}
+	return push(q, read, h, time);
+}
+
 /*
  * Each record is copied out at once (perf_mmap__read_event's pointer is valid only
  * until the next read), so the ring's tail moves once per ring, after its last
@@ -652,15 +776,40 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 		if (perf_mmap__read_init(map) < 0)
 			continue;
 		while ((ev = perf_mmap__read_event(map)) != NULL) {
-			err = read->nr < read->cap ? 0 : VEC_RESERVE(read->recs, read->cap, read->nr + 1);
-			if (!err)
-				err = ordered_queue__push(q, &ev->header,
-							  sample_layout__time(&e->layout, &ev->header));
+			const struct perf_event_header *h = &ev->header;
+			uint32_t kind = OWN_EVENT;
+			uint64_t id;
+
+			n++;
+			/* every event of prof's has PERF_SAMPLE_IDENTIFIER: its id first,
+			 * whatever the layout; another id is another recording's sample */
+			if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 8) {
+				memcpy(&id, h + 1, 8);
+				if (!idmap__get(e->own_ids, id, &kind)) {
+					if (!e->salvage) {
+						e->foreign_samples++;
+						continue;
+					}
+					kind = FOREIGN;
+				}
+			}
+			if (e->held_len)
+				err = push_held(e, q, read, h);
+			if (!err && (kind == OWN_SWITCH || kind == FOREIGN)) {
+				err = VEC_RESERVE(e->held, e->held_cap, h->size);
+				if (!err) {
+					memcpy(e->held, h, h->size);
+					e->held_len = h->size;
+					e->held_foreign = kind == FOREIGN;
+				}
+			} else if (!err) {
+				err = push(q, read, h, sample_layout__time(&e->layout, h));
+			}
 			if (err < 0)
 				break;
-			read->recs[read->nr++] = ordered_queue__last(q);
-			n++;
 		}
+		if (!err && e->held_len)
+			err = push_held(e, q, read, NULL);
 		perf_mmap__consume(map);
 		if (err < 0)
 			return err;

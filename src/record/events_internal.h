@@ -46,6 +46,16 @@ struct events {
 	struct perf_evsel *wake_sel[2];
 	uint64_t *wake_ids[2];
 	int release_fd;                 /* the closing child waits for its EOF (events__free) */
+	/* every sample id the kernel gave this recording's events: a sample in its rings
+	 * with another id is another recording's (events__drain) */
+	struct idmap *own_ids;
+	uint64_t foreign_samples;       /* dropped */
+	uint64_t foreign_kept;          /* told for the context-switch event's and kept */
+	bool salvage;                   /* another id may be the context-switch event's */
+	/* the context-switch event's last sample, until the ring's next record (events__drain) */
+	uint8_t *held;
+	size_t held_len, held_cap;
+	bool held_foreign;              /* it has another recording's id */
 };
 
 /* Add evsel to e's evlist (which owns it from then) and open it on every CPU: 0 or a

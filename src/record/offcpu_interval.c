@@ -13,6 +13,40 @@
 #include "prof/record/offcpu_events.h"
 #include "offcpu_internal.h"
 
+/*
+ * A call chain without its kernel part (PERF_CONTEXT_KERNEL up to the next context
+ * mark), ev->size shrunk to match.  The context-switch event asks for none when the
+ * recording has no kernel addresses, but another recording's event firing with it can
+ * have computed the chain its sample carries (events__foreign_samples).
+ */
+static void strip_kernel_chain(const struct sample_layout *l, struct perf_event_header *ev)
+{
+	uint64_t *u = (uint64_t *)(void *)(ev + 1), nr, out = 0;
+	size_t at, end;
+	bool kernel = false;
+
+	if (l->s_chain < 0 || ev->size < sizeof(*ev) + 8 * (size_t)(l->s_chain + 1))
+		return;
+	nr = u[l->s_chain];
+	at = sizeof(*ev) + 8 * (size_t)(l->s_chain + 1);
+	if (nr > (ev->size - at) / 8)
+		return;
+	end = at + 8 * nr;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t v = u[l->s_chain + 1 + i];
+
+		if (v >= PERF_CONTEXT_MAX)
+			kernel = v == PERF_CONTEXT_KERNEL;
+		if (!kernel)
+			u[l->s_chain + 1 + out++] = v;
+	}
+	if (out == nr)
+		return;
+	u[l->s_chain] = out;
+	memmove((char *)ev + at + 8 * out, (char *)ev + end, ev->size - end);
+	ev->size = (uint16_t)(ev->size - 8 * (nr - out));
+}
+
 /* Its stack sample as one of prof's: id, time, period, CPU and holder rewritten. */
 static int emit_one(struct offcpu *o, const struct thread *t, uint64_t id, uint64_t time, uint64_t ns,
 		    uint32_t cpu, uint32_t holder)
@@ -41,6 +75,7 @@ static int emit_one(struct offcpu *o, const struct thread *t, uint64_t id, uint6
 					ip = chain[i];
 		u[l->s_ip] = ip;
 		ev->misc = (uint16_t)((ev->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | PERF_RECORD_MISC_USER);
+		strip_kernel_chain(l, ev);
 	}
 	return o->cfg.emit(o->cfg.ctx, ev, time);
 }

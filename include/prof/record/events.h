@@ -97,6 +97,18 @@ struct drained {
 };
 
 /*
+ * Samples the rings held with another recording's sample id: dropped (returned), and
+ * kept as the context-switch event's (*ret_kept).  The kernel fills one struct
+ * perf_sample_data for every software event that fires at once on a CPU
+ * (kernel/events/core.c, do_perf_sw_event): when another recording (prof, perf)
+ * samples the same one, say context switches, this recording's sample can carry the
+ * other's id, time, tid and call chain, read for that other event.  One followed in
+ * its ring by the SWITCH_OUT of its own task is this recording's context-switch
+ * sample of that switch (its time and id made this recording's); no other is written.
+ */
+uint64_t events__foreign_samples(const struct events *e, uint64_t *ret_kept);
+
+/*
  * Copy every record available in every ring buffer into q, appending each copy to
  * *read.  Returns records read or -errno.
  */

@@ -82,6 +82,8 @@ struct session_drain_stats {
 	uint64_t max_gap_ns;            /* the longest time between two reads */
 	uint64_t queue_peak;            /* the most bytes the queue held */
 	uint64_t queue_full;            /* reads skipped: the queue was at its limit */
+	uint64_t foreign_samples;       /* another recording's id: dropped (events__foreign_samples) */
+	uint64_t foreign_kept;          /* ... told for the context-switch event's and kept */
 };
 
 struct session_stats {
