@@ -12,6 +12,7 @@
 
 #include "prof/analyze/unwinder.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
 
 /* The file offset of address a of elf (in a PT_LOAD's file bytes), or -1. */
@@ -42,6 +43,8 @@ static void note_sym(struct interp_syms *s, const char *name, const GElf_Sym *sy
 		s->runtime = sym->st_value;
 	} else if (strcmp(name, "Py_Version") == 0) {
 		s->version_addr = sym->st_value;
+	} else if (strcmp(name, "PyFrame_Type") == 0) {
+		s->frame_type = sym->st_value;
 	}
 }
 
@@ -114,8 +117,10 @@ static bool looks_like_python(const char *path)
 
 void interp__release(struct interp *in)
 {
-	if (in)
+	if (in) {
 		in->pins = python_pins__free(in->pins);
+		in->calls = python_callsites__free(in->calls);
+	}
 }
 
 #define CHECK(name, have, want)                                                                  \
@@ -237,10 +242,6 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 	err = syms_of(elf, fd, &s);
 	found = (err == 0 || err == -EPROTO) && unwinder__map_bias(elf, m, &bias);
 	elf_end(elf);
-	if (found && err == -EPROTO) {
-		snprintf(why, why_len, "%s: a CPython older than 3.11 (no Py_Version): not a version prof knows", path);
-		return -ENOTSUP;
-	}
 	if (!found)
 		return -ENOENT;
 	elf = elf_of(fd);
@@ -248,6 +249,17 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 		return -ENOENT;
 	if (build_id__read_elf(fd, &b) < 0)
 		b.size = 0;
+	if (err == -EPROTO) {
+		/* 3.8-3.10: the version by name, checked against the build (frame_old.h) */
+		*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,
+					.code_type = bias + s.code_type, .runtime = bias + s.runtime,
+					.frame_type = s.frame_type ? bias + s.frame_type : 0, .bias = bias,
+					.text_lo = m->start, .text_hi = m->end };
+		snprintf(ret->path, sizeof(ret->path), "%s", path);
+		err = interp_old__judge(elf, path, &s, &b, ret, why, why_len);
+		elf_end(elf);
+		return err;
+	}
 	*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,
 				.code_type = bias + s.code_type, .runtime = bias + s.runtime, .version = s.version,
 				.bias = bias };
