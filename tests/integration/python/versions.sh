@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Other CPython builds: each pyenv version installed here (3.8 to 3.13, their
-# libpython with full DWARF).  A version prof pins by the build's DWARF (3.11, 3.12)
-# runs sixty(), thirty() and ten(), the same pure-Python loop 6000, 3000 and 1000
-# times in turn (where a sample is pinned depends on the pc, not on which of them
+# libpython with full DWARF).  A version prof pins by the build's DWARF (3.8 to
+# 3.12; 3.8-3.10 by each activation's f, frame_old.h) runs sixty(), thirty() and
+# ten(), the same pure-Python loop 6000, 3000 and 1000 times in turn (where a sample is pinned depends on the pc, not on which of them
 # runs): each one's share of the samples with verified frames is within 5 points of
 # 60/30/10, the frames name lines of their own function, and most samples are verified.  A
-# version it does not do gets no Python frames and one clean summary line saying
-# why.  Versions not installed are skipped; none installed: SKIP.
+# version it does not do (3.13 here) gets no Python frames and one clean summary
+# line saying why; 3.8 to 3.12 must not be refused.  Versions not installed are
+# skipped; none installed: SKIP.
 . "$(dirname "$0")/pyenv.sh"
 cat >"$TMP/pub/spin.py" <<'PY'
 import sys, time
@@ -59,6 +60,7 @@ for v in 3.8.18 3.9.18 3.10.13 3.11.7 3.12.1 3.13.0; do
 	if grep -qE '^prof: Python: no Python frames for 1 interpreter\(s\): .*(CPython '"${v//./\\.}"'[:( ].*not a (version|build) prof knows|a CPython older than 3\.11 \(no Py_Version\): not a version prof knows)' "$TMP/summary"; then
 		note "$v: $(sed -nE 's/^prof: Python: no Python frames for 1 interpreter\(s\): (.*)/\1/p' "$TMP/summary")"
 		! grep -qE 'spin\.py|\[python' "$TMP/$v.folded" || fail "$v: Python frames for a build prof does not know"
+		case $v in 3.8.* | 3.9.* | 3.10.* | 3.11.* | 3.12.*) fail "$v refused: prof pins this version" ;; esac
 		clean=$((clean + 1))
 		continue
 	fi
