@@ -926,7 +926,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 {
 	struct python *py = ctx;
 	struct pyproc *p = proc_get(py, (int32_t)s->pid);
-	struct activation acts[32];
+	struct activation acts[64];     /* 3.8-3.10: one per Python frame */
 	const struct python_early_reading *early;
 	uint32_t syms[MAX_PY_FRAMES];
 	uint64_t out[UNWIND_MAX_OUT_FRAMES], t;
