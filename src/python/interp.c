@@ -331,5 +331,20 @@ int interp__check(const struct interp *in, python_read_fn read, void *ctx, char 
 			 (unsigned long)basic, (unsigned long)item, l->what);
 		return -ENOTSUP;
 	}
+	/* 3.8-3.10: the frame objects the activations pin, as the process sizes them */
+	if (l->old && (err = read(ctx, in->frame_type, head, sizeof(head))) < 0)
+		return err;
+	if (l->old) {
+		memcpy(&name_at, head + l->tp_name, 8);
+		memcpy(&basic, head + l->tp_basicsize, 8);
+		memset(name, 0, sizeof(name));
+		if ((err = read(ctx, name_at, name, 6)) < 0)
+			return err;
+		if (strcmp(name, "frame") != 0 || basic != l->frame_basicsize) {
+			snprintf(why, why_len, "%s: its PyFrame_Type (%.6s, %lu bytes) is not what %s has", in->path,
+				 name, (unsigned long)basic, l->what);
+			return -ENOTSUP;
+		}
+	}
 	return 0;
 }

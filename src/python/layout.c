@@ -101,14 +101,15 @@ static const struct python_layout dwarf_layouts[] = {
  * own activation of the eval function, whose parameter f (a PyFrameObject) is
  * pinned (frame_old.h).  From Include/cpython/frameobject.h and
  * Include/cpython/code.h of each version, checked at attach against the build's
- * DWARF (struct _frame, PyCodeObject) and PyCode_Type (176 bytes, no items).  3.8
+ * DWARF (struct _frame, PyCodeObject), PyCode_Type (176 bytes, no items) and
+ * PyFrame_Type (368 bytes, 360 in 3.10) as the process holds them.  3.8
  * and 3.9 have the same structures; 3.10 drops f_stacktop (f_lasti moves, not
  * read) and replaces co_lnotab with co_linetable (PEP 626) at the same offset.
  */
 static const struct python_layout old_layouts[] = {
 	{
 		.what = "CPython 3.8 (with debug info)",
-		.version_mask = 0xffff0000, .version = 0x03080000, .old = 8,
+		.version_mask = 0xffff0000, .version = 0x03080000, .old = 8, .frame_basicsize = 368,
 		.dwarf = true, .str_ready = true,
 		.f_code = 32, .f_previous = 24,
 		.co_firstlineno = 40, .co_code = 48, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
@@ -119,7 +120,7 @@ static const struct python_layout old_layouts[] = {
 	},
 	{
 		.what = "CPython 3.9 (with debug info)",
-		.version_mask = 0xffff0000, .version = 0x03090000, .old = 9,
+		.version_mask = 0xffff0000, .version = 0x03090000, .old = 9, .frame_basicsize = 368,
 		.dwarf = true, .str_ready = true,
 		.f_code = 32, .f_previous = 24,
 		.co_firstlineno = 40, .co_code = 48, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
@@ -130,7 +131,7 @@ static const struct python_layout old_layouts[] = {
 	},
 	{
 		.what = "CPython 3.10 (with debug info)",
-		.version_mask = 0xffff0000, .version = 0x030a0000, .old = 10,
+		.version_mask = 0xffff0000, .version = 0x030a0000, .old = 10, .frame_basicsize = 360,
 		.dwarf = true, .str_ready = true,
 		.f_code = 32, .f_previous = 24,
 		.co_firstlineno = 40, .co_code = 48, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,

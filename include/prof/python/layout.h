@@ -37,6 +37,7 @@ struct python_layout {
 	 * co_code_adaptive is the code object's size (what is read of its head) */
 	uint8_t old;
 	uint32_t co_code;               /* 3.8-3.10: the bytes object of the bytecode */
+	uint32_t frame_basicsize;       /* 3.8-3.10: PyFrame_Type's, checked at attach */
 	/* _PyEval_EvalFrameDefault's frame: distances below its CFA */
 	uint32_t cfa_frame;             /* cframe.current_frame (_PyInterpreterFrame *) */
 	uint32_t cfa_first_instr;       /* first_instr: code + code_adaptive */
