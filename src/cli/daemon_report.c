@@ -245,13 +245,17 @@ static int write_header(int fd, const struct answer *a, const struct report_opts
 /* Say what the answer covers, in the report's first line, and what it misses. */
 static void describe(struct daemon_query *q, const struct answer *a, const char *socket)
 {
-	char from[32], until[32], gap[32];
+	char from[32], until[32], gap[32], measured[96] = "";
+	uint64_t span = a->window.end_ns - a->window.start_ns;
 
 	daemon_client__format_time(a->window.start_ns, from, sizeof(from));
 	daemon_client__format_time(a->window.end_ns, until, sizeof(until));
-	snprintf(q->label, sizeof(q->label), "profd (%s), %s to %s (%.0f s)%s", socket, from, until,
-		 (double)(a->window.end_ns - a->window.start_ns) / 1e9,
-		 a->window.flags & BUCKET_AFTER_GAP ? ", profd started within it" : "");
+	/* off_cpu_window: the off-CPU time is what the windows measured, never scaled */
+	if (has_off_cpu(a) && (a->window.flags & BUCKET_OFFCPU) && a->window.c.offcpu_window_ns < span)
+		snprintf(measured, sizeof(measured), ", off-CPU time measured over %.1f s of it (unscaled)",
+			 (double)a->window.c.offcpu_window_ns / 1e9);
+	snprintf(q->label, sizeof(q->label), "profd (%s), %s to %s (%.0f s)%s%s", socket, from, until,
+		 (double)span / 1e9, measured, a->window.flags & BUCKET_AFTER_GAP ? ", profd started within it" : "");
 	if (a->m.evicted_before && a->m.evicted_before > a->m.asked_from) {
 		daemon_client__format_time(a->m.evicted_before, gap, sizeof(gap));
 		fprintf(stderr, "prof report: the daemon dropped history before %s to stay within [daemon] memory_max: "
@@ -312,6 +316,8 @@ static void print_share(const char *what, uint64_t ns, uint64_t all)
  */
 static void print_off_cpu_summary(const struct answer *a)
 {
+	uint64_t span = a->window.end_ns - a->window.start_ns, measured = a->window.c.offcpu_window_ns;
+	bool windowed = (a->window.flags & BUCKET_OFFCPU) && measured < span;
 	static struct tenant_time t[SUMMARY_MAX];
 	bool clock = a->m.event_type == PERF_TYPE_SOFTWARE &&
 		     (a->m.event_config == PERF_COUNT_SW_CPU_CLOCK || a->m.event_config == PERF_COUNT_SW_TASK_CLOCK);
@@ -329,6 +335,11 @@ static void print_off_cpu_summary(const struct answer *a)
 	}
 	printf("# off-CPU time per user (profd): on a CPU, waiting for a CPU (runq), blocked%s\n",
 	       clock ? "" : " (on a CPU: samples of the daemon's event, not time)");
+	/* off_cpu_window: runq and blocked are of the windows' seconds only, on of all of
+	 * them, so no share of the three: each in seconds, the off-CPU two per measured s */
+	if (windowed)
+		printf("# (runq and blocked measured over %.1f s of the %.0f s, unscaled: shares are of those "
+		       "seconds; on over all of them)\n", (double)measured / 1e9, (double)span / 1e9);
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t on = clock ? t[i].ns[0] : 0, all = on + t[i].ns[1] + t[i].ns[2];
 		const char *name = t[i].uid_known ? users__name(&users, t[i].uid) : NULL;
@@ -343,12 +354,14 @@ static void print_off_cpu_summary(const struct answer *a)
 		else
 			snprintf(label, sizeof(label), "[unknown]");
 		printf("#   %-16s", label);
-		if (clock)
+		if (windowed && clock)
+			print_share("on", on, span);
+		else if (clock)
 			print_share("on", on, all);
 		else
 			printf("  on %" PRIu64 " samples", t[i].on_samples);
-		print_share("runq", t[i].ns[1], all);
-		print_share("blocked", t[i].ns[2], all);
+		print_share("runq", t[i].ns[1], windowed ? measured : all);
+		print_share("blocked", t[i].ns[2], windowed ? measured : all);
 		putchar('\n');
 	}
 	printf("#\n");

@@ -357,7 +357,7 @@ static int accumulate(struct history *h, const struct bucket *b)
 		h->acc_start = start;
 		h->acc_flags = 0;
 	}
-	h->acc_flags |= b->h.flags & BUCKET_AFTER_GAP;
+	h->acc_flags |= b->h.flags & (BUCKET_AFTER_GAP | BUCKET_OFFCPU);
 	h->acc_last_end = b->h.end_ns;
 	bucket__add_counts(&h->acc_counts, &b->h.c);
 	for (size_t i = 0; i < b->nr; i++)

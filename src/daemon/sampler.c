@@ -71,6 +71,11 @@ struct sampler {
 	uint64_t unattributed_seen;     /* the session's count at the last close */
 	uint64_t last_mono;
 	struct sampler_stats st;
+	/* off_cpu_window: the windows (monotonic) not yet behind every closed span */
+	bool windowed, in_window;
+	uint64_t window_from;
+	struct { uint64_t from, to; } windows[8];
+	size_t nr_windows;
 	uint64_t coarse_told;            /* st.coarse as the last tick returned it */
 };
 
@@ -322,6 +327,50 @@ static int intern_entries(struct sampler *s, struct dict *d, size_t *ret_nr)
 	return 0;
 }
 
+void sampler__offcpu_window(struct sampler *s, bool on, uint64_t mono)
+{
+	s->windowed = true;
+	if (on && !s->in_window) {
+		s->window_from = mono;
+	} else if (!on && s->in_window) {
+		if (s->nr_windows == ARRAY_SIZE(s->windows)) {
+			/* (spans close every second, windows are seconds long: never here) */
+			memmove(s->windows, s->windows + 1, sizeof(s->windows) - sizeof(s->windows[0]));
+			s->nr_windows--;
+		}
+		s->windows[s->nr_windows].from = s->window_from;
+		s->windows[s->nr_windows++].to = mono;
+	}
+	s->in_window = on;
+}
+
+static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = MAX(a0, b0), hi = MIN(a1, b1);
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The time of realtime span [start, end) inside off-CPU windows; those wholly before
+ * end are forgotten (the next span starts there). */
+static uint64_t window_ns(struct sampler *s, uint64_t start, uint64_t end)
+{
+	uint64_t ns = 0;
+	size_t keep = 0;
+
+	if (!s->windowed)
+		return end - start;
+	for (size_t i = 0; i < s->nr_windows; i++) {
+		ns += overlap(start, end, s->windows[i].from + s->rt_off, s->windows[i].to + s->rt_off);
+		if (s->windows[i].to + s->rt_off > end)
+			s->windows[keep++] = s->windows[i];
+	}
+	s->nr_windows = keep;
+	if (s->in_window)
+		ns += overlap(start, end, s->window_from + s->rt_off, UINT64_MAX);
+	return ns;
+}
+
 /* Close the open fine span at end: its bucket into history.  Coarse made (0, 1) or -ENOMEM. */
 static int close_span(struct sampler *s, uint64_t end, uint32_t flags, uint64_t unattributed)
 {
@@ -335,6 +384,10 @@ static int close_span(struct sampler *s, uint64_t end, uint32_t flags, uint64_t 
 	const struct profile_frame *f = profile__frames(s->prof, &nf);
 	int err;
 
+	if (s->c.off_cpu) {
+		h.flags |= BUCKET_OFFCPU;
+		h.c.offcpu_window_ns = window_ns(s, s->live_start, end);
+	}
 	/* objects are described (files opened) before the lock, not under it */
 	for (size_t i = 0; i < nf; i++)
 		if (!obj_of(s, f[i].dso))

@@ -150,7 +150,7 @@ void snapshot__put_bucket(struct snap_out *o, const struct bucket_hdr *h, const 
 {
 	size_t at = begin(o, SNAP_BUCKET);
 
-	if (nr > (SNAP_MAX_RECORD - BUCKET_FIXED) / ENTRY_SIZE) {
+	if (nr > (SNAP_MAX_RECORD - BUCKET_FIXED - 8) / ENTRY_SIZE) {
 		o->err = o->err ? o->err : -E2BIG;
 		return;
 	}
@@ -164,6 +164,8 @@ void snapshot__put_bucket(struct snap_out *o, const struct bucket_hdr *h, const 
 	put64(o, h->c.cut_period);
 	put64(o, h->c.lost);
 	put64(o, h->c.unattributed);
+	if (h->flags & BUCKET_OFFCPU)
+		put64(o, h->c.offcpu_window_ns);        /* (versioned by the flag) */
 	for (size_t i = 0; i < nr; i++) {
 		put32(o, e[i].task);
 		put32(o, e[i].stack);
@@ -327,20 +329,24 @@ static int read_task(struct snap_reader *r, const uint8_t *p, size_t len, uint32
 static int read_bucket(struct snap_reader *r, const uint8_t *p, size_t len, struct bucket_hdr *h)
 {
 	uint32_t nr;
+	size_t fixed = BUCKET_FIXED;
 
 	if (len < BUCKET_FIXED)
 		return bad(r, "bucket record of %zu bytes", len);
 	nr = get32(p + 20);
-	if (len != BUCKET_FIXED + (size_t)nr * ENTRY_SIZE)
-		return bad(r, "bucket of %u entries in %zu bytes", nr, len);
 	*h = (struct bucket_hdr){ .start_ns = get64(p), .end_ns = get64(p + 8), .flags = get32(p + 16) };
-	if (h->end_ns < h->start_ns || (h->flags & ~(BUCKET_PARTIAL | BUCKET_AFTER_GAP)))
+	if (h->end_ns < h->start_ns || (h->flags & ~BUCKET_FLAGS))
 		return bad(r, "bucket ends before it starts, or has unknown flags");
+	/* off-CPU time kept: how long its windows were, after the counts */
+	if (h->flags & BUCKET_OFFCPU)
+		fixed += 8;
+	if (len != fixed + (size_t)nr * ENTRY_SIZE)
+		return bad(r, "bucket of %u entries in %zu bytes", nr, len);
 	h->c = (struct bucket_counts){ get64(p + 24), get64(p + 32), get64(p + 40), get64(p + 48), get64(p + 56),
-				       get64(p + 64) };
+				       get64(p + 64), fixed > BUCKET_FIXED ? get64(p + BUCKET_FIXED) : 0 };
 	if (VEC_RESERVE(r->entries, r->cap_entries, (size_t)nr + 1) < 0)
 		return -ENOMEM;
-	p += BUCKET_FIXED;
+	p += fixed;
 	for (uint32_t i = 0; i < nr; i++, p += ENTRY_SIZE) {
 		struct bucket_entry *e = &r->entries[i];
 

@@ -56,6 +56,7 @@ static int pick(struct build *b, struct bucket *bk, bool fine)
 	a->flags |= bk->h.flags;
 	a->c.lost += bk->h.c.lost;
 	a->c.unattributed += bk->h.c.unattributed;
+	a->c.offcpu_window_ns += bk->h.c.offcpu_window_ns;
 	*(fine ? &a->fine : &a->coarse) += 1;
 	return 0;
 }

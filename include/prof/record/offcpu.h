@@ -186,6 +186,10 @@ struct offcpu_stats {
 						 * seen switching in): from the first record on,
 						 * counted, not written (its kind and stack unknown) */
 	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
+	/* profd's windows (offcpu__window): opened, and the time inside those closed */
+	uint64_t windows, window_ns;
+	uint64_t window_cut, window_cut_ns;     /* open at a window's end: cut there, written
+						 * (those open at its start are in cut_start) */
 	bool wakeups;                   /* sleeps' wake-ups timed (sched_wakeup open) */
 	int wakeups_err;                /* ... or why not (0: not asked) */
 	uint64_t woken_intervals;       /* sleeps whose wake-up came: blocked then runq */
@@ -219,6 +223,17 @@ bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_he
 /* ... of the sched tracepoints only: another task's wake-up or move, nothing the
  * tracker needs to look up (the task named is the waker's). */
 bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_event_header *ev);
+
+/*
+ * profd's duty cycle: the switch records were turned on (on) or off at time (events.h's
+ * events__offcpu_window), applied in time order, before the first record judged at or
+ * after it.  At an end every interval still open is cut there and written (its kind
+ * and time so far are known), every CPU's timeline and thread forgotten; in between no
+ * wait is counted (a task forked then is not followed); at a start, a thread first
+ * seen switching in is counted as open at the start (cut_start: kind unknown), not
+ * written.  0 or -ENOMEM.
+ */
+int offcpu__window(struct offcpu *o, bool on, uint64_t time);
 
 /* The end: the intervals still open are cut at the last record's time and written.
  * 0 or -errno. */
