@@ -367,22 +367,31 @@ static void print_off_cpu_summary(const struct answer *a)
 	printf("#\n");
 }
 
+static bool wants_holder_cgroup(const struct report_opts *o)
+{
+	for (size_t i = 0; i < o->view.nr_keys; i++)
+		if (o->view.keys[i] == PROFILE_KEY_HOLDER_CGROUP || o->view.keys[i] == PROFILE_KEY_HOLDER_CONTAINER)
+			return true;
+	return false;
+}
+
 int daemon_query__open(struct daemon_query *q, struct report_opts *o, char *path, size_t len)
 {
 	int fd, err;
 
-	for (size_t i = 0; i < o->view.nr_keys; i++)
-		if (o->view.keys[i] == PROFILE_KEY_HOLDER_CGROUP || o->view.keys[i] == PROFILE_KEY_HOLDER_CONTAINER) {
-			fprintf(stderr, "prof report: profd keeps the CPU holders by user only: --sort holder with "
-				"--daemon; a holder's cgroup or container is in root's and the admins' recordings "
-				"(prof record --off-cpu)\n");
-			return -EINVAL;
-		}
 	q->off_cpu = true;
 	err = daemon_query__ask(q, o, "prof report");
 
 	if (err < 0)
 		return err;
+	/* a holder's cgroup names another tenant's: only root's and the admins' answers
+	 * have them (view.c) */
+	if (wants_holder_cgroup(o) && !q->a.m.admin) {
+		fprintf(stderr, "prof report: the CPU holders' cgroups and containers are told to root and the "
+			"admin group only ([policy] admin_group): --sort holder gives yours by user (self, other "
+			"tenants, system, idle)\n");
+		return -EPERM;
+	}
 	fd = memfd_create("prof-daemon-answer", MFD_CLOEXEC);
 	if (fd < 0 || (err = write_header(fd, &q->a, o)) < 0) {
 		err = fd < 0 ? -errno : err;
@@ -467,22 +476,30 @@ static int frames_of(const struct answer *a, struct model *m, struct strset *nam
 }
 
 /* A task's cgroup path, told to the model as the kernel's CGROUP record would. */
-static int tell_cgroup(struct model *m, const struct dict *d, const struct dict_task *t)
+static int tell_one_cgroup(struct model *m, const struct dict *d, uint32_t str, uint64_t id)
 {
 	union {
 		struct perf_record_cgroup r;
 		char bytes[sizeof(struct perf_event_header) + 8 + DICT_MAX_STR + 8];
 	} u = { 0 };
-	const char *path = dict__text(d, t->cgroup);
+	const char *path = dict__text(d, str);
 	size_t n = strlen(path);
 
-	if (t->cgroup == DICT_NONE || !t->cgroup_id || model__cgroup(m, t->cgroup_id) || n > DICT_MAX_STR)
+	if (str == DICT_NONE || !id || model__cgroup(m, id) || n > DICT_MAX_STR)
 		return 0;
 	u.r.header = (struct perf_event_header){ .type = PERF_RECORD_CGROUP,
 						 .size = (uint16_t)ALIGN_UP(offsetof(struct perf_record_cgroup, path) + n + 1, (size_t)8) };
-	u.r.id = t->cgroup_id;
+	u.r.id = id;
 	memcpy(u.r.path, path, n);
 	return model__process(m, &u.r.header);
+}
+
+/* The task's cgroup, and a runq task's holder's (root's answers), into the model. */
+static int tell_cgroup(struct model *m, const struct dict *d, const struct dict_task *t)
+{
+	int err = tell_one_cgroup(m, d, t->cgroup, t->cgroup_id);
+
+	return err < 0 || !t->holder_cgroup_id ? err : tell_one_cgroup(m, d, t->holder_cgroup, t->holder_cgroup_id);
 }
 
 /* One entry's samples, each counted as the engine counts a sample: the period shared out. */
@@ -522,6 +539,8 @@ static int fill_entries(const struct answer *a, size_t event, struct profile *p,
 
 		err = pt.comm ? tell_cgroup(m, a->dict, t) : -ENOMEM;
 		pt.container = pt.cgroup ? model__container(m, pt.cgroup) : "";
+		pt.holder_cgroup = t->holder_cgroup_id;
+		pt.holder_container = pt.holder_cgroup ? model__container(m, pt.holder_cgroup) : NULL;
 		for (size_t j = 0; j < nr; j++)
 			stack[j] = frames[ids[j]];
 		if (!err)

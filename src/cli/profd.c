@@ -235,6 +235,13 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 
 /* ---- start ---------------------------------------------------------------------------- */
 
+static const struct offcpu_holder_info *holder_info(void *ctx, uint32_t holder)
+{
+	const struct profd *p = ctx;
+
+	return p->session ? session__offcpu_holder(p->session, holder) : NULL;
+}
+
 static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
 {
 	const struct profd *p = ctx;
@@ -329,7 +336,7 @@ static int start_exports(struct profd *p)
 static int profd_start(struct profd *p)
 {
 	struct sampler_config sc = { .callchain = p->ro.callchain, .off_cpu_stacks = p->pf.cfg.daemon.off_cpu_stacks,
-				     .off_cpu = p->pf.cfg.daemon.off_cpu,
+				     .off_cpu = p->pf.cfg.daemon.off_cpu, .holder_info = holder_info, .holder_ctx = p,
 				     .uid_of = uid_of, .uid_ctx = p };
 	struct store_stats st;
 	char err[1024];

@@ -266,6 +266,29 @@ static int64_t intern_frame(struct sampler *s, struct dict *d, const struct prof
 						    .addr = f->has_addr ? f->addr : 0 });
 }
 
+/*
+ * A holder of the session's table (OFFCPU_HOLDER_TASK + n, root's: profd's) into
+ * history's: by uid (as tenants' answers need it), and its cgroup beside (only root's
+ * and the admins' answers keep it, view.c).  Not in the table: a uid as it is.
+ */
+static int64_t holder_of(struct sampler *s, struct dict *d, struct dict_task *dt)
+{
+	const struct offcpu_holder_info *h;
+	int64_t v;
+
+	if (dt->holder < OFFCPU_HOLDER_TASK || !s->c.holder_info || !(h = s->c.holder_info(s->c.holder_ctx, dt->holder)))
+		return 0;
+	dt->holder = h->uid_known && h->uid < OFFCPU_HOLDER_TASK - OFFCPU_HOLDER_UID ? OFFCPU_HOLDER_UID + h->uid
+										 : OFFCPU_HOLDER_UNKNOWN;
+	if (!h->cgroup || !h->cgroup_path)
+		return 0;
+	if ((v = intern_text(d, h->cgroup_path)) < 0)
+		return v;
+	dt->holder_cgroup_id = h->cgroup;
+	dt->holder_cgroup = (uint32_t)v;
+	return 0;
+}
+
 static int64_t intern_task(struct sampler *s, struct dict *d, const struct profile_task *t)
 {
 	const char *cg = t->cgroup ? model__cgroup(s->an.model, t->cgroup) : NULL;
@@ -278,6 +301,8 @@ static int64_t intern_task(struct sampler *s, struct dict *d, const struct profi
 	} else if (t->holder) {
 		dt.flags |= DICT_TASK_RUNQ;
 		dt.holder = t->holder;
+		if ((v = holder_of(s, d, &dt)) < 0)
+			return v;
 	}
 
 	if (cg && (v = intern_text(d, cg)) < 0)

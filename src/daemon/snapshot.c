@@ -129,6 +129,11 @@ static void put_items_of(struct snap_out *o, const struct dict *d, enum dict_kin
 			 * (history before off-CPU, an older prof) still reads every other */
 			if (t->flags & (DICT_TASK_RUNQ | DICT_TASK_BLOCKED))
 				put32(o, t->holder);
+			/* 48 bytes: and the holder's cgroup (root's answers, history) */
+			if (t->holder_cgroup_id) {
+				put64(o, t->holder_cgroup_id);
+				put32(o, t->holder_cgroup);
+			}
 			break;
 		default:
 			break;
@@ -307,18 +312,23 @@ static int read_task(struct snap_reader *r, const uint8_t *p, size_t len, uint32
 {
 	struct dict_task t = { 0 };
 
-	if (len != 32 && len != 36)
+	if (len != 32 && len != 36 && len != 48)
 		return bad(r, "task record of %zu bytes", len);
 	t.uid = get32(p + 4);
 	t.flags = get32(p + 8);
 	if (t.flags & ~DICT_TASK_FLAGS)
 		return bad(r, "task %u: unknown flags %#x", id, t.flags);
 	/* 36 bytes: off-CPU time, its kind in flags and its holder after (32: on-CPU) */
-	if ((len == 36) != !!(t.flags & (DICT_TASK_RUNQ | DICT_TASK_BLOCKED)) ||
+	if ((len >= 36) != !!(t.flags & (DICT_TASK_RUNQ | DICT_TASK_BLOCKED)) || (len == 48 && !(t.flags & DICT_TASK_RUNQ)) ||
 	    (t.flags & DICT_TASK_RUNQ && t.flags & DICT_TASK_BLOCKED))
 		return bad(r, "task %u: flags %#x in a record of %zu bytes", id, t.flags, len);
-	if (len == 36)
+	if (len >= 36)
 		t.holder = get32(p + 32);
+	if (len == 48) {
+		t.holder_cgroup_id = get64(p + 36);
+		if (!t.holder_cgroup_id || !lookup_str(r, get32(p + 44), &t.holder_cgroup))
+			return bad(r, "task %u: a holder's cgroup without an id or an undefined string", id);
+	}
 	if (!lookup_str(r, get32(p + 12), &t.cgroup) || !lookup_str(r, get32(p + 16), &t.container) ||
 	    !lookup_str(r, get32(p + 20), &t.comm))
 		return bad(r, "task %u: undefined string", id);

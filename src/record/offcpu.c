@@ -100,7 +100,8 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
 	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
 	o->st.max_period = 1;
-	if (cfg->name_holders && !cfg->holders_by_uid && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
+	/* (profd, holders_by_uid, as root: the table too, for each holder's cgroup) */
+	if (cfg->name_holders && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
 		goto err;
 	*ret = o;
 	return 0;

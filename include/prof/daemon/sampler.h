@@ -37,6 +37,10 @@ struct sampler_config {
 					 * (BUCKET_OFFCPU; all of each, or sampler__offcpu_window's) */
 	size_t max_stacks;              /* the live engine's cap per fine span */
 	bool kernel;                    /* kernel symbols are readable (kallsyms) */
+	/* an offcpu-runq holder of the session's holder table (OFFCPU_HOLDER_TASK + n): its
+	 * uid and cgroup (session__offcpu_holder); NULL: none */
+	const struct offcpu_holder_info *(*holder_info)(void *ctx, uint32_t holder);
+	void *holder_ctx;
 	/* the tracker's uid of tid, at judging time */
 	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
 	void *uid_ctx;

@@ -142,8 +142,9 @@ struct offcpu_config {
 						 * their thread then carry cgroup 0) */
 	offcpu_emit_fn emit;
 	void *ctx;                              /* of the four */
-	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
-	 * whole host would make every holder self; each tenant's answer tells self apart */
+	/* profd: every holder by its uid (with name_holders, by the holder table while it
+	 * has room: its uid and cgroup), never "self": a scope of the whole host would make
+	 * every holder self; each tenant's answer tells self apart */
 	bool holders_by_uid;
 	/* The bound on stack samples: past max_rate switches per second on a CPU (the
 	 * context-switch event's, measured over OFFCPU_RATE_WINDOW_NS), its event samples
@@ -242,8 +243,8 @@ int offcpu__finish(struct offcpu *o);
 const struct offcpu_stats *offcpu__stats(const struct offcpu *o);
 
 /* The holder table's entry of holder h (OFFCPU_HOLDER_TASK + index), NULL when h is
- * none of it.  Valid while o lives.  Empty unless name_holders (and not
- * holders_by_uid): a tenant's recording has none. */
+ * none of it.  Valid while o lives.  Empty unless name_holders: a tenant's recording
+ * has none. */
 const struct offcpu_holder_info *offcpu__holder(const struct offcpu *o, uint32_t h);
 /* Entries in the table: holder OFFCPU_HOLDER_TASK + 0 to + (this - 1). */
 size_t offcpu__nr_holders(const struct offcpu *o);

@@ -38,10 +38,17 @@ start_profd
 [ "$(pstatus off_cpu)" = 1 ] || fail "profd's status says off_cpu '$(pstatus off_cpu)' with off_cpu = yes"
 
 
-# the neighbour's two hogs on the CPU, for longer than the tenant's
-runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b1" &
+# the neighbour's two hogs on the CPU, for longer than the tenant's, in a cgroup of
+# their own (root's answer names it as the holder's)
+root_cg=$(cgroup2_root)
+[ -n "$root_cg" ] || skip "no cgroup2"
+CG=$root_cg/prof-it-pdo.$$
+make_cgroup_tree "$CG"
+mkdir "$CG/nbr" || fail "mkdir $CG/nbr"
+cg_b=${CG#$root_cg}/nbr
+run_in "$CG/nbr" "$B" taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b1" &
 b1=$!
-runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b2" &
+run_in "$CG/nbr" "$B" taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b2" &
 b2=$!
 sleep 0.3
 runuser -u "$A" -- taskset -c "$CPU" "$mine" hog 4 >"$TMP/truth" || fail "the tenant's hog failed"
@@ -119,6 +126,27 @@ else
 		fail "root: $B held the CPU $share % of the wait, other users $oshare %: $(cat "$TMP/r.rows")"
 	pass "root: the tenant's hog waited behind $B for $share % of its wait, the busy host's other users $oshare %"
 fi
+
+# root's rows by the holder's cgroup: the neighbour's hogs' own
+ask root "$TMP/rc.json" --uid "$A" --comm tenant-hog --sort holder_cgroup -F json
+python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc.get("events", [doc]):
+    if e.get("event", "") == "offcpu-runq":
+        for r in e["rows"]:
+            print(r["holder_cgroup"].replace(" ", "_") or "-", r["period"])
+' "$TMP/rc.json" >"$TMP/rc.rows" || fail "root: no rows by holder_cgroup: $(head -c 2000 "$TMP/rc.json")"
+rc=$(awk -v c="$cg_b" '$1 == c { s += $2 } END { printf "%.0f\n", s }' "$TMP/rc.rows")
+note "root by holder_cgroup (the neighbour's: $cg_b): $(tr '\n' ' ' <"$TMP/rc.rows")"
+awk -v c="$rc" -v b="$rb" 'BEGIN { exit !(c >= 0.99 * b && c <= 1.01 * b) }' ||
+	fail "root: the neighbour's cgroup $cg_b held the CPU $rc ns of the wait, the neighbour by user $rb ns"
+pass "root: the tenant's hog waited $(pct "$rc" "$rr") % of its wait behind the neighbour's cgroup $cg_b (holder_cgroup)"
+if as_user "$A" "$PUB_PROF" report --daemon --socket "$SOCK" --since 120s --sort holder_cgroup >"$TMP/a-cg" 2>"$TMP/err"; then
+	fail "tenant: --sort holder_cgroup answered her: $(head -5 "$TMP/a-cg")"
+fi
+grep -q "root and the admin group only" "$TMP/err" || fail "tenant: --sort holder_cgroup refused without saying why: $(cat "$TMP/err")"
+pass "tenant: the holders' cgroups are refused to her ($(head -c 120 "$TMP/err"))"
 
 # ---- each sees only themselves ----------------------------------------------------
 ask "$A" "$TMP/a-all.json" --sort uid,comm,holder -F json

@@ -223,3 +223,31 @@ Test(snapshot, a_bucket_keeps_its_off_cpu_windows_only_with_the_flag)
 	dict__free(d);
 	dict__free(back);
 }
+
+/* A runq task with its holder's cgroup: 48 bytes, read back whole; without, 36. */
+Test(snapshot, a_holders_cgroup_round_trips)
+{
+	struct dict *d = dict__new(), *back = dict__new();
+	struct snap_cursor c = { 0 };
+	struct snap_out o = { 0 };
+	struct dict_task t = *dict__task_get(d, task_of(d, 1000, "a", "/u"));
+	int64_t id;
+
+	t.flags |= DICT_TASK_RUNQ;
+	t.holder = 16 + 1001;
+	t.holder_cgroup_id = 77;
+	t.holder_cgroup = str_of(d, "/user.slice/b.scope");
+	id = dict__task(d, &t);
+	cr_assert_geq(id, 0);
+	snapshot__put_items(&o, d, &c);
+	cr_assert_eq(o.err, 0);
+	cr_assert_gt(read_all(o.p, o.len, back, NULL), 0);
+	cr_assert_eq(dict__nr(back, DICT_TASK), 2);
+	const struct dict_task *b = dict__task_get(back, (uint32_t)id);
+	cr_assert_eq(b->holder_cgroup_id, 77);
+	cr_assert_str_eq(dict__text(back, b->holder_cgroup), "/user.slice/b.scope");
+	cr_assert_eq(b->holder, 16 + 1001);
+	snap_out__release(&o);
+	dict__free(d);
+	dict__free(back);
+}
