@@ -561,6 +561,13 @@ int daemon_query__fill(struct daemon_query *q, struct profile *p, struct model *
 	return daemon_query__fill_event(q, 0, p, m, names, first, last);
 }
 
+bool daemon_query__offcpu_windowed(const struct daemon_query *q, uint64_t *ret_measured, uint64_t *ret_span)
+{
+	*ret_measured = q->a.window.c.offcpu_window_ns;
+	*ret_span = q->a.window.end_ns - q->a.window.start_ns;
+	return has_off_cpu(&q->a) && (q->a.window.flags & BUCKET_OFFCPU) && *ret_measured < *ret_span;
+}
+
 size_t daemon_query__nr_events(const struct daemon_query *q)
 {
 	return has_off_cpu(&q->a) ? 3 : 1;
