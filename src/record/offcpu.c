@@ -100,7 +100,8 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
 	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
 	o->st.max_period = 1;
-	if (cfg->name_holders && !cfg->holders_by_uid && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
+	/* (profd, holders_by_uid, as root: the table too, for each holder's cgroup) */
+	if (cfg->name_holders && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
 		goto err;
 	*ret = o;
 	return 0;
@@ -588,9 +589,10 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 			hashtable__remove(&o->born, tid_hash(tid), &tid);
 			return offcpu__close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
 		}
-		/* first seen coming back: off a CPU since before the recording */
+		/* first seen coming back: off a CPU since before the recording (or the
+		 * window) */
 		o->st.cut_start++;
-		o->st.cut_start_ns += time - o->first_time;
+		o->st.cut_start_ns += time - MAX(o->first_time, o->window_from);
 		return 1;
 	}
 	if (!t && (int32_t)ids[1] > 0 && hashtable__size(&o->born)) {
@@ -662,10 +664,94 @@ bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_even
 	       idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) && v != OWN_SWITCH;
 }
 
+/* A window's end at time: what is open is cut there and written, the rest forgotten. */
+static int window_end(struct offcpu *o, uint64_t time)
+{
+	struct thread *t;
+	size_t it = 0;
+	int err = 0;
+
+	o->finishing = true;            /* a sleep cut there was not woken: not "unwoken" */
+	while ((t = hashtable__next(&o->threads, &it)) && !err) {
+		uint64_t written = o->st.intervals, ns = time > t->out_time ? time - t->out_time : 0;
+
+		if (t->state != T_OUT || t->dead)
+			continue;
+		err = offcpu__close_interval(o, t, time, t->runq || t->woken ? t->wait_cpu : t->out_cpu);
+		if (o->st.intervals != written) {
+			o->st.window_cut++;
+			o->st.window_cut_ns += ns;
+		}
+	}
+	o->finishing = false;
+	it = 0;
+	while ((t = hashtable__next(&o->threads, &it)))
+		free(t->rec);
+	hashtable__release(&o->threads);
+	hashtable__init(&o->threads, sizeof(struct thread), tid_eq, NULL);
+	hashtable__release(&o->born);
+	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
+	o->nr_dead = 0;
+	for (size_t c = 0; c < MAX_CPUS; c++)
+		if (o->cpus[c]) {
+			o->cpus[c]->valid_from = time;
+			o->cpus[c]->known = false;
+		}
+	if (time > o->window_from)
+		o->st.window_ns += time - MAX(o->window_from, o->first_time);
+	o->outside = true;
+	return err;
+}
+
+/* The edges up to upto, each taken off the list before it applies (the samples an
+ * end writes come back through offcpu__judge). */
+static int apply_edges(struct offcpu *o, uint64_t upto)
+{
+	int err = 0;
+
+	while (o->nr_edges && o->edges[0].time <= upto && !err) {
+		uint64_t time = o->edges[0].time;
+		bool on = o->edges[0].on;
+
+		memmove(o->edges, o->edges + 1, (o->nr_edges - 1) * sizeof(o->edges[0]));
+		o->nr_edges--;
+		if (!on && !o->outside) {
+			err = window_end(o, time);
+		} else if (on && o->outside) {
+			o->outside = false;
+			o->window_from = time;
+			o->st.windows++;
+		}
+	}
+	return err;
+}
+
+int offcpu__window(struct offcpu *o, bool on, uint64_t time)
+{
+	/* the edges come a window apart (seconds) and are applied within a round: a full
+	 * list means no record came meanwhile, and the oldest can go now */
+	if (o->nr_edges == ARRAY_SIZE(o->edges) && apply_edges(o, o->edges[0].time) < 0)
+		return -ENOMEM;
+	if (!o->st.windows && !o->outside && !o->nr_edges) {
+		o->st.windows = 1;      /* the first window: from the recording's start */
+		o->window_from = 0;
+	}
+	o->edges[o->nr_edges].time = time;
+	o->edges[o->nr_edges++].on = on;
+	return 0;
+}
+
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64_t time)
 {
 	const struct perf_event_header *ev = *pev;
 	uint32_t v;
+
+	if (o->nr_edges && o->edges[0].time <= time) {
+		int err = apply_edges(o, time);
+
+		if (err < 0)
+			return err;
+	}
 
 	if (time > o->last_time)
 		o->last_time = time;
@@ -695,7 +781,7 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 
 			hashtable__remove(&o->kinds, tid_hash(tid), &tid);
 			hashtable__remove(&o->born, tid_hash(tid), &tid);
-			if (ev->type == PERF_RECORD_FORK && tid > 0) {
+			if (ev->type == PERF_RECORD_FORK && tid > 0 && !o->outside) {
 				struct born *b;
 				bool created;
 
@@ -737,6 +823,14 @@ int offcpu__finish(struct offcpu *o)
 	struct thread *t;
 	size_t it = 0;
 
+	if (o->nr_edges) {
+		int err = apply_edges(o, UINT64_MAX);
+
+		if (err < 0)
+			return err;
+	}
+	if (o->st.windows && !o->outside && o->last_time > MAX(o->window_from, o->first_time))
+		o->st.window_ns += o->last_time - MAX(o->window_from, o->first_time);
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		if (o->cpus[c] && o->cpus[c]->period > base_period(o) && o->last_time > o->cpus[c]->degraded_since)
 			o->st.degraded_cpu_ns += o->last_time - o->cpus[c]->degraded_since;

@@ -72,6 +72,12 @@ struct offcpu {
 	struct offcpu_stats st;
 	bool finishing;                 /* offcpu__finish: the sleeps cut there were not woken */
 	uint64_t nr_dead, swept;        /* threads exited, kept; when they were last swept */
+	/* profd's windows: edges not applied yet (time order), whether the records judged
+	 * are outside one, and when the current one opened */
+	struct { uint64_t time; bool on; } edges[16];
+	size_t nr_edges;
+	bool outside;
+	uint64_t window_from;
 };
 
 /* s += ns held by holder; past MAX_SPLIT holders, the rest is [unknown]'s (offcpu.c). */

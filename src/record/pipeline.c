@@ -561,6 +561,11 @@ const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p)
 	return p->offcpu ? offcpu__stats(p->offcpu) : NULL;
 }
 
+int pipeline__offcpu_window(struct pipeline *p, bool on, uint64_t time)
+{
+	return p->offcpu ? offcpu__window(p->offcpu, on, time) : -ENOENT;
+}
+
 const struct offcpu *pipeline__offcpu(const struct pipeline *p)
 {
 	return p->offcpu;

@@ -149,6 +149,8 @@ const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p);
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);
 /* --off-cpu's intervals (its holder table), NULL without. */
 const struct offcpu *pipeline__offcpu(const struct pipeline *p);
+/* profd's window edge (offcpu__window): 0, -ENOENT without --off-cpu, -ENOMEM. */
+int pipeline__offcpu_window(struct pipeline *p, bool on, uint64_t time);
 const struct ledger *pipeline__ledger(const struct pipeline *p);
 
 #endif

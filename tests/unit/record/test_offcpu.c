@@ -762,3 +762,41 @@ Test(offcpu, an_interval_without_a_stack_carries_the_threads_cgroup_as_tracked)
 	cr_assert_eq(out[0].cgroup, 4242, "the tracker's cgroup, not 0");
 	stop();
 }
+
+/* profd's windows: a wait open at an end is cut there and written, one under way at a
+ * start is counted and not written, and nothing between two windows is a wait. */
+Test(offcpu, a_window_cuts_the_wait_open_at_its_end_and_counts_the_one_at_its_start)
+{
+	struct perf_record_fork f = { .header = { .type = PERF_RECORD_FORK, .size = sizeof(f) },
+				      .pid = IN_SCOPE, .tid = IN_SCOPE };
+	const struct perf_event_header *ev = &f.header;
+
+	start(true, false);
+	stack(IN_SCOPE, 1000, 1);
+	sw(true, true, IN_SCOPE, NEIGHBOUR, 1001, 1);
+	sw(false, false, NEIGHBOUR, IN_SCOPE, 1001, 1);
+	cr_assert_eq(offcpu__window(o, false, 1501), 0);
+	cr_assert_eq(nr_out, 0, "applied in time order: not before a record at or after it");
+	cr_assert_eq(offcpu__window(o, true, 5001), 0);
+	/* between the windows: a fork (its tid reused) is not followed: its wait to its
+	 * first run would span the gap */
+	cr_assert_eq(offcpu__judge(o, &ev, 3000), 0);
+	cr_assert_eq(nr_out, 1, "the end applied at the first record after it");
+	cr_assert_eq(out[0].id, OFFCPU_ID_RUNQ);
+	cr_assert_eq(out[0].period, 500, "cut at the window's end");
+	cr_assert_eq(out[0].time, 1501);
+	cr_assert_eq(out[0].holder, OFFCPU_HOLDER_TASK, "the neighbour held the CPU up to the end");
+	cr_assert_eq(offcpu__stats(o)->window_cut, 1);
+	cr_assert_eq(offcpu__stats(o)->window_cut_ns, 500);
+	/* the next window: the thread comes back, its wait since before it unknown */
+	sw(true, true, NEIGHBOUR, IN_SCOPE, 6001, 1);
+	sw(false, false, IN_SCOPE, NEIGHBOUR, 6001, 1);
+	sw(true, true, 0, 0, 6500, 0);
+	cr_assert_eq(nr_out, 1, "neither the wait under way at the start nor the fork's is written");
+	cr_assert_eq(offcpu__stats(o)->cut_start, 1);
+	cr_assert_eq(offcpu__stats(o)->cut_start_ns, 1000, "counted from the window's start");
+	cr_assert_eq(offcpu__stats(o)->windows, 2);
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(offcpu__stats(o)->window_ns, (1501 - 1000) + (6500 - 5001));
+	stop();
+}
