@@ -77,6 +77,7 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 	o->st.max_period = 1;
 	if (cfg->name_holders && !cfg->holders_by_uid && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
 		goto err;
+	o->st.holders_named = o->holders != NULL;
 	*ret = o;
 	return 0;
 err:

@@ -196,6 +196,7 @@ struct offcpu_stats {
 						 * written wholly offcpu-blocked */
 	uint64_t migrations;            /* waits moved to another CPU (sched_migrate_task) */
 	uint64_t tp_samples, tp_bytes;  /* the sched tracepoints' samples read (never written) */
+	bool holders_named;             /* holders by user and cgroup (name_holders, a table) */
 	bool creds;                     /* set*uid() calls followed (offcpu__add_creds_ids) */
 	uint64_t creds_calls;           /* set*uid() calls that may change a real uid: the
 					 * caller's holder read again after, pinned before */
