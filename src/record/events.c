@@ -533,7 +533,8 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		if (err < 0)
 			goto err;
 	}
-	if (o->scope.nr_uids || o->track_uids) {
+	/* (--off-cpu: a holder's uid changed without exec, offcpu_creds.c) */
+	if (o->scope.nr_uids || o->track_uids || o->off_cpu) {
 		/* Best effort: on failure remove whatever of them was added. */
 		e->info.creds_err = events__open_creds(e);
 		if (e->info.creds_err < 0) {

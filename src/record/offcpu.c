@@ -21,12 +21,6 @@
 #endif
 #define PF_KTHREAD 0x00200000u
 
-/* Who held each CPU lately: enough to cover a wait of many time slices. */
-#define CPU_SEGMENTS 1024
-
-/* What offcpu.c's idmap of sample ids says a sample is. */
-enum own_sample { OWN_SWITCH = 1, OWN_WAKEUP, OWN_MIGRATE };
-
 /* What kind of task a holder is (kept per tid until its EXIT, a reuse or its exec). */
 struct holder_kind {
 	int32_t tid;
@@ -41,25 +35,6 @@ struct born {
 	int32_t tid;
 	bool lost;                      /* a gap in the records since */
 	uint64_t time;
-};
-
-/* Who ran on a CPU when; told apart (holder_of) only when a wait of the scope
- * overlaps it, so most tasks of a busy host are never looked at. */
-struct segment {
-	uint64_t start, end;
-	int32_t pid, tid;
-};
-
-struct cpu {
-	bool known;                     /* runner and since hold */
-	int32_t pid, tid;               /* running since `since` */
-	uint64_t since;
-	uint64_t valid_from;            /* segments older than this (a gap) are not trusted */
-	uint32_t head, nr;              /* segs[head - 1] is the newest */
-	uint64_t period;                /* its stack samples: 1 switch in period (0: 1) */
-	uint64_t win_start, win_n;      /* switches counted since win_start */
-	uint64_t degraded_since;        /* when period went above 1 */
-	struct segment segs[CPU_SEGMENTS];
 };
 
 #define DEAD_AFTER_NS 1000000000ull
@@ -103,6 +78,7 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 	/* (profd, holders_by_uid, as root: the table too, for each holder's cgroup) */
 	if (cfg->name_holders && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
 		goto err;
+	o->st.holders_named = o->holders != NULL;
 	*ret = o;
 	return 0;
 err:
@@ -228,7 +204,7 @@ static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t 
 	return k;
 }
 
-static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
+uint32_t offcpu__holder_of(struct offcpu *o, int32_t pid, int32_t tid)
 {
 	const struct holder_kind *k;
 
@@ -251,8 +227,18 @@ static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
 	return OFFCPU_HOLDER_UID + k->uid;
 }
 
+void offcpu__forget_kind(struct offcpu *o, int32_t tid)
+{
+	hashtable__remove(&o->kinds, tid_hash(tid), &tid);
+}
+
+bool offcpu__kind_known(struct offcpu *o, int32_t tid)
+{
+	return hashtable__find(&o->kinds, tid_hash(tid), &tid) != NULL;
+}
+
 /* The CPU's runner leaves it at time: its segment, then next runs there. */
-static void cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_t next_tid, uint64_t time)
+void offcpu__cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_t next_tid, uint64_t time)
 {
 	if (c->known && time > c->since) {
 		struct segment *s = &c->segs[c->head];
@@ -312,9 +298,9 @@ void offcpu__split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64
 		 * timeline has it up to then (not at the CPU's first record, nor after a
 		 * gap: then not known, never tid's own scope) */
 		if (c->tid != tid)
-			h = holder_of(o, c->pid, c->tid);
+			h = offcpu__holder_of(o, c->pid, c->tid);
 		else if (c->nr && last->end == c->since && last->start >= c->valid_from)
-			h = holder_of(o, last->pid, last->tid);
+			h = last->holder ? last->holder : offcpu__holder_of(o, last->pid, last->tid);
 		else
 			h = OFFCPU_HOLDER_UNKNOWN;
 
@@ -329,7 +315,7 @@ void offcpu__split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64
 
 		if (g->end <= t0 || g->start < c->valid_from)
 			break;
-		h = g->tid == tid ? newer : holder_of(o, g->pid, g->tid);
+		h = g->tid == tid ? newer : g->holder ? g->holder : offcpu__holder_of(o, g->pid, g->tid);
 		if (b > a) {
 			split__add(s, h, b - a);
 			covered += b - a;
@@ -543,7 +529,7 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 		return cpu < MAX_CPUS ? -ENOMEM : 1;
 	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		/* ids: the task leaving; next_prev: the one coming */
-		cpu_switch(o, c, (int32_t)sw->next_prev_pid, (int32_t)sw->next_prev_tid, time);
+		offcpu__cpu_switch(o, c, (int32_t)sw->next_prev_pid, (int32_t)sw->next_prev_tid, time);
 		t = thread_find(o, (int32_t)ids[1]);
 		if (!o->cfg.stacks_scoped || t)
 			count_switch(o, c, cpu, time);
@@ -565,7 +551,7 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 	}
 	/* in: ids is the task coming; the CPU's timeline starts here if unknown yet */
 	if (!c->known)
-		cpu_switch(o, c, (int32_t)ids[0], (int32_t)ids[1], time);
+		offcpu__cpu_switch(o, c, (int32_t)ids[0], (int32_t)ids[1], time);
 	t = thread_find(o, (int32_t)ids[1]);
 	if (!t && (int32_t)ids[1] > 0 && o->cfg.in_scope(o->cfg.ctx, (int32_t)ids[0], (int32_t)ids[1], 0) > 0) {
 		struct thread nt = { .tid = (int32_t)ids[1], .pid = (int32_t)ids[0] };
@@ -653,7 +639,8 @@ bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_he
 {
 	uint32_t v;
 
-	return ev->type == PERF_RECORD_SAMPLE && idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v);
+	return ev->type == PERF_RECORD_SAMPLE && idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) &&
+	       v < OWN_CREDS;
 }
 
 bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_event_header *ev)
@@ -661,7 +648,7 @@ bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_even
 	uint32_t v;
 
 	return ev->type == PERF_RECORD_SAMPLE && o->cfg.wakeups.nr_wake_ids &&
-	       idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) && v != OWN_SWITCH;
+	       idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) && (v == OWN_WAKEUP || v == OWN_MIGRATE);
 }
 
 /* A window's end at time: what is open is cut there and written, the rest forgotten. */
@@ -761,6 +748,11 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 	case PERF_RECORD_SAMPLE:
 		if (!idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v))
 			return 0;
+		if (v > OWN_CREDS) {
+			/* a set*uid() call: the tracker judges it too (returns 0) */
+			offcpu__on_creds(o, ev, time, (enum creds_call)(v - OWN_CREDS));
+			return 0;
+		}
 		if (v != OWN_SWITCH) {
 			o->st.tp_samples++;
 			o->st.tp_bytes += ev->size;

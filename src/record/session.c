@@ -238,7 +238,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 	n = events__creds(s->events, &creds);
 	for (size_t i = 0; i < n; i++) {
 		err = pipeline__add_creds_ids(s->pipeline, (enum creds_call)creds[i].call, creds[i].ids,
-					      creds[i].nr_ids);
+					      creds[i].nr_ids, info->raw_uid_off);
 		if (err < 0)
 			return err;
 	}

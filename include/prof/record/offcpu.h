@@ -47,6 +47,7 @@
 #include <linux/perf_event.h>
 
 #include "prof/perfdata/sample.h"
+#include "prof/scope/creds.h"
 
 /* Who held the CPU an offcpu-runq sample waited on (its cpu_res). */
 enum offcpu_holder {
@@ -200,6 +201,10 @@ struct offcpu_stats {
 						 * written wholly offcpu-blocked */
 	uint64_t migrations;            /* waits moved to another CPU (sched_migrate_task) */
 	uint64_t tp_samples, tp_bytes;  /* the sched tracepoints' samples read (never written) */
+	bool holders_named;             /* holders by user and cgroup (name_holders, a table) */
+	bool creds;                     /* set*uid() calls followed (offcpu__add_creds_ids) */
+	uint64_t creds_calls;           /* set*uid() calls that may change a real uid: the
+					 * caller's holder read again after, pinned before */
 };
 
 struct offcpu;
@@ -235,6 +240,14 @@ bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_even
  * written.  0 or -ENOMEM.
  */
 int offcpu__window(struct offcpu *o, bool on, uint64_t time);
+
+/*
+ * The set*uid() tracepoints' sample ids (events__open_creds; uid_off their argument's
+ * offset in the raw data): a holder that changes its real uid without exec is named by
+ * the new one after the call, by the old one before (the tracker judges them too).
+ * 0 or -ENOMEM.
+ */
+int offcpu__add_creds_ids(struct offcpu *o, enum creds_call call, const uint64_t *ids, size_t n, int uid_off);
 
 /* The end: the intervals still open are cut at the last record's time and written.
  * 0 or -errno. */

@@ -89,7 +89,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret);
 struct pipeline *pipeline__free(struct pipeline *p);
 
 /* The sample ids of a set*uid() tracepoint.  0 or -ENOMEM. */
-int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n);
+int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n, int uid_off);
 
 /*
  * The first-time look-up of the tasks in what a drain read, in the order read, before
