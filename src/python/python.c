@@ -508,7 +508,7 @@ static bool pinned(const struct interp *in, const struct sample *s, const uint64
 	if (loc.op == PIN_REG) {
 		if (want_addr || !regs || i >= UNWIND_MAX_FRAMES || !(regs->known[i] & (1u << loc.reg)))
 			return false;
-		*ret = regs->v[i][loc.reg];
+		*ret = regs->v[i][loc.reg] + (uint64_t)loc.off;
 		return true;
 	}
 	if (!cfa)
