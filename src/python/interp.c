@@ -218,9 +218,8 @@ static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const stru
 		build_id__hex(b, hex, sizeof(hex));
 		err = b->size ? python_code_pins__add(ret->pins, hex, s->eval, s->eval_size) : -ENOENT;
 		if (err == -ENOENT)
-			snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives the eval "
-				 "function's instruction no location by pc, and prof has no table of its "
-				 "code)", ret->path, s->version >> 24, (s->version >> 16) & 0xff,
+			snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives the "
+				 "instruction no location by pc; no table of its code)", ret->path, s->version >> 24, (s->version >> 16) & 0xff,
 				 (s->version >> 8) & 0xff);
 		if (err < 0) {
 			ret->pins = python_pins__free(ret->pins);

@@ -312,7 +312,7 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 {
 	const struct maps *ms = model__maps(py->cfg.model, pid);
 	struct pyproc *p;
-	char why[160];
+	char why[256];
 	bool created;
 	int err;
 

@@ -5,7 +5,8 @@
 # frame and r15 - k the running instruction, the process agrees: at each pc of the
 # eval function a recording of the pure-Python loop sampled, gdb compares them with
 # the thread state's current frame and its instr_ptr (eval_pins_check.py), over >= 50
-# pcs, none wrong.  SKIP without that build, gdb or objdump.
+# pcs, none wrong.  The same library with another build id gets no Python frames and
+# a summary line saying why.  SKIP without that build, gdb or objdump.
 . "$(dirname "$0")/../lib.sh"
 require_root
 SRC=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -54,4 +55,21 @@ read -r checked fbad ibad unpinned < <(sed -nE 's/^checked ([0-9]+) frame-bad ([
 note "$checked pcs of the table checked in the process, $unpinned sampled pcs it does not pin"
 [ "$fbad" = 0 ] && [ "$ibad" = 0 ] || fail "$fbad pcs with another frame, $ibad with another instruction than the table's"
 [ "$checked" -ge 50 ] || fail "only $checked pcs reached"
-pass "the table is the build's, and the process agrees with it at $checked pcs"
+
+# the same library with another build id (one byte of it changed): no table, refused
+mkdir -p "$TMP/other"
+python3 - "$LIB" "$TMP/other/${LIB##*/}" "$id" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(bytes.fromhex(sys.argv[3]))
+assert i > 0 and b.find(bytes.fromhex(sys.argv[3]), i + 1) < 0
+b[i + 19] ^= 1
+open(sys.argv[2], "wb").write(b)
+PY
+LD_LIBRARY_PATH=$TMP/other "$PROF" record --call-graph dwarf -F 1000 -o "$TMP/other.data" -- "$PY" "$TMP/spin.py" 1 \
+	>/dev/null 2>"$TMP/other.err" || fail "prof record: $(tail -3 "$TMP/other.err")"
+grep -q "^prof: Python: no Python frames for 1 interpreter(s): $TMP/other/${LIB##*/}: CPython 3.13.0: not a build prof knows (its DWARF gives the instruction no location by pc; no table of its code)$" "$TMP/other.err" ||
+	fail "another build of 3.13.0 not refused as such: $(grep Python "$TMP/other.err")"
+! "$PROF" report -i "$TMP/other.data" -F folded -g 2>/dev/null | grep -qE 'spin\.py|\[python' || fail "Python frames for another build"
+note "another build id: $(sed -nE 's/^prof: Python: no Python frames for 1 interpreter\(s\): //p' "$TMP/other.err")"
+pass "the table is the build's, the process agrees with it at $checked pcs, and another build is refused"
