@@ -113,7 +113,7 @@ static void summary_python(const struct recording *r, const struct python_stats 
 	if (py->with_python)
 		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function (%" PRIu64
 			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "
-			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF), else its def "
+			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF or code), else its def "
 			"line; not shown: its callers (%" PRIu64 " activations have [python: callers not proven]), "
 			"in the heap, read %.0f ms after the sample on average\n",
 			py->activations, py->by_code, py->lines, py->callers,
