@@ -113,7 +113,7 @@ static void summary_python(const struct recording *r, const struct python_stats 
 	if (py->with_python)
 		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function (%" PRIu64
 			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "
-			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF), else its def "
+			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF or code), else its def "
 			"line; not shown: its callers (%" PRIu64 " activations have [python: callers not proven]), "
 			"in the heap, read %.0f ms after the sample on average\n",
 			py->activations, py->by_code, py->lines, py->callers,
@@ -295,6 +295,10 @@ static void summary_offcpu(const struct recording *r, const struct offcpu_stats 
 			"a sleep's wait for a CPU after its wake-up is inside offcpu-blocked%s\n",
 			strerror(-o->wakeups_err),
 			o->wakeups_err == -EACCES || o->wakeups_err == -EPERM ? " (root may time them)" : "");
+	if (o->holders_named && !o->creds)
+		fprintf(stderr, "prof: off-CPU: the CPU holders' set*uid() calls could not be followed (the syscalls' "
+			"tracepoints through tracefs): a holder that changes its uid without exec is named by the uid "
+			"read at its first wait until it exits or execs\n");
 	if (o->lost_intervals)
 		fprintf(stderr, "prof: off-CPU: %" PRIu64 " intervals (%.3f s) open across lost records: not written\n",
 			o->lost_intervals, (double)o->lost_ns / 1e9);

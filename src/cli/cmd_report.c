@@ -752,6 +752,7 @@ static int fill_from_daemon(struct report *r, struct daemon_query *dq)
 	size_t n = MIN(daemon_query__nr_events(dq), perf_reader__nr_attrs(r->reader));
 	int err = n ? 0 : -ENOMEM;
 
+	r->offcpu_windowed = daemon_query__offcpu_windowed(dq, &r->offcpu_measured_ns, &r->offcpu_span_ns);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct report_event *e = event_of(r, perf_reader__attr(r->reader, i));
 

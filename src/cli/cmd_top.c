@@ -52,6 +52,7 @@ static const char usage[] =
 	"  -g, --call-graph        rows are call chains, not just symbols;\n"
 	"                          --call-graph dwarf unwinds them, with Python frames\n"
 	"      --off-cpu           per row: on a CPU, waiting, blocked; who held it\n"
+	"      --holders BY        who held it by user (default), cgroup or container\n"
 	"  -s, --sort KEYS         uid,cgroup,container,pid,comm,dso,sym\n"
 	"  -d, --delay SECONDS     refresh interval (default 2)\n"
 	"  -n, --iterations N      stop after N refreshes\n"
@@ -62,8 +63,8 @@ static const char usage[] =
 	"      --daemon            profd's live history instead (no privilege needed;\n"
 	"                          prof top --daemon --help has its options)\n"
 	"  -h, --help              this text\n"
-	"Keys: q quits, z zeroes the counts.  The same access rules as prof record\n"
-	"apply.  See prof-top(1).\n";
+	"Keys: q quits, z zeroes the counts, h switches --holders (--off-cpu).\n"
+	"The same access rules as prof record apply.  See prof-top(1).\n";
 
 struct top_opts {
 	struct view_opts view;          /* --sort, --max-stacks */
@@ -71,6 +72,7 @@ struct top_opts {
 	uint64_t iterations;            /* 0: until q or a signal */
 	bool zero, stdio;
 	size_t rows;                    /* 0: fit the screen (40 when not a terminal) */
+	enum top_holders holders;       /* --off-cpu: holders by user, cgroup, container */
 };
 
 /* Exited tasks, forgotten by the model once their last samples are in. */
@@ -102,7 +104,14 @@ struct top {
 	struct pressure_set pressure;   /* the scope's cgroups' PSI and cpu.stat */
 };
 
-enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS, OPT_OFF_CPU };
+enum { OPT_STDIO = RECORD_OPT_CONFIG + 1, OPT_ROWS, OPT_OFF_CPU, OPT_HOLDERS };
+
+/* --holders' words, as enum top_holders: the report's keys' names or the plain ones. */
+static const char *const holders_names[TOP_HOLDERS__MAX][2] = {
+	[TOP_HOLDERS_USER] = { "user", "holder" },
+	[TOP_HOLDERS_CGROUP] = { "cgroup", "holder_cgroup" },
+	[TOP_HOLDERS_CONTAINER] = { "container", "holder_container" },
+};
 
 /* top's own options: -d, -n, -z, --stdio, --rows.  0, -EINVAL, or -ENOENT for another. */
 static int parse_view_opt(struct top_opts *o, int c, const char *arg, char *err, size_t errlen)
@@ -134,6 +143,13 @@ static int parse_view_opt(struct top_opts *o, int c, const char *arg, char *err,
 			return errorf(err, errlen, "bad --rows '%s': a positive number of rows", arg);
 		o->rows = (size_t)v;
 		return 0;
+	case OPT_HOLDERS:
+		for (int h = 0; h < TOP_HOLDERS__MAX; h++)
+			if (!strcmp(arg, holders_names[h][0]) || !strcmp(arg, holders_names[h][1])) {
+				o->holders = (enum top_holders)h;
+				return 0;
+			}
+		return errorf(err, errlen, "bad --holders '%s': give user, cgroup or container", arg);
 	default:
 		return view_opts__parse(&o->view, c, arg, err, errlen);
 	}
@@ -156,8 +172,9 @@ static int check_off_cpu(struct top *t, bool sort_given, char *err, size_t errle
 	for (size_t k = 0; k < t->o.view.nr_keys; k++)
 		if (t->o.view.keys[k] == PROFILE_KEY_HOLDER || t->o.view.keys[k] == PROFILE_KEY_HOLDER_CGROUP ||
 		    t->o.view.keys[k] == PROFILE_KEY_HOLDER_CONTAINER)
-			return errorf(err, errlen, "prof top --off-cpu shows the holders (by user) in every row: leave "
-				      "%s out of --sort", keys__name(t->o.view.keys[k]));
+			return errorf(err, errlen, "prof top --off-cpu shows the holders in every row: leave %s out "
+				      "of --sort, and give --holders user, cgroup or container (or press h)",
+				      keys__name(t->o.view.keys[k]));
 	if (t->ro.callchain)
 		return errorf(err, errlen, "prof top --off-cpu shows rows of --sort keys, not call chains: leave out "
 			      "-g, or prof record --off-cpu -g and then prof report -g");
@@ -193,12 +210,13 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "rows", required_argument, NULL, OPT_ROWS },
 		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "holders", required_argument, NULL, OPT_HOLDERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct top_opts *o = &t->o;
 	struct record_opts *ro = &t->ro;
-	bool sort_given = false;
+	bool sort_given = false, holders_given = false;
 	int c, r;
 
 	*o = (struct top_opts){ .view = { .keys = { PROFILE_KEY_COMM, PROFILE_KEY_DSO, PROFILE_KEY_SYM }, .nr_keys = 3 },
@@ -213,6 +231,7 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 			continue;
 		}
 		sort_given |= c == 's';
+		holders_given |= c == OPT_HOLDERS;
 		r = record_opts__parse_common(ro, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
 		if (r == -ENOENT)
 			r = parse_view_opt(o, c, optarg, err, errlen);
@@ -233,6 +252,8 @@ static int parse_opts(struct top *t, int argc, char **argv, char *err, size_t er
 	if (!ro->all && !scope__narrowed(&ro->scope))
 		return errorf(err, errlen, "nothing to watch: give a scope (--uid, --cgroup, --container, --pod, "
 			      "--pid) or -a for the whole host");
+	if (holders_given && !ro->off_cpu)
+		return errorf(err, errlen, "--holders names who held the CPU a wait was for: give --off-cpu too");
 	if (ro->off_cpu) {
 		r = check_off_cpu(t, sort_given, err, errlen);
 		if (r < 0)
@@ -249,14 +270,19 @@ static bool task_uid(void *ctx, int32_t tid, uint32_t *ret)
 	return session__uid(((const struct top *)ctx)->session, tid, ret);
 }
 
-/* An offcpu-runq sample's holder task, by the session's holder table: its user. */
+/* An offcpu-runq sample's holder task, by the session's holder table: its user and
+ * cgroup (its path into the model: no CGROUP record of the scope's names it). */
 static bool task_holder(void *ctx, uint32_t holder, struct offcpu_holder_info *ret)
 {
-	const struct offcpu_holder_info *h = session__offcpu_holder(((const struct top *)ctx)->session, holder);
+	const struct top *t = ctx;
+	const struct offcpu_holder_info *h = session__offcpu_holder(t->session, holder);
 
 	if (!h)
 		return false;
 	*ret = *h;
+	if (h->cgroup && h->cgroup_path && !model__cgroup(t->an.model, h->cgroup) &&
+	    model__add_cgroup(t->an.model, h->cgroup, h->cgroup_path) < 0)
+		ret->cgroup = 0;        /* ENOMEM: its cgroup not known, never a wrong one */
 	return true;
 }
 
@@ -321,12 +347,25 @@ static void put_line(struct top *t, size_t cols, const char *line)
 	printf("%s\n", line);
 }
 
-/* A holder's name: a uid's user where the recording may name it (root, admin). */
-static void holder_name(uint32_t h, char *buf, size_t len)
+/* A holder's name: a uid's user, cgroup or container where the recording may name it
+ * (root, admin); self, system, idle, other tenants, [unknown] as they are. */
+static void holder_name(const struct top *t, const struct top_holder *h, char *buf, size_t len)
 {
-	struct passwd *pw = h >= OFFCPU_HOLDER_UID ? getpwuid(h - OFFCPU_HOLDER_UID) : NULL;
+	struct profile_row r = { .task = { .holder = h->holder, .holder_cgroup = h->cgroup,
+					   .holder_container = h->container } };
+	struct passwd *pw;
 
-	offcpu__holder_text(h, pw ? pw->pw_name : NULL, buf, len);
+	switch (t->o.holders) {
+	case TOP_HOLDERS_CGROUP:
+		keys__text(&r, PROFILE_KEY_HOLDER_CGROUP, t->an.model, t->prof, buf, len);
+		return;
+	case TOP_HOLDERS_CONTAINER:
+		keys__text(&r, PROFILE_KEY_HOLDER_CONTAINER, t->an.model, t->prof, buf, len);
+		return;
+	default:
+		pw = h->holder >= OFFCPU_HOLDER_UID ? getpwuid(h->holder - OFFCPU_HOLDER_UID) : NULL;
+		offcpu__holder_text(h->holder, pw ? pw->pw_name : NULL, buf, len);
+	}
 }
 
 struct open_look {
@@ -395,14 +434,16 @@ static int render_offcpu(struct top *t, const struct offcpu_stats *os, size_t ma
 		 wall / 1e9, samples, cut, open, os ? os->lost_intervals : 0, os ? os->nostack_intervals : 0);
 	put_line(t, cols, line);
 	put_line(t, cols, "");
-	err = top_offcpu__rows(t->off, t->prof, t->attr.keep, &rows, &nr);
+	err = top_offcpu__rows(t->off, t->prof, t->attr.keep, t->o.holders, &rows, &nr);
 	if (err < 0)
 		return err;
 	off = snprintf(line, sizeof(line), "%7s %7s %7s", "On-CPU", "Runq", "Blocked");
 	for (size_t k = 0; k < t->o.view.nr_keys && off < (int)sizeof(line); k++)
 		off += snprintf(line + off, sizeof(line) - off, "  %-*s", (int)keys__width(t->o.view.keys[k]),
 				keys__title(t->o.view.keys[k]));
-	snprintf(line + off, sizeof(line) - (size_t)off, "  %s", "Runq held by");
+	snprintf(line + off, sizeof(line) - (size_t)off, "  Runq held by%s",
+		 t->o.holders == TOP_HOLDERS_CGROUP ? " (cgroup)" : t->o.holders == TOP_HOLDERS_CONTAINER ? " (container)"
+													 : "");
 	put_line(t, cols, line);
 	for (size_t i = 0; i < nr && i < max; i++) {
 		const struct top_offcpu_row *r = &rows[i];
@@ -419,7 +460,7 @@ static int render_offcpu(struct top *t, const struct offcpu_stats *os, size_t ma
 		double ended = (double)(r->runq_ns - r->open_runq_ns);
 
 		for (size_t h = 0; h < r->nr_holders && off < (int)sizeof(line); h++) {
-			holder_name(r->holder[h], buf, sizeof(buf));
+			holder_name(t, &r->holder[h], buf, sizeof(buf));
 			off += snprintf(line + off, sizeof(line) - off, "%s%s %.0f%%", h ? " " : "  ", buf,
 					100.0 * (double)r->holder_ns[h] / ended);
 		}
@@ -600,7 +641,8 @@ static void term_setup(struct top *t)
 	fflush(stdout);
 }
 
-/* Keys typed since the last turn: 'q' quits (returns 1), 'z' zeroes. */
+/* Keys typed since the last turn: 'q' quits (returns 1), 'z' zeroes, 'h' (--off-cpu)
+ * tells the holders apart by the next of user, cgroup, container. */
 static int read_keys(struct top *t)
 {
 	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
@@ -618,6 +660,8 @@ static int read_keys(struct top *t)
 			zero_view(t);
 			t->interval_start = clock_mono_ns();
 		}
+		if ((c[i] == 'h' || c[i] == 'H') && t->off)
+			t->o.holders = (enum top_holders)((t->o.holders + 1) % TOP_HOLDERS__MAX);
 	}
 	return 0;
 }

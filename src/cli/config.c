@@ -22,7 +22,8 @@
 /* profd's defaults: the rate and spans measured for the closing note (docs/DESIGN.md). */
 static void daemon_defaults(struct prof_daemon_config *d)
 {
-	*d = (struct prof_daemon_config){ .freq = 19, .callchain = true, .off_cpu_sample = 1, .mmap_pages = 64, .bucket = 10,
+	*d = (struct prof_daemon_config){ .freq = 19, .callchain = true, .off_cpu_sample = 1, .off_cpu_window = 2,
+					  .off_cpu_period = 20, .mmap_pages = 64, .bucket = 10,
 					  .fine_span = 300, .history = 3600, .memory_max = 32 << 20,
 					  .disk_max = 256 << 20, .answers_memory_max = 64 << 20,
 					  .bucket_max_stacks = 20000, .fsync = true, .max_clients = 256,
@@ -179,6 +180,8 @@ static const struct daemon_key {
 	DK(off_cpu, DK_BOOL, off_cpu, 0, 1, "yes or no"),
 	DK(off_cpu_stacks, DK_BOOL, off_cpu_stacks, 0, 1, "yes or no"),
 	DK(off_cpu_sample, DK_UINT, off_cpu_sample, 1, 1000000, "1 in N switches, 1 to 1000000"),
+	DK(off_cpu_window, DK_UINT, off_cpu_window, 0, 86400, "seconds, 0 (always) to 86400"),
+	DK(off_cpu_period, DK_UINT, off_cpu_period, 1, 86400, "seconds, 1 to 86400"),
 	DK(fsync, DK_BOOL, fsync, 0, 1, "yes or no"),
 	DK(state_dir, DK_STR, state_dir, 0, 0, "an absolute path"),
 	DK(socket, DK_STR, socket, 0, 0, "an absolute path of at most 107 bytes"),

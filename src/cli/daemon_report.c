@@ -245,13 +245,17 @@ static int write_header(int fd, const struct answer *a, const struct report_opts
 /* Say what the answer covers, in the report's first line, and what it misses. */
 static void describe(struct daemon_query *q, const struct answer *a, const char *socket)
 {
-	char from[32], until[32], gap[32];
+	char from[32], until[32], gap[32], measured[96] = "";
+	uint64_t span = a->window.end_ns - a->window.start_ns;
 
 	daemon_client__format_time(a->window.start_ns, from, sizeof(from));
 	daemon_client__format_time(a->window.end_ns, until, sizeof(until));
-	snprintf(q->label, sizeof(q->label), "profd (%s), %s to %s (%.0f s)%s", socket, from, until,
-		 (double)(a->window.end_ns - a->window.start_ns) / 1e9,
-		 a->window.flags & BUCKET_AFTER_GAP ? ", profd started within it" : "");
+	/* off_cpu_window: the off-CPU time is what the windows measured, never scaled */
+	if (has_off_cpu(a) && (a->window.flags & BUCKET_OFFCPU) && a->window.c.offcpu_window_ns < span)
+		snprintf(measured, sizeof(measured), ", off-CPU time measured over %.1f s of it (unscaled)",
+			 (double)a->window.c.offcpu_window_ns / 1e9);
+	snprintf(q->label, sizeof(q->label), "profd (%s), %s to %s (%.0f s)%s%s", socket, from, until,
+		 (double)span / 1e9, measured, a->window.flags & BUCKET_AFTER_GAP ? ", profd started within it" : "");
 	if (a->m.evicted_before && a->m.evicted_before > a->m.asked_from) {
 		daemon_client__format_time(a->m.evicted_before, gap, sizeof(gap));
 		fprintf(stderr, "prof report: the daemon dropped history before %s to stay within [daemon] memory_max: "
@@ -312,6 +316,8 @@ static void print_share(const char *what, uint64_t ns, uint64_t all)
  */
 static void print_off_cpu_summary(const struct answer *a)
 {
+	uint64_t span = a->window.end_ns - a->window.start_ns, measured = a->window.c.offcpu_window_ns;
+	bool windowed = (a->window.flags & BUCKET_OFFCPU) && measured < span;
 	static struct tenant_time t[SUMMARY_MAX];
 	bool clock = a->m.event_type == PERF_TYPE_SOFTWARE &&
 		     (a->m.event_config == PERF_COUNT_SW_CPU_CLOCK || a->m.event_config == PERF_COUNT_SW_TASK_CLOCK);
@@ -329,6 +335,11 @@ static void print_off_cpu_summary(const struct answer *a)
 	}
 	printf("# off-CPU time per user (profd): on a CPU, waiting for a CPU (runq), blocked%s\n",
 	       clock ? "" : " (on a CPU: samples of the daemon's event, not time)");
+	/* off_cpu_window: runq and blocked are of the windows' seconds only, on of all of
+	 * them, so no share of the three: each in seconds, the off-CPU two per measured s */
+	if (windowed)
+		printf("# (runq and blocked measured over %.1f s of the %.0f s, unscaled: shares are of those "
+		       "seconds; on over all of them)\n", (double)measured / 1e9, (double)span / 1e9);
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t on = clock ? t[i].ns[0] : 0, all = on + t[i].ns[1] + t[i].ns[2];
 		const char *name = t[i].uid_known ? users__name(&users, t[i].uid) : NULL;
@@ -343,33 +354,44 @@ static void print_off_cpu_summary(const struct answer *a)
 		else
 			snprintf(label, sizeof(label), "[unknown]");
 		printf("#   %-16s", label);
-		if (clock)
+		if (windowed && clock)
+			print_share("on", on, span);
+		else if (clock)
 			print_share("on", on, all);
 		else
 			printf("  on %" PRIu64 " samples", t[i].on_samples);
-		print_share("runq", t[i].ns[1], all);
-		print_share("blocked", t[i].ns[2], all);
+		print_share("runq", t[i].ns[1], windowed ? measured : all);
+		print_share("blocked", t[i].ns[2], windowed ? measured : all);
 		putchar('\n');
 	}
 	printf("#\n");
+}
+
+static bool wants_holder_cgroup(const struct report_opts *o)
+{
+	for (size_t i = 0; i < o->view.nr_keys; i++)
+		if (o->view.keys[i] == PROFILE_KEY_HOLDER_CGROUP || o->view.keys[i] == PROFILE_KEY_HOLDER_CONTAINER)
+			return true;
+	return false;
 }
 
 int daemon_query__open(struct daemon_query *q, struct report_opts *o, char *path, size_t len)
 {
 	int fd, err;
 
-	for (size_t i = 0; i < o->view.nr_keys; i++)
-		if (o->view.keys[i] == PROFILE_KEY_HOLDER_CGROUP || o->view.keys[i] == PROFILE_KEY_HOLDER_CONTAINER) {
-			fprintf(stderr, "prof report: profd keeps the CPU holders by user only: --sort holder with "
-				"--daemon; a holder's cgroup or container is in root's and the admins' recordings "
-				"(prof record --off-cpu)\n");
-			return -EINVAL;
-		}
 	q->off_cpu = true;
 	err = daemon_query__ask(q, o, "prof report");
 
 	if (err < 0)
 		return err;
+	/* a holder's cgroup names another tenant's: only root's and the admins' answers
+	 * have them (view.c) */
+	if (wants_holder_cgroup(o) && !q->a.m.admin) {
+		fprintf(stderr, "prof report: the CPU holders' cgroups and containers are told to root and the "
+			"admin group only ([policy] admin_group): --sort holder gives yours by user (self, other "
+			"tenants, system, idle)\n");
+		return -EPERM;
+	}
 	fd = memfd_create("prof-daemon-answer", MFD_CLOEXEC);
 	if (fd < 0 || (err = write_header(fd, &q->a, o)) < 0) {
 		err = fd < 0 ? -errno : err;
@@ -454,22 +476,30 @@ static int frames_of(const struct answer *a, struct model *m, struct strset *nam
 }
 
 /* A task's cgroup path, told to the model as the kernel's CGROUP record would. */
-static int tell_cgroup(struct model *m, const struct dict *d, const struct dict_task *t)
+static int tell_one_cgroup(struct model *m, const struct dict *d, uint32_t str, uint64_t id)
 {
 	union {
 		struct perf_record_cgroup r;
 		char bytes[sizeof(struct perf_event_header) + 8 + DICT_MAX_STR + 8];
 	} u = { 0 };
-	const char *path = dict__text(d, t->cgroup);
+	const char *path = dict__text(d, str);
 	size_t n = strlen(path);
 
-	if (t->cgroup == DICT_NONE || !t->cgroup_id || model__cgroup(m, t->cgroup_id) || n > DICT_MAX_STR)
+	if (str == DICT_NONE || !id || model__cgroup(m, id) || n > DICT_MAX_STR)
 		return 0;
 	u.r.header = (struct perf_event_header){ .type = PERF_RECORD_CGROUP,
 						 .size = (uint16_t)ALIGN_UP(offsetof(struct perf_record_cgroup, path) + n + 1, (size_t)8) };
-	u.r.id = t->cgroup_id;
+	u.r.id = id;
 	memcpy(u.r.path, path, n);
 	return model__process(m, &u.r.header);
+}
+
+/* The task's cgroup, and a runq task's holder's (root's answers), into the model. */
+static int tell_cgroup(struct model *m, const struct dict *d, const struct dict_task *t)
+{
+	int err = tell_one_cgroup(m, d, t->cgroup, t->cgroup_id);
+
+	return err < 0 || !t->holder_cgroup_id ? err : tell_one_cgroup(m, d, t->holder_cgroup, t->holder_cgroup_id);
 }
 
 /* One entry's samples, each counted as the engine counts a sample: the period shared out. */
@@ -509,6 +539,8 @@ static int fill_entries(const struct answer *a, size_t event, struct profile *p,
 
 		err = pt.comm ? tell_cgroup(m, a->dict, t) : -ENOMEM;
 		pt.container = pt.cgroup ? model__container(m, pt.cgroup) : "";
+		pt.holder_cgroup = t->holder_cgroup_id;
+		pt.holder_container = pt.holder_cgroup ? model__container(m, pt.holder_cgroup) : NULL;
 		for (size_t j = 0; j < nr; j++)
 			stack[j] = frames[ids[j]];
 		if (!err)
@@ -527,6 +559,13 @@ int daemon_query__fill(struct daemon_query *q, struct profile *p, struct model *
 		       uint64_t *first, uint64_t *last)
 {
 	return daemon_query__fill_event(q, 0, p, m, names, first, last);
+}
+
+bool daemon_query__offcpu_windowed(const struct daemon_query *q, uint64_t *ret_measured, uint64_t *ret_span)
+{
+	*ret_measured = q->a.window.c.offcpu_window_ns;
+	*ret_span = q->a.window.end_ns - q->a.window.start_ns;
+	return has_off_cpu(&q->a) && (q->a.window.flags & BUCKET_OFFCPU) && *ret_measured < *ret_span;
 }
 
 size_t daemon_query__nr_events(const struct daemon_query *q)

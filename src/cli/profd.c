@@ -67,6 +67,9 @@ struct profd {
 	struct session *session;
 	struct exports *exports;        /* pull and push, when prof.conf turns them on */
 	uint64_t started_ns;
+	/* [daemon] off_cpu_window: whether the window is open, and when it next turns */
+	bool window_open;
+	uint64_t window_turn;
 };
 
 /* ---- the log ------------------------------------------------------------------------ */
@@ -177,6 +180,11 @@ static int settings_of(const struct prof_config *c, struct daemon_settings *s, c
 		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain, .off_cpu = d->off_cpu,
 		.off_cpu_stacks = d->off_cpu_stacks, .off_cpu_sample = d->off_cpu_sample,
 	};
+	/* a window as long as the period is every switch, always (no windows) */
+	if (d->off_cpu && d->off_cpu_window && d->off_cpu_window < d->off_cpu_period) {
+		s->off_cpu_window_ns = d->off_cpu_window * 1000000000ull;
+		s->off_cpu_period_ns = d->off_cpu_period * 1000000000ull;
+	}
 	if (snprintf(s->history_dir, sizeof(s->history_dir), "%s/history", d->state_dir) >= (int)sizeof(s->history_dir))
 		return errorf(err, errlen, "[daemon] state_dir is too long");
 	if (c->admin_group[0]) {
@@ -215,6 +223,9 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	/* off_cpu_sample: the switch event's period (a stack in N), the time of every interval
 	 * still exact; the bound (OFFCPU_DEFAULT_MAX_RATE) may raise it on a busy CPU */
 	o->off_cpu_min_period = d->off_cpu_sample;
+	/* off_cpu_window: the switch records from an event of their own, turned on and off
+	 * by the loop (offcpu_duty) */
+	o->off_cpu_windowed = p->set.off_cpu_window_ns > 0;
 	o->nr_events = 1;
 	if (event_spec__parse(d->event, &o->events[0]) < 0)
 		return errorf(err, errlen, "[daemon] event '%s' is not known", d->event);
@@ -223,6 +234,13 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 }
 
 /* ---- start ---------------------------------------------------------------------------- */
+
+static const struct offcpu_holder_info *holder_info(void *ctx, uint32_t holder)
+{
+	const struct profd *p = ctx;
+
+	return p->session ? session__offcpu_holder(p->session, holder) : NULL;
+}
 
 static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
 {
@@ -318,6 +336,7 @@ static int start_exports(struct profd *p)
 static int profd_start(struct profd *p)
 {
 	struct sampler_config sc = { .callchain = p->ro.callchain, .off_cpu_stacks = p->pf.cfg.daemon.off_cpu_stacks,
+				     .off_cpu = p->pf.cfg.daemon.off_cpu, .holder_info = holder_info, .holder_ctx = p,
 				     .uid_of = uid_of, .uid_ctx = p };
 	struct store_stats st;
 	char err[1024];
@@ -407,12 +426,44 @@ static uint64_t unattributed(const struct profd *p)
 	return st.scope->unattributed_gone + st.scope->unattributed_creds;
 }
 
+/*
+ * [daemon] off_cpu_window: the switch records on for a window, off for the rest of
+ * the period, on every CPU at once (the session's events: the tasks' records stay).
+ * The session starts with them on: the first window opens there.
+ */
+static void offcpu_duty(struct profd *p, uint64_t now)
+{
+	uint64_t edge;
+	int err;
+
+	if (!p->set.off_cpu_window_ns || now < p->window_turn)
+		return;
+	if (!p->window_turn) {
+		p->window_open = true;
+		p->window_turn = session__start_time(p->session) + p->set.off_cpu_window_ns;
+		sampler__offcpu_window(p->sampler, true, session__start_time(p->session));
+		return;
+	}
+	err = session__offcpu_window(p->session, !p->window_open, &edge);
+	if (err < 0) {
+		say(p, LOG_WARNING, "warning: could not turn the off-CPU window %s: %s", p->window_open ? "off" : "on",
+		    strerror(-err));
+		p->window_turn = now + p->set.off_cpu_period_ns;
+		return;
+	}
+	p->window_open = !p->window_open;
+	sampler__offcpu_window(p->sampler, p->window_open, edge);
+	p->window_turn = edge + (p->window_open ? p->set.off_cpu_window_ns
+						 : p->set.off_cpu_period_ns - p->set.off_cpu_window_ns);
+}
+
 /* Sample until a stop signal; then close the open spans and write history. */
 static int profd_loop(struct profd *p)
 {
 	uint64_t next_publish = 0;
 	int err = 0, made;
 
+	offcpu_duty(p, 0);      /* the first window: from the session's start */
 	while (!signals__stop()) {
 		uint64_t now;
 
@@ -420,6 +471,7 @@ static int profd_loop(struct profd *p)
 		if (err < 0)
 			break;
 		now = clock_mono_ns();
+		offcpu_duty(p, now);
 		made = sampler__tick(p->sampler, now, unattributed(p));
 		if (made < 0) {
 			err = made;

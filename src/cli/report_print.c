@@ -320,6 +320,10 @@ void report_print__json(const struct report *r, const struct report_event *const
 	json_str(r->o.input);
 	printf(",\"lost\":%" PRIu64 ",\"scope\":", r->lost);
 	json_str(r->scope);
+	/* profd's off-CPU windows: the off-CPU rows' time is of these seconds, unscaled */
+	if (r->offcpu_windowed)
+		printf(",\"off_cpu_measured_s\":%.3f,\"off_cpu_span_s\":%.3f", (double)r->offcpu_measured_ns / 1e9,
+		       (double)r->offcpu_span_ns / 1e9);
 	print_json_pressure(r);
 	if (n == 1) {
 		printf(",");

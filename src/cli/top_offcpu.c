@@ -48,18 +48,27 @@ struct top_offcpu *top_offcpu__free(struct top_offcpu *o)
 	return NULL;
 }
 
+/* The holder keys, kept together: the view tells holders apart by any of them (the
+ * 'h' key switches without losing what was counted). */
+static const enum profile_key holder_keys[] = { PROFILE_KEY_HOLDER, PROFILE_KEY_HOLDER_CGROUP,
+						PROFILE_KEY_HOLDER_CONTAINER };
+
 /* s attributed into prof (instead of a's own), keyed by its holder or not. */
 static int add_into(struct attribution *a, struct profile *prof, bool by_holder, const struct sample *s)
 {
 	struct profile *on = a->prof;
-	bool keep_holder = a->keep[PROFILE_KEY_HOLDER];
+	bool keep[ARRAY_SIZE(holder_keys)];
 	int err;
 
 	a->prof = prof;
-	a->keep[PROFILE_KEY_HOLDER] = by_holder;
+	for (size_t k = 0; k < ARRAY_SIZE(holder_keys); k++) {
+		keep[k] = a->keep[holder_keys[k]];
+		a->keep[holder_keys[k]] = by_holder;
+	}
 	err = attribution__add(a, s);
 	a->prof = on;
-	a->keep[PROFILE_KEY_HOLDER] = keep_holder;
+	for (size_t k = 0; k < ARRAY_SIZE(holder_keys); k++)
+		a->keep[holder_keys[k]] = keep[k];
 	return err;
 }
 
@@ -146,9 +155,10 @@ struct merge {
 	struct hashtable idx;
 	struct top_offcpu_row *rows;
 	size_t nr, cap;
+	enum top_holders by;
 	/* per row, every holder of its runq time (few: self, system, idle, a few users) */
 	struct holders {
-		uint32_t h[16];
+		struct top_holder h[16];
 		uint64_t ns[16];
 		size_t nr;
 		uint64_t rest;
@@ -164,6 +174,8 @@ static struct top_offcpu_row *row_of(struct merge *m, const struct profile_row *
 	bool created;
 
 	k.task.holder = 0;
+	k.task.holder_cgroup = 0;
+	k.task.holder_container = NULL;
 	s = hashtable__insert(&m->idx, facts_hash(&k), &k, &created);
 	if (!s)
 		return NULL;
@@ -182,11 +194,32 @@ static struct top_offcpu_row *row_of(struct merge *m, const struct profile_row *
 	return &m->rows[s->idx];
 }
 
-static void holders_add(struct holders *h, uint32_t holder, uint64_t ns)
+/* A runq row's holder as the view tells them apart (as keys.c's keep_only). */
+static struct top_holder holder_by(const struct profile_task *t, enum top_holders by)
+{
+	bool task = t->holder_cgroup || t->holder_container;
+
+	switch (by) {
+	case TOP_HOLDERS_CGROUP:
+		return (struct top_holder){ .holder = offcpu__holder_kind(t->holder, task), .cgroup = t->holder_cgroup };
+	case TOP_HOLDERS_CONTAINER:
+		return (struct top_holder){ .holder = offcpu__holder_kind(t->holder, task),
+					    .container = t->holder_container };
+	default:
+		return (struct top_holder){ .holder = t->holder };
+	}
+}
+
+static bool same_holder(const struct top_holder *a, const struct top_holder *b)
+{
+	return a->holder == b->holder && a->cgroup == b->cgroup && a->container == b->container;
+}
+
+static void holders_add(struct holders *h, struct top_holder holder, uint64_t ns)
 {
 	size_t i;
 
-	for (i = 0; i < h->nr && h->h[i] != holder; i++)
+	for (i = 0; i < h->nr && !same_holder(&h->h[i], &holder); i++)
 		;
 	if (i == h->nr) {
 		if (h->nr == ARRAY_SIZE(h->h)) {
@@ -209,7 +242,8 @@ static int merge_profile(struct merge *m, const struct profile *p, const bool ke
 	int err;
 
 	memcpy(keys, key_on, sizeof(keys));
-	keys[PROFILE_KEY_HOLDER] = which == 1;
+	for (size_t k = 0; k < ARRAY_SIZE(holder_keys); k++)
+		keys[holder_keys[k]] = which == 1;
 	err = profile__rows(p, keys, false, &rows, &nr);
 	if (err < 0)
 		return err;
@@ -230,7 +264,7 @@ static int merge_profile(struct merge *m, const struct profile *p, const bool ke
 			r->open_runq_ns += rows[i].period;
 		} else {
 			r->runq_ns += rows[i].period;
-			holders_add(&m->hs[at], rows[i].task.holder, rows[i].period);
+			holders_add(&m->hs[at], holder_by(&rows[i].task, m->by), rows[i].period);
 		}
 	}
 	free(rows);
@@ -267,9 +301,9 @@ static int by_total(const void *a, const void *b)
 }
 
 int top_offcpu__rows(const struct top_offcpu *o, const struct profile *on, const bool key_on[PROFILE_KEY__MAX],
-		     struct top_offcpu_row **ret, size_t *ret_nr)
+		     enum top_holders by, struct top_offcpu_row **ret, size_t *ret_nr)
 {
-	struct merge m = { 0 };
+	struct merge m = { .by = by };
 	int err;
 
 	hashtable__init(&m.idx, sizeof(struct slot), slot_eq, NULL);

@@ -89,4 +89,5 @@ void bucket__add_counts(struct bucket_counts *sum, const struct bucket_counts *c
 	sum->cut_period += c->cut_period;
 	sum->lost += c->lost;
 	sum->unattributed += c->unattributed;
+	sum->offcpu_window_ns += c->offcpu_window_ns;
 }

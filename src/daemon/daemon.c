@@ -392,6 +392,8 @@ static void restart_keys(const struct daemon_settings *o, const struct daemon_se
 	CHANGED(o->off_cpu != n->off_cpu, "off_cpu");
 	CHANGED(o->off_cpu_stacks != n->off_cpu_stacks, "off_cpu_stacks");
 	CHANGED(o->off_cpu_sample != n->off_cpu_sample, "off_cpu_sample");
+	CHANGED(o->off_cpu_window_ns != n->off_cpu_window_ns || o->off_cpu_period_ns != n->off_cpu_period_ns,
+		"off_cpu_window");
 	CHANGED(o->history.bucket_ns != n->history.bucket_ns, "bucket");
 	CHANGED(strcmp(o->history_dir, n->history_dir), "state_dir");
 #undef CHANGED

@@ -85,7 +85,8 @@ static bool task_eq(const void *e, const void *key, const void *ctx)
 	const struct dict_task *a = &((const struct dict *)ctx)->tasks[*(const uint32_t *)e], *b = key;
 
 	return a->uid == b->uid && a->flags == b->flags && a->cgroup_id == b->cgroup_id && a->cgroup == b->cgroup &&
-	       a->container == b->container && a->comm == b->comm && a->holder == b->holder;
+	       a->container == b->container && a->comm == b->comm && a->holder == b->holder &&
+	       a->holder_cgroup_id == b->holder_cgroup_id && a->holder_cgroup == b->holder_cgroup;
 }
 
 struct dict *dict__new(void)
@@ -244,10 +245,18 @@ int64_t dict__task(struct dict *d, const struct dict_task *t)
 	struct dict_task c = { .uid = t->uid, .flags = t->flags & DICT_TASK_FLAGS, .cgroup_id = t->cgroup_id,
 			       .cgroup = t->cgroup, .container = t->container, .comm = t->comm,
 			       .holder = t->flags & DICT_TASK_RUNQ ? t->holder : 0 };
-	uint64_t h = hash__mix(hash__mix(hash__u64((uint64_t)c.uid << 3 | c.flags), c.cgroup_id ^ (uint64_t)c.holder << 40),
-			       (uint64_t)c.comm << 32 ^ c.cgroup ^ (uint64_t)c.container << 16);
+	uint64_t h;
 	uint32_t *slot;
 
+	/* a holder's cgroup: a runq task's, with its id (0: none, and no string) */
+	if ((t->flags & DICT_TASK_RUNQ) && t->holder_cgroup_id) {
+		c.holder_cgroup_id = t->holder_cgroup_id;
+		c.holder_cgroup = t->holder_cgroup;
+		if (!str_ok(d, c.holder_cgroup, false))
+			return -EINVAL;
+	}
+	h = hash__mix(hash__mix(hash__u64((uint64_t)c.uid << 3 | c.flags), c.cgroup_id ^ (uint64_t)c.holder << 40),
+		      (uint64_t)c.comm << 32 ^ c.cgroup ^ (uint64_t)c.container << 16 ^ c.holder_cgroup_id * 31);
 	if (!str_ok(d, c.cgroup, true) || !str_ok(d, c.container, true) || !str_ok(d, c.comm, true))
 		return -EINVAL;
 	slot = hashtable__find(&d->ix[DICT_TASK], h, &c);

@@ -152,5 +152,12 @@ int64_t dict_import__task(struct dict_import *im, uint32_t id)
 	t.cgroup = (uint32_t)cg;
 	t.container = (uint32_t)ct;
 	t.comm = (uint32_t)comm;
+	if (t.holder_cgroup_id) {
+		int64_t hc = dict_import__str(im, t.holder_cgroup);
+
+		if (hc < 0)
+			return hc;
+		t.holder_cgroup = (uint32_t)hc;
+	}
 	return keep(&im->map[DICT_TASK][id], dict__task(im->dst, &t));
 }

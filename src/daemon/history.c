@@ -82,7 +82,8 @@ static int cut_of(void *ctx, uint32_t task, uint32_t *ret_task, uint32_t *ret_st
 	int64_t name = dict__str(h->dict, PROFILE_CUT_SYM, strlen(PROFILE_CUT_SYM)), obj, frame, stack, id;
 	/* off-CPU time stays of its kind and holder when cut */
 	struct dict_task cut = { .uid = t->uid, .flags = t->flags, .cgroup = DICT_NONE, .container = DICT_NONE,
-				 .holder = t->holder };
+				 .holder = t->holder, .holder_cgroup_id = t->holder_cgroup_id,
+				 .holder_cgroup = t->holder_cgroup };
 	uint32_t fid;
 
 	if (name < 0)
@@ -357,7 +358,7 @@ static int accumulate(struct history *h, const struct bucket *b)
 		h->acc_start = start;
 		h->acc_flags = 0;
 	}
-	h->acc_flags |= b->h.flags & BUCKET_AFTER_GAP;
+	h->acc_flags |= b->h.flags & (BUCKET_AFTER_GAP | BUCKET_OFFCPU);
 	h->acc_last_end = b->h.end_ns;
 	bucket__add_counts(&h->acc_counts, &b->h.c);
 	for (size_t i = 0; i < b->nr; i++)

@@ -71,6 +71,11 @@ struct sampler {
 	uint64_t unattributed_seen;     /* the session's count at the last close */
 	uint64_t last_mono;
 	struct sampler_stats st;
+	/* off_cpu_window: the windows (monotonic) not yet behind every closed span */
+	bool windowed, in_window;
+	uint64_t window_from;
+	struct { uint64_t from, to; } windows[8];
+	size_t nr_windows;
 	uint64_t coarse_told;            /* st.coarse as the last tick returned it */
 };
 
@@ -261,6 +266,29 @@ static int64_t intern_frame(struct sampler *s, struct dict *d, const struct prof
 						    .addr = f->has_addr ? f->addr : 0 });
 }
 
+/*
+ * A holder of the session's table (OFFCPU_HOLDER_TASK + n, root's: profd's) into
+ * history's: by uid (as tenants' answers need it), and its cgroup beside (only root's
+ * and the admins' answers keep it, view.c).  Not in the table: a uid as it is.
+ */
+static int64_t holder_of(struct sampler *s, struct dict *d, struct dict_task *dt)
+{
+	const struct offcpu_holder_info *h;
+	int64_t v;
+
+	if (dt->holder < OFFCPU_HOLDER_TASK || !s->c.holder_info || !(h = s->c.holder_info(s->c.holder_ctx, dt->holder)))
+		return 0;
+	dt->holder = h->uid_known && h->uid < OFFCPU_HOLDER_TASK - OFFCPU_HOLDER_UID ? OFFCPU_HOLDER_UID + h->uid
+										 : OFFCPU_HOLDER_UNKNOWN;
+	if (!h->cgroup || !h->cgroup_path)
+		return 0;
+	if ((v = intern_text(d, h->cgroup_path)) < 0)
+		return v;
+	dt->holder_cgroup_id = h->cgroup;
+	dt->holder_cgroup = (uint32_t)v;
+	return 0;
+}
+
 static int64_t intern_task(struct sampler *s, struct dict *d, const struct profile_task *t)
 {
 	const char *cg = t->cgroup ? model__cgroup(s->an.model, t->cgroup) : NULL;
@@ -273,6 +301,8 @@ static int64_t intern_task(struct sampler *s, struct dict *d, const struct profi
 	} else if (t->holder) {
 		dt.flags |= DICT_TASK_RUNQ;
 		dt.holder = t->holder;
+		if ((v = holder_of(s, d, &dt)) < 0)
+			return v;
 	}
 
 	if (cg && (v = intern_text(d, cg)) < 0)
@@ -322,6 +352,50 @@ static int intern_entries(struct sampler *s, struct dict *d, size_t *ret_nr)
 	return 0;
 }
 
+void sampler__offcpu_window(struct sampler *s, bool on, uint64_t mono)
+{
+	s->windowed = true;
+	if (on && !s->in_window) {
+		s->window_from = mono;
+	} else if (!on && s->in_window) {
+		if (s->nr_windows == ARRAY_SIZE(s->windows)) {
+			/* (spans close every second, windows are seconds long: never here) */
+			memmove(s->windows, s->windows + 1, sizeof(s->windows) - sizeof(s->windows[0]));
+			s->nr_windows--;
+		}
+		s->windows[s->nr_windows].from = s->window_from;
+		s->windows[s->nr_windows++].to = mono;
+	}
+	s->in_window = on;
+}
+
+static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
+{
+	uint64_t lo = MAX(a0, b0), hi = MIN(a1, b1);
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The time of realtime span [start, end) inside off-CPU windows; those wholly before
+ * end are forgotten (the next span starts there). */
+static uint64_t window_ns(struct sampler *s, uint64_t start, uint64_t end)
+{
+	uint64_t ns = 0;
+	size_t keep = 0;
+
+	if (!s->windowed)
+		return end - start;
+	for (size_t i = 0; i < s->nr_windows; i++) {
+		ns += overlap(start, end, s->windows[i].from + s->rt_off, s->windows[i].to + s->rt_off);
+		if (s->windows[i].to + s->rt_off > end)
+			s->windows[keep++] = s->windows[i];
+	}
+	s->nr_windows = keep;
+	if (s->in_window)
+		ns += overlap(start, end, s->window_from + s->rt_off, UINT64_MAX);
+	return ns;
+}
+
 /* Close the open fine span at end: its bucket into history.  Coarse made (0, 1) or -ENOMEM. */
 static int close_span(struct sampler *s, uint64_t end, uint32_t flags, uint64_t unattributed)
 {
@@ -335,6 +409,10 @@ static int close_span(struct sampler *s, uint64_t end, uint32_t flags, uint64_t 
 	const struct profile_frame *f = profile__frames(s->prof, &nf);
 	int err;
 
+	if (s->c.off_cpu) {
+		h.flags |= BUCKET_OFFCPU;
+		h.c.offcpu_window_ns = window_ns(s, s->live_start, end);
+	}
 	/* objects are described (files opened) before the lock, not under it */
 	for (size_t i = 0; i < nf; i++)
 		if (!obj_of(s, f[i].dso))

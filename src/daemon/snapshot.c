@@ -129,6 +129,11 @@ static void put_items_of(struct snap_out *o, const struct dict *d, enum dict_kin
 			 * (history before off-CPU, an older prof) still reads every other */
 			if (t->flags & (DICT_TASK_RUNQ | DICT_TASK_BLOCKED))
 				put32(o, t->holder);
+			/* 48 bytes: and the holder's cgroup (root's answers, history) */
+			if (t->holder_cgroup_id) {
+				put64(o, t->holder_cgroup_id);
+				put32(o, t->holder_cgroup);
+			}
 			break;
 		default:
 			break;
@@ -150,7 +155,7 @@ void snapshot__put_bucket(struct snap_out *o, const struct bucket_hdr *h, const 
 {
 	size_t at = begin(o, SNAP_BUCKET);
 
-	if (nr > (SNAP_MAX_RECORD - BUCKET_FIXED) / ENTRY_SIZE) {
+	if (nr > (SNAP_MAX_RECORD - BUCKET_FIXED - 8) / ENTRY_SIZE) {
 		o->err = o->err ? o->err : -E2BIG;
 		return;
 	}
@@ -164,6 +169,8 @@ void snapshot__put_bucket(struct snap_out *o, const struct bucket_hdr *h, const 
 	put64(o, h->c.cut_period);
 	put64(o, h->c.lost);
 	put64(o, h->c.unattributed);
+	if (h->flags & BUCKET_OFFCPU)
+		put64(o, h->c.offcpu_window_ns);        /* (versioned by the flag) */
 	for (size_t i = 0; i < nr; i++) {
 		put32(o, e[i].task);
 		put32(o, e[i].stack);
@@ -305,18 +312,23 @@ static int read_task(struct snap_reader *r, const uint8_t *p, size_t len, uint32
 {
 	struct dict_task t = { 0 };
 
-	if (len != 32 && len != 36)
+	if (len != 32 && len != 36 && len != 48)
 		return bad(r, "task record of %zu bytes", len);
 	t.uid = get32(p + 4);
 	t.flags = get32(p + 8);
 	if (t.flags & ~DICT_TASK_FLAGS)
 		return bad(r, "task %u: unknown flags %#x", id, t.flags);
 	/* 36 bytes: off-CPU time, its kind in flags and its holder after (32: on-CPU) */
-	if ((len == 36) != !!(t.flags & (DICT_TASK_RUNQ | DICT_TASK_BLOCKED)) ||
+	if ((len >= 36) != !!(t.flags & (DICT_TASK_RUNQ | DICT_TASK_BLOCKED)) || (len == 48 && !(t.flags & DICT_TASK_RUNQ)) ||
 	    (t.flags & DICT_TASK_RUNQ && t.flags & DICT_TASK_BLOCKED))
 		return bad(r, "task %u: flags %#x in a record of %zu bytes", id, t.flags, len);
-	if (len == 36)
+	if (len >= 36)
 		t.holder = get32(p + 32);
+	if (len == 48) {
+		t.holder_cgroup_id = get64(p + 36);
+		if (!t.holder_cgroup_id || !lookup_str(r, get32(p + 44), &t.holder_cgroup))
+			return bad(r, "task %u: a holder's cgroup without an id or an undefined string", id);
+	}
 	if (!lookup_str(r, get32(p + 12), &t.cgroup) || !lookup_str(r, get32(p + 16), &t.container) ||
 	    !lookup_str(r, get32(p + 20), &t.comm))
 		return bad(r, "task %u: undefined string", id);
@@ -327,20 +339,24 @@ static int read_task(struct snap_reader *r, const uint8_t *p, size_t len, uint32
 static int read_bucket(struct snap_reader *r, const uint8_t *p, size_t len, struct bucket_hdr *h)
 {
 	uint32_t nr;
+	size_t fixed = BUCKET_FIXED;
 
 	if (len < BUCKET_FIXED)
 		return bad(r, "bucket record of %zu bytes", len);
 	nr = get32(p + 20);
-	if (len != BUCKET_FIXED + (size_t)nr * ENTRY_SIZE)
-		return bad(r, "bucket of %u entries in %zu bytes", nr, len);
 	*h = (struct bucket_hdr){ .start_ns = get64(p), .end_ns = get64(p + 8), .flags = get32(p + 16) };
-	if (h->end_ns < h->start_ns || (h->flags & ~(BUCKET_PARTIAL | BUCKET_AFTER_GAP)))
+	if (h->end_ns < h->start_ns || (h->flags & ~BUCKET_FLAGS))
 		return bad(r, "bucket ends before it starts, or has unknown flags");
+	/* off-CPU time kept: how long its windows were, after the counts */
+	if (h->flags & BUCKET_OFFCPU)
+		fixed += 8;
+	if (len != fixed + (size_t)nr * ENTRY_SIZE)
+		return bad(r, "bucket of %u entries in %zu bytes", nr, len);
 	h->c = (struct bucket_counts){ get64(p + 24), get64(p + 32), get64(p + 40), get64(p + 48), get64(p + 56),
-				       get64(p + 64) };
+				       get64(p + 64), fixed > BUCKET_FIXED ? get64(p + BUCKET_FIXED) : 0 };
 	if (VEC_RESERVE(r->entries, r->cap_entries, (size_t)nr + 1) < 0)
 		return -ENOMEM;
-	p += BUCKET_FIXED;
+	p += fixed;
 	for (uint32_t i = 0; i < nr; i++, p += ENTRY_SIZE) {
 		struct bucket_entry *e = &r->entries[i];
 

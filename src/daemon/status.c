@@ -59,6 +59,12 @@ static void write_off_cpu(struct snap_out *o, const struct status_facts *f)
 	     c->lost_ns, c->nostack_ns, c->unknown_holder_ns);
 	line(o, "off_cpu_nostack_intervals %" PRIu64 "\noff_cpu_max_period %" PRIu64 "\noff_cpu_degraded_cpu_ns %" PRIu64
 	     "\noff_cpu_period_errors %" PRIu64 "\n", c->nostack_intervals, c->max_period, c->degraded_cpu_ns, c->period_errors);
+	/* the windows (off_cpu_window; 0 0: always on) and what their edges cut */
+	line(o, "off_cpu_window_ns %" PRIu64 "\noff_cpu_window_period_ns %" PRIu64 "\noff_cpu_windows %" PRIu64
+	     "\noff_cpu_windowed_ns %" PRIu64 "\noff_cpu_cut_end %" PRIu64 "\noff_cpu_cut_end_ns %" PRIu64
+	     "\noff_cpu_cut_start %" PRIu64 "\noff_cpu_cut_start_ns %" PRIu64 "\n", f->s->off_cpu_window_ns,
+	     f->s->off_cpu_period_ns, c->windows, c->window_ns, c->window_cut, c->window_cut_ns, c->cut_start,
+	     c->cut_start_ns);
 }
 
 static void write_sampling(struct snap_out *o, const struct status_facts *f)

@@ -15,8 +15,11 @@
 #include "prof/daemon/snapshot.h"
 #include "prof/daemon/store.h"
 
-/* 2: TASK records of off-CPU time (36 bytes, snapshot.h); 1 (read still) has none */
-#define SEG_MAGIC "profd-history 2"
+/* 3: buckets' off-CPU windows (BUCKET_OFFCPU) and runq TASK records with the holder's
+ * cgroup (48 bytes); 2: TASK records of off-CPU time (36 bytes, snapshot.h); 1 has
+ * none.  All three are read; an older profd refuses a newer segment whole. */
+#define SEG_MAGIC "profd-history 3"
+#define SEG_MAGIC_V2 "profd-history 2"
 #define SEG_MAGIC_V1 "profd-history 1"
 #define SEG_READ_MAX (256u << 20)
 
@@ -245,7 +248,7 @@ static int load_records(struct loading *l, const char *name, const uint8_t *p, s
 	snap_reader__init(&r, p, len, l->tmp);
 	while (!err && (n = snapshot__next(&r, &rec)) > 0) {
 		if (first && (rec.type != SNAP_SEG || !snapshot__text_value(rec.text, rec.len, "magic", v, sizeof(v)) ||
-			      (strcmp(v, SEG_MAGIC) && strcmp(v, SEG_MAGIC_V1)) || !snapshot__text_value(rec.text, rec.len, "bucket_ns", v, sizeof(v)) ||
+			      (strcmp(v, SEG_MAGIC) && strcmp(v, SEG_MAGIC_V2) && strcmp(v, SEG_MAGIC_V1)) || !snapshot__text_value(rec.text, rec.len, "bucket_ns", v, sizeof(v)) ||
 			      strtoull(v, NULL, 10) != c->bucket_ns)) {
 			l->s->st.refused++;     /* another format, or another bucket size */
 			break;

@@ -56,6 +56,7 @@ static int pick(struct build *b, struct bucket *bk, bool fine)
 	a->flags |= bk->h.flags;
 	a->c.lost += bk->h.c.lost;
 	a->c.unattributed += bk->h.c.unattributed;
+	a->c.offcpu_window_ns += bk->h.c.offcpu_window_ns;
 	*(fine ? &a->fine : &a->coarse) += 1;
 	return 0;
 }
@@ -291,7 +292,8 @@ static int answer_cut(void *ctx, uint32_t task, uint32_t *ret_task, uint32_t *re
 	stack = dict__stack(a->dict, &fid, 1);
 	name = stack < 0 ? stack : dict__str(a->dict, PROFILE_CUT_SYM, strlen(PROFILE_CUT_SYM));
 	t = (struct dict_task){ .uid = t.uid, .flags = t.flags, .cgroup = DICT_NONE, .container = DICT_NONE,
-				.comm = (uint32_t)name, .holder = t.holder };
+				.comm = (uint32_t)name, .holder = t.holder, .holder_cgroup_id = t.holder_cgroup_id,
+				.holder_cgroup = t.holder_cgroup };
 	id = name < 0 ? name : dict__task(a->dict, &t);
 	if (id < 0)
 		return (int)id;
@@ -301,9 +303,10 @@ static int answer_cut(void *ctx, uint32_t task, uint32_t *ret_task, uint32_t *re
 }
 
 /*
- * Rule 6: who held the CPU, as the asker may know it.  History names holders by uid;
- * someone who is not an admin gets "self" for their own uid and "other tenants" for
- * any other (system, idle and [unknown] as they are), so no other uid enters.
+ * Rule 6: who held the CPU, as the asker may know it.  History names holders by uid
+ * (and cgroup); someone who is not an admin gets "self" for their own uid and "other
+ * tenants" for any other (system, idle and [unknown] as they are), and no holder's
+ * cgroup, so no other uid or cgroup enters.
  */
 static uint32_t holder_for(const struct build *b, uint32_t holder)
 {
@@ -317,9 +320,9 @@ static int64_t task_for(struct build *b, uint32_t task)
 	struct dict_task t = *dict__task_get(b->d, task);
 	int64_t cg, ct, comm;
 
-	if (holder_for(b, t.holder) == t.holder)
+	if (holder_for(b, t.holder) == t.holder && (b->id->admin || !t.holder_cgroup_id))
 		return dict_import__task(&b->im, task);
-	/* not the history's task: its holder would name another uid in the answer */
+	/* not the history's task: its holder would name another uid or cgroup in the answer */
 	cg = dict_import__str(&b->im, t.cgroup);
 	ct = cg < 0 ? cg : dict_import__str(&b->im, t.container);
 	comm = ct < 0 ? ct : dict_import__str(&b->im, t.comm);
@@ -329,6 +332,7 @@ static int64_t task_for(struct build *b, uint32_t task)
 	t.container = (uint32_t)ct;
 	t.comm = (uint32_t)comm;
 	t.holder = holder_for(b, t.holder);
+	t.holder_cgroup_id = 0;         /* (not an admin's answer) */
 	return dict__task(b->a->dict, &t);
 }
 

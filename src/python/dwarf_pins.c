@@ -109,14 +109,29 @@ static int note_var(struct python_pins *p, Dwarf_Die *scope, Dwarf_Die *v, enum 
 		struct pin_loc none = { .op = PIN_NONE };
 		ptrdiff_t loff = 0;
 		Dwarf_Addr lb, llo, lhi;
+		bool one;
 
 		if ((err = add(&p->k[kind], lo, hi, 2 * depth, &none)) < 0)
 			return err;
 		if (!dwarf_attr_integrate(v, DW_AT_location, &attr))
 			continue;
+		/* one expression for the whole scope, not a list by pc */
+		one = dwarf_whatform(&attr) == DW_FORM_exprloc || dwarf_whatform(&attr) == DW_FORM_block1 ||
+		      dwarf_whatform(&attr) == DW_FORM_block;
 		while ((loff = dwarf_getlocations(&attr, loff, &lb, &llo, &lhi, &e, &n)) > 0) {
 			struct pin_loc l = loc_of(&attr, e, n);
 
+			/*
+			 * A register for the whole scope is what GCC says when it did no
+			 * variable tracking (a function past its limit: pyenv's 3.13.0):
+			 * the register its allocator first gave the variable, which the
+			 * code reuses for other values (3.13.0's `frame` "in rbp" holds the
+			 * value stack across deallocations; `tstate` "in rdi" is each
+			 * call's first argument).  A stack slot (an addressed local, such
+			 * as entry_frame) is its home for the whole scope and holds.
+			 */
+			if (one && l.op == PIN_REG)
+				l.op = PIN_NONE;
 			if (l.op != PIN_NONE &&
 			    (err = add(&p->k[kind], MAX(lo, llo), MIN(hi, lhi), 2 * depth + 1, &l)) < 0)
 				return err;
@@ -373,6 +388,11 @@ bool python_pins__at(const struct python_pins *p, enum pin_kind kind, uint64_t p
 		return false;
 	*ret = best->loc;
 	return true;
+}
+
+int python_pins__add(struct python_pins *p, enum pin_kind kind, uint64_t lo, uint64_t hi, const struct pin_loc *loc)
+{
+	return add(&p->k[kind], lo, hi, UINT32_MAX, loc);
 }
 
 const struct pin_offsets *python_pins__offsets(const struct python_pins *p)

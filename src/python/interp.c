@@ -12,6 +12,7 @@
 
 #include "prof/analyze/unwinder.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/python/code_pins.h"
 #include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
 
@@ -160,6 +161,7 @@ int interp__check_dwarf(const struct python_layout *l, const struct pin_offsets 
 		CHECK("its _Py_DebugOffsets.version", v[1], version);
 		CHECK("its _Py_DebugOffsets.interpreter_frame.previous", v[29], l->f_previous);
 		CHECK("its _Py_DebugOffsets.interpreter_frame.executable", v[30], l->f_code);
+		CHECK("its _Py_DebugOffsets.interpreter_frame.instr_ptr", v[31], l->f_prev_instr);
 		CHECK("its _Py_DebugOffsets.interpreter_frame.localsplus", v[32], l->frame_specials);
 		CHECK("its _Py_DebugOffsets.interpreter_frame.owner", v[33], l->f_owner);
 		CHECK("its _Py_DebugOffsets.code_object.filename", v[35], l->co_filename);
@@ -212,13 +214,22 @@ static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const stru
 		ret->pins = python_pins__free(ret->pins);
 		return err;
 	}
-	/* without an instruction nothing names a frame's code object at the sample */
-	if (!python_pins__count(ret->pins, PIN_NEXT_INSTR) && !python_pins__count(ret->pins, PIN_FIRST_INSTR)) {
-		snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives next_instr "
-			 "no location)", ret->path,
-			 s->version >> 24, (s->version >> 16) & 0xff, (s->version >> 8) & 0xff);
-		ret->pins = python_pins__free(ret->pins);
-		return -ENOTSUP;
+	/* without an instruction nothing names a frame's code object at the sample;
+	 * a build whose DWARF has no locations by pc may have them from its code */
+	if (!python_pins__count(ret->pins, PIN_NEXT_INSTR) && !python_pins__count(ret->pins, PIN_FIRST_INSTR) &&
+	    !python_pins__count(ret->pins, PIN_THIS_INSTR)) {
+		char hex[2 * BUILD_ID_MAX + 1];
+
+		build_id__hex(b, hex, sizeof(hex));
+		err = b->size ? python_code_pins__add(ret->pins, hex, s->eval, s->eval_size) : -ENOENT;
+		if (err == -ENOENT)
+			snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives the "
+				 "instruction no location by pc; no table of its code)", ret->path, s->version >> 24, (s->version >> 16) & 0xff,
+				 (s->version >> 8) & 0xff);
+		if (err < 0) {
+			ret->pins = python_pins__free(ret->pins);
+			return err == -ENOENT ? -ENOTSUP : err;
+		}
 	}
 	ret->l = l;
 	return 0;

@@ -313,7 +313,7 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 {
 	const struct maps *ms = model__maps(py->cfg.model, pid);
 	struct pyproc *p;
-	char why[160];
+	char why[256];
 	bool created;
 	int err;
 
@@ -509,7 +509,7 @@ static bool pinned(const struct interp *in, const struct sample *s, const uint64
 	if (loc.op == PIN_REG) {
 		if (want_addr || !regs || i >= UNWIND_MAX_FRAMES || !(regs->known[i] & (1u << loc.reg)))
 			return false;
-		*ret = regs->v[i][loc.reg];
+		*ret = regs->v[i][loc.reg] + (uint64_t)loc.off;
 		return true;
 	}
 	if (!cfa)

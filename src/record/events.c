@@ -108,6 +108,21 @@ static void sideband_attr(const struct perf_event_attr *s, bool off_cpu, struct 
 	};
 }
 
+/* off_cpu_windowed: the switch records alone, with the sideband's fields, into the same
+ * rings (they never reach the file: offcpu.c consumes them). */
+static int open_switch_records(struct events *e, const struct perf_event_attr *sb)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
+		.sample_type = sb->sample_type, .read_format = PERF_FORMAT_ID, .disabled = 1,
+		.sample_id_all = 1, .use_clockid = 1, .clockid = CLOCK_MONOTONIC, .context_switch = 1,
+		.sample_period = 1,
+	};
+
+	e->switch_sel = perf_evsel__new(&a);
+	return e->switch_sel ? events__open_evsel(e, e->switch_sel) : -ENOMEM;
+}
+
 static bool is_no_pmu(int err)
 {
 	/* What the kernel answers for a hardware event where there is no PMU (perf's
@@ -504,7 +519,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	if (err < 0)
 		goto err;
 	stage = EVENTS_STAGE_SIDEBAND;
-	sideband_attr(&e->attrs[0], o->off_cpu, &sb);
+	sideband_attr(&e->attrs[0], o->off_cpu && !o->off_cpu_windowed, &sb);
 	e->sideband = perf_evsel__new(&sb);
 	if (!e->sideband) {
 		err = -ENOMEM;
@@ -513,7 +528,13 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	err = events__open_evsel(e, e->sideband);
 	if (err < 0)
 		goto err;
-	if (o->scope.nr_uids || o->track_uids) {
+	if (o->off_cpu && o->off_cpu_windowed) {
+		err = open_switch_records(e, &sb);
+		if (err < 0)
+			goto err;
+	}
+	/* (--off-cpu: a holder's uid changed without exec, offcpu_creds.c) */
+	if (o->scope.nr_uids || o->track_uids || o->off_cpu) {
 		/* Best effort: on failure remove whatever of them was added. */
 		e->info.creds_err = events__open_creds(e);
 		if (e->info.creds_err < 0) {
@@ -567,6 +588,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	if (err < 0)
 		goto err;
 	e->info.nr_fds = ((e->info.nr_events + (e->offcpu ? 1 : 0)) * MAX(e->info.filter_cgroups, 1) + 1 +
+			  (e->switch_sel ? 1 : 0) +
 			  (e->info.creds ? 3 : 0) + (e->wake_sel[0] ? 2 : 0)) *
 			 (size_t)e->info.nr_cpus;
 	*ret = e;
@@ -667,6 +689,29 @@ int events__enable(struct events *e)
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__enable(e->by_cgroup[i]);
 	offcpu_events__enable(e->offcpu, true);
+	return 0;
+}
+
+int events__offcpu_window(struct events *e, bool on, uint64_t *ret_time)
+{
+	if (!e->switch_sel)
+		return -ENOENT;
+	/* on: the switch records first (a stack sample is kept for the switch-out that
+	 * follows it); off: them last */
+	if (on) {
+		*ret_time = clock_mono_ns();
+		perf_evsel__enable(e->switch_sel);
+	}
+	offcpu_events__window(e->offcpu, on);
+	for (size_t i = 0; i < ARRAY_SIZE(e->wake_sel); i++)
+		if (e->wake_sel[i] && on)
+			perf_evsel__enable(e->wake_sel[i]);
+		else if (e->wake_sel[i])
+			perf_evsel__disable(e->wake_sel[i]);
+	if (!on) {
+		perf_evsel__disable(e->switch_sel);
+		*ret_time = clock_mono_ns();
+	}
 	return 0;
 }
 

@@ -44,6 +44,9 @@ struct events {
 	uint64_t *creds_ids[3];
 	/* --off-cpu's sched tracepoints (sched_wakeup, sched_migrate_task) and their ids */
 	struct perf_evsel *wake_sel[2];
+	/* off_cpu_windowed: the switch records' own event (the sideband then has none), so
+	 * that windows can turn them off and the tasks' records stay (events__offcpu_window) */
+	struct perf_evsel *switch_sel;
 	uint64_t *wake_ids[2];
 	int release_fd;                 /* the closing child waits for its EOF (events__free) */
 	/* every sample id the kernel gave this recording's events: a sample in its rings

@@ -21,12 +21,6 @@
 #endif
 #define PF_KTHREAD 0x00200000u
 
-/* Who held each CPU lately: enough to cover a wait of many time slices. */
-#define CPU_SEGMENTS 1024
-
-/* What offcpu.c's idmap of sample ids says a sample is. */
-enum own_sample { OWN_SWITCH = 1, OWN_WAKEUP, OWN_MIGRATE };
-
 /* What kind of task a holder is (kept per tid until its EXIT, a reuse or its exec). */
 struct holder_kind {
 	int32_t tid;
@@ -41,25 +35,6 @@ struct born {
 	int32_t tid;
 	bool lost;                      /* a gap in the records since */
 	uint64_t time;
-};
-
-/* Who ran on a CPU when; told apart (holder_of) only when a wait of the scope
- * overlaps it, so most tasks of a busy host are never looked at. */
-struct segment {
-	uint64_t start, end;
-	int32_t pid, tid;
-};
-
-struct cpu {
-	bool known;                     /* runner and since hold */
-	int32_t pid, tid;               /* running since `since` */
-	uint64_t since;
-	uint64_t valid_from;            /* segments older than this (a gap) are not trusted */
-	uint32_t head, nr;              /* segs[head - 1] is the newest */
-	uint64_t period;                /* its stack samples: 1 switch in period (0: 1) */
-	uint64_t win_start, win_n;      /* switches counted since win_start */
-	uint64_t degraded_since;        /* when period went above 1 */
-	struct segment segs[CPU_SEGMENTS];
 };
 
 #define DEAD_AFTER_NS 1000000000ull
@@ -100,8 +75,10 @@ int offcpu__new(const struct offcpu_config *cfg, struct offcpu **ret)
 	hashtable__init(&o->kinds, sizeof(struct holder_kind), tid_eq, NULL);
 	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
 	o->st.max_period = 1;
-	if (cfg->name_holders && !cfg->holders_by_uid && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
+	/* (profd, holders_by_uid, as root: the table too, for each holder's cgroup) */
+	if (cfg->name_holders && !(o->holders = offcpu_holders__new(cfg->proc_fd, cfg->cgroup_fd)))
 		goto err;
+	o->st.holders_named = o->holders != NULL;
 	*ret = o;
 	return 0;
 err:
@@ -227,7 +204,7 @@ static const struct holder_kind *kind_of(struct offcpu *o, int32_t pid, int32_t 
 	return k;
 }
 
-static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
+uint32_t offcpu__holder_of(struct offcpu *o, int32_t pid, int32_t tid)
 {
 	const struct holder_kind *k;
 
@@ -250,8 +227,18 @@ static uint32_t holder_of(struct offcpu *o, int32_t pid, int32_t tid)
 	return OFFCPU_HOLDER_UID + k->uid;
 }
 
+void offcpu__forget_kind(struct offcpu *o, int32_t tid)
+{
+	hashtable__remove(&o->kinds, tid_hash(tid), &tid);
+}
+
+bool offcpu__kind_known(struct offcpu *o, int32_t tid)
+{
+	return hashtable__find(&o->kinds, tid_hash(tid), &tid) != NULL;
+}
+
 /* The CPU's runner leaves it at time: its segment, then next runs there. */
-static void cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_t next_tid, uint64_t time)
+void offcpu__cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_t next_tid, uint64_t time)
 {
 	if (c->known && time > c->since) {
 		struct segment *s = &c->segs[c->head];
@@ -311,9 +298,9 @@ void offcpu__split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64
 		 * timeline has it up to then (not at the CPU's first record, nor after a
 		 * gap: then not known, never tid's own scope) */
 		if (c->tid != tid)
-			h = holder_of(o, c->pid, c->tid);
+			h = offcpu__holder_of(o, c->pid, c->tid);
 		else if (c->nr && last->end == c->since && last->start >= c->valid_from)
-			h = holder_of(o, last->pid, last->tid);
+			h = last->holder ? last->holder : offcpu__holder_of(o, last->pid, last->tid);
 		else
 			h = OFFCPU_HOLDER_UNKNOWN;
 
@@ -328,7 +315,7 @@ void offcpu__split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64
 
 		if (g->end <= t0 || g->start < c->valid_from)
 			break;
-		h = g->tid == tid ? newer : holder_of(o, g->pid, g->tid);
+		h = g->tid == tid ? newer : g->holder ? g->holder : offcpu__holder_of(o, g->pid, g->tid);
 		if (b > a) {
 			split__add(s, h, b - a);
 			covered += b - a;
@@ -542,7 +529,7 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 		return cpu < MAX_CPUS ? -ENOMEM : 1;
 	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		/* ids: the task leaving; next_prev: the one coming */
-		cpu_switch(o, c, (int32_t)sw->next_prev_pid, (int32_t)sw->next_prev_tid, time);
+		offcpu__cpu_switch(o, c, (int32_t)sw->next_prev_pid, (int32_t)sw->next_prev_tid, time);
 		t = thread_find(o, (int32_t)ids[1]);
 		if (!o->cfg.stacks_scoped || t)
 			count_switch(o, c, cpu, time);
@@ -564,7 +551,7 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 	}
 	/* in: ids is the task coming; the CPU's timeline starts here if unknown yet */
 	if (!c->known)
-		cpu_switch(o, c, (int32_t)ids[0], (int32_t)ids[1], time);
+		offcpu__cpu_switch(o, c, (int32_t)ids[0], (int32_t)ids[1], time);
 	t = thread_find(o, (int32_t)ids[1]);
 	if (!t && (int32_t)ids[1] > 0 && o->cfg.in_scope(o->cfg.ctx, (int32_t)ids[0], (int32_t)ids[1], 0) > 0) {
 		struct thread nt = { .tid = (int32_t)ids[1], .pid = (int32_t)ids[0] };
@@ -588,9 +575,10 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 			hashtable__remove(&o->born, tid_hash(tid), &tid);
 			return offcpu__close_interval(o, t, time, cpu) < 0 ? -ENOMEM : 1;
 		}
-		/* first seen coming back: off a CPU since before the recording */
+		/* first seen coming back: off a CPU since before the recording (or the
+		 * window) */
 		o->st.cut_start++;
-		o->st.cut_start_ns += time - o->first_time;
+		o->st.cut_start_ns += time - MAX(o->first_time, o->window_from);
 		return 1;
 	}
 	if (!t && (int32_t)ids[1] > 0 && hashtable__size(&o->born)) {
@@ -651,7 +639,8 @@ bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_he
 {
 	uint32_t v;
 
-	return ev->type == PERF_RECORD_SAMPLE && idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v);
+	return ev->type == PERF_RECORD_SAMPLE && idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) &&
+	       v < OWN_CREDS;
 }
 
 bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_event_header *ev)
@@ -659,13 +648,97 @@ bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_even
 	uint32_t v;
 
 	return ev->type == PERF_RECORD_SAMPLE && o->cfg.wakeups.nr_wake_ids &&
-	       idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) && v != OWN_SWITCH;
+	       idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v) && (v == OWN_WAKEUP || v == OWN_MIGRATE);
+}
+
+/* A window's end at time: what is open is cut there and written, the rest forgotten. */
+static int window_end(struct offcpu *o, uint64_t time)
+{
+	struct thread *t;
+	size_t it = 0;
+	int err = 0;
+
+	o->finishing = true;            /* a sleep cut there was not woken: not "unwoken" */
+	while ((t = hashtable__next(&o->threads, &it)) && !err) {
+		uint64_t written = o->st.intervals, ns = time > t->out_time ? time - t->out_time : 0;
+
+		if (t->state != T_OUT || t->dead)
+			continue;
+		err = offcpu__close_interval(o, t, time, t->runq || t->woken ? t->wait_cpu : t->out_cpu);
+		if (o->st.intervals != written) {
+			o->st.window_cut++;
+			o->st.window_cut_ns += ns;
+		}
+	}
+	o->finishing = false;
+	it = 0;
+	while ((t = hashtable__next(&o->threads, &it)))
+		free(t->rec);
+	hashtable__release(&o->threads);
+	hashtable__init(&o->threads, sizeof(struct thread), tid_eq, NULL);
+	hashtable__release(&o->born);
+	hashtable__init(&o->born, sizeof(struct born), tid_eq, NULL);
+	o->nr_dead = 0;
+	for (size_t c = 0; c < MAX_CPUS; c++)
+		if (o->cpus[c]) {
+			o->cpus[c]->valid_from = time;
+			o->cpus[c]->known = false;
+		}
+	if (time > o->window_from)
+		o->st.window_ns += time - MAX(o->window_from, o->first_time);
+	o->outside = true;
+	return err;
+}
+
+/* The edges up to upto, each taken off the list before it applies (the samples an
+ * end writes come back through offcpu__judge). */
+static int apply_edges(struct offcpu *o, uint64_t upto)
+{
+	int err = 0;
+
+	while (o->nr_edges && o->edges[0].time <= upto && !err) {
+		uint64_t time = o->edges[0].time;
+		bool on = o->edges[0].on;
+
+		memmove(o->edges, o->edges + 1, (o->nr_edges - 1) * sizeof(o->edges[0]));
+		o->nr_edges--;
+		if (!on && !o->outside) {
+			err = window_end(o, time);
+		} else if (on && o->outside) {
+			o->outside = false;
+			o->window_from = time;
+			o->st.windows++;
+		}
+	}
+	return err;
+}
+
+int offcpu__window(struct offcpu *o, bool on, uint64_t time)
+{
+	/* the edges come a window apart (seconds) and are applied within a round: a full
+	 * list means no record came meanwhile, and the oldest can go now */
+	if (o->nr_edges == ARRAY_SIZE(o->edges) && apply_edges(o, o->edges[0].time) < 0)
+		return -ENOMEM;
+	if (!o->st.windows && !o->outside && !o->nr_edges) {
+		o->st.windows = 1;      /* the first window: from the recording's start */
+		o->window_from = 0;
+	}
+	o->edges[o->nr_edges].time = time;
+	o->edges[o->nr_edges++].on = on;
+	return 0;
 }
 
 int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64_t time)
 {
 	const struct perf_event_header *ev = *pev;
 	uint32_t v;
+
+	if (o->nr_edges && o->edges[0].time <= time) {
+		int err = apply_edges(o, time);
+
+		if (err < 0)
+			return err;
+	}
 
 	if (time > o->last_time)
 		o->last_time = time;
@@ -675,6 +748,11 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 	case PERF_RECORD_SAMPLE:
 		if (!idmap__get(o->switch_ids, sample_layout__id(o->cfg.layout, ev), &v))
 			return 0;
+		if (v > OWN_CREDS) {
+			/* a set*uid() call: the tracker judges it too (returns 0) */
+			offcpu__on_creds(o, ev, time, (enum creds_call)(v - OWN_CREDS));
+			return 0;
+		}
 		if (v != OWN_SWITCH) {
 			o->st.tp_samples++;
 			o->st.tp_bytes += ev->size;
@@ -695,7 +773,7 @@ int offcpu__judge(struct offcpu *o, const struct perf_event_header **pev, uint64
 
 			hashtable__remove(&o->kinds, tid_hash(tid), &tid);
 			hashtable__remove(&o->born, tid_hash(tid), &tid);
-			if (ev->type == PERF_RECORD_FORK && tid > 0) {
+			if (ev->type == PERF_RECORD_FORK && tid > 0 && !o->outside) {
 				struct born *b;
 				bool created;
 
@@ -737,6 +815,14 @@ int offcpu__finish(struct offcpu *o)
 	struct thread *t;
 	size_t it = 0;
 
+	if (o->nr_edges) {
+		int err = apply_edges(o, UINT64_MAX);
+
+		if (err < 0)
+			return err;
+	}
+	if (o->st.windows && !o->outside && o->last_time > MAX(o->window_from, o->first_time))
+		o->st.window_ns += o->last_time - MAX(o->window_from, o->first_time);
 	for (size_t c = 0; c < MAX_CPUS; c++)
 		if (o->cpus[c] && o->cpus[c]->period > base_period(o) && o->last_time > o->cpus[c]->degraded_since)
 			o->st.degraded_cpu_ns += o->last_time - o->cpus[c]->degraded_since;

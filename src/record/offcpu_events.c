@@ -156,6 +156,18 @@ void offcpu_events__enable(struct offcpu_events *o, bool on)
 		cgroup_sampling__disable(o->by_cgroup);
 }
 
+void offcpu_events__window(struct offcpu_events *o, bool on)
+{
+	if (!o)
+		return;
+	if (o->by_cgroup)
+		offcpu_events__enable(o, on);
+	else if (on)
+		perf_evsel__enable(o->evsel);
+	else
+		perf_evsel__disable(o->evsel);
+}
+
 struct offcpu_events *offcpu_events__free(struct offcpu_events *o)
 {
 	if (!o)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * offcpu's internals, shared by its two files only (libperf's habit: the struct
+ * offcpu's internals, shared by its files only (libperf's habit: the struct
  * opaque in the public header offcpu.h, whole here): offcpu.c follows the records
  * (threads, CPUs, who held them), offcpu_interval.c closes a thread's interval and
- * writes its samples.
+ * writes its samples, offcpu_creds.c follows a holder's set*uid() calls.
  */
 #ifndef PROF_RECORD_OFFCPU_INTERNAL_H
 #define PROF_RECORD_OFFCPU_INTERNAL_H
@@ -16,6 +16,7 @@
 #include "prof/base/idmap.h"
 #include "prof/record/offcpu.h"
 #include "prof/record/offcpu_holders.h"
+#include "prof/scope/creds.h"
 
 #define MAX_CPUS 4096
 
@@ -54,7 +55,31 @@ struct thread {
 	uint32_t rec_len, rec_cap;
 };
 
-struct cpu;
+/* What offcpu.c's idmap of sample ids says a sample is. */
+enum own_sample { OWN_SWITCH = 1, OWN_WAKEUP, OWN_MIGRATE, OWN_CREDS /* + enum creds_call */ };
+
+/* Who held each CPU lately: enough to cover a wait of many time slices. */
+#define CPU_SEGMENTS 1024
+
+/* Who ran on a CPU when; told apart (holder_of) only when a wait of the scope
+ * overlaps it, so most tasks of a busy host are never looked at. */
+struct segment {
+	uint64_t start, end;
+	int32_t pid, tid;
+	uint32_t holder;                /* pinned at its runner's set*uid() (0: not) */
+};
+
+struct cpu {
+	bool known;                     /* runner and since hold */
+	int32_t pid, tid;               /* running since `since` */
+	uint64_t since;
+	uint64_t valid_from;            /* segments older than this (a gap) are not trusted */
+	uint32_t head, nr;              /* segs[head - 1] is the newest */
+	uint64_t period;                /* its stack samples: 1 switch in period (0: 1) */
+	uint64_t win_start, win_n;      /* switches counted since win_start */
+	uint64_t degraded_since;        /* when period went above 1 */
+	struct segment segs[CPU_SEGMENTS];
+};
 
 struct offcpu {
 	struct offcpu_config cfg;
@@ -72,7 +97,28 @@ struct offcpu {
 	struct offcpu_stats st;
 	bool finishing;                 /* offcpu__finish: the sleeps cut there were not woken */
 	uint64_t nr_dead, swept;        /* threads exited, kept; when they were last swept */
+	/* profd's windows: edges not applied yet (time order), whether the records judged
+	 * are outside one, and when the current one opened */
+	struct { uint64_t time; bool on; } edges[16];
+	size_t nr_edges;
+	bool outside;
+	uint64_t window_from;
+	int creds_uid_off;              /* the set*uid() tracepoints' argument in their raw data */
 };
+
+/* Who holder task tid (of process pid) is now: self, system, a holder table entry, ...
+ * (offcpu.c; read from /proc once per task, cached until its EXIT, exec or set*uid()). */
+uint32_t offcpu__holder_of(struct offcpu *o, int32_t pid, int32_t tid);
+/* Forget tid's cached kind: read again the next time it holds a waited-on CPU. */
+void offcpu__forget_kind(struct offcpu *o, int32_t tid);
+/* Is tid's kind cached (read before)? */
+bool offcpu__kind_known(struct offcpu *o, int32_t tid);
+/* CPU c's runner leaves it at time: its segment kept, next_tid runs from then. */
+void offcpu__cpu_switch(struct offcpu *o, struct cpu *c, int32_t next_pid, int32_t next_tid, uint64_t time);
+
+/* A set*uid() entry of a task at time (offcpu_creds.c): its segments so far pinned to
+ * who it was, its cached kind forgotten. */
+void offcpu__on_creds(struct offcpu *o, const struct perf_event_header *ev, uint64_t time, enum creds_call call);
 
 /* s += ns held by holder; past MAX_SPLIT holders, the rest is [unknown]'s (offcpu.c). */
 void split__add(struct split *s, uint32_t holder, uint64_t ns);

@@ -480,9 +480,12 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	return NULL;
 }
 
-int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n)
+int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n, int uid_off)
 {
-	return tracker__add_creds_ids(p->tracker, call, ids, n);
+	/* off-CPU's holders follow them too: a holder's uid changed without exec */
+	int err = p->offcpu ? offcpu__add_creds_ids(p->offcpu, call, ids, n, uid_off) : 0;
+
+	return err < 0 ? err : tracker__add_creds_ids(p->tracker, call, ids, n);
 }
 
 int pipeline__sink_error(const struct pipeline *p)
@@ -559,6 +562,11 @@ void pipeline__each_open_offcpu(const struct pipeline *p, offcpu_open_fn fn, voi
 const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p)
 {
 	return p->offcpu ? offcpu__stats(p->offcpu) : NULL;
+}
+
+int pipeline__offcpu_window(struct pipeline *p, bool on, uint64_t time)
+{
+	return p->offcpu ? offcpu__window(p->offcpu, on, time) : -ENOENT;
 }
 
 const struct offcpu *pipeline__offcpu(const struct pipeline *p)

@@ -121,6 +121,13 @@ int session__stop(struct session *s)
 	return err < 0 ? err : pipeline__sink_error(s->pipeline);
 }
 
+int session__offcpu_window(struct session *s, bool on, uint64_t *ret_time)
+{
+	int err = events__offcpu_window(s->events, on, ret_time);
+
+	return err < 0 ? err : pipeline__offcpu_window(s->pipeline, on, *ret_time);
+}
+
 void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void *ctx)
 {
 	pipeline__each_open_offcpu(s->pipeline, fn, ctx);
@@ -231,7 +238,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 	n = events__creds(s->events, &creds);
 	for (size_t i = 0; i < n; i++) {
 		err = pipeline__add_creds_ids(s->pipeline, (enum creds_call)creds[i].call, creds[i].ids,
-					      creds[i].nr_ids);
+					      creds[i].nr_ids, info->raw_uid_off);
 		if (err < 0)
 			return err;
 	}

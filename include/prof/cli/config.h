@@ -51,6 +51,9 @@ struct prof_config {
 		bool off_cpu_stacks;            /* ... with the call chain at the switch-out */
 		uint64_t off_cpu_sample;        /* ... a switch-out stack in N, the switch event's
 						 * period (1: all); every interval timed */
+		uint64_t off_cpu_window;        /* ... read in windows of this many seconds */
+		uint64_t off_cpu_period;        /* ... one every this many (window 0, or not
+						 * below the period: always) */
 		unsigned int mmap_pages;
 		uint64_t bucket, fine_span, history;    /* seconds */
 		uint64_t memory_max, disk_max, answers_memory_max;      /* bytes */

@@ -62,6 +62,9 @@ int daemon_query__fill(struct daemon_query *q, struct profile *p, struct model *
  * event i (0, 1, 2) as daemon_query__fill does; an event of none, 0 at once.
  */
 size_t daemon_query__nr_events(const struct daemon_query *q);
+/* [daemon] off_cpu_window: the answer's off-CPU time was measured over *ret_measured
+ * ns of its *ret_span (true), or over all of it, or it has none (false). */
+bool daemon_query__offcpu_windowed(const struct daemon_query *q, uint64_t *ret_measured, uint64_t *ret_span);
 int daemon_query__fill_event(struct daemon_query *q, size_t event, struct profile *p, struct model *m,
 			     struct strset *names, uint64_t *first, uint64_t *last);
 

@@ -43,6 +43,8 @@ struct record_opts {
 	bool off_cpu_by_uid;    /* profd: holders by uid, never "self" (its scope is the host) */
 	uint64_t off_cpu_min_period; /* profd's off_cpu_sample: a switch-out stack in at least N
 				      * (offcpu_config.min_period); 0, 1: every one */
+	bool off_cpu_windowed;  /* profd's duty cycle: the switch records from an event of their
+				 * own, on only in windows (session__offcpu_window) */
 	uint32_t off_cpu_max_rate;      /* --off-cpu-max-rate: stack samples per CPU per second
 					 * before 1 in N; 0: the default, RECORD_OFFCPU_UNBOUNDED: none */
 	bool track_uids;        /* the set*uid() tracepoints without --uid (profd serves users

@@ -57,6 +57,9 @@ struct report {
 	long only;                      /* --event: the one attr reported, else -1 */
 	struct report_containers containers;
 	uint64_t lost;
+	/* --daemon with [daemon] off_cpu_window: the off-CPU time's measured ns of the span */
+	bool offcpu_windowed;
+	uint64_t offcpu_measured_ns, offcpu_span_ns;
 	char scope[512];
 	size_t nr_sampling;             /* the file's sampling events */
 	struct reader_error err;

@@ -21,11 +21,24 @@
 
 struct top_offcpu;
 
+/* What a row's holders are told apart by (--holders, the 'h' key): the report's
+ * holder, holder_cgroup and holder_container keys.  A tenant's holders are kinds
+ * (self, other tenants, system, idle, [unknown]) by any of them. */
+enum top_holders { TOP_HOLDERS_USER, TOP_HOLDERS_CGROUP, TOP_HOLDERS_CONTAINER, TOP_HOLDERS__MAX };
+
+/* A holder of a row's wait: a profile_task's holder facts, those of the mode kept
+ * (holder its kind by cgroup or container, offcpu__holder_kind), the others zero. */
+struct top_holder {
+	uint32_t holder;
+	uint64_t cgroup;
+	const char *container;          /* interned by the model */
+};
+
 /* One row: the --sort facts of an on-CPU, runq or blocked row, and the three. */
 struct top_offcpu_row {
 	struct profile_row key;         /* its facts (counts are not used) */
 	uint64_t on_ns, runq_ns, blocked_ns;
-	uint32_t holder[TOP_OFFCPU_HOLDERS];    /* enum offcpu_holder, largest first */
+	struct top_holder holder[TOP_OFFCPU_HOLDERS];   /* largest first */
 	uint64_t holder_ns[TOP_OFFCPU_HOLDERS];
 	size_t nr_holders;
 	uint64_t other_holders_ns;      /* runq time behind the holders not shown */
@@ -63,10 +76,11 @@ void top_offcpu__counts(const struct top_offcpu *o, uint64_t *ret_samples, uint6
 
 /*
  * The rows: on's rows (the on-CPU profile) and the off-CPU ones grouped by key_on
- * (PROFILE_KEY_HOLDER off), one row per distinct facts, sorted by on + runq +
- * blocked, largest first.  *ret (malloc'd) holds *ret_nr.  0 or -ENOMEM.
+ * (the holder keys off), one row per distinct facts, its holders told apart by
+ * `by`, sorted by on + runq + blocked, largest first.  *ret (malloc'd) holds *ret_nr.
+ * 0 or -ENOMEM.
  */
 int top_offcpu__rows(const struct top_offcpu *o, const struct profile *on, const bool key_on[PROFILE_KEY__MAX],
-		     struct top_offcpu_row **ret, size_t *ret_nr);
+		     enum top_holders by, struct top_offcpu_row **ret, size_t *ret_nr);
 
 #endif

@@ -19,6 +19,9 @@
 
 #define BUCKET_PARTIAL 1u       /* ended before its span did (the daemon stopped) */
 #define BUCKET_AFTER_GAP 2u     /* the daemon did not run just before it (a restart) */
+#define BUCKET_OFFCPU 4u        /* off-CPU time kept ([daemon] off_cpu): c.offcpu_window_ns
+				 * of the span were measured (its windows), the rest not */
+#define BUCKET_FLAGS (BUCKET_PARTIAL | BUCKET_AFTER_GAP | BUCKET_OFFCPU)
 
 struct bucket_entry {
 	uint32_t task, stack;
@@ -30,6 +33,9 @@ struct bucket_counts {
 	uint64_t cut_samples, cut_period;
 	uint64_t lost;                  /* records the kernel lost (LOST, LOST_SAMPLES) */
 	uint64_t unattributed;          /* samples of tasks that could not be told */
+	uint64_t offcpu_window_ns;      /* BUCKET_OFFCPU: the span's time inside off-CPU windows
+					 * (all of it at off_cpu_window = 0): the off-CPU entries'
+					 * time is measured over these, never scaled */
 };
 
 struct bucket_hdr {

@@ -46,6 +46,8 @@ struct daemon_settings {
 	bool off_cpu_stacks;            /* ... with its call chains */
 	uint64_t off_cpu_sample;        /* ... a switch-out stack in N (the switch event's period);
 					 * every interval timed */
+	uint64_t off_cpu_window_ns;     /* ... read in windows this long (0: always) */
+	uint64_t off_cpu_period_ns;     /* ... one every this long */
 	char host[256], osrelease[128];
 };
 

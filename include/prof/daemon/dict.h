@@ -70,6 +70,9 @@ struct dict_task {
 	uint32_t holder;                /* RUNQ: who held the CPU (enum offcpu_holder: the
 					 * history's are by uid; an answer to a tenant has
 					 * self, other tenants, system, idle, [unknown]); else 0 */
+	uint64_t holder_cgroup_id;      /* RUNQ: the holder's cgroup2 id, 0 when not known (or
+					 * in an answer to a tenant: never another's) */
+	uint32_t holder_cgroup;         /* ... string: its path (only with the id) */
 };
 
 struct dict;

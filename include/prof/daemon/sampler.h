@@ -33,8 +33,14 @@ struct sampler_config {
 	bool callchain;                 /* stacks of the call chain, else of the ip */
 	bool off_cpu_stacks;            /* ... for off-CPU intervals too (else their ip only:
 					 * where the task switched out, in the kernel) */
+	bool off_cpu;                   /* off-CPU time kept: buckets say over how long
+					 * (BUCKET_OFFCPU; all of each, or sampler__offcpu_window's) */
 	size_t max_stacks;              /* the live engine's cap per fine span */
 	bool kernel;                    /* kernel symbols are readable (kallsyms) */
+	/* an offcpu-runq holder of the session's holder table (OFFCPU_HOLDER_TASK + n): its
+	 * uid and cgroup (session__offcpu_holder); NULL: none */
+	const struct offcpu_holder_info *(*holder_info)(void *ctx, uint32_t holder);
+	void *holder_ctx;
 	/* the tracker's uid of tid, at judging time */
 	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
 	void *uid_ctx;
@@ -80,6 +86,13 @@ int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed);
 int sampler__finish(struct sampler *s, uint64_t mono_now, uint64_t unattributed);
 
 void sampler__stats(const struct sampler *s, struct sampler_stats *ret);
+
+/*
+ * [daemon] off_cpu_window: the switch records went on or off at mono (CLOCK_MONOTONIC
+ * ns, session__offcpu_window's edge).  From the first call on, each bucket's
+ * c.offcpu_window_ns is its time inside those windows (without any: all of it).
+ */
+void sampler__offcpu_window(struct sampler *s, bool on, uint64_t mono);
 
 /* Realtime ns now (the clock history's buckets are stamped in). */
 uint64_t sampler__realtime_ns(void);

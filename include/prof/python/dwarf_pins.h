@@ -10,7 +10,9 @@
  * build id names under /usr/lib/debug/.build-id: the variables of the eval
  * function's own scopes (its lexical blocks, not inlined functions), each location
  * list entry kept when it is one register (DW_OP_regN) or one stack slot relative to
- * the CFA (DW_OP_fbreg, the frame base being DW_OP_call_frame_cfa).  At a pc the
+ * the CFA (DW_OP_fbreg, the frame base being DW_OP_call_frame_cfa).  A register
+ * given as one expression for the whole scope (no list: the DWARF of a function GCC
+ * did not track variables in) pins nothing: the code reuses that register.  At a pc the
  * innermost scope's entry holds; anything else (a composite, an entry value, a pc
  * no entry covers) pins nothing there.
  *
@@ -40,7 +42,7 @@ enum pin_kind {
 
 enum pin_op {
 	PIN_NONE,
-	PIN_REG,                /* the value is register reg */
+	PIN_REG,                /* the value is register reg + off */
 	PIN_CFA_SLOT,           /* the value is the word at CFA + off */
 	PIN_ENTRY_REG,          /* the value register reg had when the function was entered
 				 * (DW_OP_entry_value: what its caller's call site passed) */
@@ -83,6 +85,10 @@ const struct pin_offsets *python_pins__offsets(const struct python_pins *p);
 /* The register N of op, a DW_OP_entry_value(DW_OP_regN) of attribute attr's
  * expression, or -1. */
 int python_pins__entry_reg(Dwarf_Attribute *attr, const Dwarf_Op *op);
+
+/* Add a location of kind over [lo, hi) (as linked) that outranks the DWARF's
+ * (code_pins.h): 0, -E2BIG, -ENOMEM. */
+int python_pins__add(struct python_pins *p, enum pin_kind kind, uint64_t lo, uint64_t hi, const struct pin_loc *loc);
 
 /* Location entries kept, of kind (for tests and the docs' figures). */
 size_t python_pins__count(const struct python_pins *p, enum pin_kind kind);

@@ -66,7 +66,7 @@ struct python_config {
 struct python_stats {
 	uint64_t processes;             /* interpreters attached */
 	uint64_t rejected;              /* interpreters that got no Python frames */
-	char why_rejected[160];         /* the first one's reason */
+	char why_rejected[256];         /* the first one's reason */
 	uint64_t samples;               /* samples of attached processes */
 	uint64_t with_python;           /* ... with at least one activation */
 	uint64_t verified;              /* ... all of whose activations were verified */

@@ -87,6 +87,13 @@ size_t events__creds(const struct events *e, const struct events_creds **ret);
 int events__offcpu_period(struct events *e, int cpu, uint64_t period);
 
 int events__enable(struct events *e);
+/*
+ * off_cpu_windowed: the switch records, the context-switch event and the sched
+ * tracepoints on or off on every CPU (the sideband's tasks and maps stay).  Off: the
+ * time (CLOCK_MONOTONIC ns) after the last could still be written; on: before the
+ * first could.  0 or -ENOENT (not windowed).
+ */
+int events__offcpu_window(struct events *e, bool on, uint64_t *ret_time);
 int events__disable(struct events *e);
 /* Wait up to timeout_ms for data; >= 0, or -EINTR. */
 int events__poll(struct events *e, int timeout_ms);

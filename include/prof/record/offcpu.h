@@ -47,6 +47,7 @@
 #include <linux/perf_event.h>
 
 #include "prof/perfdata/sample.h"
+#include "prof/scope/creds.h"
 
 /* Who held the CPU an offcpu-runq sample waited on (its cpu_res). */
 enum offcpu_holder {
@@ -142,8 +143,9 @@ struct offcpu_config {
 						 * their thread then carry cgroup 0) */
 	offcpu_emit_fn emit;
 	void *ctx;                              /* of the four */
-	/* profd: every holder by its uid (name_holders or not), never "self": a scope of the
-	 * whole host would make every holder self; each tenant's answer tells self apart */
+	/* profd: every holder by its uid (with name_holders, by the holder table while it
+	 * has room: its uid and cgroup), never "self": a scope of the whole host would make
+	 * every holder self; each tenant's answer tells self apart */
 	bool holders_by_uid;
 	/* The bound on stack samples: past max_rate switches per second on a CPU (the
 	 * context-switch event's, measured over OFFCPU_RATE_WINDOW_NS), its event samples
@@ -186,6 +188,10 @@ struct offcpu_stats {
 						 * seen switching in): from the first record on,
 						 * counted, not written (its kind and stack unknown) */
 	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
+	/* profd's windows (offcpu__window): opened, and the time inside those closed */
+	uint64_t windows, window_ns;
+	uint64_t window_cut, window_cut_ns;     /* open at a window's end: cut there, written
+						 * (those open at its start are in cut_start) */
 	bool wakeups;                   /* sleeps' wake-ups timed (sched_wakeup open) */
 	int wakeups_err;                /* ... or why not (0: not asked) */
 	uint64_t woken_intervals;       /* sleeps whose wake-up came: blocked then runq */
@@ -195,6 +201,10 @@ struct offcpu_stats {
 						 * written wholly offcpu-blocked */
 	uint64_t migrations;            /* waits moved to another CPU (sched_migrate_task) */
 	uint64_t tp_samples, tp_bytes;  /* the sched tracepoints' samples read (never written) */
+	bool holders_named;             /* holders by user and cgroup (name_holders, a table) */
+	bool creds;                     /* set*uid() calls followed (offcpu__add_creds_ids) */
+	uint64_t creds_calls;           /* set*uid() calls that may change a real uid: the
+					 * caller's holder read again after, pinned before */
 };
 
 struct offcpu;
@@ -220,6 +230,25 @@ bool offcpu__is_switch_sample(const struct offcpu *o, const struct perf_event_he
  * tracker needs to look up (the task named is the waker's). */
 bool offcpu__is_tracepoint_sample(const struct offcpu *o, const struct perf_event_header *ev);
 
+/*
+ * profd's duty cycle: the switch records were turned on (on) or off at time (events.h's
+ * events__offcpu_window), applied in time order, before the first record judged at or
+ * after it.  At an end every interval still open is cut there and written (its kind
+ * and time so far are known), every CPU's timeline and thread forgotten; in between no
+ * wait is counted (a task forked then is not followed); at a start, a thread first
+ * seen switching in is counted as open at the start (cut_start: kind unknown), not
+ * written.  0 or -ENOMEM.
+ */
+int offcpu__window(struct offcpu *o, bool on, uint64_t time);
+
+/*
+ * The set*uid() tracepoints' sample ids (events__open_creds; uid_off their argument's
+ * offset in the raw data): a holder that changes its real uid without exec is named by
+ * the new one after the call, by the old one before (the tracker judges them too).
+ * 0 or -ENOMEM.
+ */
+int offcpu__add_creds_ids(struct offcpu *o, enum creds_call call, const uint64_t *ids, size_t n, int uid_off);
+
 /* The end: the intervals still open are cut at the last record's time and written.
  * 0 or -errno. */
 int offcpu__finish(struct offcpu *o);
@@ -227,8 +256,8 @@ int offcpu__finish(struct offcpu *o);
 const struct offcpu_stats *offcpu__stats(const struct offcpu *o);
 
 /* The holder table's entry of holder h (OFFCPU_HOLDER_TASK + index), NULL when h is
- * none of it.  Valid while o lives.  Empty unless name_holders (and not
- * holders_by_uid): a tenant's recording has none. */
+ * none of it.  Valid while o lives.  Empty unless name_holders: a tenant's recording
+ * has none. */
 const struct offcpu_holder_info *offcpu__holder(const struct offcpu *o, uint32_t h);
 /* Entries in the table: holder OFFCPU_HOLDER_TASK + 0 to + (this - 1). */
 size_t offcpu__nr_holders(const struct offcpu *o);

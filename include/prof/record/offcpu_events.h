@@ -63,6 +63,8 @@ int offcpu_events__open_by_cgroup(const struct perf_event_attr *sampling, const 
 int offcpu_events__redirect(struct offcpu_events *o, const int *out_fds);
 /* The cgroup events on or off (the evlist's own event goes with the evlist); NULL-safe. */
 void offcpu_events__enable(struct offcpu_events *o, bool on);
+/* The event on or off whichever it is (evlist's or cgroup events): profd's windows. */
+void offcpu_events__window(struct offcpu_events *o, bool on);
 struct offcpu_events *offcpu_events__free(struct offcpu_events *o);
 
 /* After the rings are mapped: the sample ids the kernel gave it.  0 or -errno. */

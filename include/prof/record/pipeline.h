@@ -89,7 +89,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret);
 struct pipeline *pipeline__free(struct pipeline *p);
 
 /* The sample ids of a set*uid() tracepoint.  0 or -ENOMEM. */
-int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n);
+int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint64_t *ids, size_t n, int uid_off);
 
 /*
  * The first-time look-up of the tasks in what a drain read, in the order read, before
@@ -149,6 +149,8 @@ const struct offcpu_stats *pipeline__offcpu_stats(const struct pipeline *p);
 bool pipeline__uid(const struct pipeline *p, int32_t tid, uint32_t *ret);
 /* --off-cpu's intervals (its holder table), NULL without. */
 const struct offcpu *pipeline__offcpu(const struct pipeline *p);
+/* profd's window edge (offcpu__window): 0, -ENOENT without --off-cpu, -ENOMEM. */
+int pipeline__offcpu_window(struct pipeline *p, bool on, uint64_t time);
 const struct ledger *pipeline__ledger(const struct pipeline *p);
 
 #endif

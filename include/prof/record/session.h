@@ -139,6 +139,13 @@ bool session__python_name(const struct session *s, const struct model_dso *d, ui
 /* One turn: wait for data (up to the poll interval), drain, pass on what is old
  * enough.  0 or -errno (the sink's error, or the drain's). */
 int session__step(struct session *s);
+/*
+ * off_cpu_windowed (profd's duty cycle): the switch records and the context-switch
+ * event on or off on every CPU now; the intervals open at an end are cut there
+ * (offcpu__window).  *ret_time: the edge (CLOCK_MONOTONIC ns).  0 or -errno (-ENOENT:
+ * not windowed).
+ */
+int session__offcpu_window(struct session *s, bool on, uint64_t *ret_time);
 /* --off-cpu's intervals open now, as far as the judged records tell (offcpu.h). */
 void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void *ctx);
 /* The time (CLOCK_MONOTONIC ns) before which every record was passed on to the sink

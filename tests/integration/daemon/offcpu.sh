@@ -8,6 +8,12 @@
 # history survives a restart: the same window answers the same runq time after it.
 # With off_cpu_sample = 2 (the switch event's period: a switch-out stack in 2) every
 # interval is still timed: the same 5 points, about half of them without a stack.
+# Those two run with off_cpu_window = 0 (every switch, always).  With windows
+# (off_cpu_window = 1, off_cpu_period = 3: the switch records on 1 s in 3) the
+# tenant's answer over whole seconds of her hog's life says it measured about a third
+# of them, and her hog's runq over those seconds is the kernel's run-queue share of
+# its life within the same 5 points; status counts the windows and the intervals cut
+# at their ends.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -27,15 +33,22 @@ public_prof
 mine=$(public_named "$PROF_OFFCPU" tenant-hog)
 theirs=$(public_named "$PROF_OFFCPU" nbr-hog)
 
-profd_config "bucket = 2" "fine_span = 10" "off_cpu = yes"
+profd_config "bucket = 2" "fine_span = 10" "off_cpu = yes" "off_cpu_window = 0"
 start_profd
 [ "$(pstatus off_cpu)" = 1 ] || fail "profd's status says off_cpu '$(pstatus off_cpu)' with off_cpu = yes"
 
 
-# the neighbour's two hogs on the CPU, for longer than the tenant's
-runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b1" &
+# the neighbour's two hogs on the CPU, for longer than the tenant's, in a cgroup of
+# their own (root's answer names it as the holder's)
+root_cg=$(cgroup2_root)
+[ -n "$root_cg" ] || skip "no cgroup2"
+CG=$root_cg/prof-it-pdo.$$
+make_cgroup_tree "$CG"
+mkdir "$CG/nbr" || fail "mkdir $CG/nbr"
+cg_b=${CG#$root_cg}/nbr
+run_in "$CG/nbr" "$B" taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b1" &
 b1=$!
-runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b2" &
+run_in "$CG/nbr" "$B" taskset -c "$CPU" "$theirs" hog 6 >"$TMP/b2" &
 b2=$!
 sleep 0.3
 runuser -u "$A" -- taskset -c "$CPU" "$mine" hog 4 >"$TMP/truth" || fail "the tenant's hog failed"
@@ -57,13 +70,14 @@ for e in doc.get("events", [doc]):
         print(r["holder"].replace(" ", "_"), r["period"])
 ' "$1"
 }
-ask() {         # ask USER FILE ARGS...: prof report --daemon of the last 2 minutes as USER
-	local u=$1 out=$2
+ask() {         # ask USER FILE ARGS...: prof report --daemon of the last 2 minutes (or --from ...) as USER
+	local u=$1 out=$2 since="--since 120s"
 	shift 2
+	[ "${1:-}" = --from ] && since=""
 	if [ "$u" = root ]; then
-		"$PROF" report --daemon --socket "$SOCK" --since 120s "$@" >"$out" 2>"$TMP/err"
+		"$PROF" report --daemon --socket "$SOCK" $since "$@" >"$out" 2>"$TMP/err"
 	else
-		as_user "$u" "$PUB_PROF" report --daemon --socket "$SOCK" --since 120s "$@" >"$out" 2>"$TMP/err"
+		as_user "$u" "$PUB_PROF" report --daemon --socket "$SOCK" $since "$@" >"$out" 2>"$TMP/err"
 	fi || fail "prof report --daemon as $u $*: $(cat "$TMP/err")"
 }
 
@@ -113,6 +127,27 @@ else
 	pass "root: the tenant's hog waited behind $B for $share % of its wait, the busy host's other users $oshare %"
 fi
 
+# root's rows by the holder's cgroup: the neighbour's hogs' own
+ask root "$TMP/rc.json" --uid "$A" --comm tenant-hog --sort holder_cgroup -F json
+python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc.get("events", [doc]):
+    if e.get("event", "") == "offcpu-runq":
+        for r in e["rows"]:
+            print(r["holder_cgroup"].replace(" ", "_") or "-", r["period"])
+' "$TMP/rc.json" >"$TMP/rc.rows" || fail "root: no rows by holder_cgroup: $(head -c 2000 "$TMP/rc.json")"
+rc=$(awk -v c="$cg_b" '$1 == c { s += $2 } END { printf "%.0f\n", s }' "$TMP/rc.rows")
+note "root by holder_cgroup (the neighbour's: $cg_b): $(tr '\n' ' ' <"$TMP/rc.rows")"
+awk -v c="$rc" -v b="$rb" 'BEGIN { exit !(c >= 0.99 * b && c <= 1.01 * b) }' ||
+	fail "root: the neighbour's cgroup $cg_b held the CPU $rc ns of the wait, the neighbour by user $rb ns"
+pass "root: the tenant's hog waited $(pct "$rc" "$rr") % of its wait behind the neighbour's cgroup $cg_b (holder_cgroup)"
+if as_user "$A" "$PUB_PROF" report --daemon --socket "$SOCK" --since 120s --sort holder_cgroup >"$TMP/a-cg" 2>"$TMP/err"; then
+	fail "tenant: --sort holder_cgroup answered her: $(head -5 "$TMP/a-cg")"
+fi
+grep -q "root and the admin group only" "$TMP/err" || fail "tenant: --sort holder_cgroup refused without saying why: $(cat "$TMP/err")"
+pass "tenant: the holders' cgroups are refused to her ($(head -c 120 "$TMP/err"))"
+
 # ---- each sees only themselves ----------------------------------------------------
 ask "$A" "$TMP/a-all.json" --sort uid,comm,holder -F json
 ask "$A" "$TMP/a-all.txt" --sort uid,comm,holder
@@ -156,7 +191,7 @@ stop_profd || fail "profd did not stop cleanly"
 # every stack (a scaled estimate of the kept half, or only the kept half, is not), and
 # about half the host's intervals have no stack (with every stack: forks' only).
 rm -rf "$PD/state"
-profd_config "bucket = 2" "fine_span = 10" "off_cpu = yes" "off_cpu_sample = 2"
+profd_config "bucket = 2" "fine_span = 10" "off_cpu = yes" "off_cpu_window = 0" "off_cpu_sample = 2"
 start_profd
 runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 8 >"$TMP/b1" &
 b1=$!
@@ -183,4 +218,56 @@ near "$pr" "$pk" 5 || fail "1 in 2: her hog's runq is $pr % of its life, the ker
 bad=$(awk '$1 !~ /^(self|other_tenants|system|idle|\[unknown\])$/' "$TMP/s.rows")
 [ -z "$bad" ] || fail "1 in 2: holders named in her answer: $bad"
 pass "1 in 2 stacks: her hog's runq $pr % of its life (the kernel's $pk %), $nos of $ivs intervals without a stack"
+stop_profd || fail "profd did not stop cleanly"
+
+# ---- off_cpu_window = 1 every 3 s: measured over the windows, never scaled -----------
+# The switch records (and the stacks) are on 1 s in 3 on every CPU.  What the answer
+# says it measured is the windows' share of the seconds asked, and the tenant's runq
+# over it is her hog's run-queue share of its life (the kernel's, over the whole life:
+# the hogs are steady) within 5 points.  Unscaled: her answer's runq stays well below
+# the kernel's whole wait.
+rm -rf "$PD/state"
+profd_config "bucket = 2" "fine_span = 30" "off_cpu = yes" "off_cpu_window = 1" "off_cpu_period = 3"
+start_profd
+[ "$(pstatus off_cpu_window_ns)" = 1000000000 ] && [ "$(pstatus off_cpu_window_period_ns)" = 3000000000 ] ||
+	fail "windows: status says window $(pstatus off_cpu_window_ns) every $(pstatus off_cpu_window_period_ns) ns"
+runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 14 >"$TMP/b1" &
+b1=$!
+runuser -u "$B" -- taskset -c "$CPU" "$theirs" hog 14 >"$TMP/b2" &
+b2=$!
+sleep 0.3
+t0=$(date +%s.%N)
+runuser -u "$A" -- taskset -c "$CPU" "$mine" hog 12 >"$TMP/truth" || fail "the tenant's hog failed"
+t1=$(date +%s.%N)
+wait "$b1" "$b2"
+read -r _ exec wait life <"$TMP/truth" || fail "no ground truth: $(cat "$TMP/truth")"
+pk=$(pct "$wait" "$life")
+sleep 4
+# whole seconds inside the hog's life: the 1 s buckets asked are all of it
+from=$(awk -v t="$t0" 'BEGIN { printf "%d", int(t) + 2 }')
+until=$(awk -v t="$t1" 'BEGIN { printf "%d", int(t) - 1 }')
+ask "$A" "$TMP/w.json" --from "@$from" --until "@$until" --comm tenant-hog --sort holder -F json
+holders "$TMP/w.json" >"$TMP/w.rows"
+runq=$(awk '{ s += $2 } END { printf "%.0f\n", s }' "$TMP/w.rows")
+measured=$(python3 -c '
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+m = re.search(r"off-CPU time measured over ([0-9.]+) s of it", doc["file"])
+print(doc["off_cpu_measured_s"] if m and "off_cpu_span_s" in doc else "")' "$TMP/w.json")
+[ -n "$measured" ] || fail "windows: the answer does not say what it measured: $(head -c 600 "$TMP/w.json")"
+span=$((until - from))
+ms=$(pct "$measured" "$span")
+pr=$(pct "$runq" "$(awk -v m="$measured" 'BEGIN { printf "%.0f", m * 1e9 }')")
+whole=$(pct "$runq" "$wait")
+note "windows: $measured s measured of the $span s asked ($ms %); her hog's runq $runq ns, $pr % of those seconds (the kernel: $pk % of its life), $whole % of its whole wait; status: $(pstatus off_cpu_windows) windows, $(pstatus off_cpu_cut_end) intervals cut at their ends ($(pstatus off_cpu_cut_end_ns) ns), $(pstatus off_cpu_cut_start) open at their starts; rows: $(tr '\n' ' ' <"$TMP/w.rows")"
+awk -v m="$ms" 'BEGIN { exit !(m >= 20 && m <= 50) }' || fail "windows: $ms % of the seconds asked measured, not about a third"
+near "$pr" "$pk" 5 || fail "windows: her hog's runq is $pr % of the measured seconds, the kernel's run-queue wait $pk % of its life"
+awk -v w="$whole" 'BEGIN { exit !(w < 60) }' || fail "windows: her answer's runq is $whole % of the kernel's whole wait: scaled?"
+[ "$(pstatus off_cpu_windows)" -ge 4 ] || fail "windows: status counts $(pstatus off_cpu_windows) windows in ~20 s"
+[ "$(pstatus off_cpu_cut_end)" -gt 0 ] || fail "windows: no interval cut at a window's end (the hogs were runnable at every end)"
+bad=$(awk '$1 !~ /^(self|other_tenants|system|idle|\[unknown\])$/' "$TMP/w.rows")
+[ -z "$bad" ] || fail "windows: holders named in her answer: $bad"
+ask "$A" "$TMP/w.txt" --from "@$from" --until "@$until" --comm tenant-hog --sort holder
+grep -q "^# (runq and blocked measured over" "$TMP/w.txt" || fail "windows: the text's summary does not say what it measured: $(head -5 "$TMP/w.txt")"
+pass "windows (1 s in 3): $measured of $span s measured, her hog's runq $pr % of them (the kernel's $pk %), unscaled ($whole % of its whole wait)"
 stop_profd || fail "profd did not stop cleanly"

@@ -5,7 +5,9 @@
 # its life, within 5 points; 2/3 by construction on a quiet host), and who held it:
 # the other user by name in root's view (>= 95 % on a quiet host), "other tenants"
 # in the tenant's own (prof with the file capabilities, run by her), and nothing of
-# the other user (name, comm) anywhere in her view.
+# the other user (name, comm) anywhere in her view.  With --holders cgroup, root's
+# view names the cgroup the test puts the neighbour's hogs in (>= 95 % on a quiet
+# host), and the tenant's still only the five words.
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
@@ -27,6 +29,16 @@ mkdir "$TMP/bin" "$TMP/u" && chown "$A" "$TMP/u" && chmod 755 "$TMP/bin" || fail
 cp "$PROF" "$TMP/bin/prof" && chmod 755 "$TMP/bin/prof" || fail copy
 setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep "$TMP/bin/prof" 2>/dev/null || skip "file capabilities not supported here"
 
+# The neighbour's cgroup for --holders cgroup (cgroup2; not checked on a host without).
+NCG=
+cg2=$(cgroup2_root)
+if [ -n "$cg2" ] && [ -w "$cg2/cgroup.procs" ]; then
+	NCG=$cg2/prof-it-otb-nbr
+	make_cgroup_tree "$NCG"
+fi
+NBR_CG=         # the cgroup view() puts the neighbour's hogs in ("": where they are)
+TOP_EXTRA=()    # more options of view()'s top
+
 
 # One view: top from before her hog starts to after it ends (one cumulative
 # snapshot), the neighbour's two hogs on the CPU throughout.  $1: who runs top (root:
@@ -34,15 +46,18 @@ setcap cap_perfmon,cap_sys_ptrace,cap_syslog=ep "$TMP/bin/prof" 2>/dev/null || s
 # the process tree of her hog: a tenant's --uid needs tracefs).
 view() {
 	local who=$1 top=("$PROF") scope hp tp
-	runuser -u "$B" -- taskset -c "$CPU" "$TMP/pub/n/nbr-hog" hog 8 >/dev/null &
-	runuser -u "$B" -- taskset -c "$CPU" "$TMP/pub/n/nbr-hog" hog 8 >/dev/null &
+	rm -f "$TMP/u/pid.$who"   # a second view of the same user: not the first one's pid
+	for _ in 1 2; do
+		sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' sh "$NBR_CG" \
+			runuser -u "$B" -- taskset -c "$CPU" "$TMP/pub/n/nbr-hog" hog 8 >/dev/null &
+	done
 	runuser -u "$A" -- sh -c 'echo $$ >"$1"; sleep 2; exec taskset -c "$2" "$3" hog 3' sh "$TMP/u/pid.$who" \
 		"$CPU" "$mine" >"$TMP/truth.$who" &
 	hp=$!
 	for _ in $(seq 100); do [ -s "$TMP/u/pid.$who" ] && break; sleep 0.05; done
 	scope=(--uid "$A")
 	[ "$who" = root ] || { top=(runuser -u "$who" -- "$TMP/bin/prof"); scope=(--pid "$(cat "$TMP/u/pid.$who")"); }
-	"${top[@]}" top --off-cpu "${scope[@]}" --stdio -d 6 -n 1 --rows 20 >"$TMP/top.$who" 2>"$TMP/err.$who" &
+	"${top[@]}" top --off-cpu "${TOP_EXTRA[@]}" "${scope[@]}" --stdio -d 6 -n 1 --rows 20 >"$TMP/top.$who" 2>"$TMP/err.$who" &
 	tp=$!
 	wait "$hp" || fail "$who: the hog failed"
 	wait "$tp" || fail "$who: prof top: $(cat "$TMP/err.$who")"
@@ -86,6 +101,24 @@ else
 fi
 pass "root: held by $B for $share % of the wait ($holders)"
 
+# ---- root, --holders cgroup: the neighbour's cgroup by its path ---------------------
+if [ -n "$NCG" ]; then
+	NBR_CG=$NCG TOP_EXTRA=(--holders cgroup)
+	view root
+	NBR_CG= TOP_EXTRA=()
+	grep -q 'Runq held by (cgroup)' "$TMP/top.root" || fail "root: no cgroup holders' title: $(cat "$TMP/top.root")"
+	check_runq root
+	ncg=${NCG#"$cg2"}
+	share=$(echo "$holders" | awk -v c="$ncg" '{ for (i = 1; i < NF; i++) if ($i == c) print $(i + 1) }')
+	awk -v s="${share:-0}" -v q=$quiet 'BEGIN { exit !(s >= (q ? 95 : 30)) }' ||
+		fail "root: --holders cgroup: $ncg held the CPU ${share:-0} %: $holders"
+	echo "$holders" | awk -v b="$B" '{ for (i = 1; i <= NF; i++) if ($i == b) exit 1 }' ||
+		fail "root: --holders cgroup names the user: $holders"
+	pass "root: --holders cgroup: held by $ncg for $share % of the wait ($holders)"
+else
+	note "no writable cgroup2 root: --holders cgroup not checked"
+fi
+
 # ---- a thread asleep through the snapshot: its open interval counts -------------
 "$PROF" top --off-cpu --uid "$A" --stdio -d 3 -n 1 >"$TMP/top.sleep" 2>"$TMP/err" &
 tp=$!
@@ -116,7 +149,24 @@ awk '$1 ~ /%$/ { for (i = 6; i <= NF; i++) if ($i !~ /%$/ && $i !~ /^(self|syste
 	"$TMP/top.$A" >"$TMP/bad" || fail "tenant: a holder named '$(cat "$TMP/bad")' in her top"
 pass "tenant: neither $B nor nbr-hog in her view; holders only self, other tenants, system, idle, [unknown]"
 
+# ---- the tenant, --holders cgroup: still the five words, no cgroup of another's -------
+if [ -n "$NCG" ]; then
+	NBR_CG=$NCG TOP_EXTRA=(--holders cgroup)
+	view "$A"
+	NBR_CG= TOP_EXTRA=()
+	for s in "$B" nbr-hog prof-it-otb-nbr "uid $(id -u "$B")"; do
+		grep -q -- "$s" "$TMP/top.$A" && fail "tenant: --holders cgroup: her top shows '$s': $(cat "$TMP/top.$A")"
+	done
+	awk '$1 ~ /%$/ { for (i = 6; i <= NF; i++) if ($i !~ /%$/ && $i !~ /^(self|system|idle|\[unknown\]|other|tenants|others)$/) { print $i; exit 1 } }' \
+		"$TMP/top.$A" >"$TMP/bad" || fail "tenant: --holders cgroup: a holder named '$(cat "$TMP/bad")' in her top"
+	echo "$(row "$TMP/top.$A")" | grep -qE 'other tenants [0-9]+' || fail "tenant: --holders cgroup: no other tenants: $(cat "$TMP/top.$A")"
+	pass "tenant: --holders cgroup still shows only the five words"
+fi
+
 # --off-cpu with a count that is not nanoseconds is refused, with what to give
 "$PROF" top --off-cpu -a -e page-faults --stdio -n 1 >/dev/null 2>"$TMP/err" && fail "-e page-faults accepted"
 grep -q "cpu-clock" "$TMP/err" || fail "the refusal does not say what to give: $(cat "$TMP/err")"
 pass "--off-cpu -e page-faults refused: $(cat "$TMP/err")"
+"$PROF" top -a --holders cgroup --stdio -n 1 >/dev/null 2>"$TMP/err" && fail "--holders without --off-cpu accepted"
+grep -q -- "--off-cpu" "$TMP/err" || fail "the refusal does not say what to give: $(cat "$TMP/err")"
+pass "--holders without --off-cpu refused: $(cat "$TMP/err")"

@@ -7,7 +7,7 @@
 # address would name the previous f's lines.  prof uses a line only when the same
 # table bytes were read at that instruction before the sample, so no sample may show
 # f() at a line of another round's body, over >= 300 samples with a line, each
-# round kind seen.  For each pyenv build prof pins lines in (3.11, 3.12) installed
+# round kind seen.  For each pyenv build prof pins lines in (3.11, 3.12, 3.13) installed
 # here; none installed: SKIP.
 . "$(dirname "$0")/pyenv.sh"
 require_perf
@@ -31,7 +31,7 @@ while time.monotonic() < end:
 PY
 
 ran=0
-for v in 3.11.7 3.12.1; do
+for v in 3.11.7 3.12.1 3.13.0; do
 	pyenv_mount "$v" || { note "$v: not installed"; continue; }
 	log=$TMP/pub/rounds-$v.log
 	: >"$log" && chown "$PYUSER" "$log"
@@ -75,5 +75,5 @@ sys.exit(1 if wrong or good < 300 or seen != {0, 3, 6} else 0)
 PY
 	ran=$((ran + 1))
 done
-[ "$ran" -gt 0 ] || skip "no pyenv 3.11 or 3.12 installed under $PYENV_VERSIONS"
+[ "$ran" -gt 0 ] || skip "no pyenv 3.11, 3.12 or 3.13 installed under $PYENV_VERSIONS"
 pass "$ran build(s): no sample of exec'd f() at a line of another round's body"

@@ -6,11 +6,11 @@
 # (CLOCK_MONOTONIC, the samples' clock).  The frame is read ~65 ms
 # after its sample, by then in another phase: its own current instruction would
 # give the other line about half the time.  prof names the line by the instruction
-# the sample's registers and stack copy pin (the build's DWARF says where), so no
+# the sample's registers and stack copy pin (the build's DWARF or code says where), so no
 # sample may show spin() at the other phase's line, over >= 1,000 samples with a
 # line, both lines seen.  For each pyenv build prof pins lines in (3.8, 3.9:
-# next_instr where their DWARF says; 3.11, 3.12) installed here (3.10's DWARF
-# pins too few instructions for the 1,000); none installed: SKIP.
+# next_instr where their DWARF says; 3.11, 3.12, 3.13) installed here (3.10's
+# DWARF pins too few instructions for the 1,000); none installed: SKIP.
 . "$(dirname "$0")/pyenv.sh"
 require_perf
 cat >"$TMP/pub/lines.py" <<'PY'
@@ -34,7 +34,7 @@ while time.monotonic() < end:
 PY
 
 ran=0
-for v in 3.8.18 3.9.18 3.11.7 3.12.1; do
+for v in 3.8.18 3.9.18 3.11.7 3.12.1 3.13.0; do
 	pyenv_mount "$v" || { note "$v: not installed"; continue; }
 	log=$TMP/pub/phases-$v.log
 	: >"$log" && chown "$PYUSER" "$log"
@@ -83,5 +83,5 @@ sys.exit(1 if wrong or good < 1000 or not {5, 7} <= seen else 0)
 PY
 	ran=$((ran + 1))
 done
-[ "$ran" -gt 0 ] || skip "no pyenv 3.8, 3.9, 3.11 or 3.12 installed under $PYENV_VERSIONS"
+[ "$ran" -gt 0 ] || skip "no pyenv 3.8, 3.9, 3.11, 3.12 or 3.13 installed under $PYENV_VERSIONS"
 pass "$ran build(s): no sample of spin() at the other phase's line"

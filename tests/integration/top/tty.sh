@@ -2,6 +2,7 @@
 # prof top on a real terminal (tmux): the workload's hot_function is the top row with
 # its command; 'q' quits with status 0 and Ctrl-C ends it cleanly too; either way the
 # terminal is given back (line discipline as before, normal screen, cursor shown).
+# With --off-cpu, 'h' shows the holders by cgroup, container, then user again.
 . "$(dirname "$0")/../lib.sh"
 require_root
 command -v tmux >/dev/null || skip "needs tmux (Debian package tmux)"
@@ -20,7 +21,7 @@ run_top() {
 	local name=$1
 	cat >"$TMP/$name.sh" <<SH
 stty -g >"$TMP/$name.before"
-"$PROF" top -p $HOT -d 0.5
+"$PROF" top -p $HOT -d 0.5 ${2:-}
 echo \$? >"$TMP/$name.rc"
 stty -g >"$TMP/$name.after"
 exec sleep 600
@@ -68,6 +69,28 @@ sleep 2
 $T send-keys -t c C-c
 check_restored c
 pass "Ctrl-C ends it with status 0, terminal restored"
+
+# --off-cpu: 'h' switches who the holders are told apart by, at the next refresh.
+pane_has() {        # session, extended regex: within 10 s
+	local i
+	for i in $(seq 1 50); do
+		$T capture-pane -p -t "$1" >"$TMP/pane" 2>/dev/null
+		grep -qE "$2" "$TMP/pane" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+run_top h --off-cpu
+pane_has h 'Runq held by *$' || fail "--off-cpu: no holders' column: $(cat "$TMP/pane")"
+for by in cgroup container; do
+	$T send-keys -t h h
+	pane_has h "Runq held by \($by\)" || fail "h: no holders by $by: $(cat "$TMP/pane")"
+done
+$T send-keys -t h h
+pane_has h 'Runq held by *$' || fail "h: not back to holders by user: $(cat "$TMP/pane")"
+$T send-keys -t h q
+check_restored h
+pass "--off-cpu: h shows the holders by cgroup, container, user in turn"
 
 # Not a terminal: one snapshot per interval, -n of them.
 "$PROF" top -p $HOT -d 0.3 -n 2 >"$TMP/snap" 2>"$TMP/err" || fail "prof top -n 2: $(cat "$TMP/err")"

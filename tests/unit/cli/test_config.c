@@ -182,3 +182,15 @@ Test(config, off_cpu_max_rate)
 	cr_assert_neq(parse("[record]\noff_cpu_max_rate = fast\n", false), 0);
 	cr_assert(strstr(err, "test.conf:2:") && strstr(err, "off_cpu_max_rate"), "%s", err);
 }
+
+Test(config, off_cpu_window)
+{
+	cr_assert_eq(parse("[daemon]\n", true), 0, "%s", err);
+	cr_assert_eq(c.daemon.off_cpu_window, 2, "the built-in default: 2 s ...");
+	cr_assert_eq(c.daemon.off_cpu_period, 20, "... in every 20");
+	cr_assert_eq(parse("[daemon]\noff_cpu_window = 0\noff_cpu_period = 5\n", true), 0, "%s", err);
+	cr_assert_eq(c.daemon.off_cpu_window, 0, "0: always");
+	cr_assert_eq(c.daemon.off_cpu_period, 5);
+	cr_assert_neq(parse("[daemon]\noff_cpu_period = 0\n", true), 0);
+	cr_assert(strstr(err, "test.conf:2:") && strstr(err, "off_cpu_period"), "%s", err);
+}

@@ -189,3 +189,65 @@ Test(snapshot, off_cpu_tasks_round_trip_beside_old_ones)
 	dict__free(d);
 	dict__free(back);
 }
+
+/* off_cpu_window: a bucket says how long its windows were, 8 bytes after the counts
+ * only with BUCKET_OFFCPU (a bucket without is the bytes of before). */
+Test(snapshot, a_bucket_keeps_its_off_cpu_windows_only_with_the_flag)
+{
+	struct dict *d = dict__new(), *back = dict__new();
+	struct snap_out with = { 0 }, without = { 0 };
+	struct snap_record rec = { 0 };
+	uint32_t f = frame_of(d, "/bin/a", "hot", 0755, 0);
+	struct bucket_entry e = { task_of(d, 1000, "a", "/u"), stack_of(d, &f, 1), 1, 10 };
+	struct bucket_hdr h = { .start_ns = 0, .end_ns = 10 * SEC, .flags = BUCKET_OFFCPU,
+				.c = { .samples = 1, .period = 10, .offcpu_window_ns = 2 * SEC } };
+	struct snap_cursor c = { 0 }, c2 = { 0 };
+
+	snapshot__put_items(&with, d, &c);
+	snapshot__put_bucket(&with, &h, &e, 1);
+	snapshot__put_items(&without, d, &c2);
+	h.flags = 0;
+	snapshot__put_bucket(&without, &h, &e, 1);
+	cr_assert_eq(with.err, 0);
+	cr_assert_eq(with.len, without.len + 8);
+	cr_assert_gt(read_all(with.p, with.len, back, &rec), 0);
+	cr_assert_eq(rec.bucket.flags, BUCKET_OFFCPU);
+	cr_assert_eq(rec.bucket.c.offcpu_window_ns, 2 * SEC);
+	cr_assert_eq(rec.bucket.c.samples, 1);
+	dict__free(back);
+	back = dict__new();
+	cr_assert_gt(read_all(without.p, without.len, back, &rec), 0);
+	cr_assert_eq(rec.bucket.c.offcpu_window_ns, 0, "not written without the flag");
+	snap_out__release(&with);
+	snap_out__release(&without);
+	dict__free(d);
+	dict__free(back);
+}
+
+/* A runq task with its holder's cgroup: 48 bytes, read back whole; without, 36. */
+Test(snapshot, a_holders_cgroup_round_trips)
+{
+	struct dict *d = dict__new(), *back = dict__new();
+	struct snap_cursor c = { 0 };
+	struct snap_out o = { 0 };
+	struct dict_task t = *dict__task_get(d, task_of(d, 1000, "a", "/u"));
+	int64_t id;
+
+	t.flags |= DICT_TASK_RUNQ;
+	t.holder = 16 + 1001;
+	t.holder_cgroup_id = 77;
+	t.holder_cgroup = str_of(d, "/user.slice/b.scope");
+	id = dict__task(d, &t);
+	cr_assert_geq(id, 0);
+	snapshot__put_items(&o, d, &c);
+	cr_assert_eq(o.err, 0);
+	cr_assert_gt(read_all(o.p, o.len, back, NULL), 0);
+	cr_assert_eq(dict__nr(back, DICT_TASK), 2);
+	const struct dict_task *b = dict__task_get(back, (uint32_t)id);
+	cr_assert_eq(b->holder_cgroup_id, 77);
+	cr_assert_str_eq(dict__text(back, b->holder_cgroup), "/user.slice/b.scope");
+	cr_assert_eq(b->holder, 16 + 1001);
+	snap_out__release(&o);
+	dict__free(d);
+	dict__free(back);
+}

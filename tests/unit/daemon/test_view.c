@@ -261,7 +261,10 @@ Test(view, off_cpu_holders_as_the_asker_may_know_them)
 	u = t;
 	u.flags |= DICT_TASK_RUNQ;
 	u.holder = OFFCPU_HOLDER_UID + 1001;
+	u.holder_cgroup_id = 4242;      /* the holder's cgroup: root's and the admins' only */
+	u.holder_cgroup = str_of(d, "/user.slice/secret.scope");
 	behind_bob = (uint32_t)dict__task(d, &u);
+	u.holder_cgroup_id = 0;
 	u.holder = OFFCPU_HOLDER_UID + 1000;
 	behind_self = (uint32_t)dict__task(d, &u);
 	u.holder = OFFCPU_HOLDER_SYSTEM;
@@ -300,9 +303,12 @@ Test(view, off_cpu_holders_as_the_asker_may_know_them)
 	cr_assert_eq(by[OFFCPU_HOLDER_SELF], 30);
 	cr_assert_eq(by[OFFCPU_HOLDER_SYSTEM], 4);
 	cr_assert_eq(by[0], 10 + 5000);         /* on-CPU and blocked have none */
-	for (size_t i = 0; i < dict__nr(a.dict, DICT_TASK); i++)
+	for (size_t i = 0; i < dict__nr(a.dict, DICT_TASK); i++) {
 		cr_assert_lt(dict__task_get(a.dict, (uint32_t)i)->holder, OFFCPU_HOLDER_UID);
+		cr_assert_eq(dict__task_get(a.dict, (uint32_t)i)->holder_cgroup_id, 0, "a holder's cgroup to a tenant");
+	}
 	cr_assert_not(answer_has_text(&a, "bob"));
+	cr_assert_not(answer_has_text(&a, "secret"));
 	view__release(&a);
 
 	/* bob: waited behind alice, told as other tenants */
@@ -314,10 +320,15 @@ Test(view, off_cpu_holders_as_the_asker_may_know_them)
 
 	/* root: by uid */
 	cr_assert_eq(view__build(h, &root, &q, &a, err, sizeof(err)), 0, "%s", err);
-	bool named = false;
-	for (size_t i = 0; i < a.entries.nr; i++)
-		named |= dict__task_get(a.dict, a.entries.e[i].task)->holder == OFFCPU_HOLDER_UID + 1001;
+	bool named = false, cg = false;
+	for (size_t i = 0; i < a.entries.nr; i++) {
+		const struct dict_task *x = dict__task_get(a.dict, a.entries.e[i].task);
+
+		named |= x->holder == OFFCPU_HOLDER_UID + 1001;
+		cg |= x->holder_cgroup_id == 4242 && !strcmp(dict__text(a.dict, x->holder_cgroup), "/user.slice/secret.scope");
+	}
 	cr_assert(named);
+	cr_assert(cg, "root's answer keeps the holder's cgroup");
 	view__release(&a);
 	history__free(h);
 }

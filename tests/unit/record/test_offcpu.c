@@ -7,7 +7,7 @@
  * With the sched tracepoints: a sleep is blocked to its wake-up then runq split by
  * holder, a wait moved to another CPU is split on each, others' wake-ups are ignored.
  * An admin's holders are entries of the holder table (uid and cgroup); a holder's
- * uid is read again after its exec; an interval without a stack sample carries its
+ * uid is read again after its exec, and after a set*uid() from the call on; an interval without a stack sample carries its
  * thread's cgroup as the tracker knows it.
  */
 #include <fcntl.h>
@@ -335,6 +335,77 @@ Test(offcpu, a_holders_uid_is_read_again_after_its_exec)
 	cr_assert_eq(nr_out, 3);
 	cr_assert_eq(out[2].holder, OFFCPU_HOLDER_TASK + 1, "a new entry after the exec");
 	cr_assert_eq(offcpu__holder(o, out[2].holder)->uid, 1002, "never the old uid after the exec");
+	stop_tree(cg);
+}
+
+/* A set*uid() entry of tid at time (call, its first argument arg): the sampling
+ * layout's fixed fields, then RAW (arg at CREDS_OFF, as the syscalls' format files). */
+#define CREDS_ID 80
+#define RESUID_ID 81
+#define CREDS_OFF 16
+static int creds(uint64_t id, int32_t tid, uint64_t time, uint32_t arg)
+{
+	uint64_t rec[16] = { 0 };
+	struct perf_event_header *h = (void *)rec;
+	uint64_t *u = rec + 1, v = arg;
+	const struct perf_event_header *ev = h;
+	uint32_t size = 32;
+
+	*h = (struct perf_event_header){ .type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER,
+					 .size = (uint16_t)(layout.fixed_size + 4 + size) };
+	u[layout.s_id] = id;
+	u[layout.s_tid] = (uint64_t)(uint32_t)tid << 32 | (uint32_t)tid;
+	u[layout.s_time] = time;
+	memcpy((char *)h + layout.fixed_size, &size, 4);
+	memcpy((char *)h + layout.fixed_size + 4 + CREDS_OFF, &v, 8);
+	return offcpu__judge(o, &ev, time);
+}
+
+Test(offcpu, a_holders_setuid_without_exec_names_it_anew_from_the_call_on)
+{
+	static const uint64_t setuid_ids[] = { CREDS_ID }, setresuid_ids[] = { RESUID_ID };
+	int cg = start_tree();
+
+	cr_assert_eq(offcpu__add_creds_ids(o, CREDS_SETUID, setuid_ids, 1, CREDS_OFF), 0);
+	cr_assert_eq(offcpu__add_creds_ids(o, CREDS_SETRESUID, setresuid_ids, 1, CREDS_OFF), 0);
+	preempted_by(NEIGHBOUR, 1000);          /* read once: uid 1001 */
+	nr_out = 0;
+	/* waiting from 3001 behind it; it calls setuid(1002) at 4001 and runs on */
+	stack(IN_SCOPE, 3000, 1);
+	sw(true, true, IN_SCOPE, NEIGHBOUR, 3001, 1);
+	sw(false, false, NEIGHBOUR, IN_SCOPE, 3001, 1);
+	cr_assert_eq(creds(RESUID_ID, NEIGHBOUR, 3501, CREDS_UNCHANGED), 0, "setresuid(-1, ...): goes on, nothing");
+	cr_assert_eq(offcpu__stats(o)->creds_calls, 0);
+	cr_assert_eq(creds(CREDS_ID, NEIGHBOUR, 4001, 1002), 0, "goes on to the tracker");
+	neighbour_uid = 1002;                   /* the tracker judges it after */
+	sw(true, true, NEIGHBOUR, IN_SCOPE, 6001, 1);
+	sw(false, false, IN_SCOPE, NEIGHBOUR, 6001, 1);
+	cr_assert_eq(offcpu__stats(o)->creds_calls, 1);
+	cr_assert_eq(nr_out, 2, "one wait, split at the call");
+	cr_assert_eq(held(OFFCPU_HOLDER_TASK), 1000, "up to the call: the old uid");
+	cr_assert_eq(held(OFFCPU_HOLDER_TASK + 1), 2000, "from the call: a new entry");
+	cr_assert_eq(offcpu__holder(o, OFFCPU_HOLDER_TASK + 1)->uid, 1002);
+	preempted_by(NEIGHBOUR, 7000);          /* later waits: the new uid */
+	cr_assert_eq(out[2].holder, OFFCPU_HOLDER_TASK + 1);
+	stop_tree(cg);
+}
+
+Test(offcpu, a_setuid_of_a_task_not_known_before_pins_it_unknown)
+{
+	static const uint64_t setuid_ids[] = { CREDS_ID };
+	int cg = start_tree();
+
+	cr_assert_eq(offcpu__add_creds_ids(o, CREDS_SETUID, setuid_ids, 1, CREDS_OFF), 0);
+	/* NEIGHBOUR + 2: neither cached nor tracked; /proc may show the new uid already */
+	stack(IN_SCOPE, 3000, 1);
+	sw(true, true, IN_SCOPE, NEIGHBOUR + 2, 3001, 1);
+	sw(false, false, NEIGHBOUR + 2, IN_SCOPE, 3001, 1);
+	creds(CREDS_ID, NEIGHBOUR + 2, 4001, 1002);
+	sw(true, true, NEIGHBOUR + 2, IN_SCOPE, 5001, 1);
+	sw(false, false, IN_SCOPE, NEIGHBOUR + 2, 5001, 1);
+	cr_assert_eq(nr_out, 2);
+	cr_assert_eq(held(OFFCPU_HOLDER_UNKNOWN), 1000, "before the call: never a wrong name");
+	cr_assert_eq(held(OFFCPU_HOLDER_TASK), 1000, "after it: as /proc says now");
 	stop_tree(cg);
 }
 
@@ -760,5 +831,43 @@ Test(offcpu, an_interval_without_a_stack_carries_the_threads_cgroup_as_tracked)
 	cr_assert_eq(nr_out, 1);
 	cr_assert_eq(out[0].ip, 0, "no stack");
 	cr_assert_eq(out[0].cgroup, 4242, "the tracker's cgroup, not 0");
+	stop();
+}
+
+/* profd's windows: a wait open at an end is cut there and written, one under way at a
+ * start is counted and not written, and nothing between two windows is a wait. */
+Test(offcpu, a_window_cuts_the_wait_open_at_its_end_and_counts_the_one_at_its_start)
+{
+	struct perf_record_fork f = { .header = { .type = PERF_RECORD_FORK, .size = sizeof(f) },
+				      .pid = IN_SCOPE, .tid = IN_SCOPE };
+	const struct perf_event_header *ev = &f.header;
+
+	start(true, false);
+	stack(IN_SCOPE, 1000, 1);
+	sw(true, true, IN_SCOPE, NEIGHBOUR, 1001, 1);
+	sw(false, false, NEIGHBOUR, IN_SCOPE, 1001, 1);
+	cr_assert_eq(offcpu__window(o, false, 1501), 0);
+	cr_assert_eq(nr_out, 0, "applied in time order: not before a record at or after it");
+	cr_assert_eq(offcpu__window(o, true, 5001), 0);
+	/* between the windows: a fork (its tid reused) is not followed: its wait to its
+	 * first run would span the gap */
+	cr_assert_eq(offcpu__judge(o, &ev, 3000), 0);
+	cr_assert_eq(nr_out, 1, "the end applied at the first record after it");
+	cr_assert_eq(out[0].id, OFFCPU_ID_RUNQ);
+	cr_assert_eq(out[0].period, 500, "cut at the window's end");
+	cr_assert_eq(out[0].time, 1501);
+	cr_assert_eq(out[0].holder, OFFCPU_HOLDER_TASK, "the neighbour held the CPU up to the end");
+	cr_assert_eq(offcpu__stats(o)->window_cut, 1);
+	cr_assert_eq(offcpu__stats(o)->window_cut_ns, 500);
+	/* the next window: the thread comes back, its wait since before it unknown */
+	sw(true, true, NEIGHBOUR, IN_SCOPE, 6001, 1);
+	sw(false, false, IN_SCOPE, NEIGHBOUR, 6001, 1);
+	sw(true, true, 0, 0, 6500, 0);
+	cr_assert_eq(nr_out, 1, "neither the wait under way at the start nor the fork's is written");
+	cr_assert_eq(offcpu__stats(o)->cut_start, 1);
+	cr_assert_eq(offcpu__stats(o)->cut_start_ns, 1000, "counted from the window's start");
+	cr_assert_eq(offcpu__stats(o)->windows, 2);
+	cr_assert_eq(offcpu__finish(o), 0);
+	cr_assert_eq(offcpu__stats(o)->window_ns, (1501 - 1000) + (6500 - 5001));
 	stop();
 }
