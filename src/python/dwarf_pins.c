@@ -36,6 +36,7 @@ struct python_pins {
 static const char *const kind_names[PIN_KINDS] = {
 	[PIN_FRAME] = "frame", [PIN_CFRAME] = "cframe", [PIN_FIRST_INSTR] = "first_instr",
 	[PIN_NEXT_INSTR] = "next_instr", [PIN_THIS_INSTR] = "this_instr", [PIN_ENTRY_FRAME] = "entry_frame",
+	[PIN_F] = "f", [PIN_CODE] = "co",
 };
 
 /* Entries kept per kind at most: a build's DWARF is the tenant's file (CPython's
@@ -54,11 +55,34 @@ static int add(struct pin_vec *pv, uint64_t lo, uint64_t hi, uint32_t rank, cons
 	return 0;
 }
 
-/* A location expression prof reads: one register, or one slot off the CFA. */
-static struct pin_loc loc_of(const Dwarf_Op *e, size_t n)
+int python_pins__entry_reg(Dwarf_Attribute *attr, const Dwarf_Op *op)
+{
+	Dwarf_Attribute block;
+	Dwarf_Op *e;
+	size_t n;
+
+	if ((op->atom != DW_OP_entry_value && op->atom != DW_OP_GNU_entry_value) ||
+	    dwarf_getlocation_attr(attr, op, &block) != 0 || dwarf_getlocation(&block, &e, &n) != 0 || n != 1 ||
+	    e[0].atom < DW_OP_reg0 || e[0].atom > DW_OP_reg15)
+		return -1;
+	return e[0].atom - DW_OP_reg0;
+}
+
+/* A location expression prof reads: one register, or one slot off the CFA, or the
+ * value a register had at the function's entry (DW_OP_entry_value(DW_OP_regN),
+ * DW_OP_stack_value: what a parameter never changed is, once its register is
+ * reused). */
+static struct pin_loc loc_of(Dwarf_Attribute *attr, const Dwarf_Op *e, size_t n)
 {
 	struct pin_loc l = { .op = PIN_NONE };
 
+	if (n == 2 && e[1].atom == DW_OP_stack_value) {
+		int reg = python_pins__entry_reg(attr, &e[0]);
+
+		if (reg >= 0)
+			l = (struct pin_loc){ .op = PIN_ENTRY_REG, .reg = (uint8_t)reg };
+		return l;
+	}
 	if (n != 1)
 		return l;
 	if (e[0].atom >= DW_OP_reg0 && e[0].atom <= DW_OP_reg15)
@@ -95,7 +119,7 @@ static int note_var(struct python_pins *p, Dwarf_Die *scope, Dwarf_Die *v, enum 
 		one = dwarf_whatform(&attr) == DW_FORM_exprloc || dwarf_whatform(&attr) == DW_FORM_block1 ||
 		      dwarf_whatform(&attr) == DW_FORM_block;
 		while ((loff = dwarf_getlocations(&attr, loff, &lb, &llo, &lhi, &e, &n)) > 0) {
-			struct pin_loc l = loc_of(e, n);
+			struct pin_loc l = loc_of(&attr, e, n);
 
 			/*
 			 * A register for the whole scope is what GCC says when it did no
@@ -161,6 +185,39 @@ static int32_t member(Dwarf_Die *st, const char *name)
 	return -1;
 }
 
+/* 3.8-3.10's PyCodeObject and struct _frame (3.8/3.9's PyCodeObject is a typedef
+ * of an unnamed struct). */
+static void old_offsets_of(struct pin_offsets *o, Dwarf_Die *c, const char *n)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Die st;
+
+	if (strcmp(n, "_frame") == 0) {
+		o->fo_back = member(c, "f_back");
+		o->fo_code = member(c, "f_code");
+		o->fo_localsplus = member(c, "f_localsplus");
+		return;
+	}
+	if (dwarf_tag(c) == DW_TAG_typedef) {
+		if (!dwarf_formref_die(dwarf_attr(c, DW_AT_type, &a), &st) || dwarf_tag(&st) != DW_TAG_structure_type ||
+		    dwarf_hasattr(&st, DW_AT_declaration))
+			return;
+		c = &st;
+	}
+	if (member(c, "co_code_adaptive") >= 0 || member(c, "co_code") < 0)
+		return;
+	o->co_code = member(c, "co_code");
+	o->co_name = member(c, "co_name");
+	o->co_lnotab = member(c, "co_lnotab");
+	o->co_linetable = member(c, "co_linetable");
+	o->co_filename = member(c, "co_filename");
+	o->co_firstlineno = member(c, "co_firstlineno");
+	o->co_stacksize = member(c, "co_stacksize");
+	if (dwarf_attr(c, DW_AT_byte_size, &a) && dwarf_formudata(&a, &w) == 0)
+		o->co_size = (int32_t)w;
+}
+
 /* The structures' member offsets, from the types of the eval function's CU. */
 static void offsets_of(struct python_pins *p, Dwarf_Die *cu)
 {
@@ -172,8 +229,11 @@ static void offsets_of(struct python_pins *p, Dwarf_Die *cu)
 		return;
 	do {
 		const char *n = dwarf_diename(&c);
+		int tag = dwarf_tag(&c);
 
-		if (dwarf_tag(&c) != DW_TAG_structure_type || !n || dwarf_hasattr(&c, DW_AT_declaration))
+		if (n && tag == DW_TAG_typedef && strcmp(n, "PyCodeObject") == 0)
+			old_offsets_of(o, &c, n);
+		if (tag != DW_TAG_structure_type || !n || dwarf_hasattr(&c, DW_AT_declaration))
 			continue;
 		if (strcmp(n, "_PyInterpreterFrame") == 0) {
 			o->f_code = member(&c, "f_code");
@@ -191,8 +251,11 @@ static void offsets_of(struct python_pins *p, Dwarf_Die *cu)
 			o->co_code_adaptive = member(&c, "co_code_adaptive");
 			o->co_stacksize = member(&c, "co_stacksize");
 			o->co_nlocalsplus = member(&c, "co_nlocalsplus");
+			old_offsets_of(o, &c, n);
 		} else if (strcmp(n, "_PyCFrame") == 0) {
 			o->cframe_current = member(&c, "current_frame");
+		} else if (strcmp(n, "_frame") == 0) {
+			old_offsets_of(o, &c, n);
 		}
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
@@ -262,7 +325,7 @@ static int read_pins(Dwarf *dbg, uint64_t eval, struct python_pins *p)
 				if (p->k[k].v[i].loc.op == PIN_CFA_SLOT)
 					p->k[k].v[i].loc.op = PIN_NONE;
 	}
-	return p->k[PIN_FRAME].nr || p->k[PIN_CFRAME].nr ? 0 : -ENOENT;
+	return p->k[PIN_FRAME].nr || p->k[PIN_CFRAME].nr || p->k[PIN_F].nr ? 0 : -ENOENT;
 }
 
 int python_pins__read(Elf *elf, const char *debug_path, uint64_t eval, struct python_pins **ret)
@@ -342,6 +405,6 @@ size_t python_pins__count(const struct python_pins *p, enum pin_kind kind)
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->k[kind].nr; i++)
-		n += p->k[kind].v[i].loc.op != PIN_NONE;
+		n += p->k[kind].v[i].loc.op == PIN_REG || p->k[kind].v[i].loc.op == PIN_CFA_SLOT;
 	return n;
 }

@@ -13,6 +13,7 @@
 #include "prof/analyze/unwinder.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/code_pins.h"
+#include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
 
 /* The file offset of address a of elf (in a PT_LOAD's file bytes), or -1. */
@@ -43,6 +44,8 @@ static void note_sym(struct interp_syms *s, const char *name, const GElf_Sym *sy
 		s->runtime = sym->st_value;
 	} else if (strcmp(name, "Py_Version") == 0) {
 		s->version_addr = sym->st_value;
+	} else if (strcmp(name, "PyFrame_Type") == 0) {
+		s->frame_type = sym->st_value;
 	}
 }
 
@@ -115,8 +118,10 @@ static bool looks_like_python(const char *path)
 
 void interp__release(struct interp *in)
 {
-	if (in)
+	if (in) {
 		in->pins = python_pins__free(in->pins);
+		in->calls = python_callsites__free(in->calls);
+	}
 }
 
 #define CHECK(name, have, want)                                                                  \
@@ -248,10 +253,6 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 	err = syms_of(elf, fd, &s);
 	found = (err == 0 || err == -EPROTO) && unwinder__map_bias(elf, m, &bias);
 	elf_end(elf);
-	if (found && err == -EPROTO) {
-		snprintf(why, why_len, "%s: a CPython older than 3.11 (no Py_Version): not a version prof knows", path);
-		return -ENOTSUP;
-	}
 	if (!found)
 		return -ENOENT;
 	elf = elf_of(fd);
@@ -259,6 +260,17 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 		return -ENOENT;
 	if (build_id__read_elf(fd, &b) < 0)
 		b.size = 0;
+	if (err == -EPROTO) {
+		/* 3.8-3.10: the version by name, checked against the build (frame_old.h) */
+		*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,
+					.code_type = bias + s.code_type, .runtime = bias + s.runtime,
+					.frame_type = s.frame_type ? bias + s.frame_type : 0, .bias = bias,
+					.text_lo = m->start, .text_hi = m->end };
+		snprintf(ret->path, sizeof(ret->path), "%s", path);
+		err = interp_old__judge(elf, path, &s, &b, ret, why, why_len);
+		elf_end(elf);
+		return err;
+	}
 	*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,
 				.code_type = bias + s.code_type, .runtime = bias + s.runtime, .version = s.version,
 				.bias = bias };
@@ -329,6 +341,21 @@ int interp__check(const struct interp *in, python_read_fn read, void *ctx, char 
 		snprintf(why, why_len, "%s: its PyCode_Type (%.5s, %lu + %lu bytes) is not what %s has", in->path, name,
 			 (unsigned long)basic, (unsigned long)item, l->what);
 		return -ENOTSUP;
+	}
+	/* 3.8-3.10: the frame objects the activations pin, as the process sizes them */
+	if (l->old && (err = read(ctx, in->frame_type, head, sizeof(head))) < 0)
+		return err;
+	if (l->old) {
+		memcpy(&name_at, head + l->tp_name, 8);
+		memcpy(&basic, head + l->tp_basicsize, 8);
+		memset(name, 0, sizeof(name));
+		if ((err = read(ctx, name_at, name, 6)) < 0)
+			return err;
+		if (strcmp(name, "frame") != 0 || basic != l->frame_basicsize) {
+			snprintf(why, why_len, "%s: its PyFrame_Type (%.6s, %lu bytes) is not what %s has", in->path,
+				 name, (unsigned long)basic, l->what);
+			return -ENOTSUP;
+		}
 	}
 	return 0;
 }

@@ -96,6 +96,60 @@ static const struct python_layout dwarf_layouts[] = {
 	},
 };
 
+/*
+ * 3.8 to 3.10 (builds with debug info): no _PyInterpreterFrame, each Python call its
+ * own activation of the eval function, whose parameter f (a PyFrameObject) is
+ * pinned (frame_old.h).  From Include/cpython/frameobject.h and
+ * Include/cpython/code.h of each version, checked at attach against the build's
+ * DWARF (struct _frame, PyCodeObject), PyCode_Type (176 bytes, no items) and
+ * PyFrame_Type (368 bytes, 360 in 3.10) as the process holds them.  3.8
+ * and 3.9 have the same structures; 3.10 drops f_stacktop (f_lasti moves, not
+ * read) and replaces co_lnotab with co_linetable (PEP 626) at the same offset.
+ */
+static const struct python_layout old_layouts[] = {
+	{
+		.what = "CPython 3.8 (with debug info)",
+		.version_mask = 0xffff0000, .version = 0x03080000, .old = 8, .frame_basicsize = 368,
+		.dwarf = true, .str_ready = true,
+		.f_code = 32, .f_previous = 24,
+		.co_firstlineno = 40, .co_code = 48, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
+		.co_stacksize = 32, .co_code_adaptive = 176, .code_basicsize = 176, .code_itemsize = 0,
+		.tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40,
+		.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
+		.bytes_size = 16, .bytes_data = 32,
+	},
+	{
+		.what = "CPython 3.9 (with debug info)",
+		.version_mask = 0xffff0000, .version = 0x03090000, .old = 9, .frame_basicsize = 368,
+		.dwarf = true, .str_ready = true,
+		.f_code = 32, .f_previous = 24,
+		.co_firstlineno = 40, .co_code = 48, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
+		.co_stacksize = 32, .co_code_adaptive = 176, .code_basicsize = 176, .code_itemsize = 0,
+		.tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40,
+		.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
+		.bytes_size = 16, .bytes_data = 32,
+	},
+	{
+		.what = "CPython 3.10 (with debug info)",
+		.version_mask = 0xffff0000, .version = 0x030a0000, .old = 10, .frame_basicsize = 360,
+		.dwarf = true, .str_ready = true,
+		.f_code = 32, .f_previous = 24,
+		.co_firstlineno = 40, .co_code = 48, .co_filename = 104, .co_qualname = 112, .co_linetable = 120,
+		.co_stacksize = 32, .co_code_adaptive = 176, .code_basicsize = 176, .code_itemsize = 0,
+		.tp_name = 24, .tp_basicsize = 32, .tp_itemsize = 40,
+		.str_length = 16, .str_state = 32, .str_ascii_data = 48, .str_compact_data = 72,
+		.bytes_size = 16, .bytes_data = 32,
+	},
+};
+
+const struct python_layout *python_layout__find_old(unsigned int minor)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(old_layouts); i++)
+		if (old_layouts[i].old == minor)
+			return &old_layouts[i];
+	return NULL;
+}
+
 const struct python_layout *python_layout__find(uint32_t version, const uint8_t *id, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(layouts); i++) {

@@ -23,6 +23,7 @@
 #include "prof/base/vec.h"
 #include "prof/python/early.h"
 #include "prof/python/elf_writer.h"
+#include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
 #include "prof/python/python.h"
 #include "prof/sys/privs.h"
@@ -503,7 +504,7 @@ static bool pinned(const struct interp *in, const struct sample *s, const uint64
 {
 	struct pin_loc loc;
 
-	if (!python_pins__at(in->pins, k, pc - in->bias, &loc))
+	if (!python_pins__at(in->pins, k, pc - in->bias, &loc) || (loc.op != PIN_REG && loc.op != PIN_CFA_SLOT))
 		return false;
 	if (loc.op == PIN_REG) {
 		if (want_addr || !regs || i >= UNWIND_MAX_FRAMES || !(regs->known[i] & (1u << loc.reg)))
@@ -547,6 +548,62 @@ static void activation_dwarf(const struct interp *in, const struct sample *s, co
 		a->code = 0;
 }
 
+/* The value register reg had when native frame j's function was entered: what its
+ * caller (frame j + 1) passed there, by the caller's call site (callsite.h), in its
+ * registers as the unwinding recovered them at its call, or its stack slots; or
+ * the caller's own entry value, one caller up (depth bounds the chain). */
+static bool entry_value(const struct interp *in, const struct sample *s, const uint64_t *ips, const uint64_t *sps,
+			const struct unwind_regs *regs, size_t nr, size_t j, uint8_t reg, int depth, uint64_t *ret)
+{
+	size_t k = j + 1;
+	struct pin_loc loc;
+	uint64_t cfa;
+
+	if (depth > 4 || k >= nr || k >= UNWIND_MAX_FRAMES || ips[k] < in->text_lo || ips[k] >= in->text_hi ||
+	    !python_callsites__find(in->calls, ips[k] - in->bias, &loc))
+		return false;
+	switch (loc.op) {
+	case PIN_REG:
+		if (!regs || !(regs->known[k] & (1u << loc.reg)))
+			return false;
+		*ret = regs->v[k][loc.reg] + (uint64_t)loc.off;
+		return true;
+	case PIN_CFA_SLOT:
+		cfa = k + 1 < nr ? sps[k + 1] : 0;
+		return cfa && stack_word(s, sps[0], cfa + (uint64_t)loc.off, ret);
+	case PIN_ENTRY_REG:
+		return loc.reg == reg && entry_value(in, s, ips, sps, regs, nr, k, reg, depth + 1, ret);
+	default:
+		return false;
+	}
+}
+
+/* 3.8-3.10 (frame_old.h): activation a's f where the build's DWARF puts it at its
+ * pc (or its caller's call site, for f's entry value), and co, first_instr and
+ * next_instr where it gives them there. */
+static void activation_old(const struct interp *in, const struct sample *s, const uint64_t *ips,
+			   const uint64_t *sps, const struct unwind_regs *regs, size_t nr, struct activation *a)
+{
+	size_t i = a->at;
+	uint64_t pc = i ? ips[i] - 1 : ips[i], cfa = a->cfa, v;
+	struct pin_loc loc;
+
+	if (python_pins__at(in->pins, PIN_F, pc - in->bias, &loc) && loc.op == PIN_ENTRY_REG) {
+		if (loc.reg != in->f_reg || !entry_value(in, s, ips, sps, regs, nr, i, loc.reg, 0, &a->frame))
+			a->frame = 0;
+	} else if (!pinned(in, s, sps, regs, i, pc, cfa, PIN_F, 0, false, &a->frame)) {
+		a->frame = 0;
+	}
+	if (pinned(in, s, sps, regs, i, pc, cfa, PIN_CODE, 0, false, &v))
+		a->code = v;
+	if (pinned(in, s, sps, regs, i, pc, cfa, PIN_FIRST_INSTR, 0, false, &v))
+		a->pin.first_instr = v;
+	if (pinned(in, s, sps, regs, i, pc, cfa, PIN_NEXT_INSTR, 0, false, &v) && v >= 2)
+		a->pin.instr = v - 2, a->pin.before_next = true;
+	if (!a->frame)
+		a->code = 0;
+}
+
 /* The activations of a sample's native frames, innermost first (at most max). */
 static size_t activations(const struct interp *in, const struct sample *s, const uint64_t *ips,
 			  const uint64_t *sps, const struct unwind_regs *regs, size_t nr, struct activation *out,
@@ -567,6 +624,10 @@ static size_t activations(const struct interp *in, const struct sample *s, const
 		if (i == 0 && ip < in->eval_lo + 0xc0)
 			continue;
 		cfa = a->cfa = i + 1 < nr ? sps[i + 1] : 0;
+		if (l->old) {
+			activation_old(in, s, ips, sps, regs, nr, a);
+			continue;
+		}
 		if (l->dwarf) {
 			activation_dwarf(in, s, ips, sps, regs, a);
 			continue;
@@ -622,11 +683,11 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	if (c && c->code == f->code && c->qualname == qn && c->filename == fn && c->linetable == lt &&
 	    c->firstlineno == first && c->table_hash == th)
 		return c->sym;
-	off = (uint32_t)(f->instr - f->code - l->co_code_adaptive);
-	line = python_linetable__line(py->table, (size_t)n, first, off);
+	off = (uint32_t)(f->instr - (f->first ? f->first : f->code + l->co_code_adaptive));
+	line = python_lines__line(l, py->table, (size_t)n, first, off);
 	/* the unit before next_instr ran unless a jump just set next_instr: where the
 	 * two lines differ, which one runs is not known (no line, "def N" instead) */
-	if (f->before_next && python_linetable__line(py->table, (size_t)n, first, off + 2) != line)
+	if (f->before_next && python_lines__line(l, py->table, (size_t)n, first, off + 2) != line)
 		line = -1;
 	if (line < 0 || read_str(l, r, qn, qual, sizeof(qual)) < 0 || read_str(l, r, fn, file, sizeof(file)) < 0)
 		return 0;
@@ -677,25 +738,42 @@ static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t fra
 			       const struct python_pinned *pin, uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
 	struct reader r = { p->pid };
-	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type };
+	struct python_walk w = { .l = p->in.l, .read = read_mem, .ctx = &r, .code_type = p->in.code_type,
+				 .frame_type = p->in.frame_type };
 	struct python_frame f = { 0 };
-	enum python_verdict v = pin ? python_walk__pinned(&w, frame, code, pin, &f) : python_walk__frame(&w, frame, code, &f);
+	enum python_verdict v = p->in.l->old ? python_walk_old__frame(&w, frame, code, pin, &f)
+			      : pin	 ? python_walk__pinned(&w, frame, code, pin, &f)
+					 : python_walk__frame(&w, frame, code, &f);
 	uint64_t th = 0;
 	int tn = -1;
 
 	/* a frame that moved on: its pinned code object, named if proven as any is; with
 	 * no code object pinned (3.12), the one a reading found at that instruction */
-	if (v == PYTHON_MOVED && (f.code || (pin && known_instr(py, &p->in, &r, pin->instr, &f))))
+	if (v == PYTHON_MOVED &&
+	    (f.code || (pin && !p->in.l->old && known_instr(py, &p->in, &r, pin->instr, &f))))
 		v = PYTHON_BY_CODE;
 	/* where the instruction is pinned, the code object's line table is part of what
 	 * is proven there by time, with its names: a code object made at a freed one's
 	 * address with the same names and another body must not get the old lines */
-	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.instr) {
+	/* (3.8-3.10: always, so that what is proven at an address does not change with
+	 * whether the instruction was pinned) */
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && (f.instr || p->in.l->old)) {
 		tn = read_bytes(p->in.l, &r, u64_at(f.head, p->in.l->co_linetable), py->table, sizeof(py->table));
 		th = tn >= 0 ? hash__bytes(py->table, (size_t)tn) : 0;
 	}
 	if (v == PYTHON_VERIFIED || v == PYTHON_BY_CODE)
 		syms[0] = code_symbol(py, &p->in, &r, &f, th, t, &v);
+	/* 3.8-3.10 with neither co nor an instruction pinned: the code object the pinned
+	 * frame holds now is the sample's only if the frame was read holding it (with
+	 * that name) before the sample too, as code_symbol proves a name by time at a
+	 * code object's address, here at the frame's (frame_old.h) */
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.by_frame) {
+		struct python_frame g = f;
+
+		g.code = f.frame;
+		if (!code_symbol(py, &p->in, &r, &g, hash__mix(th, f.code), t, &v))
+			syms[0] = 0;
+	}
 	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !still_there(p->pidfd))
 		v = PYTHON_READ_FAILED;
 	/* the line where the instruction is pinned (else the function's "def N") */
@@ -848,7 +926,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 {
 	struct python *py = ctx;
 	struct pyproc *p = proc_get(py, (int32_t)s->pid);
-	struct activation acts[32];
+	struct activation acts[64];     /* 3.8-3.10: one per Python frame */
 	const struct python_early_reading *early;
 	uint32_t syms[MAX_PY_FRAMES];
 	uint64_t out[UNWIND_MAX_OUT_FRAMES], t;

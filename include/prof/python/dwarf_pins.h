@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <elfutils/libdw.h>
 #include <libelf.h>
 
 enum pin_kind {
@@ -34,6 +35,8 @@ enum pin_kind {
 	PIN_NEXT_INSTR,         /* the instruction after the running one */
 	PIN_THIS_INSTR,         /* the running instruction */
 	PIN_ENTRY_FRAME,        /* the entry shim's address (fbreg only) */
+	PIN_F,                  /* 3.8-3.10: the activation's PyFrameObject * (parameter f) */
+	PIN_CODE,               /* 3.8-3.10: its PyCodeObject * (co) */
 	PIN_KINDS,
 };
 
@@ -41,6 +44,8 @@ enum pin_op {
 	PIN_NONE,
 	PIN_REG,                /* the value is register reg + off */
 	PIN_CFA_SLOT,           /* the value is the word at CFA + off */
+	PIN_ENTRY_REG,          /* the value register reg had when the function was entered
+				 * (DW_OP_entry_value: what its caller's call site passed) */
 };
 
 struct pin_loc {
@@ -55,6 +60,10 @@ struct pin_offsets {
 	int32_t co_qualname, co_filename, co_firstlineno, co_linetable, co_code_adaptive;
 	int32_t co_stacksize, co_nlocalsplus;
 	int32_t cframe_current;         /* _PyCFrame.current_frame */
+	/* 3.8-3.10: PyFrameObject (struct _frame) and PyCodeObject's older members */
+	int32_t fo_back, fo_code, fo_localsplus;
+	int32_t co_code, co_name, co_lnotab, co_size;   /* co_size: sizeof(PyCodeObject);
+							 * 3.10's co_linetable is co_linetable's */
 };
 
 struct python_pins;
@@ -72,6 +81,10 @@ struct python_pins *python_pins__free(struct python_pins *p);
 bool python_pins__at(const struct python_pins *p, enum pin_kind kind, uint64_t pc, struct pin_loc *ret);
 
 const struct pin_offsets *python_pins__offsets(const struct python_pins *p);
+
+/* The register N of op, a DW_OP_entry_value(DW_OP_regN) of attribute attr's
+ * expression, or -1. */
+int python_pins__entry_reg(Dwarf_Attribute *attr, const Dwarf_Op *op);
 
 /* Add a location of kind over [lo, hi) (as linked) that outranks the DWARF's
  * (code_pins.h): 0, -E2BIG, -ENOMEM. */

@@ -12,6 +12,7 @@
 
 #include "prof/analyze/model.h"
 #include "prof/analyze/unwinder.h"
+#include "prof/python/callsite.h"
 #include "prof/python/dwarf_pins.h"
 #include "prof/python/layout.h"
 #include "prof/python/walk.h"
@@ -24,12 +25,17 @@ struct interp {
 	uint32_t version;               /* Py_Version */
 	uint64_t bias;                  /* the object's load bias (pins are as linked) */
 	struct python_pins *pins;       /* l->dwarf: where the eval function keeps its state */
+	struct python_callsites *calls; /* l->old: what callers passed as f (callsite.h) */
+	uint64_t frame_type;            /* l->old: &PyFrame_Type */
+	uint64_t text_lo, text_hi;      /* l->old: the object's executable mapping */
+	uint8_t f_reg;                  /* l->old: f's register at entry (DWARF number) */
 	char path[128];
 };
 
 /* What an object's .dynsym says (addresses as linked, not loaded). */
 struct interp_syms {
 	uint64_t eval, eval_size, code_type, runtime, version_addr;
+	uint64_t frame_type;            /* PyFrame_Type */
 	uint32_t version;               /* Py_Version's value in the file */
 };
 

@@ -31,6 +31,13 @@ struct python_layout {
 	bool has_is_entry;              /* 3.11: f_is_entry; 3.12+: previous is the entry frame */
 	bool str_ready;                 /* 3.11: a str's state has the "ready" bit (7) */
 	bool debug_offsets;             /* 3.13+: _PyRuntime starts with _Py_DebugOffsets */
+	/* 3.8-3.10 (frame_old.h): minor version, 0 for 3.11+.  f_code, f_previous are
+	 * PyFrameObject's f_code and f_back; co_qualname is co_name (no co_qualname
+	 * before 3.11); co_linetable is co_lnotab (3.8, 3.9) or 3.10's co_linetable;
+	 * co_code_adaptive is the code object's size (what is read of its head) */
+	uint8_t old;
+	uint32_t co_code;               /* 3.8-3.10: the bytes object of the bytecode */
+	uint32_t frame_basicsize;       /* 3.8-3.10: PyFrame_Type's, checked at attach */
 	/* _PyEval_EvalFrameDefault's frame: distances below its CFA */
 	uint32_t cfa_frame;             /* cframe.current_frame (_PyInterpreterFrame *) */
 	uint32_t cfa_first_instr;       /* first_instr: code + code_adaptive */
@@ -57,6 +64,9 @@ bool python_layout__knows_version(uint32_t version);
 
 /* The layout of that version for builds with debug info (dwarf), NULL when none. */
 const struct python_layout *python_layout__find_dwarf(uint32_t version);
+
+/* The layout of CPython 3.minor for 3.8-3.10 builds with debug info, NULL when none. */
+const struct python_layout *python_layout__find_old(unsigned int minor);
 
 /*
  * The line of the code unit at byte offset off of co_code_adaptive, from the code

@@ -20,8 +20,10 @@
  * addresses end at 2^47, or 2^56 with 5-level paging; kernel ones start at 2^63 +
  * ...).  Its callers and its current line live in the heap, read only after the
  * sample: never shown; an activation whose frame has callers gets one
- * "[python: callers not proven]" frame above it instead.  An activation that cannot
- * be checked gets one "[python: unverified]" frame, counted by why.
+ * "[python: callers not proven]" frame above it instead.  CPython 3.8-3.10 run each
+ * Python call in an activation of its own (frame_old.h): there, each activation's
+ * one frame is pinned and nothing is above it.  An activation that cannot be
+ * checked gets one "[python: unverified]" frame, counted by why.
  *
  * Memory is read only of processes whose samples were written (in scope, as the
  * tracker judged them): by a user who may record only their own, with no effective

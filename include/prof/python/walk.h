@@ -45,6 +45,8 @@ struct python_frame {
 	uint64_t instr;                 /* the running instruction, inside code's bytecode; 0: none */
 	bool before_next;               /* instr is the unit before next_instr (python_pinned) */
 	bool callers;                   /* not an entry frame: callers above it */
+	uint64_t first;                 /* 3.8-3.10: the first instruction (in co_code's bytes) */
+	bool by_frame;                  /* 3.8-3.10: the code object as the frame holds it now */
 	uint8_t head[PYTHON_CODE_HEAD]; /* the code object's head, as read */
 };
 
@@ -67,6 +69,7 @@ struct python_walk {
 	python_read_fn read;
 	void *ctx;
 	uint64_t code_type;             /* &PyCode_Type in the process */
+	uint64_t frame_type;            /* 3.8-3.10: &PyFrame_Type */
 };
 
 /* What else the sample pins of an activation (builds with debug info; 0: nothing). */
@@ -76,6 +79,7 @@ struct python_pinned {
 	 * not the instruction that ran (the line is named only where both agree) */
 	bool before_next;
 	uint64_t entry_frame;           /* 3.12+: the activation's entry shim's address */
+	uint64_t first_instr;           /* 3.8-3.10: the first instruction, where pinned */
 };
 
 /*

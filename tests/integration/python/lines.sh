@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The line, exactly: spin() runs one loop on line 5 in even phases and another on
-# line 7 in odd ones (after lines 2-4, which every call runs), switching every 20 ms, and the program logs when each phase
-# began and ended (CLOCK_MONOTONIC, the samples' clock).  The frame is read ~65 ms
+# line 7 in odd ones (after lines 2-4, which every call runs, and before line 8's
+# return: 3.8's line table gives an implicit return the last line, 7), switching
+# every 20 ms, and the program logs when each phase began and ended
+# (CLOCK_MONOTONIC, the samples' clock).  The frame is read ~65 ms
 # after its sample, by then in another phase: its own current instruction would
 # give the other line about half the time.  prof names the line by the instruction
 # the sample's registers and stack copy pin (the build's DWARF or code says where), so no
 # sample may show spin() at the other phase's line, over >= 1,000 samples with a
-# line, both lines seen.  For each pyenv build prof pins lines in (3.11, 3.12, 3.13)
-# installed here; none installed: SKIP.
+# line, both lines seen.  For each pyenv build prof pins lines in (3.8, 3.9:
+# next_instr where their DWARF says; 3.11, 3.12, 3.13) installed here (3.10's
+# DWARF pins too few instructions for the 1,000); none installed: SKIP.
 . "$(dirname "$0")/pyenv.sh"
 require_perf
 cat >"$TMP/pub/lines.py" <<'PY'
@@ -18,6 +21,7 @@ def spin(phase, until):
         while time.monotonic() < until: x += 1
     else:
         while time.monotonic() < until: x += 2
+    return x
 log = open(sys.argv[2], "w")
 end = time.monotonic() + float(sys.argv[1])
 k = 0
@@ -30,7 +34,7 @@ while time.monotonic() < end:
 PY
 
 ran=0
-for v in 3.11.7 3.12.1 3.13.0; do
+for v in 3.8.18 3.9.18 3.11.7 3.12.1 3.13.0; do
 	pyenv_mount "$v" || { note "$v: not installed"; continue; }
 	log=$TMP/pub/phases-$v.log
 	: >"$log" && chown "$PYUSER" "$log"
@@ -70,14 +74,14 @@ def judge(t, frames):
         wrong += 1
         print(f"# at {t:.9f}, phase {phases[i][2]} [{phases[i][0]:.9f}, {phases[i][1]:.9f}]: " + "; ".join(frames[:6]))
     else:
-        entry += 1              # lines 2-4, which every call runs first
+        entry += 1              # lines 2-4, which every call runs first, and 8
 for t, frames in samples(sys.argv[1]):
     judge(t, frames)
 print(f"# {len(phases)} phases; samples of spin() at their phase's line: {good}, at the other's: {wrong}; "
-      f"at the lines each call runs first (2-4): {entry}; with no line (def N): {unlined}; outside any phase: {outside}")
+      f"at the lines each call runs (2-4, 8): {entry}; with no line (def N): {unlined}; outside any phase: {outside}")
 sys.exit(1 if wrong or good < 1000 or not {5, 7} <= seen else 0)
 PY
 	ran=$((ran + 1))
 done
-[ "$ran" -gt 0 ] || skip "no pyenv 3.11, 3.12 or 3.13 installed under $PYENV_VERSIONS"
+[ "$ran" -gt 0 ] || skip "no pyenv 3.8, 3.9, 3.11, 3.12 or 3.13 installed under $PYENV_VERSIONS"
 pass "$ran build(s): no sample of spin() at the other phase's line"

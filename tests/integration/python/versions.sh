@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Other CPython builds: each pyenv version installed here (3.8 to 3.13, their
-# libpython with full DWARF).  A version prof pins by the build's DWARF (3.11, 3.12)
-# or, for 3.13.0 whose DWARF has no locations by pc, by its machine code (the
-# build id of the table scripts/python-eval-pins made; refused, another build)
-# runs sixty(), thirty() and ten(), the same pure-Python loop 6000, 3000 and 1000
-# times in turn (where a sample is pinned depends on the pc, not on which of them
-# runs): each one's share of the samples with verified frames is within 5 points of
-# 60/30/10, the frames name lines of their own function, and most samples are verified.  A
-# version it does not do gets no Python frames and one clean summary line saying
-# why; those it does (3.11.7, 3.12.1, 3.13.0 of that build) may not be refused.
-# Versions not installed are skipped; none installed: SKIP.
+# libpython with full DWARF).  A version prof pins by the build's DWARF (3.8 to
+# 3.12; 3.8-3.10 by each activation's f, frame_old.h) or, for 3.13.0 whose DWARF
+# has no locations by pc, by its machine code (the build id of the table
+# scripts/python-eval-pins made; refused, another build) runs sixty(), thirty()
+# and ten(), the same pure-Python loop 6000, 3000 and 1000 times in turn (where a
+# sample is pinned depends on the pc, not on which of them runs): each one's share
+# of the samples with verified frames is within 5 points of 60/30/10, the frames
+# name lines of their own function, and most samples are verified.  A version it
+# does not do gets no Python frames and one clean summary line saying why; those
+# it does (3.8.18 to 3.12.1, 3.13.0 of that build) may not be refused.  Versions
+# not installed are skipped; none installed: SKIP.
 . "$(dirname "$0")/pyenv.sh"
 cat >"$TMP/pub/spin.py" <<'PY'
 import sys, time
@@ -55,7 +56,7 @@ PY
 
 done_versions=0 clean=0
 # the versions prof must pin: 3.13.0 only the build its table was made from
-pinned="3.11.7 3.12.1"
+pinned="3.8.18 3.9.18 3.10.13 3.11.7 3.12.1"
 table_id=$(sed -nE 's/^#define EVAL_PINS_BUILD_ID "([0-9a-f]+)"/\1/p' "$(dirname "$0")/../../../src/python/code_pins_313.inc")
 lib313=$PYENV_VERSIONS/3.13.0/lib/libpython3.13.so.1.0
 [ -e "$lib313" ] && readelf -n "$lib313" | grep -q "Build ID: $table_id" && pinned="$pinned 3.13.0"
