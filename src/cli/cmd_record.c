@@ -114,10 +114,14 @@ static void summary_python(const struct recording *r, const struct python_stats 
 		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function (%" PRIu64
 			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "
 			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF or code), else its def "
-			"line; not shown: its callers (%" PRIu64 " activations have [python: callers not proven]), "
-			"in the heap, read %.0f ms after the sample on average\n",
-			py->activations, py->by_code, py->lines, py->callers,
+			"line; ", py->activations, py->by_code, py->lines);
+	if (py->with_python && py->callers)
+		fprintf(stderr, "not shown: its callers (%" PRIu64 " activations have [python: callers not proven]), "
+			"in the heap, read %.0f ms after the sample on average\n", py->callers,
 			(double)py->delay_sum_ns / 1e6 / (double)py->with_python);
+	else if (py->with_python)
+		fprintf(stderr, "every one of them its activation's first frame: no callers within one to prove "
+			"(CPython 3.8-3.10 give each Python call an activation of its own)\n");
 	if (py->rejected)
 		fprintf(stderr, "prof: Python: no Python frames for %" PRIu64 " interpreter(s): %s\n", py->rejected,
 			py->why_rejected);

@@ -5,7 +5,8 @@
 # whole.  rec(7) calls itself down to rec(1), which spins in time.process_time():
 # every verified sample inside time_process_time (the C function) under rec()
 # shows rec() exactly 7 times, none more anywhere, and no [python: callers not
-# proven] (no frame is read from a chain).  The first of 3.10, 3.9, 3.8 installed (pyenv,
+# proven] (no frame is read from a chain); unverified samples (counted: a frame first
+# read after its sample) under a quarter.  The first of 3.10, 3.9, 3.8 installed (pyenv,
 # full DWARF); none: SKIP.
 . "$(dirname "$0")/pyenv.sh"
 cat >"$TMP/pub/rec.py" <<'PY'
@@ -47,7 +48,7 @@ for line in open(sys.argv[1]):
 total = sum(spin.values())
 print(f"# {total} verified samples in time.process_time(), by rec() frames shown: {dict(spin)}; "
       f"{unverified} samples with an unverified frame, {deeper} with more than 7, {markers} with a marker")
-if total < 1000 or set(spin) != {7} or deeper or markers or unverified * 10 > total:
+if total < 1000 or set(spin) != {7} or deeper or markers or unverified * 4 > total:
     sys.exit(1)
 PY
 pass "$v: every verified sample of the recursion shows its 7 rec() frames"
