@@ -6,14 +6,13 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "prof/base/hash.h"
 #include "prof/base/vec.h"
 #include "prof/python/callsite.h"
+#include "prof/python/dwarf_pins.h"
 
 /* Call sites kept at most: the object is the tenant's file. */
 #define CALLSITES_MAX (1u << 20)
@@ -230,33 +229,35 @@ static int read_all(Dwarf *dbg, struct python_callsites *c, uint8_t reg)
 	return c->nr ? 0 : -ENOENT;
 }
 
+struct callsites_read {
+	struct python_callsites *c;
+	uint8_t reg;
+};
+
+static int callsites_read(Dwarf *dbg, void *ctx)
+{
+	struct callsites_read *r = ctx;
+
+	return read_all(dbg, r->c, r->reg);
+}
+
+static void callsites_reset(void *ctx)
+{
+	struct python_callsites *c = ((struct callsites_read *)ctx)->c;
+
+	c->nr = c->nr_nt = c->nr_t = 0;
+}
+
 int python_callsites__read(Elf *elf, const char *debug_path, uint8_t reg, const char *eval,
 			   struct python_callsites **ret)
 {
 	struct python_callsites *c = calloc(1, sizeof(*c));
-	Dwarf *dbg = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
-	int fd = -1, err = -ENOENT;
+	struct callsites_read r = { .c = c, .reg = reg };
+	int err;
 
-	if (!c) {
-		if (dbg)
-			dwarf_end(dbg);
+	if (!c)
 		return -ENOMEM;
-	}
-	if (dbg)
-		err = read_all(dbg, c, reg);
-	if (err == -ENOENT && debug_path) {
-		if (dbg)
-			dwarf_end(dbg);
-		dbg = NULL;
-		c->nr = c->nr_nt = c->nr_t = 0;
-		fd = open(debug_path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && (dbg = dwarf_begin(fd, DWARF_C_READ)))
-			err = read_all(dbg, c, reg);
-	}
-	if (dbg)
-		dwarf_end(dbg);
-	if (fd >= 0)
-		close(fd);
+	err = python_dwarf__read(elf, debug_path, callsites_read, callsites_reset, &r);
 	if (err == 0)
 		keep(c, name_hash(eval));
 	free(c->not_through);

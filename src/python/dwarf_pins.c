@@ -328,33 +328,59 @@ static int read_pins(Dwarf *dbg, uint64_t eval, struct python_pins *p)
 	return p->k[PIN_FRAME].nr || p->k[PIN_CFRAME].nr || p->k[PIN_F].nr ? 0 : -ENOENT;
 }
 
-int python_pins__read(Elf *elf, const char *debug_path, uint64_t eval, struct python_pins **ret)
+int python_dwarf__read(Elf *elf, const char *debug_path, int (*read)(Dwarf *dbg, void *ctx),
+		       void (*reset)(void *ctx), void *ctx)
 {
-	struct python_pins *p = calloc(1, sizeof(*p));
 	Dwarf *dbg = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 	int fd = -1, err = -ENOENT;
 
-	if (!p) {
-		if (dbg)
-			dwarf_end(dbg);
-		return -ENOMEM;
-	}
 	if (dbg)
-		err = read_pins(dbg, eval, p);
+		err = read(dbg, ctx);
 	if (err == -ENOENT && debug_path) {
 		if (dbg)
 			dwarf_end(dbg);
 		dbg = NULL;
-		for (int k = 0; k < PIN_KINDS; k++)
-			p->k[k].nr = 0;
+		reset(ctx);
 		fd = open(debug_path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && (dbg = dwarf_begin(fd, DWARF_C_READ)))
-			err = read_pins(dbg, eval, p);
+			err = read(dbg, ctx);
 	}
 	if (dbg)
 		dwarf_end(dbg);
 	if (fd >= 0)
 		close(fd);
+	return err;
+}
+
+struct pins_read {
+	struct python_pins *p;
+	uint64_t eval;
+};
+
+static int pins_read(Dwarf *dbg, void *ctx)
+{
+	struct pins_read *r = ctx;
+
+	return read_pins(dbg, r->eval, r->p);
+}
+
+static void pins_reset(void *ctx)
+{
+	struct python_pins *p = ((struct pins_read *)ctx)->p;
+
+	for (int k = 0; k < PIN_KINDS; k++)
+		p->k[k].nr = 0;
+}
+
+int python_pins__read(Elf *elf, const char *debug_path, uint64_t eval, struct python_pins **ret)
+{
+	struct python_pins *p = calloc(1, sizeof(*p));
+	struct pins_read r = { .p = p, .eval = eval };
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = python_dwarf__read(elf, debug_path, pins_read, pins_reset, &r);
 	if (err < 0) {
 		python_pins__free(p);
 		return err;

@@ -69,6 +69,14 @@ struct pin_offsets {
 struct python_pins;
 
 /*
+ * read(dbg, ctx) over the DWARF of the ELF elf itself, else (its -ENOENT: nothing
+ * there, after reset(ctx) empties what it kept) over the debug file debug_path (NULL:
+ * none).  read's result: 0, -ENOENT (no debug info says it), or its error.
+ */
+int python_dwarf__read(Elf *elf, const char *debug_path, int (*read)(Dwarf *dbg, void *ctx),
+		       void (*reset)(void *ctx), void *ctx);
+
+/*
  * The pins of the eval function at eval (its address as linked) of the ELF elf (its
  * own DWARF), else of the debug file debug_path (NULL: none).  0 with *ret (the
  * caller's, python_pins__free), -ENOENT when no debug info describes the function,
