@@ -178,23 +178,10 @@ int interp_old__judge(Elf *elf, const char *path, const struct interp_syms *s, c
 
 /* ---- the frame -------------------------------------------------------------- */
 
-/* The head of code object code into head: VERIFIED, NOT_CODE or READ_FAILED. */
-static enum python_verdict read_code(const struct python_walk *w, uint64_t code, uint8_t *head)
-{
-	uint64_t type;
-
-	if (!code || (code & 7))
-		return PYTHON_NOT_CODE;
-	if (w->read(w->ctx, code, head, w->l->co_code_adaptive) < 0)
-		return PYTHON_READ_FAILED;
-	memcpy(&type, head + 8, 8);
-	return type == w->code_type ? PYTHON_VERIFIED : PYTHON_NOT_CODE;
-}
-
 /* The pinned code object, if it still is one, for a frame that moved on. */
 static enum python_verdict moved(const struct python_walk *w, uint64_t code, struct python_frame *out)
 {
-	out->code = code && read_code(w, code, out->head) == PYTHON_VERIFIED ? code : 0;
+	out->code = code && python_walk__code(w, code, out->head) == PYTHON_VERIFIED ? code : 0;
 	return PYTHON_MOVED;
 }
 
@@ -221,7 +208,7 @@ enum python_verdict python_walk_old__frame(const struct python_walk *w, uint64_t
 	/* no frame object there now, or one running another code object than pinned */
 	if (type != w->frame_type || (code && c != code))
 		return moved(w, code, out);
-	v = read_code(w, c, out->head);
+	v = python_walk__code(w, c, out->head);
 	if (v != PYTHON_VERIFIED)
 		return v;
 	out->code = c;

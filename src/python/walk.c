@@ -22,9 +22,7 @@ const char *python_verdict__name(enum python_verdict v)
 	return v < PYTHON_VERDICTS ? verdict_names[v] : "?";
 }
 
-/* The head of code object `code` into head, if it is one: PYTHON_VERIFIED, else
- * PYTHON_NOT_CODE (no pointer, misaligned, another type) or PYTHON_READ_FAILED. */
-static enum python_verdict read_code(const struct python_walk *w, uint64_t code, uint8_t *head)
+enum python_verdict python_walk__code(const struct python_walk *w, uint64_t code, uint8_t *head)
 {
 	uint64_t type;
 
@@ -48,7 +46,7 @@ enum python_verdict python_walk__frame(const struct python_walk *w, uint64_t fra
 		return PYTHON_READ_FAILED;
 	if (!frame || w->read(w->ctx, frame, fbuf, l->frame_specials) < 0)
 		return PYTHON_READ_FAILED;
-	v = read_code(w, code, out->head);
+	v = python_walk__code(w, code, out->head);
 	if (v != PYTHON_VERIFIED)
 		return v;
 	memcpy(&c, fbuf + l->f_code, 8);
@@ -96,11 +94,11 @@ enum python_verdict python_walk__pinned(const struct python_walk *w, uint64_t fr
 		if (!pin->instr)
 			return PYTHON_NOT_PINNED;
 		out->code = 0;
-		if (read_code(w, c, out->head) != PYTHON_VERIFIED || !python_walk__holds(l, c, out->head, pin->instr))
+		if (python_walk__code(w, c, out->head) != PYTHON_VERIFIED || !python_walk__holds(l, c, out->head, pin->instr))
 			return PYTHON_MOVED;
 		code = c;
 	} else {
-		enum python_verdict v = read_code(w, code, out->head);
+		enum python_verdict v = python_walk__code(w, code, out->head);
 
 		if (v != PYTHON_VERIFIED)
 			return v;

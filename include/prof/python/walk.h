@@ -88,6 +88,10 @@ struct python_pinned {
  * filled, when the frame runs another one now but the pinned code still is a code
  * object (python.c names it only if its name there is proven at the sample's time).
  */
+/* The head of code object `code` into head, if it is one: PYTHON_VERIFIED, else
+ * PYTHON_NOT_CODE (no pointer, misaligned, another type) or PYTHON_READ_FAILED. */
+enum python_verdict python_walk__code(const struct python_walk *w, uint64_t code, uint8_t *head);
+
 enum python_verdict python_walk__frame(const struct python_walk *w, uint64_t frame, uint64_t code,
 				       struct python_frame *out);
 
