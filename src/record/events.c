@@ -749,17 +749,6 @@ static int push(struct ordered_queue *q, struct drained *read, const struct perf
 	return err;
 }
 
-/* The pid/tid of a record's sample_id trailer (0 when it has none). */
-static uint64_t trailer_tid(const struct sample_layout *l, const struct perf_event_header *ev)
-{
-	uint64_t v;
-
-	if (l->t_tid < 0 || ev->size < sizeof(*ev) + l->trailer_size)
-		return 0;
-	memcpy(&v, (const char *)ev + ev->size - 8 * (unsigned)l->t_tid, 8);
-	return v;
-}
-
 /*
  * The context-switch event's sample held back (e->held) until the ring's next record:
  * the kernel writes it in schedule(), interrupts off, right before the SWITCH_OUT of
@@ -784,7 +773,7 @@ static int push_held(struct events *e, struct ordered_queue *q, struct drained *
 
 	e->held_len = 0;
 	if (next && (next->type == PERF_RECORD_SWITCH_CPU_WIDE || next->type == PERF_RECORD_SWITCH) &&
-	    (next->misc & PERF_RECORD_MISC_SWITCH_OUT) && (tid = trailer_tid(l, next)) != 0 &&
+	    (next->misc & PERF_RECORD_MISC_SWITCH_OUT) && (tid = sample_layout__trailer(l, next, l->t_tid)) != 0 &&
 	    l->s_tid >= 0 && l->s_time >= 0 && h->size >= sizeof(*h) + 8 * (size_t)(l->s_time + 1)) {
 		if (u[l->s_tid] != tid) {
 			e->foreign_samples++;

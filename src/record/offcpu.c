@@ -435,14 +435,6 @@ static int on_stack(struct offcpu *o, const struct perf_event_header *ev)
 	return 1;
 }
 
-static uint64_t trailer_u64(const struct sample_layout *l, const struct perf_event_header *ev, int idx)
-{
-	uint64_t v;
-
-	memcpy(&v, (const char *)ev + ev->size - 8 * (unsigned)idx, 8);
-	return v;
-}
-
 /*
  * The bound on stack samples: a switch out on CPU c at time, counted (all of them when
  * the context-switch event counts every task's, the scope's threads' when the kernel
@@ -522,8 +514,8 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 	if (ev->type != PERF_RECORD_SWITCH_CPU_WIDE || ev->size < sizeof(*sw) + l->trailer_size ||
 	    l->t_tid < 0 || l->t_cpu < 0)
 		return 1;
-	memcpy(ids, &(uint64_t){ trailer_u64(l, ev, l->t_tid) }, 8);
-	cpu = (uint32_t)trailer_u64(l, ev, l->t_cpu);
+	memcpy(ids, &(uint64_t){ sample_layout__trailer(l, ev, l->t_tid) }, 8);
+	cpu = (uint32_t)sample_layout__trailer(l, ev, l->t_cpu);
 	c = cpu_get(o, cpu);
 	if (!c)
 		return cpu < MAX_CPUS ? -ENOMEM : 1;

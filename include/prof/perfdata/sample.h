@@ -83,6 +83,19 @@ static inline uint64_t sample_layout__time(const struct sample_layout *l, const 
 	return *(const uint64_t *)(const void *)((const char *)ev + ev->size - 8 * (unsigned)l->t_time);
 }
 
+/* The u64 at index idx (t_tid, t_cpu...) back from the end of a record's sample_id
+ * trailer; 0 when the layout has no such field or the record is too short for it. */
+static inline uint64_t sample_layout__trailer(const struct sample_layout *l, const struct perf_event_header *ev,
+					      int idx)
+{
+	uint64_t v;
+
+	if (idx < 0 || ev->size < sizeof(*ev) + l->trailer_size)
+		return 0;
+	memcpy(&v, (const char *)ev + ev->size - 8 * (unsigned)idx, 8);
+	return v;
+}
+
 /* The cgroup id a sample carries, 0 when it has none. */
 static inline uint64_t sample_layout__cgroup(const struct sample_layout *l, const struct perf_event_header *ev)
 {
