@@ -105,6 +105,7 @@ static void add_count(char *buf, size_t len, size_t *n, uint64_t *sum, uint64_t 
  */
 static void summary_python(const struct recording *r, const struct python_stats *py)
 {
+	const struct events_info *info = session__info(r->session);
 	char line[1024];
 
 	python_stats__describe(py, line, sizeof(line));
@@ -115,11 +116,17 @@ static void summary_python(const struct recording *r, const struct python_stats 
 			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "
 			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF or code), else its def "
 			"line; ", py->activations, py->by_code, py->lines);
+	if (py->with_python && py->chained)
+		fprintf(stderr, "its callers read at the sample instant in the kernel (BPF) for %" PRIu64
+			" samples (%" PRIu64 " frames named, each with its line)%s\n", py->chained, py->chain_frames,
+			py->callers ? "; " : "");
 	if (py->with_python && py->callers)
-		fprintf(stderr, "not shown: its callers (%" PRIu64 " activations have [python: callers not proven]), "
-			"in the heap, read %.0f ms after the sample on average\n", py->callers,
-			(double)py->delay_sum_ns / 1e6 / (double)py->with_python);
-	else if (py->with_python)
+		fprintf(stderr, "not shown: the callers of %" PRIu64 " activations ([python: callers not proven]), "
+			"in the heap, read %.0f ms after the sample on average%s%s\n", py->callers,
+			(double)py->delay_sum_ns / 1e6 / (double)py->with_python,
+			info->chains_why[0] && !info->chains ? ": reading them at the sample instant failed: " : "",
+			info->chains ? "" : info->chains_why);
+	else if (py->with_python && !py->chained)
 		fprintf(stderr, "every one of them its activation's first frame: no callers within one to prove "
 			"(CPython 3.8-3.10 give each Python call an activation of its own)\n");
 	if (py->rejected)
@@ -128,6 +135,13 @@ static void summary_python(const struct recording *r, const struct python_stats 
 	if (py->with_python && py->kept < 0)
 		fprintf(stderr, "prof: Python: the object naming the Python frames could not be kept in the "
 			"build-id cache (%s): readers show them as addresses\n", strerror(-py->kept));
+	if (py->chain_refused)
+		fprintf(stderr, "prof: Python: callers not read at the sample instant for %" PRIu64 " process(es): %s\n",
+			py->chain_refused, py->why_chain_refused);
+	if (py->chain_disagreed || py->unchained)
+		fprintf(stderr, "prof: Python: %" PRIu64 " samples' callers not from the sample instant: %" PRIu64
+			" with a chain that did not match their stack copy, %" PRIu64 " with none read\n",
+			py->chain_disagreed + py->unchained, py->chain_disagreed, py->unchained);
 	if (r->opts.verbose && py->with_python)
 		fprintf(stderr, "prof: Python: %" PRIu64 " locations; %" PRIu64 " samples' frames checked when drained; "
 			"frames read %.0f us after their sample on average, %.0f us at most\n", py->locations, py->early,

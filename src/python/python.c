@@ -47,6 +47,7 @@ struct pyproc {
 	size_t maps_nr;                 /* the maps it was judged with */
 	bool judged;
 	bool counted;                   /* in st.processes */
+	bool chained;                   /* in the chains' map (chain.h) */
 	int pidfd;
 };
 
@@ -58,6 +59,8 @@ struct pycode {
 	uint64_t addr;
 	uint64_t name_hash;             /* of the name read */
 	uint64_t since_ns;              /* the first reading of that name there (CLOCK_MONOTONIC) */
+	uint64_t confirmed_ns;          /* before the last reading of that same name there */
+	uint64_t table_hash;            /* part of the name (code_symbol) */
 	uint32_t sym;                   /* "qualname (file:def N)", 0 when it could not be kept */
 };
 
@@ -239,6 +242,8 @@ void python__note(struct python *py, const struct perf_event_header *ev)
 		return;
 	if (p->pidfd >= 0)
 		close(p->pidfd);
+	if (p->chained)
+		python_chains__remove(py->cfg.chains, pid);
 	interp__release(&p->in);
 	hashtable__remove(&py->procs, hash__u64((uint32_t)pid), &pid);
 }
@@ -308,6 +313,61 @@ static int check(struct python *py, const struct interp *in, struct reader *r, c
 	return py->cfg.as_user ? privs__as_user(check_call, &c) : check_call(&c);
 }
 
+/* Does the process's first thread state check out (chain.h): the interpreter's
+ * threads.head is a thread state whose interp is that interpreter and whose
+ * native_thread_id is one of the process's threads?  0, or -ENOTSUP with why. */
+static int chain_check(const struct interp *in, struct reader *r, char *why, size_t len)
+{
+	const struct python_layout *l = in->l;
+	uint64_t interp = 0, ts = 0, back = 0, tid = 0;
+	char path[64];
+
+	if (read_mem(r, in->runtime + l->rt_interp_head, &interp, 8) < 0 || !interp ||
+	    read_mem(r, interp + l->is_threads_head, &ts, 8) < 0 || !ts ||
+	    read_mem(r, ts + l->ts_interp, &back, 8) < 0 || read_mem(r, ts + l->ts_native_tid, &tid, 8) < 0) {
+		snprintf(why, len, "%s (pid %d): its thread states could not be read", in->path, r->pid);
+		return -ENOTSUP;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%" PRIu64, r->pid, tid);
+	if (back != interp || !tid || tid > INT32_MAX || access(path, F_OK) != 0) {
+		snprintf(why, len, "%s (pid %d): its thread states are not where %s has them", in->path, r->pid,
+			 l->what);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The process's threads' chains read from now on, where its layout says where its
+ * thread states are and they check out. */
+static void chain_attach(struct python *py, struct pyproc *p)
+{
+	const struct python_layout *l = p->in.l;
+	struct reader r = { p->pid };
+	char why[512];
+	struct python_chain_proc cp;
+
+	if (!py->cfg.chains || !l->chain || l->old)
+		return;
+	if (chain_check(&p->in, &r, why, sizeof(why)) < 0) {
+		if (!py->st.chain_refused++)
+			snprintf(py->st.why_chain_refused, sizeof(py->st.why_chain_refused), "%.255s", why);
+		return;
+	}
+	cp = (struct python_chain_proc){
+		.runtime = p->in.runtime, .interp_head = (__u16)l->rt_interp_head, .interp_next = (__u16)l->is_next,
+		.threads_head = (__u16)l->is_threads_head, .ts_next = (__u16)l->ts_next,
+		.ts_native_tid = (__u16)l->ts_native_tid, .ts_cframe = (__u16)l->ts_cframe,
+		.cframe_current = (__u16)l->cframe_current, .f_code = (__u16)l->f_code,
+		.f_previous = (__u16)l->f_previous, .f_instr = (__u16)l->f_prev_instr,
+		.f_entry = (__u16)(l->has_is_entry ? l->f_is_entry : l->f_owner),
+		.entry_kind = l->has_is_entry ? PYTHON_CHAIN_IS_ENTRY : PYTHON_CHAIN_OWNER,
+	};
+	if (python_chains__add(py->cfg.chains, p->pid, &cp) == 0) {
+		p->chained = true;
+		py->st.chain_procs++;
+	}
+}
+
 /* The process's interpreter, looked at when its maps changed. */
 static struct pyproc *proc_get(struct python *py, int32_t pid)
 {
@@ -328,6 +388,9 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 	if (p->pidfd >= 0)
 		close(p->pidfd);
 	p->pidfd = -1;
+	if (p->chained)
+		python_chains__remove(py->cfg.chains, pid);
+	p->chained = false;
 	interp__release(&p->in);
 	p->judged = true;
 	p->maps_nr = ms ? ms->nr : 0;
@@ -355,6 +418,7 @@ static struct pyproc *proc_get(struct python *py, int32_t pid)
 	if (!p->counted)
 		py->st.processes++;
 	p->counted = true;
+	chain_attach(py, p);
 	return p;
 }
 
@@ -436,6 +500,8 @@ static uint32_t code_symbol(struct python *py, const struct interp *in, struct r
 	char qual[256], file[512], name[1024];
 	bool created;
 
+	uint64_t t0 = now_ns();
+
 	memcpy(&first, f->head + l->co_firstlineno, 4);
 	if (read_names(l, r, u64_at(f->head, l->co_qualname), u64_at(f->head, l->co_filename), qual, sizeof(qual),
 		       file, sizeof(file)) < 0) {
@@ -446,6 +512,7 @@ static uint32_t code_symbol(struct python *py, const struct interp *in, struct r
 	nh = hash__mix(hash__bytes(name, strlen(name)), table_hash);
 	c = hashtable__find(&py->codes, h, &k);
 	if (c && c->name_hash == nh && c->sym) {
+		c->confirmed_ns = t0;
 		if (c->since_ns < t)
 			return c->sym;
 		*ret_v = PYTHON_NOT_BEFORE;
@@ -457,7 +524,7 @@ static uint32_t code_symbol(struct python *py, const struct interp *in, struct r
 	c = hashtable__insert(&py->codes, h, &k, &created);
 	if (c)
 		*c = (struct pycode){ .pid = r->pid, .addr = f->code, .name_hash = nh, .since_ns = now_ns(),
-				      .sym = symbol(py, name) };
+				      .confirmed_ns = t0, .table_hash = table_hash, .sym = symbol(py, name) };
 	/* first read there after the sample: which code object the sample saw is not known */
 	*ret_v = c && c->sym ? PYTHON_NOT_BEFORE : PYTHON_READ_FAILED;
 	return 0;
@@ -869,8 +936,9 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 	/* only processes attached, and threads unwound, before: judged in scope */
 	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
 	n = python_early__hints(py->early, (int32_t)s.tid, cfas);
-	/* builds pinned by DWARF need the unwinding's registers: read when unwound */
-	if (!p || !p->in.l || p->in.l->dwarf || !n)
+	/* builds pinned by DWARF need the unwinding's registers: read when unwound;
+	 * processes whose chains are read need no early reading */
+	if (!p || !p->in.l || p->in.l->dwarf || p->chained || !n)
 		return;
 	l = p->in.l;
 	sp = s.regs_user.regs[7];       /* perf's x86 register 7, the 8th of the mask */
@@ -921,6 +989,165 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 	return nr;
 }
 
+/* ---- chains read at the sample instant (chain.h) --------------------------------- */
+
+/* The chain's frames of one activation: [start, end), innermost first. */
+struct segment {
+	uint16_t start, end;
+};
+
+/* The chain cut into its activations, innermost first (at most max): 3.11 ends one at
+ * each frame marked is_entry (its first frame), 3.12 at each entry shim (not shown).
+ * *ret_whole: the last one ends where the chain's does (a frame with no previous). */
+static size_t segments(const struct python_layout *l, const struct python_chain *ch, struct segment *out,
+		       size_t max, bool *ret_whole)
+{
+	size_t n = 0;
+	uint16_t start = 0;
+
+	for (uint16_t i = 0; i < ch->nr && n < max; i++) {
+		if (!(ch->f[i].frame & 1))
+			continue;
+		out[n++] = (struct segment){ start, l->has_is_entry ? (uint16_t)(i + 1) : i };
+		start = (uint16_t)(i + 1);
+	}
+	*ret_whole = ch->status == PYTHON_CHAIN_COMPLETE && start == ch->nr;
+	/* a cut chain's last activation, partly read */
+	if (start < ch->nr && n < max && ch->status != PYTHON_CHAIN_COMPLETE)
+		out[n++] = (struct segment){ start, ch->nr };
+	return n;
+}
+
+/* Does the chain's cut agree with the sample's activations: each frame the stack copy
+ * pins is its activation's first in the chain, and (none pinned) there are as many? */
+static bool chain_agrees(const struct activation *acts, size_t nacts, const struct python_chain *ch,
+			 const struct segment *seg, size_t nseg, bool whole)
+{
+	size_t pinned = 0;
+
+	if (whole && nseg < nacts)
+		return false;
+	for (size_t k = 0; k < nacts && k < nseg; k++) {
+		if (!acts[k].frame)
+			continue;
+		if (seg[k].start >= seg[k].end || (ch->f[seg[k].start].frame & ~1ull) != acts[k].frame)
+			return false;
+		pinned++;
+	}
+	return pinned > 0 || (whole && nseg == nacts);
+}
+
+/* The symbol of a chain frame: its code object named as a pinned one is (proven by
+ * time, code_symbol), with its line where its instruction lies in that code object;
+ * 0 with *ret_v saying why not.  A code object proven by a reading after t needs no
+ * other. */
+static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader *r,
+			     const struct python_chain_frame *cf, uint64_t t, enum python_verdict *ret_v)
+{
+	const struct python_layout *l = p->in.l;
+	struct python_walk w = { .l = l, .read = read_mem, .ctx = r, .code_type = p->in.code_type };
+	struct code_key k = { r->pid, cf->code };
+	const struct pycode *c = hashtable__find(&py->codes, hash__mix(hash__u64((uint32_t)r->pid), cf->code), &k);
+	struct python_frame f = { .frame = cf->frame & ~1ull, .code = cf->code };
+	uint64_t th = 0;
+	uint32_t sym, ls;
+	int tn = -1;
+
+	/* proven at t already (a reading before and one after it, same name), and the
+	 * line named for that very table before */
+	if (c && c->sym && c->since_ns < t && c->confirmed_ns > t) {
+		struct code_key lk = { r->pid, cf->instr };
+		const struct pyline *pl = hashtable__find(&py->lines, hash__mix(hash__u64((uint32_t)r->pid), cf->instr), &lk);
+
+		*ret_v = PYTHON_VERIFIED;
+		if (pl && pl->code == cf->code && pl->table_hash == c->table_hash && pl->sym) {
+			py->st.lines++;
+			return pl->sym;
+		}
+	}
+	*ret_v = python_walk__code(&w, cf->code, f.head);
+	if (*ret_v != PYTHON_VERIFIED)
+		return 0;
+	if (python_walk__holds(l, cf->code, f.head, cf->instr)) {
+		f.instr = cf->instr;
+		tn = read_bytes(l, r, u64_at(f.head, l->co_linetable), py->table, sizeof(py->table));
+		th = tn >= 0 ? hash__bytes(py->table, (size_t)tn) : 0;
+	}
+	sym = code_symbol(py, &p->in, r, &f, th, t, ret_v);
+	if (!sym)
+		return 0;
+	if (f.instr && tn >= 0 && (ls = line_symbol(py, &p->in, r, &f, tn, th)) != 0) {
+		py->st.lines++;
+		return ls;
+	}
+	return sym;
+}
+
+/* Activation k's frames from the chain into syms (at most max; innermost first): how
+ * many.  A frame that cannot be named stands as [python: unverified], counted. */
+static size_t chain_activation(struct python *py, struct pyproc *p, const struct python_chain *ch,
+			       const struct segment *seg, bool partial, uint64_t t, uint32_t *syms, size_t max,
+			       bool *ret_all)
+{
+	struct reader r = { p->pid };
+	size_t n = 0;
+
+	for (uint16_t i = seg->start; i < seg->end && n < max; i++) {
+		enum python_verdict v;
+
+		syms[n] = chain_symbol(py, p, &r, &ch->f[i], t, &v);
+		if (!syms[n]) {
+			py->st.unverified[v == PYTHON_VERIFIED ? PYTHON_READ_FAILED : v]++;
+			*ret_all = false;
+		} else {
+			py->st.chain_frames++;
+		}
+		n++;
+	}
+	if (partial && n < max)
+		syms[n++] = 1;  /* read no further: its callers are not known */
+	py->st.activations++;
+	return n;
+}
+
+/* The sample's Python frames from its chain (how many written into out, at most max),
+ * or SIZE_MAX when the chain does not agree with the sample (then as without one). */
+static size_t chain_frames(struct python *py, struct pyproc *p, const struct sample *s, const uint64_t *ips,
+			   size_t nr, const struct activation *acts, size_t nacts, const struct python_chain *ch,
+			   uint64_t *out, size_t max, bool *ret_all)
+{
+	struct segment seg[64];
+	uint32_t syms[PYTHON_CHAIN_FRAMES + 1];
+	size_t nseg, n = 0, next = 0;
+	bool whole;
+
+	if (!still_there(p->pidfd))
+		return SIZE_MAX;
+	nseg = segments(p->in.l, ch, seg, ARRAY_SIZE(seg), &whole);
+	if (!chain_agrees(acts, nacts, ch, seg, nseg, whole)) {
+		py->st.chain_disagreed++;
+		return SIZE_MAX;
+	}
+	py->st.chained++;
+	for (size_t i = 0; i < nr; i++) {
+		if (next < nacts && acts[next].at == i) {
+			size_t k = 0;
+
+			if (next < nseg)
+				k = chain_activation(py, p, ch, &seg[next], next + 1 == nseg && !whole, s->time, syms,
+						     ARRAY_SIZE(syms), ret_all);
+			else
+				syms[k++] = 1, py->st.activations++;    /* past the chain read */
+			for (size_t j = 0; j < k && n < max; j++)
+				out[n++] = PYTHON_BASE + syms[j];
+			next++;
+		}
+		if (n < max)
+			out[n++] = ips[i];
+	}
+	return n;
+}
+
 size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		      const struct unwind_regs *regs, size_t nr, size_t max)
 {
@@ -933,8 +1160,12 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	size_t nacts, n = 0, next = 0;
 	bool all = true;
 
+	const struct python_chain *chain;
+
 	if (!p || !p->in.l || max > UNWIND_MAX_OUT_FRAMES)
 		return nr;
+	/* taken for every sample of the process, used or not */
+	chain = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
 	py->st.samples++;
 	nacts = activations(&p->in, s, ips, sps, regs, nr, acts, ARRAY_SIZE(acts));
 	early = early_find(py, s, acts, nacts);
@@ -942,6 +1173,23 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	if (!nacts || map_object(py, s) < 0)
 		return nr;
 	py->st.with_python++;
+	if (chain) {
+		n = chain_frames(py, p, s, ips, nr, acts, nacts, chain, out, max, &all);
+		if (n != SIZE_MAX) {
+			t = now_ns();
+			if (t > s->time) {
+				py->st.delay_sum_ns += t - s->time;
+				py->st.delay_max_ns = MAX(py->st.delay_max_ns, t - s->time);
+			}
+			py->st.verified += all;
+			memcpy(ips, out, 8 * n);
+			return n;
+		}
+		n = 0;
+		all = true;
+	} else if (p->chained) {
+		py->st.unchained++;
+	}
 	py->st.early += early != NULL;
 	for (size_t i = 0; i < nr; i++) {
 		if (next < nacts && acts[next].at == i) {

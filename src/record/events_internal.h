@@ -18,6 +18,7 @@
 
 #include "prof/record/cgroup_sampling.h"
 #include "prof/record/events.h"
+#include "prof/python/chain.h"
 #include "prof/record/offcpu_events.h"
 
 /* Everything a record needs to be judged and written; same for both events so any
@@ -59,6 +60,13 @@ struct events {
 	uint8_t *held;
 	size_t held_len, held_cap;
 	bool held_foreign;              /* it has another recording's id */
+	/* --call-graph dwarf: the Python chains' program and its bpf-output event, whose
+	 * record stays here until the ring's next record, its sample (events__drain) */
+	struct python_chains *chains;
+	struct perf_evsel *chain_sel;
+	uint64_t *chain_ids;
+	uint8_t *chain;
+	size_t chain_len, chain_cap;
 };
 
 /* Add evsel to e's evlist (which owns it from then) and open it on every CPU: 0 or a

@@ -407,6 +407,7 @@ static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 	struct python_config pc = { .model = unwinder__model(p->unwinder), .open = open_object, .open_ctx = p,
 				    .cache = cfg->cache, .synth = p->synth, .kernel_sample_type = cfg->unwind,
 				    .as_user = cfg->verdict && cfg->verdict->restrict_uid,
+				    .chains = cfg->python_chains,
 				    .sink = sink, .sink_ctx = p };
 	int err = python__new(&pc, &p->python);
 

@@ -217,6 +217,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.sample_type = s->attrs[0].attr.sample_type, .proc_fd = proc_fd,
 		.cgroup_fd = cfg->cgroup_fd, .creds_events = info->creds, .raw_uid_off = info->raw_uid_off,
 		.unwind = s->opts->dwarf ? events__attrs(s->events, &(size_t){ 0 })[0].attr.sample_type : 0,
+		.python_chains = events__python_chains(s->events),
 		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
 		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,
 		.switch_ids = info->switch_ids, .nr_switch_ids = info->nr_switch_ids,

@@ -27,6 +27,7 @@ struct record_opts {
 	bool event_given;       /* -e was given: fall back only if it is the default */
 	bool callchain;         /* -g, --call-graph */
 	bool dwarf;             /* --call-graph dwarf: user stacks unwound while recording */
+	bool no_python_chains;  /* --no-python-callers: no BPF reading of Python callers */
 	uint32_t stack_size;    /* ... bytes of user stack copied per sample */
 	unsigned int mmap_pages;
 	bool mmap_auto;         /* mmap_pages sized to the rate: may fall back to the default */

@@ -43,6 +43,13 @@ struct python_layout {
 	uint32_t cfa_first_instr;       /* first_instr: code + code_adaptive */
 	/* _PyInterpreterFrame */
 	uint32_t f_code, f_previous, f_prev_instr, f_is_entry, f_owner, frame_specials;
+	/* where a thread's current frame is (the BPF chain, chain.h; chain false: not known):
+	 * _PyRuntime.interpreters.head, PyInterpreterState's next and threads.head,
+	 * PyThreadState's next, interp, native_thread_id and cframe, _PyCFrame's
+	 * current_frame */
+	bool chain;
+	uint32_t rt_interp_head, is_next, is_threads_head;
+	uint32_t ts_next, ts_interp, ts_native_tid, ts_cframe, cframe_current;
 	/* PyCodeObject */
 	uint32_t co_size;               /* ob_size: code units of co_code_adaptive */
 	uint32_t co_stacksize, co_firstlineno, co_nlocalsplus;

@@ -42,6 +42,7 @@
 #include "prof/analyze/unwinder.h"
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/sample.h"
+#include "prof/python/chain.h"
 #include "prof/python/walk.h"
 #include "prof/synth/synth.h"
 
@@ -59,6 +60,7 @@ struct python_config {
 	uint64_t kernel_sample_type;    /* of the kernel's samples, as drained */
 	bool as_user;                   /* read with no effective capability (privs__as_user):
 					 * a user who may record only their own */
+	struct python_chains *chains;   /* callers read at each sample (chain.h), NULL: none */
 	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
 	void *sink_ctx;
 };
@@ -77,6 +79,14 @@ struct python_stats {
 	uint64_t unverified[PYTHON_VERDICTS]; /* activations, by why */
 	uint64_t locations;             /* symbols of the object */
 	uint64_t early;                 /* samples whose frames were checked when drained */
+	/* chains read at the sample instant (chain.h) */
+	uint64_t chain_procs;           /* processes whose threads' chains are read */
+	uint64_t chain_refused;         /* processes whose thread states did not check out */
+	char why_chain_refused[256];
+	uint64_t chained;               /* samples shown from their chain */
+	uint64_t chain_frames;          /* ... frames named */
+	uint64_t chain_disagreed;       /* samples whose chain did not match their stack copy */
+	uint64_t unchained;             /* samples of such a process with no chain */
 	uint64_t delay_sum_ns, delay_max_ns; /* from a sample to its reading */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };

@@ -51,6 +51,11 @@ struct events_info {
 	/* ... and the sched tracepoints that time a sleep's wake-up (nr_wake_ids 0: not
 	 * open, err why) */
 	struct offcpu_wakeups wakeups;
+	/* --call-graph dwarf: Python callers read at each sample (python/chain.h), or why
+	 * not (chains_err, chains_why) */
+	bool chains;
+	int chains_err;
+	char chains_why[160];
 };
 
 /* The set*uid() tracepoint events and their sample ids, for the tracker. */
@@ -78,6 +83,10 @@ const struct sample_layout *events__layout(const struct events *e);
  * offcpu-runq and offcpu-blocked) with their ids, for the file's attrs.  Every sampling
  * event has the same sample_type (events__layout). */
 const struct perf_data_event *events__attrs(const struct events *e, size_t *ret_nr);
+
+struct python_chains;
+/* The Python chains' program, NULL when not loaded (events_info says why). */
+struct python_chains *events__python_chains(const struct events *e);
 
 /* The creds events opened (0 when none). */
 size_t events__creds(const struct events *e, const struct events_creds **ret);

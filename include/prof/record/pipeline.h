@@ -53,6 +53,7 @@ struct pipeline_config {
 						 * (their build ids, the unwinder's files) */
 	struct build_id_cache *cache;           /* ... and keep those samples hit there
 						 * (borrowed), NULL: no keeping */
+	struct python_chains *python_chains;    /* Python callers read at each sample (borrowed) */
 	pid_t workload;                         /* prof's corked child, 0 for none ... */
 	const char *workload_comm;              /* ... and its name until its exec */
 	pipeline_sink_fn sink;
@@ -129,6 +130,7 @@ const struct tracker_stats *pipeline__scope_stats(const struct pipeline *p);
 const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
 /* NULL without Python frames (no unwinding, or no build-id cache and not live). */
 struct python_stats;
+struct python_chains;
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
 /* A live pipeline's Python frames' names (python__name): false when d is not their
  * object. */
