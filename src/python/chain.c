@@ -271,6 +271,14 @@ void python_chains__unpaired(struct python_chains *c)
 	c->st.unpaired++;
 }
 
+const struct python_chain *python_chains__peek(const struct python_chains *c, int32_t tid, uint64_t time)
+{
+	struct key k = { tid, time };
+	const struct idx *x = c ? hashtable__find(&c->idx, key_hash(&k), &k) : NULL;
+
+	return x ? &c->ring[x->slot].c : NULL;
+}
+
 const struct python_chain *python_chains__take(struct python_chains *c, int32_t tid, uint64_t time)
 {
 	struct key k = { tid, time };

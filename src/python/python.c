@@ -819,12 +819,12 @@ static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t fra
 	if (v == PYTHON_MOVED &&
 	    (f.code || (pin && !p->in.l->old && known_instr(py, &p->in, &r, pin->instr, &f))))
 		v = PYTHON_BY_CODE;
-	/* where the instruction is pinned, the code object's line table is part of what
-	 * is proven there by time, with its names: a code object made at a freed one's
-	 * address with the same names and another body must not get the old lines */
-	/* (3.8-3.10: always, so that what is proven at an address does not change with
-	 * whether the instruction was pinned) */
-	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && (f.instr || p->in.l->old)) {
+	/* the code object's line table is part of what is proven there by time, with its
+	 * names: a code object made at a freed one's address with the same names and
+	 * another body must not get the old lines; always, so that what is proven at an
+	 * address does not change with whether the instruction was pinned (or a chain
+	 * read it, chain_symbol) */
+	if (v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) {
 		tn = read_bytes(p->in.l, &r, u64_at(f.head, p->in.l->co_linetable), py->table, sizeof(py->table));
 		th = tn >= 0 ? hash__bytes(py->table, (size_t)tn) : 0;
 	}
@@ -919,6 +919,30 @@ static const struct python_early_reading *early_find(struct python *py, const st
 	return e;
 }
 
+/*
+ * A chain's code objects read now, when its sample is drained (a few ms after it, not
+ * ~65 ms when it is unwound), unless a reading after the sample was made already: a
+ * code object is named only when a reading before the sample and one after it prove
+ * it (code_symbol), so a new one is proven for the next samples that much sooner, and
+ * the one after is there even when the process has exited by the time its sample is
+ * unwound.  One reading per code object per drain: the rest find it (chain_symbol).
+ */
+static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader *r,
+			     const struct python_chain_frame *cf, uint64_t t, enum python_verdict *ret_v, bool *ret_line);
+
+static void chain_early(struct python *py, struct pyproc *p, const struct sample *s)
+{
+	const struct python_chain *ch = python_chains__peek(py->cfg.chains, (int32_t)s->tid, s->time);
+	struct reader r = { p->pid };
+
+	for (uint16_t i = 0; ch && i < ch->nr; i++) {
+		enum python_verdict v;
+		bool line;
+
+		chain_symbol(py, p, &r, &ch->f[i], s->time, &v, &line);
+	}
+}
+
 void python__early(struct python *py, const struct perf_event_header *ev)
 {
 	const struct python_layout *l;
@@ -935,6 +959,10 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 	pid = (int32_t)s.pid;
 	/* only processes attached, and threads unwound, before: judged in scope */
 	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
+	if (p && p->chained) {
+		chain_early(py, p, &s);
+		return;
+	}
 	n = python_early__hints(py->early, (int32_t)s.tid, cfas);
 	/* builds pinned by DWARF need the unwinding's registers: read when unwound;
 	 * processes whose chains are read need no early reading */
@@ -1042,7 +1070,7 @@ static bool chain_agrees(const struct activation *acts, size_t nacts, const stru
  * 0 with *ret_v saying why not.  A code object proven by a reading after t needs no
  * other. */
 static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader *r,
-			     const struct python_chain_frame *cf, uint64_t t, enum python_verdict *ret_v)
+			     const struct python_chain_frame *cf, uint64_t t, enum python_verdict *ret_v, bool *ret_line)
 {
 	const struct python_layout *l = p->in.l;
 	struct python_walk w = { .l = l, .read = read_mem, .ctx = r, .code_type = p->in.code_type };
@@ -1060,27 +1088,29 @@ static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader 
 		const struct pyline *pl = hashtable__find(&py->lines, hash__mix(hash__u64((uint32_t)r->pid), cf->instr), &lk);
 
 		*ret_v = PYTHON_VERIFIED;
-		if (pl && pl->code == cf->code && pl->table_hash == c->table_hash && pl->sym) {
-			py->st.lines++;
+		*ret_line = pl && pl->code == cf->code && pl->table_hash == c->table_hash && pl->sym;
+		if (*ret_line)
 			return pl->sym;
-		}
 	}
+	*ret_line = false;
 	*ret_v = python_walk__code(&w, cf->code, f.head);
 	if (*ret_v != PYTHON_VERIFIED)
 		return 0;
-	if (python_walk__holds(l, cf->code, f.head, cf->instr)) {
+	/* the table always: part of the code object's name, whether or not this frame's
+	 * instruction is named by it (else the name would flip between readings) */
+	tn = read_bytes(l, r, u64_at(f.head, l->co_linetable), py->table, sizeof(py->table));
+	th = tn >= 0 ? hash__bytes(py->table, (size_t)tn) : 0;
+	if (python_walk__holds(l, cf->code, f.head, cf->instr))
 		f.instr = cf->instr;
-		tn = read_bytes(l, r, u64_at(f.head, l->co_linetable), py->table, sizeof(py->table));
-		th = tn >= 0 ? hash__bytes(py->table, (size_t)tn) : 0;
-	}
 	sym = code_symbol(py, &p->in, r, &f, th, t, ret_v);
-	if (!sym)
+	ls = sym && f.instr && tn >= 0 ? line_symbol(py, &p->in, r, &f, tn, th) : 0;
+	/* read from the process that pid named at the sample (not one given its pid since) */
+	if (sym && !still_there(p->pidfd)) {
+		*ret_v = PYTHON_READ_FAILED;
 		return 0;
-	if (f.instr && tn >= 0 && (ls = line_symbol(py, &p->in, r, &f, tn, th)) != 0) {
-		py->st.lines++;
-		return ls;
 	}
-	return sym;
+	*ret_line = ls != 0;
+	return ls ? ls : sym;
 }
 
 /* Activation k's frames from the chain into syms (at most max; innermost first): how
@@ -1094,8 +1124,10 @@ static size_t chain_activation(struct python *py, struct pyproc *p, const struct
 
 	for (uint16_t i = seg->start; i < seg->end && n < max; i++) {
 		enum python_verdict v;
+		bool line;
 
-		syms[n] = chain_symbol(py, p, &r, &ch->f[i], t, &v);
+		syms[n] = chain_symbol(py, p, &r, &ch->f[i], t, &v, &line);
+		py->st.lines += syms[n] && line;
 		if (!syms[n]) {
 			py->st.unverified[v == PYTHON_VERIFIED ? PYTHON_READ_FAILED : v]++;
 			*ret_all = false;
@@ -1121,8 +1153,6 @@ static size_t chain_frames(struct python *py, struct pyproc *p, const struct sam
 	size_t nseg, n = 0, next = 0;
 	bool whole;
 
-	if (!still_there(p->pidfd))
-		return SIZE_MAX;
 	nseg = segments(p->in.l, ch, seg, ARRAY_SIZE(seg), &whole);
 	if (!chain_agrees(acts, nacts, ch, seg, nseg, whole)) {
 		py->st.chain_disagreed++;

@@ -75,6 +75,8 @@ void python_chains__unpaired(struct python_chains *c);
 
 /* The chain kept for the sample of tid at time, NULL when none; taken (valid until
  * CHAINS_KEPT more are kept). */
+/* ... not taken. */
+const struct python_chain *python_chains__peek(const struct python_chains *c, int32_t tid, uint64_t time);
 const struct python_chain *python_chains__take(struct python_chains *c, int32_t tid, uint64_t time);
 
 const struct python_chain_stats *python_chains__stats(const struct python_chains *c);
