@@ -111,22 +111,23 @@ static void summary_python(const struct recording *r, const struct python_stats 
 	python_stats__describe(py, line, sizeof(line));
 	if (py->samples)
 		fprintf(stderr, "prof: Python: %s\n", line);
-	if (py->with_python)
-		fprintf(stderr, "prof: Python: shown, exact: each activation's innermost Python function (%" PRIu64
-			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "
-			"with the line it ran for %" PRIu64 " (instruction pinned by the build's DWARF or code), else its def "
-			"line; ", py->activations, py->by_code, py->lines);
+	/* read at the sample instant (python/chain.h): every frame, each with its line */
 	if (py->with_python && py->chained)
-		fprintf(stderr, "its callers read at the sample instant in the kernel (BPF) for %" PRIu64
-			" samples (%" PRIu64 " frames named, each with its line)%s\n", py->chained, py->chain_frames,
-			py->callers ? "; " : "");
-	if (py->with_python && py->callers)
+		fprintf(stderr, "prof: Python: shown, exact: every Python frame of %" PRIu64 " samples as it was at the "
+			"sample instant, read in the kernel (BPF): %" PRIu64 " frames named, %" PRIu64 " with their line\n",
+			py->chained, py->chain_frames, py->lines);
+	if (py->with_python && py->with_python > py->chained)
+		fprintf(stderr, "prof: Python: shown, exact%s: each activation's innermost Python function (%" PRIu64
+			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "
+			"with the line it ran where the build's DWARF or code pins the instruction, else its def line; ",
+			py->chained ? " for the others" : "", py->activations, py->by_code);
+	if (py->with_python > py->chained && py->callers)
 		fprintf(stderr, "not shown: the callers of %" PRIu64 " activations ([python: callers not proven]), "
 			"in the heap, read %.0f ms after the sample on average%s%s\n", py->callers,
 			(double)py->delay_sum_ns / 1e6 / (double)py->with_python,
-			info->chains_why[0] && !info->chains ? ": reading them at the sample instant failed: " : "",
+			!info->chains && info->chains_why[0] ? "; reading them at the sample instant needs: " : "",
 			info->chains ? "" : info->chains_why);
-	else if (py->with_python && !py->chained)
+	else if (py->with_python > py->chained)
 		fprintf(stderr, "every one of them its activation's first frame: no callers within one to prove "
 			"(CPython 3.8-3.10 give each Python call an activation of its own)\n");
 	if (py->rejected)

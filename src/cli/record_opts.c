@@ -260,7 +260,7 @@ int record_opts__finish_common(struct record_opts *opts, char *err, size_t errle
 	return 0;
 }
 
-enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1, OPT_OFF_CPU, OPT_OFF_CPU_MAX_RATE };
+enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1, OPT_OFF_CPU, OPT_OFF_CPU_MAX_RATE, OPT_NO_PYTHON_CALLERS };
 
 int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
 {
@@ -283,6 +283,7 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 		{ "run-as", required_argument, NULL, OPT_RUN_AS },
 		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 		{ "off-cpu-max-rate", required_argument, NULL, OPT_OFF_CPU_MAX_RATE },
+		{ "no-python-callers", no_argument, NULL, OPT_NO_PYTHON_CALLERS },
 		{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -326,6 +327,9 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 			break;
 		case OPT_OFF_CPU:
 			opts->off_cpu = true;
+			break;
+		case OPT_NO_PYTHON_CALLERS:
+			opts->no_python_chains = true;
 			break;
 		case OPT_OFF_CPU_MAX_RATE: {
 			uint64_t v;

@@ -71,6 +71,7 @@ struct pyline {
 	uint64_t code, qualname, filename, linetable;
 	int32_t firstlineno;
 	uint64_t table_hash;            /* of the co_linetable's bytes as read */
+	uint32_t code_sym;              /* the code object's proven name (code_symbol) */
 	uint32_t sym;                   /* "qualname (file:LINE)" */
 };
 
@@ -732,7 +733,7 @@ static int read_bytes(const struct python_layout *l, struct reader *r, uint64_t 
  * (pid, instruction) for that table.  0 when unreadable or where the table gives
  * that instruction no line. */
 static uint32_t line_symbol(struct python *py, const struct interp *in, struct reader *r,
-			    const struct python_frame *f, int n, uint64_t th)
+			    const struct python_frame *f, int n, uint64_t th, uint32_t code_sym)
 {
 	const struct python_layout *l = in->l;
 	struct code_key k = { r->pid, f->instr };
@@ -747,8 +748,10 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	bool created;
 
 	memcpy(&first, f->head + l->co_firstlineno, 4);
-	if (c && c->code == f->code && c->qualname == qn && c->filename == fn && c->linetable == lt &&
-	    c->firstlineno == first && c->table_hash == th)
+	/* the name proven, not its strings' addresses: a code object made at a freed
+	 * one's address may have new names at the old ones' addresses */
+	if (c && c->code == f->code && c->code_sym == code_sym && c->qualname == qn && c->filename == fn &&
+	    c->linetable == lt && c->firstlineno == first && c->table_hash == th)
 		return c->sym;
 	off = (uint32_t)(f->instr - (f->first ? f->first : f->code + l->co_code_adaptive));
 	line = python_lines__line(l, py->table, (size_t)n, first, off);
@@ -765,7 +768,8 @@ static uint32_t line_symbol(struct python *py, const struct interp *in, struct r
 	if (!c)
 		return 0;
 	*c = (struct pyline){ .pid = r->pid, .instr = f->instr, .code = f->code, .qualname = qn, .filename = fn,
-			      .linetable = lt, .firstlineno = first, .table_hash = th, .sym = symbol(py, name) };
+			      .linetable = lt, .firstlineno = first, .table_hash = th, .code_sym = code_sym,
+			      .sym = symbol(py, name) };
 	return c->sym;
 }
 
@@ -845,7 +849,7 @@ static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t fra
 		v = PYTHON_READ_FAILED;
 	/* the line where the instruction is pinned (else the function's "def N") */
 	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.instr && tn >= 0) {
-		uint32_t ls = line_symbol(py, &p->in, &r, &f, tn, th);
+		uint32_t ls = line_symbol(py, &p->in, &r, &f, tn, th, syms[0]);
 
 		if (ls)
 			syms[0] = ls, py->st.lines++;
@@ -1088,7 +1092,8 @@ static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader 
 		const struct pyline *pl = hashtable__find(&py->lines, hash__mix(hash__u64((uint32_t)r->pid), cf->instr), &lk);
 
 		*ret_v = PYTHON_VERIFIED;
-		*ret_line = pl && pl->code == cf->code && pl->table_hash == c->table_hash && pl->sym;
+		*ret_line = pl && pl->code == cf->code && pl->code_sym == c->sym && pl->table_hash == c->table_hash &&
+			    pl->sym;
 		if (*ret_line)
 			return pl->sym;
 	}
@@ -1103,7 +1108,7 @@ static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader 
 	if (python_walk__holds(l, cf->code, f.head, cf->instr))
 		f.instr = cf->instr;
 	sym = code_symbol(py, &p->in, r, &f, th, t, ret_v);
-	ls = sym && f.instr && tn >= 0 ? line_symbol(py, &p->in, r, &f, tn, th) : 0;
+	ls = sym && f.instr && tn >= 0 ? line_symbol(py, &p->in, r, &f, tn, th, sym) : 0;
 	/* read from the process that pid named at the sample (not one given its pid since) */
 	if (sym && !still_there(p->pidfd)) {
 		*ret_v = PYTHON_READ_FAILED;
@@ -1138,7 +1143,6 @@ static size_t chain_activation(struct python *py, struct pyproc *p, const struct
 	}
 	if (partial && n < max)
 		syms[n++] = 1;  /* read no further: its callers are not known */
-	py->st.activations++;
 	return n;
 }
 
@@ -1167,7 +1171,7 @@ static size_t chain_frames(struct python *py, struct pyproc *p, const struct sam
 				k = chain_activation(py, p, ch, &seg[next], next + 1 == nseg && !whole, s->time, syms,
 						     ARRAY_SIZE(syms), ret_all);
 			else
-				syms[k++] = 1, py->st.activations++;    /* past the chain read */
+				syms[k++] = 1;  /* past the chain read: not known */
 			for (size_t j = 0; j < k && n < max; j++)
 				out[n++] = PYTHON_BASE + syms[j];
 			next++;

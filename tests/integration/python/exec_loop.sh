@@ -33,7 +33,7 @@ ran = [int(l) for l in open(sys.argv[2])]
 samples = back = unknown = 0
 last = -1
 for block in open(sys.argv[1]).read().split("\n\n"):
-    names = re.findall(r"exec_fn_(\d+) \(<string>:def 1\)", block)
+    names = re.findall(r"exec_fn_(\d+) \(<string>:(?:def )?\d+\)", block)
     if not names:
         continue
     samples += 1
