@@ -85,6 +85,36 @@ void python_chains__attr(const struct perf_event_attr *sampling, struct perf_eve
 	};
 }
 
+static struct python_chains *store_new(void)
+{
+	struct python_chains *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->prog_fd = c->procs_fd = c->out_fd = -1;
+	c->ring = calloc(CHAINS_KEPT, sizeof(*c->ring));
+	if (!c->ring) {
+		free(c);
+		return NULL;
+	}
+	hashtable__init(&c->idx, sizeof(struct idx), idx_eq, NULL);
+	return c;
+}
+
+static void store_free(struct python_chains *c)
+{
+	for (size_t i = 0; c->ring && i < CHAINS_KEPT; i++)
+		free(c->ring[i].frames);
+	free(c->ring);
+	hashtable__release(&c->idx);
+}
+
+int python_chains__new_store(struct python_chains **ret)
+{
+	*ret = store_new();
+	return *ret ? 0 : -ENOMEM;
+}
+
 #if HAVE_LIBBPF
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -94,18 +124,12 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 int python_chains__new(struct python_chains **ret, char *why, size_t why_len)
 {
-	struct python_chains *c = calloc(1, sizeof(*c));
+	struct python_chains *c = store_new();
 	struct bpf_program *prog;
 	int err;
 
 	if (!c)
 		return -ENOMEM;
-	c->ring = calloc(CHAINS_KEPT, sizeof(*c->ring));
-	if (!c->ring) {
-		free(c);
-		return -ENOMEM;
-	}
-	hashtable__init(&c->idx, sizeof(struct idx), idx_eq, NULL);
 	libbpf_set_print(quiet);
 	c->obj = bpf_object__open_mem(python_chain_bpf, python_chain_bpf_len, NULL);
 	if (!c->obj) {
@@ -143,10 +167,7 @@ struct python_chains *python_chains__free(struct python_chains *c)
 	if (!c)
 		return NULL;
 	bpf_object__close(c->obj);
-	for (size_t i = 0; c->ring && i < CHAINS_KEPT; i++)
-		free(c->ring[i].frames);
-	free(c->ring);
-	hashtable__release(&c->idx);
+	store_free(c);
 	free(c);
 	return NULL;
 }
@@ -186,6 +207,10 @@ int python_chains__new(struct python_chains **ret, char *why, size_t why_len)
 
 struct python_chains *python_chains__free(struct python_chains *c)
 {
+	if (c) {
+		store_free(c);
+		free(c);
+	}
 	return NULL;
 }
 

@@ -49,6 +49,8 @@ struct python_chain_stats {
 /* Load the program: 0, or -errno with why saying what is
  * missing (-EPERM: CAP_BPF; -ENOTSUP: a prof built without BPF). */
 int python_chains__new(struct python_chains **ret, char *why, size_t why_len);
+/* The pairing store alone, no program (the unit tests): 0 or -ENOMEM. */
+int python_chains__new_store(struct python_chains **ret);
 struct python_chains *python_chains__free(struct python_chains *c);
 
 /* The bpf-output event's attr (the sampling events' clock). */

@@ -47,7 +47,8 @@ for line in open(sys.argv[1]):
         continue
     names = [f.split(" (")[0] for f in frames]
     at = frames[-1].rsplit(":", 1)[1].rstrip(")")
-    if at in want and names == ["<module>", want[at], "helper"]:
+    # lines 5 and 7 tell the caller; the others (3, 4, 6) are both callers'
+    if names in ([["<module>", want[at], "helper"]] if at in want else [["<module>", c, "helper"] for c in "ab"]):
         right += count
     else:
         wrong += count
