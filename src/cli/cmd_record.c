@@ -115,7 +115,7 @@ static void summary_python(const struct recording *r, const struct python_stats 
 	if (py->with_python && py->chained)
 		fprintf(stderr, "prof: Python: shown, exact: every Python frame of %" PRIu64 " samples as it was at the "
 			"sample instant, read in the kernel (BPF): %" PRIu64 " frames named, %" PRIu64 " with their line\n",
-			py->chained, py->chain_frames, py->lines);
+			py->chained, py->chain_frames, py->chain_lines);
 	if (py->with_python && py->with_python > py->chained)
 		fprintf(stderr, "prof: Python: shown, exact%s: each activation's innermost Python function (%" PRIu64
 			" activations, %" PRIu64 " of them by their code object alone, their frame having moved on), "

@@ -347,7 +347,10 @@ static void chain_attach(struct python *py, struct pyproc *p)
 	char why[512];
 	struct python_chain_proc cp;
 
-	if (!py->cfg.chains || !l->chain || l->old)
+	/* a user restricted to their own processes reads them under the kernel's ptrace
+	 * rules (privs__as_user): the program would read past them (a set-user-ID
+	 * process of theirs), so it reads nothing for them */
+	if (!py->cfg.chains || !l->chain || l->old || py->cfg.as_user)
 		return;
 	if (chain_check(&p->in, &r, why, sizeof(why)) < 0) {
 		if (!py->st.chain_refused++)
@@ -1132,7 +1135,7 @@ static size_t chain_activation(struct python *py, struct pyproc *p, const struct
 		bool line;
 
 		syms[n] = chain_symbol(py, p, &r, &ch->f[i], t, &v, &line);
-		py->st.lines += syms[n] && line;
+		py->st.chain_lines += syms[n] && line;
 		if (!syms[n]) {
 			py->st.unverified[v == PYTHON_VERIFIED ? PYTHON_READ_FAILED : v]++;
 			*ret_all = false;

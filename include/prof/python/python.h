@@ -85,6 +85,7 @@ struct python_stats {
 	char why_chain_refused[256];
 	uint64_t chained;               /* samples shown from their chain */
 	uint64_t chain_frames;          /* ... frames named */
+	uint64_t chain_lines;           /* ... with their line */
 	uint64_t chain_disagreed;       /* samples whose chain did not match their stack copy */
 	uint64_t unchained;             /* samples of such a process with no chain */
 	uint64_t delay_sum_ns, delay_max_ns; /* from a sample to its reading */
