@@ -350,8 +350,15 @@ static void chain_attach(struct python *py, struct pyproc *p)
 	/* a user restricted to their own processes reads them under the kernel's ptrace
 	 * rules (privs__as_user): the program would read past them (a set-user-ID
 	 * process of theirs), so it reads nothing for them */
-	if (!py->cfg.chains || !l->chain || l->old || py->cfg.as_user)
+	if (!py->cfg.chains || !l->chain || l->old)
 		return;
+	if (py->cfg.as_user) {
+		if (!py->st.chain_refused++)
+			snprintf(py->st.why_chain_refused, sizeof(py->st.why_chain_refused),
+				 "a user who may record only their own processes reads them under the kernel's ptrace "
+				 "rules, which a BPF program does not follow");
+		return;
+	}
 	if (chain_check(&p->in, &r, why, sizeof(why)) < 0) {
 		if (!py->st.chain_refused++)
 			snprintf(py->st.why_chain_refused, sizeof(py->st.why_chain_refused), "%.255s", why);
