@@ -69,6 +69,21 @@ struct events {
 	size_t chain_len, chain_cap;
 };
 
+/* What a sample id in the rings is (events__drain). */
+enum { OWN_EVENT = 1, OWN_SWITCH, OWN_CHAIN, FOREIGN };
+
+/* The fd of each of ids[n], told by the id the kernel gave it, into fds: 0, or -ENOENT
+ * when one has none (events_chains.c). */
+int events__fds_of_ids(const uint64_t *ids, size_t n, int *fds);
+
+/* --call-graph dwarf: the Python chains' program and its bpf-output event, opened
+ * before the rings are mapped (best effort: events_info says why not), attached
+ * after (0 or -errno), and the held chain record paired with the ring's next record
+ * (events_chains.c). */
+void events__open_chains(struct events *e);
+int events__attach_chains(struct events *e);
+void events__pair_chain(struct events *e, const struct perf_event_header *next);
+
 /* Add evsel to e's evlist (which owns it from then) and open it on every CPU: 0 or a
  * negative errno (events.c). */
 int events__open_evsel(struct events *e, struct perf_evsel *evsel);
