@@ -465,6 +465,17 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 			   st->scope->unattributed_creds, st->records->lost, st->records->lost_samples,
 			   st->scope->tasks_seen },
 	};
+	if (st->python) {
+		const struct python_stats *py = st->python;
+
+		sec->stats.py_samples = py->samples;
+		sec->stats.py_processes = py->processes;
+		sec->stats.py_with = py->with_python;
+		sec->stats.py_verified = py->verified;
+		sec->stats.py_chained = py->chained;
+		for (int v = PYTHON_READ_FAILED; v < PYTHON_VERDICTS; v++)
+			sec->stats.py_unverified[v - PYTHON_READ_FAILED] = py->unverified[v];
+	}
 	for (size_t i = 0; sec->tasks && i < nr; i++)
 		sec->tasks[i] = (struct prof_section_task){ log[i].pid, log[i].tid, log[i].uid, log[i].uid_known };
 	for (size_t i = 0; sec->scope_cgroups && i < scope->nr_cgroups; i++)

@@ -11,6 +11,7 @@
 #include "prof/cli/report.h"
 #include "prof/output/keys.h"
 #include "prof/output/pyframe.h"
+#include "prof/python/python.h"
 
 const char *report__event_name(const struct report_event *e)
 {
@@ -24,6 +25,24 @@ static size_t term_width(void)
 	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
 		return ws.ws_col;
 	return 0;       /* not a terminal: no limit */
+}
+
+/* The recording's Python frames, as its summary said them (prof's section). */
+static void print_python(const struct prof_section_stats *rec)
+{
+	struct python_stats py = { .samples = rec->py_samples, .processes = rec->py_processes,
+				   .with_python = rec->py_with, .verified = rec->py_verified };
+	char line[1024];
+
+	if (!rec->py_samples)
+		return;
+	for (int v = PYTHON_READ_FAILED; v < PYTHON_VERDICTS; v++)
+		py.unverified[v] = rec->py_unverified[v - PYTHON_READ_FAILED];
+	python_stats__describe(&py, line, sizeof(line));
+	printf("# python: %s", line);
+	if (rec->py_chained)
+		printf("; %" PRIu64 " with every Python frame read at the sample instant", rec->py_chained);
+	printf("\n");
 }
 
 static void print_header(const struct report *r, const struct report_event *e)
@@ -57,6 +76,7 @@ static void print_header(const struct report *r, const struct report_event *e)
 		if (r->nr_sampling > 1)
 			printf(" (the %zu events together)", r->nr_sampling);
 		printf("\n");
+		print_python(rec);
 	}
 	for (size_t i = 0; i < r->section.nr_pressure; i++) {
 		const struct prof_section_pressure *p = &r->section.pressure[i];

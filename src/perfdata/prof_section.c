@@ -22,6 +22,17 @@ static const struct {
 	{ "lost", offsetof(struct prof_section_stats, lost) },
 	{ "lost_samples", offsetof(struct prof_section_stats, lost_samples) },
 	{ "tasks_seen", offsetof(struct prof_section_stats, tasks_seen) },
+	{ "python_samples", offsetof(struct prof_section_stats, py_samples) },
+	{ "python_processes", offsetof(struct prof_section_stats, py_processes) },
+	{ "python_with_frames", offsetof(struct prof_section_stats, py_with) },
+	{ "python_verified", offsetof(struct prof_section_stats, py_verified) },
+	{ "python_chained", offsetof(struct prof_section_stats, py_chained) },
+	{ "python_unverified_read_failed", offsetof(struct prof_section_stats, py_unverified[0]) },
+	{ "python_unverified_moved", offsetof(struct prof_section_stats, py_unverified[1]) },
+	{ "python_unverified_not_code", offsetof(struct prof_section_stats, py_unverified[2]) },
+	{ "python_unverified_by_code", offsetof(struct prof_section_stats, py_unverified[3]) },
+	{ "python_unverified_not_pinned", offsetof(struct prof_section_stats, py_unverified[4]) },
+	{ "python_unverified_not_before", offsetof(struct prof_section_stats, py_unverified[5]) },
 };
 
 /* The longest line read back: a cgroup path (PATH_MAX) and its keyword. */
@@ -190,7 +201,8 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 			line(b, "container-name %.64s %s\n", s->names[i].id, name);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(stat_lines); i++)
-		line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
+		if (s->stats.py_samples || strncmp(stat_lines[i].name, "python_", 7) != 0)
+			line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
 	for (size_t i = 0; i < s->nr_pressure; i++)
 		build_pressure(b, &s->pressure[i]);
 	for (size_t i = 0; i < s->nr_holders; i++)

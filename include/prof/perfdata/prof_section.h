@@ -89,6 +89,12 @@ struct prof_section_stats {
 	uint64_t unattributed_gone, unattributed_creds;
 	uint64_t lost, lost_samples;    /* records and samples the kernel lost */
 	uint64_t tasks_seen;
+	/* Python frames (python.h's python_stats, 0 where there were none): samples of
+	 * interpreters, with Python frames, all verified, shown from the chain read at
+	 * the sample instant; activations [python: unverified] by why (enum
+	 * python_verdict's order, from PYTHON_READ_FAILED) */
+	uint64_t py_samples, py_processes, py_with, py_verified, py_chained;
+	uint64_t py_unverified[6];
 };
 
 /* A cgroup's pressure over the recording (pressure.h). */

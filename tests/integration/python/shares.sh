@@ -52,6 +52,10 @@ grep -E '^ +[0-9.]+% .*\[\.\] sixty \(.*shares\.py:(def )?[0-9]+\)' "$TMP/report
 read -r samples verified < <(sed -nE 's/^prof: Python: ([0-9]+) samples .*, ([0-9]+) of them all verified.*/\1 \2/p' "$TMP/summary")
 [ -n "${samples:-}" ] || fail "no Python line in the summary: $(cat "$TMP/summary")"
 [ "$((verified * 100))" -ge "$((samples * 95))" ] || fail "only $verified of $samples samples verified"
+# prof report's header says it as the summary did
+"$PROF" report -i "$F" >"$TMP/header.txt" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+grep -qE "^# python: $samples samples of 1 interpreter\(s\), [0-9]+ with Python frames, $verified of them all verified; .*with every Python frame read at the sample instant" \
+	"$TMP/header.txt" || fail "prof report's header does not say the summary's Python counts: $(grep -E '^#' "$TMP/header.txt")"
 
 # pprof's own fields: each function's name is its qualname, its file name the file,
 # its line the line it ran (read at the sample instant; system_name keeps prof
