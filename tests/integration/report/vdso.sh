@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Samples in the vDSO are named as perf names them (__vdso_clock_gettime), from the
+# image prof record keeps in the build-id cache (~/.debug/[vdso]/<id>/vdso, perf's
+# layout) and names "[vdso]" in the build-id table: prof report's counts are perf
+# report's on the same file, and perf finds the image by that entry too.  With
+# --call-graph dwarf the vDSO's CFI unwinds its frame: the loop's function is above
+# __vdso_clock_gettime in >= 90 % of those samples.  A file whose [vdso] build id
+# is in no cache and is not this kernel's shows [unknown] ([vdso]), never this
+# kernel's image.
+. "$(dirname "$0")/../lib.sh"
+require_root
+require_perf
+command -v gcc >/dev/null || skip "needs gcc"
+grep -q '\[vdso\]' /proc/self/maps || skip "no vDSO here (vdso=0?)"
+
+src=$(cd "$(dirname "$0")/../../programs" && pwd)/vdso_loop.c
+gcc -O2 -g -o "$TMP/vdso-loop" "$src" || fail "gcc vdso_loop.c"
+# a cache of the test's own: the entry is made by this recording, and found by it
+export HOME=$TMP/home
+mkdir -p "$HOME"
+
+"$PROF" record -q -g -o "$TMP/fp.data" -- "$TMP/vdso-loop" 1 2>"$TMP/err" || fail "prof record -g: $(cat "$TMP/err")"
+perf_clean "$TMP/ids" buildid-list -i "$TMP/fp.data"
+id=$(awk '$2 == "[vdso]" { print $1 }' "$TMP/ids")
+[ -n "$id" ] || fail "no [vdso] entry in the build-id table: $(cat "$TMP/ids")"
+[ -f "$HOME/.debug/[vdso]/$id/vdso" ] || fail "no image at ~/.debug/[vdso]/$id/vdso: $(find "$HOME/.debug" | head)"
+[ "$(readlink "$HOME/.debug/.build-id/${id:0:2}/${id:2}")" = "../../[vdso]/$id" ] ||
+	fail "the .build-id link of $id is not perf's: $(ls -l "$HOME/.debug/.build-id/${id:0:2}")"
+readelf -n "$HOME/.debug/[vdso]/$id/vdso" | grep -q "Build ID: $id" || fail "the kept image has another build id"
+
+"$PROF" report -i "$TMP/fp.data" --sort sym -F json >"$TMP/fp.json" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+perf_clean "$TMP/fp.perf" report -i "$TMP/fp.data" --stdio --no-children --sort sym -g none -F sample,sym -t '|'
+
+"$PROF" record -q --call-graph dwarf -o "$TMP/dw.data" -- "$TMP/vdso-loop" 1 2>"$TMP/err" ||
+	fail "prof record --call-graph dwarf: $(cat "$TMP/err")"
+"$PROF" report -i "$TMP/dw.data" -F folded -g --no-inline >"$TMP/dw.folded" 2>"$TMP/err" || fail "prof report -g: $(cat "$TMP/err")"
+
+# the same file, its [vdso] build id changed to one no cache has
+python3 - "$TMP/fp.data" "$TMP/other.data" "$id" <<'PY' || fail "rewriting the build id"
+import sys
+d = open(sys.argv[1], "rb").read()
+bid = bytes.fromhex(sys.argv[3])
+assert d.count(bid) == 1, d.count(bid)
+open(sys.argv[2], "wb").write(d.replace(bid, bytes(b ^ 0x5a for b in bid)))
+PY
+"$PROF" report -i "$TMP/other.data" --sort sym -F json >"$TMP/other.json" 2>"$TMP/other.err" ||
+	fail "prof report (other build id): $(cat "$TMP/other.err")"
+
+python3 - "$TMP" <<'PY' || fail "the vDSO's samples named unlike perf, or unwound short"
+import json, sys
+tmp = sys.argv[1]
+def prof(f):
+    return {r["sym"]: r["samples"] for r in json.load(open(f"{tmp}/{f}"))["rows"]}
+def perf(f):
+    rows = {}
+    for line in open(f"{tmp}/{f}"):
+        f = line.rstrip("\n").split("|")
+        if len(f) >= 2 and f[0].strip().isdigit():
+            s = f[1].strip()
+            s = s[4:] if s[:4] in ("[.] ", "[k] ") else s
+            rows[s] = rows.get(s, 0) + int(f[0])
+    return rows
+p, q = prof("fp.json"), perf("fp.perf")
+n = p.get("__vdso_clock_gettime", 0)
+total = sum(p.values())
+assert n >= total // 4, f"__vdso_clock_gettime has {n} of {total} samples: {p}"
+assert "[unknown] ([vdso])" not in p, f"[vdso] samples left unknown: {p}"
+assert n == q.get("__vdso_clock_gettime"), f"prof {n}, perf {q.get('__vdso_clock_gettime')}: {q}"
+# dwarf: the loop's function above the vDSO's
+leaf = above = 0
+for line in open(f"{tmp}/dw.folded"):
+    stack, c = line.rsplit(" ", 1)
+    fr = stack.split(";")
+    if fr[-1] == "__vdso_clock_gettime":
+        leaf += int(c)
+        if "spin_clock" in fr[:-1]:
+            above += int(c)
+assert leaf >= 100, f"only {leaf} dwarf samples end in __vdso_clock_gettime"
+assert above >= 0.9 * leaf, f"spin_clock above __vdso_clock_gettime in {above} of {leaf}"
+o = prof("other.json")
+assert "__vdso_clock_gettime" not in o, f"another build id's [vdso] named from this kernel's image: {o}"
+assert o.get("[unknown] ([vdso])", 0) == n, f"[unknown] ([vdso]) {o.get('[unknown] ([vdso])')} of {n}"
+print(f"-g: __vdso_clock_gettime {n} of {total} = perf's; dwarf: spin_clock above it in {above} of {leaf}; "
+      f"another build id: {o['[unknown] ([vdso])']} [unknown] ([vdso])")
+PY
+grep -q '\[vdso\]: no image of build id' "$TMP/other.err" || fail "the report did not say why [vdso] is unknown: $(cat "$TMP/other.err")"
+pass "[vdso] named as perf names it, by build id only; its frames unwound with its CFI"
