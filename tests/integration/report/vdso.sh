@@ -6,7 +6,10 @@
 # --call-graph dwarf the vDSO's CFI unwinds its frame: the loop's function is above
 # __vdso_clock_gettime in >= 90 % of those samples.  A file whose [vdso] build id
 # is in no cache and is not this kernel's shows [unknown] ([vdso]), never this
-# kernel's image.
+# kernel's image.  A 32-bit task's vDSO (another image, also mapped as [vdso],
+# below 4 GiB) recorded beside a 64-bit one is never named with the 64-bit image's
+# symbols: [unknown] ([vdso]) (perf names it [vdso32] from its own 32-bit helper);
+# that part is skipped where gcc cannot build a 32-bit program.
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
@@ -84,4 +87,23 @@ print(f"-g: __vdso_clock_gettime {n} of {total} = perf's; dwarf: spin_clock abov
       f"another build id: {o['[unknown] ([vdso])']} [unknown] ([vdso])")
 PY
 grep -q '\[vdso\]: no image of build id' "$TMP/other.err" || fail "the report did not say why [vdso] is unknown: $(cat "$TMP/other.err")"
+
+src32=$(dirname "$src")/vdso32_loop.c
+if gcc -m32 -O2 -static -nostdlib -ffreestanding -fno-pic -fno-stack-protector -o "$TMP/vdso32-loop" "$src32" 2>"$TMP/gcc.err" &&
+	"$TMP/vdso32-loop" 0; then
+	"$PROF" record -q -o "$TMP/mix.data" -- sh -c "'$TMP/vdso-loop' 1 & '$TMP/vdso32-loop' 2; wait" 2>"$TMP/err" ||
+		fail "prof record (32 and 64-bit): $(cat "$TMP/err")"
+	"$PROF" report -i "$TMP/mix.data" --sort comm,sym -F json >"$TMP/mix.json" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+	python3 - "$TMP/mix.json" <<'PY' || fail "a 32-bit task's vDSO named with the 64-bit image's symbols"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+v32 = {r["sym"]: r["samples"] for r in rows if r["comm"] == "vdso32-loop" and r["dso"] == "[vdso]"}
+v64 = {r["sym"]: r["samples"] for r in rows if r["comm"] == "vdso-loop" and r["dso"] == "[vdso]"}
+assert list(v32) == ["[unknown] ([vdso])"] and v32["[unknown] ([vdso])"] >= 100, f"32-bit: {v32}"
+assert v64.get("__vdso_clock_gettime", 0) >= 100, f"64-bit, the same recording: {v64}"
+print(f"32-bit task: {v32['[unknown] ([vdso])']} [unknown] ([vdso]); 64-bit beside it: {v64['__vdso_clock_gettime']} __vdso_clock_gettime")
+PY
+else
+	note "no 32-bit build here ($(head -c 200 "$TMP/gcc.err")): the 32-bit part skipped"
+fi
 pass "[vdso] named as perf names it, by build id only; its frames unwound with its CFI"
