@@ -37,6 +37,11 @@ perf_clean "$TMP/fp.perf" report -i "$TMP/fp.data" --stdio --no-children --sort 
 "$PROF" record -q --call-graph dwarf -o "$TMP/dw.data" -- "$TMP/vdso-loop" 1 2>"$TMP/err" ||
 	fail "prof record --call-graph dwarf: $(cat "$TMP/err")"
 "$PROF" report -i "$TMP/dw.data" -F folded -g --no-inline >"$TMP/dw.folded" 2>"$TMP/err" || fail "prof report -g: $(cat "$TMP/err")"
+# perf's own dwarf recording, unwound by prof report (the image by perf's [vdso] entry)
+"$PERF" record -q --call-graph dwarf -o "$TMP/perf-dw.data" -- "$TMP/vdso-loop" 1 >/dev/null 2>&1 ||
+	fail "perf record --call-graph dwarf"
+"$PROF" report -i "$TMP/perf-dw.data" -F folded -g --no-inline >"$TMP/perf-dw.folded" 2>"$TMP/err" ||
+	fail "prof report -g of perf's file: $(cat "$TMP/err")"
 
 # the same file, its [vdso] build id changed to one no cache has
 python3 - "$TMP/fp.data" "$TMP/other.data" "$id" <<'PY' || fail "rewriting the build id"
@@ -69,21 +74,26 @@ total = sum(p.values())
 assert n >= total // 4, f"__vdso_clock_gettime has {n} of {total} samples: {p}"
 assert "[unknown] ([vdso])" not in p, f"[vdso] samples left unknown: {p}"
 assert n == q.get("__vdso_clock_gettime"), f"prof {n}, perf {q.get('__vdso_clock_gettime')}: {q}"
-# dwarf: the loop's function above the vDSO's
-leaf = above = 0
-for line in open(f"{tmp}/dw.folded"):
-    stack, c = line.rsplit(" ", 1)
-    fr = stack.split(";")
-    if fr[-1] == "__vdso_clock_gettime":
-        leaf += int(c)
-        if "spin_clock" in fr[:-1]:
-            above += int(c)
-assert leaf >= 100, f"only {leaf} dwarf samples end in __vdso_clock_gettime"
-assert above >= 0.9 * leaf, f"spin_clock above __vdso_clock_gettime in {above} of {leaf}"
+# dwarf: the loop's function above the vDSO's, prof's recording and perf's
+def under(f):
+    leaf = above = 0
+    for line in open(f"{tmp}/{f}"):
+        stack, c = line.rsplit(" ", 1)
+        fr = stack.split(";")
+        if fr[-1] == "__vdso_clock_gettime":
+            leaf += int(c)
+            if "spin_clock" in fr[:-1]:
+                above += int(c)
+    assert leaf >= 100, f"{f}: only {leaf} dwarf samples end in __vdso_clock_gettime"
+    assert above >= 0.9 * leaf, f"{f}: spin_clock above __vdso_clock_gettime in {above} of {leaf}"
+    return leaf, above
+leaf, above = under("dw.folded")
+pleaf, pabove = under("perf-dw.folded")
 o = prof("other.json")
 assert "__vdso_clock_gettime" not in o, f"another build id's [vdso] named from this kernel's image: {o}"
 assert o.get("[unknown] ([vdso])", 0) == n, f"[unknown] ([vdso]) {o.get('[unknown] ([vdso])')} of {n}"
-print(f"-g: __vdso_clock_gettime {n} of {total} = perf's; dwarf: spin_clock above it in {above} of {leaf}; "
+print(f"-g: __vdso_clock_gettime {n} of {total} = perf's; dwarf: spin_clock above it in {above} of {leaf} "
+      f"(perf's file: {pabove} of {pleaf}); "
       f"another build id: {o['[unknown] ([vdso])']} [unknown] ([vdso])")
 PY
 grep -q '\[vdso\]: no image of build id' "$TMP/other.err" || fail "the report did not say why [vdso] is unknown: $(cat "$TMP/other.err")"
