@@ -92,7 +92,8 @@ static bool dso_eq(const void *e, const void *key, const void *ctx)
 	const struct model_dso *d = &((const struct model *)ctx)->dsos[*(const uint32_t *)e];
 	const struct dso_key *k = key;
 
-	return d->name == k->name && d->vdso == k->vdso && d->maj == k->maj && d->min == k->min && d->ino == k->ino &&
+	return d->name == k->name && d->vdso == k->vdso && d->maj == k->maj && d->min == k->min &&
+	       d->ino == k->ino &&
 	       (d->has_inode || (d->build_id_len == k->bid_len && !memcmp(d->build_id, k->bid, k->bid_len)));
 }
 
