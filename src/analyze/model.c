@@ -13,6 +13,7 @@
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/perfdata/vdso.h"
 
 struct thread {
 	int32_t tid, pid;
@@ -29,6 +30,7 @@ struct process {
  * or the build id its MMAP2 carries (objects of one path and two builds are two). */
 struct dso_key {
 	const char *name;               /* interned */
+	uint8_t vdso;                   /* enum model_vdso: the two kinds of [vdso] are two */
 	uint32_t maj, min;
 	uint64_t ino;
 	uint8_t bid_len;
@@ -90,7 +92,8 @@ static bool dso_eq(const void *e, const void *key, const void *ctx)
 	const struct model_dso *d = &((const struct model *)ctx)->dsos[*(const uint32_t *)e];
 	const struct dso_key *k = key;
 
-	return d->name == k->name && d->maj == k->maj && d->min == k->min && d->ino == k->ino &&
+	return d->name == k->name && d->vdso == k->vdso && d->maj == k->maj && d->min == k->min &&
+	       d->ino == k->ino &&
 	       (d->has_inode || (d->build_id_len == k->bid_len && !memcmp(d->build_id, k->bid, k->bid_len)));
 }
 
@@ -101,7 +104,8 @@ static uint64_t tid_hash(int32_t tid)
 
 static uint64_t dso_hash(const struct dso_key *k)
 {
-	uint64_t h = hash__mix(hash__mix(hash__u64((uintptr_t)k->name), (uint64_t)k->maj << 32 | k->min), k->ino);
+	uint64_t h = hash__mix(hash__mix(hash__u64((uintptr_t)k->name ^ k->vdso), (uint64_t)k->maj << 32 | k->min),
+			       k->ino);
 
 	return k->bid_len ? hash__mix(h, hash__bytes(k->bid, k->bid_len)) : h;
 }
@@ -164,7 +168,8 @@ static int dso_of(struct model *m, const struct dso_key *k, bool kernel, bool ha
 	if (!slot) {
 		if (VEC_RESERVE(m->dsos, m->cap_dsos, m->nr_dsos + 1) < 0)
 			return -ENOMEM;
-		m->dsos[m->nr_dsos] = (struct model_dso){ .name = k->name, .kernel = kernel, .has_inode = has_inode,
+		m->dsos[m->nr_dsos] = (struct model_dso){ .name = k->name, .kernel = kernel, .vdso = k->vdso,
+							  .has_inode = has_inode,
 							  .maj = k->maj, .min = k->min, .ino = k->ino };
 		slot = hashtable__insert(&m->dso_index, h, k, &created);
 		if (!slot)
@@ -328,6 +333,8 @@ static int on_mmap(struct model *m, const struct perf_event_header *ev)
 		m->kref_addr = nm.pgoff;
 		name[17] = '\0';
 	}
+	if (!kernel && vdso__is_name(name))
+		key.vdso = vdso__native_map(nm.start, nm.end) ? MODEL_VDSO_NATIVE : MODEL_VDSO_OTHER;
 	key.name = strset__intern(&m->names, name);
 	if (!key.name || dso_of(m, &key, kernel, has_inode, bid, bid_len, &nm.dso) < 0)
 		return -ENOMEM;

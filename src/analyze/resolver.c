@@ -99,7 +99,8 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 			sym = symbols__kernel(r->syms, loc.off);
 	} else if (r->object_name && r->object_name(r->object_ctx, d, loc.off, &live)) {
 		sym = live ? strset__intern(r->names, live) : NULL;
-	} else if (d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) {
+	} else if ((d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) ||
+		   d->vdso == MODEL_VDSO_NATIVE) {
 		uint64_t into = 0;
 
 		sym = symbols__user_in(r->syms, d, loc.off, r->fn_addrs ? &into : NULL);

@@ -11,6 +11,7 @@
 
 #include "prof/perfdata/build_id.h"
 #include "prof/perfdata/build_id_cache.h"
+#include "prof/perfdata/vdso.h"
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/strset.h"
@@ -27,6 +28,7 @@ struct dso_entry {
 	char *path;
 	uint8_t bid[20];
 	uint8_t bid_len;
+	bool vdso;                      /* a 64-bit task's [vdso]: its image by build id only */
 	bool by_inode;                  /* no build id to check: only the mapped (device,
 					 * inode) at the path is trusted */
 	uint64_t file_dev, file_ino;    /* ... of the file opened at the path */
@@ -100,6 +102,8 @@ struct symbols {
 	struct strset names;
 	struct dso_memo dso_memo[DSO_MEMO_SLOTS];
 	char cache_dir[4096];           /* perf's build-id cache, "" when there is none */
+	struct vdso_image own_vdso;     /* this process's vDSO, read when one is wanted (fd -1: none) */
+	bool own_vdso_read;
 	bool unread_unknown;            /* an MMAP2 without a build id: one prof could not read */
 	struct dso_entry *dsos;
 	size_t nr_dsos, cap_dsos;
@@ -187,6 +191,7 @@ struct symbols *symbols__new(void)
 	if (!s)
 		return NULL;
 	hashtable__init(&s->dso_index, sizeof(uint32_t), dso_eq, s);
+	s->own_vdso.fd = -1;
 	if (build_id_cache__default_dir(s->cache_dir, sizeof(s->cache_dir)) < 0)
 		s->cache_dir[0] = '\0';
 	return s;
@@ -206,6 +211,8 @@ struct symbols *symbols__free(struct symbols *s)
 			dwfl_end(s->dsos[i].dwfl);
 	}
 	free(s->dsos);
+	if (s->own_vdso.fd >= 0)
+		close(s->own_vdso.fd);
 	hashtable__release(&s->dso_index);
 	free(s->ksyms);
 	free(s->ktext);
@@ -492,23 +499,23 @@ static int open_object(void *arg)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Open file as d's module (replacing any); its build id's length, or <= 0. */
-static int report_file(struct dso_entry *d, const char *file, const unsigned char **ret_bid)
+/* The file open on fd (owned: taken) as d's module (replacing any), file its name;
+ * its build id's length, or <= 0. */
+static int report_fd(struct dso_entry *d, const char *file, int fd, const unsigned char **ret_bid)
 {
 	GElf_Addr vaddr;
 	struct stat st;
-	int fd;
 
 	*ret_bid = NULL;
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	d->mod = NULL;
 	d->dwfl = dwfl_begin(&callbacks);
-	if (!d->dwfl)
-		return -ENOMEM;
-	fd = privs__as_user(open_object, (void *)file);
-	if (fd < 0)
-		return fd;
+	if (!d->dwfl || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return d->dwfl ? fd : -ENOMEM;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -ENOENT;
@@ -521,6 +528,12 @@ static int report_file(struct dso_entry *d, const char *file, const unsigned cha
 	if (!d->mod)
 		return -ENOENT;
 	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+}
+
+/* Open file (as the user) as d's module; its build id's length, or <= 0. */
+static int report_file(struct dso_entry *d, const char *file, const unsigned char **ret_bid)
+{
+	return report_fd(d, file, privs__as_user(open_object, (void *)file), ret_bid);
 }
 
 /* perf's build-id cache entry of the expected build id: ~/.debug/.build-id/xx/yyyy/elf. */
@@ -572,6 +585,63 @@ static void dso_find_file(struct symbols *s, struct dso_entry *d)
 	d->mod = NULL;
 }
 
+/* This process's vDSO image, read the first time; NULL when there is none. */
+static const struct vdso_image *own_vdso(struct symbols *s)
+{
+	if (!s->own_vdso_read) {
+		s->own_vdso_read = true;
+		if (vdso__own(&s->own_vdso) < 0)
+			s->own_vdso.fd = -1;
+	}
+	return s->own_vdso.fd >= 0 ? &s->own_vdso : NULL;
+}
+
+/* The entry's file is this process's vDSO image. */
+static bool is_own_vdso(const struct symbols *s, const struct dso_entry *d)
+{
+	struct stat st;
+
+	return d->vdso && s->own_vdso.fd >= 0 && fstat(s->own_vdso.fd, &st) == 0 && st.st_dev == d->file_dev &&
+	       st.st_ino == d->file_ino;
+}
+
+/*
+ * The [vdso] image of the recording's build id: perf's cache entry of it
+ * (DIR/.build-id/xx/yyyy/vdso), else this process's own image when it has that
+ * build id (the same kernel).  Never an image by another build id, nor any without
+ * one to expect (a file of another host and kernel, or one that names none): the
+ * samples stay [unknown].
+ */
+static void vdso_find_file(struct symbols *s, struct dso_entry *d)
+{
+	struct build_id b = { .size = d->expect_len };
+	const struct vdso_image *own;
+	const unsigned char *bid = NULL;
+	char cached[PATH_MAX];
+	int n;
+
+	if (!d->expect_len)
+		return;
+	memcpy(b.data, d->expect, d->expect_len);
+	if (s->cache_dir[0] && build_id_cache__vdso_path(s->cache_dir, &b, cached, sizeof(cached))) {
+		n = report_file(d, cached, &bid);
+		if (same_build_id(bid, n, d->expect, d->expect_len))
+			return;
+	}
+	own = own_vdso(s);
+	if (own && own->bid.size == b.size && !memcmp(own->bid.data, b.data, b.size)) {
+		snprintf(cached, sizeof(cached), "/proc/self/fd/%d", own->fd);
+		n = report_fd(d, "[vdso]", open(cached, O_RDONLY | O_CLOEXEC), &bid);
+		if (same_build_id(bid, n, d->expect, d->expect_len))
+			return;
+	}
+	d->refused = SYMBOLS_REFUSED_MISSING;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+}
+
 static void dso_open(struct symbols *s, struct dso_entry *d)
 {
 	Elf *elf;
@@ -584,7 +654,7 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 		memcpy(d->expect, d->bid, d->bid_len);
 		d->expect_len = d->bid_len;
 		d->conflict = false;
-	} else if (s->unread_unknown) {
+	} else if (s->unread_unknown && !d->vdso) {
 		d->expect_len = 0;      /* an object the recording could not read */
 		d->conflict = false;
 	}
@@ -593,7 +663,10 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 		d->refused = SYMBOLS_REFUSED_CONFLICT;
 		return;
 	}
-	dso_find_file(s, d);
+	if (d->vdso)
+		vdso_find_file(s, d);
+	else
+		dso_find_file(s, d);
 	if (!d->mod)
 		return;
 	elf = dwfl_module_getelf(d->mod, &d->bias);
@@ -626,7 +699,7 @@ static struct dso_entry *dso_get(struct symbols *s, const char *path, const uint
 	if (VEC_RESERVE(s->dsos, s->cap_dsos, s->nr_dsos + 1) < 0)
 		return NULL;
 	d = &s->dsos[s->nr_dsos];
-	*d = (struct dso_entry){ .path = strdup(path), .bid_len = (uint8_t)k.bid_len };
+	*d = (struct dso_entry){ .path = strdup(path), .bid_len = (uint8_t)k.bid_len, .vdso = vdso__is_name(path) };
 	if (k.bid_len)
 		memcpy(d->bid, bid, k.bid_len);
 	k.path = d->path;
@@ -648,6 +721,13 @@ int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t 
 		return -ENOMEM;
 	expect(d, build_id, len);
 	return 0;
+}
+
+int symbols__expect_own_vdso(struct symbols *s)
+{
+	const struct vdso_image *own = own_vdso(s);
+
+	return own ? symbols__expect_build_id(s, VDSO_NAME, own->bid.data, own->bid.size) : -ENOENT;
 }
 
 void symbols__set_unread_unknown(struct symbols *s, bool on)
@@ -695,8 +775,8 @@ static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *
 {
 	struct dso_entry *d;
 
-	if (o->name[0] != '/')
-		return NULL;    /* [vdso], //anon, [heap]...: no file to read */
+	if (o->name[0] != '/' && o->vdso != MODEL_VDSO_NATIVE)
+		return NULL;    /* //anon, [heap], a 32-bit task's [vdso]...: no file to read */
 	d = dso_memo_get(s, o);
 	if (!d)
 		return NULL;
@@ -738,6 +818,13 @@ int symbols__open_object(struct symbols *s, const struct model_dso *o)
 
 	if (!d)
 		return -ENOENT;
+	if (is_own_vdso(s, d)) {
+		char own[64];
+
+		snprintf(own, sizeof(own), "/proc/self/fd/%d", s->own_vdso.fd);
+		fd = open(own, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
 	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
 	fd = file ? privs__as_user(open_object, (void *)file) : -ENOENT;
 	/* the very file whose build id (or device and inode) was checked */

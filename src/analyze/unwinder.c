@@ -5,6 +5,7 @@
  * process's mappings.  See include/prof/analyze/unwinder.h.
  */
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/perfdata/sample.h"
+#include "prof/perfdata/vdso.h"
 
 /*
  * libdwfl keeps each reported file open (and mapped) for the life of its Dwfl: the
@@ -76,6 +78,8 @@ struct unwinder {
 	unwinder_edit_fn edit;          /* ... of a rewritten sample's user frames */
 	void *edit_ctx;
 	struct unwind_regs fregs;       /* the frames' registers, for edit */
+	struct vdso_image vdso;         /* recording: prof's own [vdso] image (fd -1: none) */
+	bool vdso_read;
 	struct unwinder_stats st;
 };
 
@@ -144,6 +148,7 @@ static struct unwinder *unwinder_new(struct model *m, unwinder_open_fn open, voi
 		return NULL;
 	}
 	hashtable__init(&u->procs, sizeof(struct uproc), uproc_eq, NULL);
+	u->vdso.fd = -1;
 	u->open = open ? open : open_default;
 	u->open_ctx = ctx;
 	u->max_open_files = MAX_OPEN_FILES;
@@ -209,6 +214,8 @@ struct unwinder *unwinder__free(struct unwinder *u)
 	hashtable__release(&u->procs);
 	if (!u->reading)
 		model__free(u->model);
+	if (u->vdso.fd >= 0)
+		close(u->vdso.fd);
 	free(u);
 	return NULL;
 }
@@ -249,12 +256,38 @@ static void uproc_forget(struct unwinder *u, int32_t pid)
 }
 
 /* A mapping the unwinder uses: an executable file it can open as the one mapped
- * (its device and inode, or its build id, say which). */
+ * (its device and inode, or its build id, say which), or a 64-bit task's vDSO
+ * (its .eh_frame: the frames of __vdso_clock_gettime and the like unwind). */
 static bool unwindable(const struct unwinder *u, const struct map *m)
 {
 	const struct model_dso *d = model__dso(u->model, m->dso);
 
-	return (m->prot & PROT_EXEC) && (d->has_inode || d->build_id_len) && d->name[0] == '/';
+	return (m->prot & PROT_EXEC) &&
+	       (((d->has_inode || d->build_id_len) && d->name[0] == '/') || d->vdso == MODEL_VDSO_NATIVE);
+}
+
+/*
+ * The [vdso] image, opened: while recording, prof's own (the kernel's, the same in
+ * every 64-bit task); a reader's opener finds the file's by its build id.
+ */
+static int open_vdso(struct unwinder *u, const struct task_file *f)
+{
+	char path[64];
+	int fd;
+
+	if (u->reading)
+		return u->open(u->open_ctx, f);
+	if (!u->vdso_read) {
+		u->vdso_read = true;
+		if (vdso__own(&u->vdso) < 0)
+			u->vdso.fd = -1;
+	}
+	if (u->vdso.fd < 0)
+		return -ENOENT;
+	/* a file description of its own: libdwfl closes it */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", u->vdso.fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* A new mapping hides whatever it overlaps: a Dwfl with such a file is rebuilt. */
@@ -629,14 +662,15 @@ static bool report_new_maps(struct unwinder *u, struct uproc *p, const struct ma
 
 	for (size_t i = 0; i < ms->nr; i++) {
 		const struct map *m = &ms->v[i];
+		struct task_file f;
 		int fd;
 
 		if (!unwindable(u, m) || dwfl_addrmodule(p->d->dwfl, m->start))
 			continue;       /* another segment of a file already reported */
 		d = model__dso(u->model, m->dso);
-		fd = u->open(u->open_ctx, &(struct task_file){ .pid = p->pid, .start = m->start, .end = m->end,
-							       .path = d->name, .maj = d->maj, .min = d->min,
-							       .ino = d->ino });
+		f = (struct task_file){ .pid = p->pid, .start = m->start, .end = m->end, .path = d->name,
+					.maj = d->maj, .min = d->min, .ino = d->ino };
+		fd = d->vdso == MODEL_VDSO_NATIVE ? open_vdso(u, &f) : u->open(u->open_ctx, &f);
 		if (fd < 0)
 			continue;
 		if (report_file(p->d, d->name, fd, m)) {

@@ -22,6 +22,7 @@
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/build_id_table.h"
+#include "prof/perfdata/vdso.h"
 #include "prof/perfdata/features.h"
 #include "prof/perfdata/prof_section.h"
 #include "prof/sys/pressure.h"
@@ -588,6 +589,38 @@ static bool build_id_of(void *ctx, uint32_t maj, uint32_t min, uint64_t ino, str
 	return session__build_id(ctx, maj, min, ino, ret);
 }
 
+/*
+ * A 64-bit task's [vdso] was mapped: prof's own image (the kernel's, the same for
+ * every 64-bit task) named in the build-id table and kept in the cache, as perf
+ * record does, so that a report of the file names its functions by build id.  What
+ * fails leaves the vDSO's samples [unknown] where the image is not at hand (said
+ * with -v).
+ */
+static void keep_vdso(struct recording *r)
+{
+	struct vdso_image v;
+	enum build_id_cache_result res = BUILD_ID_CACHE_KEPT;
+	int err;
+
+	if (!build_id_table__saw_vdso(r->build_ids))
+		return;
+	err = vdso__own(&v);
+	if (err < 0) {
+		if (r->opts.verbose)
+			fprintf(stderr, "prof: the vDSO image could not be read (%s): its functions are [unknown]"
+				" in reports\n", strerror(-err));
+		return;
+	}
+	build_id_table__set_vdso(r->build_ids, &v.bid);
+	if (r->cache)
+		err = build_id_cache__add_vdso(r->cache, v.fd, &v.bid, v.size, &res);
+	close(v.fd);
+	if (r->opts.verbose && r->cache && (err < 0 || (res != BUILD_ID_CACHE_KEPT && res != BUILD_ID_CACHE_PRESENT)))
+		fprintf(stderr, "prof: the vDSO image was not kept in %s (%s): reports on other hosts show its"
+			" functions as [unknown]\n", build_id_cache__dir(r->cache),
+			err < 0 ? strerror(-err) : "a limit, or another file at its place");
+}
+
 /* The features, build ids and prof's section after the data, then the header. */
 static int write_trailer(struct recording *r, int argc, char **argv)
 {
@@ -627,6 +660,7 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 			build_id_table__set_kernel(r->build_ids, &kbid);
 	}
 	err = features__add(r->writer, &f);
+	keep_vdso(r);
 	build_id_table__write(r->build_ids, &bids, build_id_of, r->session);
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);

@@ -23,6 +23,7 @@
 #include "prof/output/pprof.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/perfdata/build_id_cache.h"
+#include "prof/perfdata/vdso.h"
 #include "prof/record/offcpu.h"
 #include "prof/record/ordered_queue.h"
 #include "prof/sys/memory.h"
@@ -329,7 +330,8 @@ static int open_input(const char *path, char *fdpath, size_t len)
 /* The recording's build ids of user-space files, which their files must still have. */
 static int expect_build_id(const struct reader_build_id *b, void *ctx)
 {
-	if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || b->filename[0] != '/')
+	if ((b->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
+	    (b->filename[0] != '/' && !vdso__is_name(b->filename)))
 		return 0;
 	return symbols__expect_build_id(ctx, b->filename, b->data, b->size);
 }
@@ -346,6 +348,11 @@ static void say_refused(const struct symbols_refused *o, void *ctx)
 	if (o->why == SYMBOLS_REFUSED_NOT_MAPPED)
 		fprintf(stderr, "prof report: %s: not the file that was mapped (another device and inode, and the "
 			"recording has no build id of it): its samples are shown as [unknown]\n", path);
+	else if (o->why == SYMBOLS_REFUSED_MISSING && vdso__is_name(o->path))
+		fprintf(stderr, "prof report: [vdso]: no image of build id %s in the build-id cache, %s, and this "
+			"kernel's has another (recorded on another host or kernel): its samples are shown as "
+			"[unknown]; copy the recording host's ~/.debug/[vdso] and ~/.debug/.build-id link to fix it\n",
+			hex, ctx ? (const char *)ctx : "~/.debug");
 	else if (o->why == SYMBOLS_REFUSED_MISSING)
 		fprintf(stderr, "prof report: %s: not found (no copy of build id %s in the build-id cache, "
 			"%s, and no file at its path): its samples are shown as [unknown]; report as the user, "

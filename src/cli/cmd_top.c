@@ -720,6 +720,8 @@ static int top_start(struct top *t)
 		return -ENOMEM;
 	}
 	t->an.res.kernel_here = true;
+	/* the tasks' [vdso] is this kernel's: named from prof's own (none: [unknown]) */
+	(void)symbols__expect_own_vdso(t->an.syms);
 	t->attr.res = &t->an.res;
 	t->attr.prof = t->prof;
 	t->attr.callchain = t->ro.callchain;

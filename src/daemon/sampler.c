@@ -121,6 +121,8 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 		return -ENOMEM;
 	}
 	s->an.res.kernel_here = c->kernel;
+	/* the tasks' [vdso] is this kernel's: named from profd's own (none: [unknown]) */
+	(void)symbols__expect_own_vdso(s->an.syms);
 	/* frames keep their objects' addresses, for the exports (pprof): a named one its
 	 * function's, so that history keeps one frame per function */
 	s->an.res.addrs = true;

@@ -10,6 +10,7 @@
 
 #include "prof/base/util.h"
 #include "prof/perfdata/build_id_cache.h"
+#include "prof/perfdata/vdso.h"
 #include "prof/sys/privs.h"
 
 /* The walk that measures the cache stops here and calls it full: a cache this big
@@ -42,7 +43,8 @@ int build_id_cache__default_dir(char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
 }
 
-bool build_id_cache__elf_path(const char *dir, const struct build_id *b, char *buf, size_t len)
+/* DIR/.build-id/xx/yyyy/base */
+static bool entry_path(const char *dir, const struct build_id *b, const char *base, char *buf, size_t len)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
 	int n;
@@ -50,8 +52,18 @@ bool build_id_cache__elf_path(const char *dir, const struct build_id *b, char *b
 	if (!b->size)
 		return false;
 	build_id__hex(b, hex, sizeof(hex));
-	n = snprintf(buf, len, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	n = snprintf(buf, len, "%s/.build-id/%.2s/%s/%s", dir, hex, hex + 2, base);
 	return n > 0 && (size_t)n < len;
+}
+
+bool build_id_cache__elf_path(const char *dir, const struct build_id *b, char *buf, size_t len)
+{
+	return entry_path(dir, b, "elf", buf, len);
+}
+
+bool build_id_cache__vdso_path(const char *dir, const struct build_id *b, char *buf, size_t len)
+{
+	return entry_path(dir, b, "vdso", buf, len);
 }
 
 int build_id_cache__new(const char *dir, const struct build_id_cache_limits *l, struct build_id_cache **ret)
@@ -233,8 +245,9 @@ static int copy_checked(int src, int out, uint64_t size, const struct build_id *
 	return 0;
 }
 
-/* The copy of src linked into entry as "elf", never over a file there.  A result or -errno. */
-static int put_elf(int entry, int src, uint64_t size, const struct build_id *b)
+/* The copy of src linked into entry as base ("elf", "vdso"), never over a file there.
+ * A result or -errno. */
+static int put_elf(int entry, const char *base, int src, uint64_t size, const struct build_id *b)
 {
 	char tmp[64], proc[64];
 	_cleanup_close_ int out = temp_file(entry, tmp, sizeof(tmp));
@@ -245,14 +258,14 @@ static int put_elf(int entry, int src, uint64_t size, const struct build_id *b)
 	r = copy_checked(src, out, size, b);
 	if (r == 0 && !tmp[0]) {
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", out);
-		r = linkat(AT_FDCWD, proc, entry, "elf", AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+		r = linkat(AT_FDCWD, proc, entry, base, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 	} else if (r == 0) {
-		r = linkat(entry, tmp, entry, "elf", 0) < 0 ? -errno : 0;
+		r = linkat(entry, tmp, entry, base, 0) < 0 ? -errno : 0;
 	}
 	if (tmp[0])
 		unlinkat(entry, tmp, 0);
 	if (r == -EEXIST)
-		return existing(entry, "elf", b);       /* another prof got there first */
+		return existing(entry, base, b);        /* another prof got there first */
 	return r < 0 ? r : r == 1 ? BUILD_ID_CACHE_CHANGED : BUILD_ID_CACHE_KEPT;
 }
 
@@ -290,7 +303,7 @@ static int put_link(int top, const char *rel, const char *hex)
 struct add_call {
 	struct build_id_cache *c;
 	int fd;
-	const char *path;
+	const char *path;               /* NULL: the vDSO's entry */
 	const struct build_id *b;
 	uint64_t size;
 	enum build_id_cache_result result;
@@ -322,9 +335,12 @@ static int do_add(void *arg)
 	struct add_call *a = arg;
 	char rel[PATH_MAX], hex[2 * BUILD_ID_MAX + 1], link[PATH_MAX];
 	_cleanup_close_ int top = -1, entry = -1;
+	const char *base = a->path ? "elf" : "vdso";
 	int r;
 
-	if (relative_dir(a->path, rel, sizeof(rel) - sizeof(hex) - 1) < 0)
+	if (!a->path)
+		snprintf(rel, sizeof(rel), "%s", VDSO_NAME);    /* perf's layout: no leading '/' */
+	else if (relative_dir(a->path, rel, sizeof(rel) - sizeof(hex) - 1) < 0)
 		return -EINVAL;
 	build_id__hex(a->b, hex, sizeof(hex));
 	if (mkdir(a->c->dir, 0700) < 0 && errno != EEXIST)
@@ -332,7 +348,7 @@ static int do_add(void *arg)
 	top = open(a->c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (top < 0)
 		return -errno;
-	snprintf(link, sizeof(link), ".build-id/%.2s/%s/elf", hex, hex + 2);
+	snprintf(link, sizeof(link), ".build-id/%.2s/%s/%s", hex, hex + 2, base);
 	r = existing(top, link, a->b);
 	if (r < 0)
 		r = over_limits(a->c, top, a->size);
@@ -344,9 +360,9 @@ static int do_add(void *arg)
 	entry = mkdirs_at(top, rel);
 	if (entry < 0)
 		return entry;
-	r = existing(entry, "elf", a->b);
+	r = existing(entry, base, a->b);
 	if (r == -ENOENT)
-		r = put_elf(entry, a->fd, a->size, a->b);
+		r = put_elf(entry, base, a->fd, a->size, a->b);
 	if (r < 0)
 		return r;
 	a->result = (enum build_id_cache_result)r;
@@ -364,6 +380,20 @@ int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, cons
 			uint64_t size, enum build_id_cache_result *ret)
 {
 	struct add_call a = { .c = c, .fd = fd, .path = path, .b = b, .size = size };
+	int r;
+
+	if (!b->size || !path)
+		return -EINVAL;
+	r = privs__as_user(do_add, &a);
+	if (r == 0)
+		*ret = a.result;
+	return r;
+}
+
+int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct build_id *b, uint64_t size,
+			     enum build_id_cache_result *ret)
+{
+	struct add_call a = { .c = c, .fd = fd, .b = b, .size = size };
 	int r;
 
 	if (!b->size)

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include "prof/perfdata/build_id_table.h"
+#include "prof/perfdata/vdso.h"
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
@@ -32,6 +33,8 @@ struct build_id_table {
 	struct hashtable obj_index;     /* files, by (maj, min, ino) */
 	struct hashtable ent_index;     /* entries, by path: one per (path, object) */
 	struct build_id kernel;
+	bool vdso_seen;                 /* a 64-bit task's [vdso] was mapped */
+	struct build_id vdso;
 	struct build_id_table_stats st;
 };
 
@@ -139,6 +142,17 @@ static int64_t object_carried(struct build_id_table *t, const struct perf_record
 	return (int64_t)t->nr_objs++;
 }
 
+/* A 64-bit task's [vdso] mapping (vdso.h). */
+static bool native_vdso(const struct perf_event_header *ev)
+{
+	const struct perf_record_mmap2 *m = (const void *)ev;
+
+	return ev->type == PERF_RECORD_MMAP2 &&
+	       ev->size >= offsetof(struct perf_record_mmap2, filename) + sizeof(VDSO_NAME) &&
+	       (m->prot & PROT_EXEC) && !memcmp(m->filename, VDSO_NAME, sizeof(VDSO_NAME)) &&
+	       vdso__native_map(m->start, m->start + m->len);
+}
+
 int build_id_table__note(struct build_id_table *t, const struct perf_event_header *ev)
 {
 	const struct perf_record_mmap2 *m = (const void *)ev;
@@ -149,8 +163,11 @@ int build_id_table__note(struct build_id_table *t, const struct perf_event_heade
 	char *path;
 	bool created;
 
-	if (!key.len)
+	if (!key.len) {
+		if (!t->vdso_seen && ev->type == PERF_RECORD_MMAP2 && m->filename[0] == '[')
+			t->vdso_seen = native_vdso(ev);
 		return 0;
+	}
 	h = hash__bytes(key.path, key.len);
 	/* the same path and object as before: the common case, no file access */
 	if (hashtable__find(&t->ent_index, h, &key))
@@ -176,6 +193,16 @@ int build_id_table__note(struct build_id_table *t, const struct perf_event_heade
 void build_id_table__set_kernel(struct build_id_table *t, const struct build_id *b)
 {
 	t->kernel = *b;
+}
+
+bool build_id_table__saw_vdso(const struct build_id_table *t)
+{
+	return t->vdso_seen;
+}
+
+void build_id_table__set_vdso(struct build_id_table *t, const struct build_id *b)
+{
+	t->vdso = *b;
 }
 
 /* One struct build_id_event, as perf's write_buildid() lays it out. */
@@ -234,6 +261,10 @@ void build_id_table__write(struct build_id_table *t, struct feat_buf *b, build_i
 	/* the kernel first: perf's reader recognises an old layout by that entry */
 	if (t->kernel.size) {
 		write_one(b, "[kernel.kallsyms]", &t->kernel, PERF_RECORD_MISC_KERNEL);
+		t->st.entries++;
+	}
+	if (t->vdso_seen && t->vdso.size) {
+		write_one(b, VDSO_NAME, &t->vdso, PERF_RECORD_MISC_USER);
 		t->st.entries++;
 	}
 	for (size_t i = 0; i < t->nr_ents; i++) {

@@ -21,9 +21,16 @@ struct model;
 
 /* An object as the records name it: a path (or [kernel.kallsyms], [vdso], //anon...)
  * and, where the record says, the file's device and inode or its build id. */
+enum model_vdso {
+	MODEL_VDSO_NONE,                /* not the vDSO */
+	MODEL_VDSO_NATIVE,              /* a 64-bit task's [vdso] (mapped above 4 GiB) */
+	MODEL_VDSO_OTHER,               /* a [vdso] that may be a 32-bit or x32 task's */
+};
+
 struct model_dso {
 	const char *name;               /* interned: objects of one path share the pointer */
 	bool kernel;
+	uint8_t vdso;                   /* enum model_vdso (perfdata/vdso.h) */
 	bool has_inode;                 /* maj, min, ino are the mapped file's (an MMAP2 without build id) */
 	uint8_t build_id_len;
 	uint8_t build_id[20];

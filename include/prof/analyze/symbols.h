@@ -73,6 +73,12 @@ size_t symbols__inlined(struct symbols *s, const struct model_dso *o, uint64_t o
 int symbols__expect_build_id(struct symbols *s, const char *path, const uint8_t *build_id, size_t len);
 
 /*
+ * A live view's: the [vdso] of the tasks sampled is this kernel's, this process's
+ * own image (by its build id).  0, -ENOENT (no vDSO to read), -ENOMEM.
+ */
+int symbols__expect_own_vdso(struct symbols *s);
+
+/*
  * The recording's MMAP2s carry the build id of every object it could read (prof
  * writes them so): one without is an object whose build id is unknown, which the
  * path's HEADER_BUILD_ID does not vouch for.

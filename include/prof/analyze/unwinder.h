@@ -21,6 +21,10 @@
  * caller's opener (the recording's objects: as the invoking user, the very file
  * that was mapped, through the task for a container's: src/synth/objects.c).
  *
+ * A 64-bit task's vDSO is unwound with its image's CFI (.eh_frame): while
+ * recording, prof's own image (the kernel's); a reader's opener gives the image of
+ * the file's [vdso] build id (symbols.h), or nothing.
+ *
  * Nothing about the live task is read: a task that exited or exec'd since its
  * sample unwinds as well as any other.  What cannot be unwound (no maps known,
  * a 32-bit task, a frame without CFI) is a shorter stack, counted, never an error.

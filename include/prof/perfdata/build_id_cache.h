@@ -7,6 +7,9 @@
  *   DIR/<path>/<build id in hex>/elf             the object, a copy
  *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../<path>/<build id in hex>
  *
+ *   DIR/[vdso]/<build id in hex>/vdso           the vDSO image (perf's name and layout)
+ *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../[vdso]/<build id in hex>
+ *
  * DIR is ~/.debug.  Everything is done with the user's rights only (privs__as_user):
  * the cache is theirs, in their home.  Copies are made 0600 and new directories
  * 0700: an object of a tenant's container is the tenant's to read, not everyone's.
@@ -57,6 +60,9 @@ int build_id_cache__default_dir(char *buf, size_t len);
 /* DIR/.build-id/xx/yyyy/elf, the path a reader opens.  false when it does not fit. */
 bool build_id_cache__elf_path(const char *dir, const struct build_id *b, char *buf, size_t len);
 
+/* DIR/.build-id/xx/yyyy/vdso, where a reader finds the vDSO image of build id b. */
+bool build_id_cache__vdso_path(const char *dir, const struct build_id *b, char *buf, size_t len);
+
 /* A cache at dir (made when missing, at the first copy), with limits l.  0 or
  * -ENOMEM/-ENAMETOOLONG. */
 int build_id_cache__new(const char *dir, const struct build_id_cache_limits *l, struct build_id_cache **ret);
@@ -73,6 +79,11 @@ bool build_id_cache__has(struct build_id_cache *c, const struct build_id *b);
  */
 int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
 			uint64_t size, enum build_id_cache_result *ret);
+
+/* Copy the vDSO image open on fd (size bytes, build id b) into the cache as perf
+ * does ([vdso]/<hex>/vdso), by the same rules and limits as build_id_cache__add(). */
+int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct build_id *b, uint64_t size,
+			     enum build_id_cache_result *ret);
 
 /* Bytes copied in by c. */
 uint64_t build_id_cache__added(const struct build_id_cache *c);

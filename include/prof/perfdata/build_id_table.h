@@ -37,6 +37,12 @@ int build_id_table__note(struct build_id_table *t, const struct perf_event_heade
 /* The running kernel's build id, written first as [kernel.kallsyms]. */
 void build_id_table__set_kernel(struct build_id_table *t, const struct build_id *b);
 
+/* Whether a 64-bit task's [vdso] mapping was noted (vdso.h). */
+bool build_id_table__saw_vdso(const struct build_id_table *t);
+
+/* The vDSO image's build id, written as "[vdso]" when one was noted (as perf does). */
+void build_id_table__set_vdso(struct build_id_table *t, const struct build_id *b);
+
 /* The build id of object (maj, min, ino): true with *ret filled, false when none. */
 typedef bool (*build_id_table_lookup_fn)(void *ctx, uint32_t maj, uint32_t min, uint64_t ino,
 					 struct build_id *ret);

@@ -6,6 +6,8 @@
  * kernel of another host, a file whose build id is not the recording's).
  */
 #include <errno.h>
+#include <gelf.h>
+#include <sys/auxv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "prof/analyze/resolver.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/strset.h"
+#include "prof/perfdata/vdso.h"
 #include "own_maps.h"
 
 #define ANON_START 0x7f0000000000ull
@@ -215,6 +218,86 @@ Test(resolver, unknown_is_said_never_guessed)
 	resolver__frame(&fx.res, getpid(), false, (uint64_t)(uintptr_t)resolver_test_target, &f);
 	cr_assert_eq(strncmp(f.sym, "[unknown] (", 11), 0, "%s", f.sym);
 	cr_assert_str_eq(f.dso, fx.exe);
+}
+
+/* The offset of __vdso_clock_gettime in this process's vDSO (its .dynsym), 0 if none. */
+static uint64_t vdso_clock_gettime(uint64_t *ret_size)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct vdso_image v;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	uint64_t off = 0;
+
+	if (!base || vdso__own(&v) < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(v.fd, ELF_C_READ, NULL);
+	while (elf && !off && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, "__vdso_clock_gettime"))
+				off = sym.st_value;     /* linked at 0: the offset */
+		}
+	}
+	elf_end(elf);
+	close(v.fd);
+	*ret_size = v.size;
+	return off;
+}
+
+Test(resolver, vdso_named_from_its_image_of_the_recordings_build_id_only)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	uint64_t size = 0, off = vdso_clock_gettime(&size);
+	struct profile_frame f;
+
+	if (!off)
+		cr_skip_test("no vDSO with __vdso_clock_gettime here");
+	/* a 64-bit task's, this kernel's: the live views' case */
+	feed_mmap2(getpid(), PERF_RECORD_MISC_USER, base, size, 0, 0, 0, 0, PROT_READ | PROT_EXEC, "[vdso]");
+	/* a [vdso] below 4 GiB, perhaps a 32-bit task's other image */
+	feed_mmap2(getpid() + 1, PERF_RECORD_MISC_USER, 0xf7fc4000ull, size, 0, 0, 0, 0, PROT_READ | PROT_EXEC,
+		   "[vdso]");
+	cr_assert_eq(symbols__expect_own_vdso(fx.syms), 0);
+	resolver__frame(&fx.res, getpid(), false, base + off + 1, &f);
+	cr_assert_str_eq(f.dso, "[vdso]");
+	cr_assert_str_eq(f.sym, "__vdso_clock_gettime");
+	resolver__frame(&fx.res, getpid() + 1, false, 0xf7fc4000ull + off + 1, &f);
+	cr_assert_str_eq(f.sym, "[unknown] ([vdso])", "never the 64-bit image's names");
+}
+
+Test(resolver, vdso_of_another_build_id_or_none_is_unknown)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	uint64_t size = 0, off = vdso_clock_gettime(&size);
+	uint8_t wrong[20] = { 1, 2, 3 };
+	struct profile_frame f;
+	struct symbols *other = symbols__new();
+
+	if (!off)
+		cr_skip_test("no vDSO with __vdso_clock_gettime here");
+	feed_mmap2(getpid(), PERF_RECORD_MISC_USER, base, size, 0, 0, 0, 0, PROT_READ | PROT_EXEC, "[vdso]");
+	/* a file that names no [vdso] build id (an older prof's): as before */
+	resolver__frame(&fx.res, getpid(), false, base + off + 1, &f);
+	cr_assert_str_eq(f.sym, "[unknown] ([vdso])");
+	/* a file of another kernel: not this one's image */
+	fx.res.syms = other;
+	resolver__cache_release(&fx.res);
+	cr_assert_eq(resolver__cache_init(&fx.res), 0);
+	cr_assert_eq(symbols__expect_build_id(other, "[vdso]", wrong, sizeof(wrong)), 0);
+	resolver__frame(&fx.res, getpid(), false, base + off + 1, &f);
+	cr_assert_str_eq(f.sym, "[unknown] ([vdso])");
+	fx.res.syms = fx.syms;
+	symbols__free(other);
 }
 
 Test(resolver, anonymous_code_from_its_jit_map)
