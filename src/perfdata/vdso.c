@@ -42,44 +42,17 @@ uint64_t vdso__maps_size(const char *maps, uint64_t base)
 	return 0;
 }
 
-/* /proc/self/maps, NUL-terminated, into buf.  Its length or -errno. */
-static ssize_t read_maps(char *buf, size_t len)
-{
-	_cleanup_close_ int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < len) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	return (ssize_t)got;
-}
-
 int vdso__own(struct vdso_image *ret)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	_cleanup_free_ char *maps = NULL;
-	size_t cap = 1u << 20;
 	uint64_t size;
 	ssize_t n;
 	int fd, err;
 
 	if (!base)
 		return -ENOENT;
-	maps = malloc(cap);
-	if (!maps)
-		return -ENOMEM;
-	n = read_maps(maps, cap);
+	n = read_file_full(AT_FDCWD, "/proc/self/maps", 1u << 20, &maps);
 	if (n < 0)
 		return (int)n;
 	size = vdso__maps_size(maps, base);
