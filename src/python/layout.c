@@ -29,9 +29,9 @@
  * The thread states (chain.h) are Include/internal/pycore_runtime.h's
  * interpreters.head, Include/internal/pycore_interp.h's threads.head and
  * Include/cpython/pystate.h's PyThreadState, as a 3.11.7 and a 3.12.1 build's DWARF
- * give them, checked in each process at attach (python.c: the first thread state's
- * interp is the interpreter it was found from, its native_thread_id a thread of the
- * process).
+ * give them, checked in each process at attach (chain_frames.c: the first thread
+ * state's interp is the interpreter it was found from, its native_thread_id a thread
+ * of the process).
  */
 static const struct python_layout layouts[] = {
 	{

@@ -13,7 +13,7 @@
  * object and last instruction (chain_abi.h), into a record of a bpf-output event of
  * prof's on that CPU, whose ring is the sample's: the record lands right before its
  * sample (events.c pairs them: same ring, next record, same thread) and never reaches
- * the file.  python.c then names each frame's code object as it names a pinned one
+ * the file.  chain_frames.c then names each frame's code object as a pinned one is
  * (proven by time), its line by the instruction, and shows the chain only when its
  * activations' first frames are the ones the stack copy pins.
  *

@@ -59,7 +59,7 @@ int interp_old__judge(Elf *elf, const char *path, const struct interp_syms *s, c
  *   VERIFIED   frame is a frame object whose code object is the pinned one, or
  *              holds the pinned instruction in its co_code (out->instr set); with
  *              neither pinned, out->by_frame: which code object the frame had at
- *              the sample is proven by time, as a code object's name (python.c);
+ *              the sample is proven by time, as a code object's name (names.c);
  *   MOVED      the frame runs another code object now: out->code is the pinned
  *              one (if it still is a code object), else 0;
  *   NOT_CODE, READ_FAILED, NOT_PINNED as walk.h.

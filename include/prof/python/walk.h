@@ -55,7 +55,7 @@ enum python_verdict {
 	PYTHON_READ_FAILED,             /* the memory could not be read (gone, no rights) */
 	PYTHON_MOVED,                   /* the pinned frame holds another code object now */
 	PYTHON_NOT_CODE,                /* the pinned code is not a code object */
-	PYTHON_BY_CODE,                 /* verified by the code object alone (python.c) */
+	PYTHON_BY_CODE,                 /* verified by the code object alone (names.c) */
 	PYTHON_NOT_PINNED,              /* the build's DWARF pins no frame or code at that pc */
 	PYTHON_NOT_BEFORE,              /* its code object's name not read there before the sample */
 	PYTHON_VERDICTS,
@@ -86,7 +86,7 @@ struct python_pinned {
  * The activation's pinned frame (frame, code; first_instr - co_code_adaptive) as
  * read now into *out: VERIFIED when it still runs that code object; MOVED, with *out
  * filled, when the frame runs another one now but the pinned code still is a code
- * object (python.c names it only if its name there is proven at the sample's time).
+ * object (names.c names it only if its name there is proven at the sample's time).
  */
 /* The head of code object `code` into head, if it is one: PYTHON_VERIFIED, else
  * PYTHON_NOT_CODE (no pointer, misaligned, another type) or PYTHON_READ_FAILED. */
@@ -98,7 +98,7 @@ enum python_verdict python_walk__frame(const struct python_walk *w, uint64_t fra
 /*
  * The same with what else the sample pins (pin): when code is 0 (3.12+ pin no code
  * object), the frame's code object read now stands for it only if its bytecode
- * holds the pinned instruction (VERIFIED; else MOVED with out->code 0, python.c may
+ * holds the pinned instruction (VERIFIED; else MOVED with out->code 0, names.c may
  * know the code by that instruction).  out->instr is the pinned instruction when it
  * lies inside the code object's bytecode, else 0 (no line).  A frame with no
  * is_entry (3.12+) is its activation's first when its previous is the pinned entry

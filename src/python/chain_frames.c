@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * python's use of the chains read at the sample instant (chain.h, python_internal.h):
+ * a process's chains asked for at its attach, its chains' code objects read when
+ * their samples are drained, and each sample's chain cut into its activations and
+ * named as a pinned frame is.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prof/base/hash.h"
+#include "prof/base/hashtable.h"
+#include "prof/base/util.h"
+#include "prof/python/chain.h"
+#include "prof/python/interp.h"
+#include "python_internal.h"
+
+/* ---- attach: the process's chains read from then on ------------------------------ */
+
+/* Does the process's first thread state check out (chain.h): the interpreter's
+ * threads.head is a thread state whose interp is that interpreter and whose
+ * native_thread_id is one of the process's threads?  0, or -ENOTSUP with why. */
+static int chain_check(const struct interp *in, struct reader *r, char *why, size_t len)
+{
+	const struct python_layout *l = in->l;
+	uint64_t interp = 0, ts = 0, back = 0, tid = 0;
+	char path[64];
+
+	if (python__read_mem(r, in->runtime + l->rt_interp_head, &interp, 8) < 0 || !interp ||
+	    python__read_mem(r, interp + l->is_threads_head, &ts, 8) < 0 || !ts ||
+	    python__read_mem(r, ts + l->ts_interp, &back, 8) < 0 ||
+	    python__read_mem(r, ts + l->ts_native_tid, &tid, 8) < 0) {
+		snprintf(why, len, "%s (pid %d): its thread states could not be read", in->path, r->pid);
+		return -ENOTSUP;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%" PRIu64, r->pid, tid);
+	if (back != interp || !tid || tid > INT32_MAX || access(path, F_OK) != 0) {
+		snprintf(why, len, "%s (pid %d): its thread states are not where %s has them", in->path, r->pid,
+			 l->what);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The process's threads' chains read from now on, where its layout says where its
+ * thread states are and they check out. */
+void python__chain_attach(struct python *py, struct pyproc *p)
+{
+	const struct python_layout *l = p->in.l;
+	struct reader r = { p->pid };
+	char why[512];
+	struct python_chain_proc cp;
+
+	/* a user restricted to their own processes reads them under the kernel's ptrace
+	 * rules (privs__as_user): the program would read past them (a set-user-ID
+	 * process of theirs), so it reads nothing for them */
+	if (!py->cfg.chains || !l->chain || l->old)
+		return;
+	if (py->cfg.as_user) {
+		if (!py->st.chain_refused++)
+			snprintf(py->st.why_chain_refused, sizeof(py->st.why_chain_refused),
+				 "a user who may record only their own processes reads them under the kernel's ptrace "
+				 "rules, which a BPF program does not follow");
+		return;
+	}
+	if (chain_check(&p->in, &r, why, sizeof(why)) < 0) {
+		if (!py->st.chain_refused++)
+			snprintf(py->st.why_chain_refused, sizeof(py->st.why_chain_refused), "%.255s", why);
+		return;
+	}
+	cp = (struct python_chain_proc){
+		.runtime = p->in.runtime, .interp_head = (__u16)l->rt_interp_head, .interp_next = (__u16)l->is_next,
+		.threads_head = (__u16)l->is_threads_head, .ts_next = (__u16)l->ts_next,
+		.ts_native_tid = (__u16)l->ts_native_tid, .ts_cframe = (__u16)l->ts_cframe,
+		.cframe_current = (__u16)l->cframe_current, .f_code = (__u16)l->f_code,
+		.f_previous = (__u16)l->f_previous, .f_instr = (__u16)l->f_prev_instr,
+		.f_entry = (__u16)(l->has_is_entry ? l->f_is_entry : l->f_owner),
+		.entry_kind = l->has_is_entry ? PYTHON_CHAIN_IS_ENTRY : PYTHON_CHAIN_OWNER,
+	};
+	if (python_chains__add(py->cfg.chains, p->pid, &cp) == 0) {
+		p->chained = true;
+		py->st.chain_procs++;
+	}
+}
+
+/* ---- a sample's chain ----------------------------------------------------------- */
+
+/* The chain's frames of one activation: [start, end), innermost first. */
+struct segment {
+	uint16_t start, end;
+};
+
+/* The chain cut into its activations, innermost first (at most max): 3.11 ends one at
+ * each frame marked is_entry (its first frame), 3.12 at each entry shim (not shown).
+ * *ret_whole: the last one ends where the chain's does (a frame with no previous). */
+static size_t segments(const struct python_layout *l, const struct python_chain *ch, struct segment *out,
+		       size_t max, bool *ret_whole)
+{
+	size_t n = 0;
+	uint16_t start = 0;
+
+	for (uint16_t i = 0; i < ch->nr && n < max; i++) {
+		if (!(ch->f[i].frame & 1))
+			continue;
+		out[n++] = (struct segment){ start, l->has_is_entry ? (uint16_t)(i + 1) : i };
+		start = (uint16_t)(i + 1);
+	}
+	*ret_whole = ch->status == PYTHON_CHAIN_COMPLETE && start == ch->nr;
+	/* a cut chain's last activation, partly read */
+	if (start < ch->nr && n < max && ch->status != PYTHON_CHAIN_COMPLETE)
+		out[n++] = (struct segment){ start, ch->nr };
+	return n;
+}
+
+/* Does the chain's cut agree with the sample's activations: each frame the stack copy
+ * pins is its activation's first in the chain, and (none pinned) there are as many? */
+static bool chain_agrees(const struct activation *acts, size_t nacts, const struct python_chain *ch,
+			 const struct segment *seg, size_t nseg, bool whole)
+{
+	size_t pinned = 0;
+
+	if (whole && nseg < nacts)
+		return false;
+	for (size_t k = 0; k < nacts && k < nseg; k++) {
+		if (!acts[k].frame)
+			continue;
+		if (seg[k].start >= seg[k].end || (ch->f[seg[k].start].frame & ~1ull) != acts[k].frame)
+			return false;
+		pinned++;
+	}
+	return pinned > 0 || (whole && nseg == nacts);
+}
+
+/* The symbol of a chain frame: its code object named as a pinned one is (proven by
+ * time, python__code_symbol), with its line where its instruction lies in that code
+ * object; 0 with *ret_v saying why not.  A code object proven by a reading after t
+ * needs no other. */
+static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader *r,
+			     const struct python_chain_frame *cf, uint64_t t, enum python_verdict *ret_v, bool *ret_line)
+{
+	const struct python_layout *l = p->in.l;
+	struct python_walk w = { .l = l, .read = python__read_mem, .ctx = r, .code_type = p->in.code_type };
+	struct code_key k = { r->pid, cf->code };
+	const struct pycode *c = hashtable__find(&py->codes, hash__mix(hash__u64((uint32_t)r->pid), cf->code), &k);
+	struct python_frame f = { .frame = cf->frame & ~1ull, .code = cf->code };
+	uint64_t th = 0;
+	uint32_t sym, ls;
+	int tn = -1;
+
+	/* proven at t already (a reading before and one after it, same name), and the
+	 * line named for that very table before */
+	if (c && c->sym && c->since_ns < t && c->confirmed_ns > t) {
+		struct code_key lk = { r->pid, cf->instr };
+		const struct pyline *pl = hashtable__find(&py->lines, hash__mix(hash__u64((uint32_t)r->pid), cf->instr), &lk);
+
+		*ret_v = PYTHON_VERIFIED;
+		*ret_line = pl && pl->code == cf->code && pl->code_sym == c->sym && pl->table_hash == c->table_hash &&
+			    pl->sym;
+		if (*ret_line)
+			return pl->sym;
+	}
+	*ret_line = false;
+	*ret_v = python_walk__code(&w, cf->code, f.head);
+	if (*ret_v != PYTHON_VERIFIED)
+		return 0;
+	/* the table always: part of the code object's name, whether or not this frame's
+	 * instruction is named by it (else the name would flip between readings) */
+	tn = python__read_bytes(l, r, u64_at(f.head, l->co_linetable), py->table, sizeof(py->table));
+	th = tn >= 0 ? hash__bytes(py->table, (size_t)tn) : 0;
+	if (python_walk__holds(l, cf->code, f.head, cf->instr))
+		f.instr = cf->instr;
+	sym = python__code_symbol(py, &p->in, r, &f, th, t, ret_v);
+	ls = sym && f.instr && tn >= 0 ? python__line_symbol(py, &p->in, r, &f, tn, th, sym) : 0;
+	/* read from the process that pid named at the sample (not one given its pid since) */
+	if (sym && !python__still_there(p->pidfd)) {
+		*ret_v = PYTHON_READ_FAILED;
+		return 0;
+	}
+	*ret_line = ls != 0;
+	return ls ? ls : sym;
+}
+
+/* Activation k's frames from the chain into syms (at most max; innermost first): how
+ * many.  A frame that cannot be named stands as [python: unverified], counted. */
+static size_t chain_activation(struct python *py, struct pyproc *p, const struct python_chain *ch,
+			       const struct segment *seg, bool partial, uint64_t t, uint32_t *syms, size_t max,
+			       bool *ret_all)
+{
+	struct reader r = { p->pid };
+	size_t n = 0;
+
+	for (uint16_t i = seg->start; i < seg->end && n < max; i++) {
+		enum python_verdict v;
+		bool line;
+
+		syms[n] = chain_symbol(py, p, &r, &ch->f[i], t, &v, &line);
+		py->st.chain_lines += syms[n] && line;
+		if (!syms[n]) {
+			py->st.unverified[v == PYTHON_VERIFIED ? PYTHON_READ_FAILED : v]++;
+			*ret_all = false;
+		} else {
+			py->st.chain_frames++;
+		}
+		n++;
+	}
+	if (partial && n < max)
+		syms[n++] = 1;  /* read no further: its callers are not known */
+	return n;
+}
+
+/* The sample's Python frames from its chain (how many written into out, at most max),
+ * or SIZE_MAX when the chain does not agree with the sample (then as without one). */
+size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sample *s, const uint64_t *ips,
+			    size_t nr, const struct activation *acts, size_t nacts, const struct python_chain *ch,
+			    uint64_t *out, size_t max, bool *ret_all)
+{
+	struct segment seg[64];
+	uint32_t syms[PYTHON_CHAIN_FRAMES + 1];
+	size_t nseg, n = 0, next = 0;
+	bool whole;
+
+	nseg = segments(p->in.l, ch, seg, ARRAY_SIZE(seg), &whole);
+	if (!chain_agrees(acts, nacts, ch, seg, nseg, whole)) {
+		py->st.chain_disagreed++;
+		return SIZE_MAX;
+	}
+	py->st.chained++;
+	for (size_t i = 0; i < nr; i++) {
+		if (next < nacts && acts[next].at == i) {
+			size_t k = 0;
+
+			if (next < nseg)
+				k = chain_activation(py, p, ch, &seg[next], next + 1 == nseg && !whole, s->time, syms,
+						     ARRAY_SIZE(syms), ret_all);
+			else
+				syms[k++] = 1;  /* past the chain read: not known */
+			for (size_t j = 0; j < k && n < max; j++)
+				out[n++] = PYTHON_BASE + syms[j];
+			next++;
+		}
+		if (n < max)
+			out[n++] = ips[i];
+	}
+	return n;
+}
+
+/* ---- reading early: when the sample is drained (early.h) ------------------------ */
+
+/*
+ * A chain's code objects read now, when its sample is drained (a few ms after it, not
+ * ~65 ms when it is unwound), unless a reading after the sample was made already: a
+ * code object is named only when a reading before the sample and one after it prove
+ * it (python__code_symbol), so a new one is proven for the next samples that much
+ * sooner, and the one after is there even when the process has exited by the time its
+ * sample is unwound.  One reading per code object per drain: the rest find it (chain_symbol).
+ */
+void python__chain_early(struct python *py, struct pyproc *p, const struct sample *s)
+{
+	const struct python_chain *ch = python_chains__peek(py->cfg.chains, (int32_t)s->tid, s->time);
+	struct reader r = { p->pid };
+
+	for (uint16_t i = 0; ch && i < ch->nr; i++) {
+		enum python_verdict v;
+		bool line;
+
+		chain_symbol(py, p, &r, &ch->f[i], s->time, &v, &line);
+	}
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * python's internals, shared by its files only (libperf's habit: the struct opaque in
+ * the public header python.h, whole here): python.c has the public calls, a process's
+ * attach and each sample's frames; names.c names code objects and their lines as
+ * proven by time, into the symbol table; activation.c finds the activations of a
+ * sample and what its stack copy pins of each; chain_frames.c uses the chains read at
+ * the sample instant (chain.h).
+ */
+#ifndef PROF_PYTHON_PYTHON_INTERNAL_H
+#define PROF_PYTHON_PYTHON_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "prof/base/hashtable.h"
+#include "prof/perfdata/build_id.h"
+#include "prof/python/chain.h"
+#include "prof/python/early.h"
+#include "prof/python/interp.h"
+#include "prof/python/python.h"
+#include "prof/python/walk.h"
+
+/* Symbol 0: what an activation that could not be proven shows. */
+#define UNVERIFIED_NAME "[python: unverified]"
+/* Symbol 1: above an activation's function when it has callers (not the sample's for sure). */
+#define CALLERS_NAME "[python: callers not proven]"
+/* Code objects remembered (all forgotten beyond: read again as needed), and the most
+ * symbols of the object (beyond: [python: unverified], counted as not readable). */
+#define CODES_KEPT (1u << 16)
+#define SYMBOLS_MAX (1u << 22)
+
+/* A process whose samples were unwound: its interpreter, once judged. */
+struct pyproc {
+	int32_t pid;
+	struct interp in;               /* in.l NULL: not an attached interpreter */
+	size_t maps_nr;                 /* the maps it was judged with */
+	bool judged;
+	bool counted;                   /* in st.processes */
+	bool chained;                   /* in the chains' map (chain.h) */
+	int pidfd;
+};
+
+/* What a code object's address was read to hold: its name, and since when.  A code
+ * object freed and another made at its address (exec in a loop) may have its very
+ * pointers and fields, so the name itself is read each time and compared. */
+struct pycode {
+	int32_t pid;
+	uint64_t addr;
+	uint64_t name_hash;             /* of the name read */
+	uint64_t since_ns;              /* the first reading of that name there (CLOCK_MONOTONIC) */
+	uint64_t confirmed_ns;          /* before the last reading of that same name there */
+	uint64_t table_hash;            /* part of the name (python__code_symbol) */
+	uint32_t sym;                   /* "qualname (file:def N)", 0 when it could not be kept */
+};
+
+/* A pinned instruction as named: its code object (fields as read) and symbol. */
+struct pyline {
+	int32_t pid;
+	uint64_t instr;
+	uint64_t code, qualname, filename, linetable;
+	int32_t firstlineno;
+	uint64_t table_hash;            /* of the co_linetable's bytes as read */
+	uint32_t code_sym;              /* the code object's proven name (python__code_symbol) */
+	uint32_t sym;                   /* "qualname (file:LINE)" */
+};
+
+struct python {
+	struct python_config cfg;
+	struct hashtable lines;         /* struct pyline by (pid, instr) */
+	uint8_t table[1 << 16];         /* a co_linetable as read */
+	struct hashtable procs;         /* struct pyproc by pid */
+	struct hashtable codes;         /* struct pycode by (pid, addr) */
+	struct hashtable syms;          /* uint32_t symbol index by name (names[i]) */
+	char **names;                   /* symbol names, [0] UNVERIFIED_NAME, [1] CALLERS_NAME */
+	size_t nr_names, cap_names;
+	struct build_id id;             /* the object's: random, known before it is written */
+	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
+	struct python_early *early;     /* frames read when drained (early.h) */
+	struct python_stats st;
+};
+
+/* A code object or instruction of a process: the key of py->codes and py->lines. */
+struct code_key {
+	int32_t pid;
+	uint64_t addr;
+};
+
+/* The process read by python__read_mem (its ctx). */
+struct reader {
+	int32_t pid;
+};
+
+/* An activation of the eval function in a sample: where its native frame is, and what
+ * the sample pins of it (activation.c). */
+struct activation {
+	size_t at;                      /* its native frame's index */
+	uint64_t cfa;                   /* its CFA, 0 when unknown */
+	uint64_t frame, code;           /* pinned; 0 when not */
+	struct python_pinned pin;       /* builds with debug info: what else is pinned */
+};
+
+/* The 8 bytes at off of what was read of an object (a code object's head). */
+static inline uint64_t u64_at(const uint8_t *p, uint32_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, 8);
+	return v;
+}
+
+/* ---- python.c ------------------------------------------------------------------ */
+
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t python__now_ns(void);
+
+/* Read len bytes at addr of the process ctx (a struct reader) names: 0, -EFAULT when
+ * fewer were read, or a negative errno (process_vm_readv). */
+int python__read_mem(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* Does the pidfd's process still run (so its pid named it when read)? */
+bool python__still_there(int pidfd);
+
+/* ---- names.c ------------------------------------------------------------------- */
+
+/* The symbol of name: its index (added when new), or 0 on ENOMEM (unverified). */
+uint32_t python__symbol(struct python *py, const char *name);
+
+/* A bytes object of the process (at most len bytes) into buf: its size, or -errno. */
+int python__read_bytes(const struct python_layout *l, struct reader *r, uint64_t addr, uint8_t *buf, size_t len);
+
+/* The symbol "qualname (file:def N)" of code object f->code if it is proven to be the
+ * one there at sample time t, with table_hash part of its name; 0 with *ret_v saying
+ * why not (names.c says what is proven). */
+uint32_t python__code_symbol(struct python *py, const struct interp *in, struct reader *r,
+			     const struct python_frame *f, uint64_t table_hash, uint64_t t, enum python_verdict *ret_v);
+
+/* The symbol "qualname (file:LINE)" of f's pinned instruction, by the co_linetable in
+ * py->table (n bytes, hash th) that python__code_symbol proved with code_sym; 0 when
+ * unreadable or where the table gives that instruction no line. */
+uint32_t python__line_symbol(struct python *py, const struct interp *in, struct reader *r,
+			     const struct python_frame *f, int n, uint64_t th, uint32_t code_sym);
+
+/* The symbols of the activation that pinned (frame, code, and pin where the build's
+ * DWARF pins more) into syms, innermost first: its function, and CALLERS_NAME above it
+ * when it may have callers; how many, 0 with *ret_v saying why it could not be
+ * verified.  t: the sample's time.  Read under the kernel's ptrace rules for a user
+ * restricted to their own processes. */
+size_t python__walk_symbols(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
+			    const struct python_pinned *pin, uint64_t t, uint32_t *syms, enum python_verdict *ret_v);
+
+/* ---- activation.c -------------------------------------------------------------- */
+
+/* The word at addr of the sample's stack copy (sp: the copy's start). */
+bool python__stack_word(const struct sample *s, uint64_t sp, uint64_t addr, uint64_t *ret);
+
+/* The activations of a sample's native frames, innermost first (at most max). */
+size_t python__activations(const struct interp *in, const struct sample *s, const uint64_t *ips,
+			   const uint64_t *sps, const struct unwind_regs *regs, size_t nr, struct activation *out,
+			   size_t max);
+
+/* ---- chain_frames.c ------------------------------------------------------------ */
+
+/* The process's threads' chains read from now on, where its layout says where its
+ * thread states are and they check out; else counted in st.chain_refused, with why. */
+void python__chain_attach(struct python *py, struct pyproc *p);
+
+/* A chained process's sample drained: its chain's code objects read now (chain_frames.c
+ * says why). */
+void python__chain_early(struct python *py, struct pyproc *p, const struct sample *s);
+
+/* The sample's Python frames from its chain (how many written into out, at most max),
+ * or SIZE_MAX when the chain does not agree with the sample (then as without one);
+ * *ret_all false when a frame could not be named. */
+size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sample *s, const uint64_t *ips,
+			    size_t nr, const struct activation *acts, size_t nacts, const struct python_chain *ch,
+			    uint64_t *out, size_t max, bool *ret_all);
+
+#endif
