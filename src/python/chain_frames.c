@@ -19,19 +19,66 @@
 
 /* ---- attach: the process's chains read from then on ------------------------------ */
 
-/* Does the process's first thread state check out (chain.h): the interpreter's
- * threads.head is a thread state whose interp is that interpreter and whose
- * native_thread_id is one of the process's threads?  0, or -ENOTSUP with why. */
-static int chain_check(const struct interp *in, struct reader *r, char *why, size_t len)
+/* Where a process's thread states and their current frames are (layout.h's chain
+ * offsets, or 3.13's own _Py_DebugOffsets). */
+struct chain_offsets {
+	uint64_t rt_interp_head, is_next, is_threads_head;
+	uint64_t ts_next, ts_interp, ts_native_tid, ts_frame, cframe_current;
+};
+
+/* 3.13's _Py_DebugOffsets (at _PyRuntime's start: its cookie checked, and its frame
+ * offsets the layout's), as CPython 3.13's Include/internal/pycore_runtime.h lays it
+ * out. */
+#define DEBUG_OFFSETS_READ 272
+
+static int debug_offsets(const struct interp *in, struct reader *r, struct chain_offsets *o, char *why, size_t len)
+{
+	const struct python_layout *l = in->l;
+	uint8_t d[DEBUG_OFFSETS_READ];
+
+	if (python__read_mem(r, in->runtime, d, sizeof(d)) < 0 || memcmp(d, "xdebugpy", 8) != 0) {
+		snprintf(why, len, "%s (pid %d): its _Py_DebugOffsets could not be read", in->path, r->pid);
+		return -ENOTSUP;
+	}
+	*o = (struct chain_offsets){ .rt_interp_head = u64_at(d, 40), .is_next = u64_at(d, 64),
+				     .is_threads_head = u64_at(d, 72), .ts_next = u64_at(d, 168),
+				     .ts_interp = u64_at(d, 176), .ts_frame = u64_at(d, 184),
+				     .ts_native_tid = u64_at(d, 200), .cframe_current = PYTHON_CHAIN_DIRECT };
+	if (u64_at(d, 232) != l->f_previous || u64_at(d, 240) != l->f_code || u64_at(d, 248) != l->f_prev_instr ||
+	    u64_at(d, 264) != l->f_owner) {
+		snprintf(why, len, "%s (pid %d): its _Py_DebugOffsets' frame is not %s's", in->path, r->pid, l->what);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The process's chain offsets, and does its first thread state check out (chain.h):
+ * the interpreter's threads.head is a thread state whose interp is that interpreter
+ * and whose native_thread_id is one of the process's threads?  0, or -ENOTSUP with
+ * why. */
+static int chain_check(const struct interp *in, struct reader *r, struct chain_offsets *o, char *why, size_t len)
 {
 	const struct python_layout *l = in->l;
 	uint64_t interp = 0, ts = 0, back = 0, tid = 0;
 	char path[64];
 
-	if (python__read_mem(r, in->runtime + l->rt_interp_head, &interp, 8) < 0 || !interp ||
-	    python__read_mem(r, interp + l->is_threads_head, &ts, 8) < 0 || !ts ||
-	    python__read_mem(r, ts + l->ts_interp, &back, 8) < 0 ||
-	    python__read_mem(r, ts + l->ts_native_tid, &tid, 8) < 0) {
+	if (l->debug_offsets && debug_offsets(in, r, o, why, len) < 0)
+		return -ENOTSUP;
+	if (!l->debug_offsets)
+		*o = (struct chain_offsets){ .rt_interp_head = l->rt_interp_head, .is_next = l->is_next,
+					     .is_threads_head = l->is_threads_head, .ts_next = l->ts_next,
+					     .ts_interp = l->ts_interp, .ts_native_tid = l->ts_native_tid,
+					     .ts_frame = l->ts_cframe, .cframe_current = l->cframe_current };
+	/* the program's offsets are 16 bits wide */
+	if ((o->rt_interp_head | o->is_next | o->is_threads_head | o->ts_next | o->ts_native_tid | o->ts_frame) >
+	    UINT16_MAX - 8 || (o->cframe_current > UINT16_MAX - 8 && o->cframe_current != PYTHON_CHAIN_DIRECT)) {
+		snprintf(why, len, "%s (pid %d): its thread states' offsets are too large", in->path, r->pid);
+		return -ENOTSUP;
+	}
+	if (python__read_mem(r, in->runtime + o->rt_interp_head, &interp, 8) < 0 || !interp ||
+	    python__read_mem(r, interp + o->is_threads_head, &ts, 8) < 0 || !ts ||
+	    python__read_mem(r, ts + o->ts_interp, &back, 8) < 0 ||
+	    python__read_mem(r, ts + o->ts_native_tid, &tid, 8) < 0) {
 		snprintf(why, len, "%s (pid %d): its thread states could not be read", in->path, r->pid);
 		return -ENOTSUP;
 	}
@@ -50,14 +97,15 @@ void python__chain_attach(struct python *py, struct pyproc *p)
 {
 	const struct python_layout *l = p->in.l;
 	struct reader r = { p->pid };
+	struct chain_offsets o;
 	char why[512];
 	struct python_chain_proc cp;
 
+	if (!py->cfg.chains || !l->chain || l->old)
+		return;
 	/* a user restricted to their own processes reads them under the kernel's ptrace
 	 * rules (privs__as_user): the program would read past them (a set-user-ID
 	 * process of theirs), so it reads nothing for them */
-	if (!py->cfg.chains || !l->chain || l->old)
-		return;
 	if (py->cfg.as_user) {
 		if (!py->st.chain_refused++)
 			snprintf(py->st.why_chain_refused, sizeof(py->st.why_chain_refused),
@@ -65,16 +113,16 @@ void python__chain_attach(struct python *py, struct pyproc *p)
 				 "rules, which a BPF program does not follow");
 		return;
 	}
-	if (chain_check(&p->in, &r, why, sizeof(why)) < 0) {
+	if (chain_check(&p->in, &r, &o, why, sizeof(why)) < 0) {
 		if (!py->st.chain_refused++)
 			snprintf(py->st.why_chain_refused, sizeof(py->st.why_chain_refused), "%.255s", why);
 		return;
 	}
 	cp = (struct python_chain_proc){
-		.runtime = p->in.runtime, .interp_head = (__u16)l->rt_interp_head, .interp_next = (__u16)l->is_next,
-		.threads_head = (__u16)l->is_threads_head, .ts_next = (__u16)l->ts_next,
-		.ts_native_tid = (__u16)l->ts_native_tid, .ts_cframe = (__u16)l->ts_cframe,
-		.cframe_current = (__u16)l->cframe_current, .f_code = (__u16)l->f_code,
+		.runtime = p->in.runtime, .interp_head = (__u16)o.rt_interp_head, .interp_next = (__u16)o.is_next,
+		.threads_head = (__u16)o.is_threads_head, .ts_next = (__u16)o.ts_next,
+		.ts_native_tid = (__u16)o.ts_native_tid, .ts_cframe = (__u16)o.ts_frame,
+		.cframe_current = (__u16)o.cframe_current, .f_code = (__u16)l->f_code,
 		.f_previous = (__u16)l->f_previous, .f_instr = (__u16)l->f_prev_instr,
 		.f_entry = (__u16)(l->has_is_entry ? l->f_is_entry : l->f_owner),
 		.entry_kind = l->has_is_entry ? PYTHON_CHAIN_IS_ENTRY : PYTHON_CHAIN_OWNER,

@@ -99,6 +99,7 @@ static const struct python_layout dwarf_layouts[] = {
 		.version_mask = 0xffff0000, .version = 0x030d0000,
 		.dwarf = true, .debug_offsets = true,
 		.f_code = 0, .f_previous = 8, .f_prev_instr = 56, .f_owner = 70,  /* f_executable, instr_ptr */
+		.chain = true,  /* the thread states where its _Py_DebugOffsets say (chain_frames.c) */
 		.frame_specials = 72,
 		.co_size = 16, .co_stacksize = 64, .co_firstlineno = 68, .co_nlocalsplus = 72,
 		.co_filename = 112, .co_qualname = 128, .co_linetable = 136, .co_code_adaptive = 200,

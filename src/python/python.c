@@ -128,7 +128,7 @@ void python_stats__describe(const struct python_stats *st, char *buf, size_t len
 		bad += st->unverified[v];
 	}
 	snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python frames, %"
-		 PRIu64 " of them all verified; %" PRIu64 " activations [python: unverified]%s%s%s", st->samples,
+		 PRIu64 " of them all verified; %" PRIu64 " [python: unverified] frames%s%s%s", st->samples,
 		 st->processes, st->with_python, st->verified, bad, n ? " (" : "", why, n ? ")" : "");
 }
 
@@ -390,6 +390,19 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 	return nr;
 }
 
+/* The sample's new call chain (out[n]) into ips, counted: read at t, all verified. */
+static size_t frames_done(struct python *py, const struct sample *s, uint64_t *ips, const uint64_t *out, size_t n,
+			  uint64_t t, bool all)
+{
+	if (t > s->time) {
+		py->st.delay_sum_ns += t - s->time;
+		py->st.delay_max_ns = MAX(py->st.delay_max_ns, t - s->time);
+	}
+	py->st.verified += all;
+	memcpy(ips, out, 8 * n);
+	return n;
+}
+
 size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		      const struct unwind_regs *regs, size_t nr, size_t max)
 {
@@ -397,12 +410,11 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	struct pyproc *p = proc_get(py, (int32_t)s->pid);
 	struct activation acts[64];     /* 3.8-3.10: one per Python frame */
 	const struct python_early_reading *early;
+	const struct python_chain *chain;
 	uint32_t syms[MAX_PY_FRAMES];
-	uint64_t out[UNWIND_MAX_OUT_FRAMES], t;
+	uint64_t out[UNWIND_MAX_OUT_FRAMES];
 	size_t nacts, n = 0, next = 0;
 	bool all = true;
-
-	const struct python_chain *chain;
 
 	if (!p || !p->in.l || max > UNWIND_MAX_OUT_FRAMES)
 		return nr;
@@ -417,16 +429,8 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	py->st.with_python++;
 	if (chain) {
 		n = python__chain_frames(py, p, s, ips, nr, acts, nacts, chain, out, max, &all);
-		if (n != SIZE_MAX) {
-			t = python__now_ns();
-			if (t > s->time) {
-				py->st.delay_sum_ns += t - s->time;
-				py->st.delay_max_ns = MAX(py->st.delay_max_ns, t - s->time);
-			}
-			py->st.verified += all;
-			memcpy(ips, out, 8 * n);
-			return n;
-		}
+		if (n != SIZE_MAX)
+			return frames_done(py, s, ips, out, n, python__now_ns(), all);
 		n = 0;
 		all = true;
 	} else if (p->chained) {
@@ -445,14 +449,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 		if (n < max)
 			out[n++] = ips[i];
 	}
-	t = early ? early->read_ns : python__now_ns();
-	if (t > s->time) {
-		py->st.delay_sum_ns += t - s->time;
-		py->st.delay_max_ns = MAX(py->st.delay_max_ns, t - s->time);
-	}
-	py->st.verified += all;
-	memcpy(ips, out, 8 * n);
-	return n;
+	return frames_done(py, s, ips, out, n, early ? early->read_ns : python__now_ns(), all);
 }
 
 void python__finish(struct python *py)

@@ -24,6 +24,7 @@ enum python_chain_entry {
 	PYTHON_CHAIN_OWNER = 2,         /* 3.12: owner byte FRAME_OWNED_BY_CSTACK: the entry shim */
 };
 #define PYTHON_CHAIN_OWNED_BY_CSTACK 3
+#define PYTHON_CHAIN_DIRECT 0xffff
 
 /* One Python process (by its tgid): where its thread states are and what a frame is. */
 struct python_chain_proc {
@@ -33,8 +34,9 @@ struct python_chain_proc {
 	__u16 threads_head;             /* PyInterpreterState.threads.head */
 	__u16 ts_next;                  /* PyThreadState.next */
 	__u16 ts_native_tid;            /* PyThreadState.native_thread_id */
-	__u16 ts_cframe;                /* PyThreadState.cframe */
-	__u16 cframe_current;           /* _PyCFrame.current_frame */
+	__u16 ts_cframe;                /* PyThreadState.cframe (3.13: current_frame) */
+	__u16 cframe_current;           /* _PyCFrame.current_frame; PYTHON_CHAIN_DIRECT:
+					 * ts_cframe is the current frame itself (3.13) */
 	__u16 f_code, f_previous, f_instr, f_entry;     /* _PyInterpreterFrame */
 	__u8 entry_kind;                /* enum python_chain_entry */
 	__u8 pad[3];

@@ -76,7 +76,7 @@ struct python_stats {
 	uint64_t by_code;               /* ... by their code object alone (walk.h) */
 	uint64_t callers;               /* ... with [python: callers not proven] above */
 	uint64_t lines;                 /* ... named with their line (the instruction pinned) */
-	uint64_t unverified[PYTHON_VERDICTS]; /* activations, by why */
+	uint64_t unverified[PYTHON_VERDICTS]; /* [python: unverified] frames (of an activation, or of a chain), by why */
 	uint64_t locations;             /* symbols of the object */
 	uint64_t early;                 /* samples whose frames were checked when drained */
 	/* chains read at the sample instant (chain.h) */
@@ -127,7 +127,7 @@ void python__note(struct python *py, const struct perf_event_header *ev);
 const struct python_stats *python__stats(const struct python *py);
 
 /* The first line of the statistics: "N samples of M interpreter(s), K with Python
- * frames, V of them all verified; U activations [python: unverified] (why)". */
+ * frames, V of them all verified; U [python: unverified] frames (why)". */
 void python_stats__describe(const struct python_stats *st, char *buf, size_t len);
 
 #endif

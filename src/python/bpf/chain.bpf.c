@@ -85,7 +85,11 @@ int python_chain(struct bpf_perf_event_data *ctx)
 	ts = thread_state(p, (__u32)id);
 	if (!ts)
 		r->status = PYTHON_CHAIN_NO_THREAD;
-	else if (word(ts + p->ts_cframe, &cframe) || word(cframe + p->cframe_current, &frame))
+	else if (word(ts + p->ts_cframe, &cframe))
+		r->status = PYTHON_CHAIN_FAULT;
+	else if (p->cframe_current == PYTHON_CHAIN_DIRECT)
+		frame = cframe;
+	else if (word(cframe + p->cframe_current, &frame))
 		r->status = PYTHON_CHAIN_FAULT;
 	for (__u32 i = 0; i < PYTHON_CHAIN_FRAMES; i++) {
 		struct python_chain_frame *f;

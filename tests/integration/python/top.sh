@@ -68,7 +68,7 @@ for line in out.splitlines():
         n[f.group(1)] += samples
         total += samples
 py = re.search(r"^Python: (\d+) samples of (\d+) interpreter\(s\), (\d+) with Python frames, (\d+) of them all "
-               r"verified; (\d+) activations \[python: unverified\]", out, re.M)
+               r"verified; (\d+) \[python: unverified\] frames", out, re.M)
 if not py:
     sys.exit(f"# {who}: no Python line in the view")
 samples, procs, with_py, verified, bad = map(int, py.groups())
