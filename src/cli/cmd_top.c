@@ -504,7 +504,7 @@ static size_t render_python(struct top *t, const struct python_stats *py, const 
 	size_t n = 0;
 
 	/* without a stack copy nothing pins a Python frame: say what would, as record does */
-	if (hint && hint->samples) {
+	if (hint && hint->samples && !(py && py->chained)) {
 		snprintf(line, sizeof(line), "Python: %" PRIu64 " samples of %" PRIu64 " Python process(es) (%s): "
 			 "Python frames need --call-graph dwarf", hint->samples, hint->processes, hint->name);
 		put_line(t, cols, line);
