@@ -274,7 +274,8 @@ int python_chains__keep(struct python_chains *c, const struct perf_event_header 
 		s->frames = f;
 		s->cap = (uint16_t)nr;
 	}
-	memcpy(s->frames, b + RAW_AT + 4 + PYTHON_CHAIN_HEAD, nr * sizeof(*s->frames));
+	if (nr)         /* (a thread with no frame yet: frames may still be NULL) */
+		memcpy(s->frames, b + RAW_AT + 4 + PYTHON_CHAIN_HEAD, nr * sizeof(*s->frames));
 	s->c = (struct python_chain){ .tid = tid, .time = time, .nr = (uint16_t)nr, .status = head.status,
 				      .f = s->frames };
 	x = hashtable__insert(&c->idx, key_hash(&k), &k, &created);
