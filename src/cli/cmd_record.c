@@ -397,11 +397,18 @@ static void summary(const struct recording *r)
 		summary_unwinding(r, &s);
 	if (s.python)
 		summary_python(r, s.python);
-	/* without a stack copy nothing pins a Python frame: what would */
-	if (s.python_hint && s.python_hint->samples)
+	/* without a stack copy nothing pins a Python frame: what would (with -g, the
+	 * chains read at the sample instant alone, python.h: what dwarf adds) */
+	if (s.python_hint && s.python_hint->samples && s.python && s.python->chained)
+		fprintf(stderr, "prof: Python: -g: %" PRIu64 " samples' native callers not shown (frame pointers do "
+			"not tell the interpreter's activations apart): --call-graph dwarf shows every native frame "
+			"between the Python ones\n", s.python->fp_cut);
+	else if (s.python_hint && s.python_hint->samples)
 		fprintf(stderr, "prof: %" PRIu64 " samples of %" PRIu64 " Python process(es) (%s): Python frames "
-			"need --call-graph dwarf\n", s.python_hint->samples, s.python_hint->processes,
-			s.python_hint->name);
+			"need --call-graph dwarf%s%s%s\n", s.python_hint->samples, s.python_hint->processes,
+			s.python_hint->name, session__info(r->session)->chains_why[0] ? ", or with -g callers read at the "
+			"sample instant (" : "", session__info(r->session)->chains_why,
+			session__info(r->session)->chains_why[0] ? ")" : "");
 	if (s.objects)
 		summary_objects(r, s.objects);
 	if (s.perf_maps)

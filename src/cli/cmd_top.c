@@ -504,7 +504,7 @@ static size_t render_python(struct top *t, const struct python_stats *py, const 
 	size_t n = 0;
 
 	/* without a stack copy nothing pins a Python frame: say what would, as record does */
-	if (hint && hint->samples) {
+	if (hint && hint->samples && !(py && py->chained)) {
 		snprintf(line, sizeof(line), "Python: %" PRIu64 " samples of %" PRIu64 " Python process(es) (%s): "
 			 "Python frames need --call-graph dwarf", hint->samples, hint->processes, hint->name);
 		put_line(t, cols, line);
@@ -710,8 +710,8 @@ static int top_start(struct top *t)
 
 	cfg.live = true;        /* no file: no list of every task with samples */
 	/* --call-graph dwarf: the unwinder and the Python frames open the mapped
-	 * objects as record's do */
-	cfg.objects = t->ro.dwarf;
+	 * objects as record's do; -g: the Python frames (their interpreters) */
+	cfg.objects = t->ro.dwarf || (t->ro.callchain && !t->ro.no_python_chains);
 	t->prof = profile__new(t->o.view.max_stacks);
 	if ((t->ro.off_cpu && top_offcpu__new(t->o.view.max_stacks, &t->off) < 0) ||
 	    analysis__init(&t->an, &t->names) < 0 || !t->prof ||

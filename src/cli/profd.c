@@ -262,11 +262,15 @@ static int open_cgroup_root(struct preflight *pf)
 /* The session on the sampler: events open, the kernel read, privileges dropped. */
 static int start_session(struct profd *p)
 {
-	struct session_config cfg = preflight__session(&p->pf, &p->ro, 0, sampler__sink, p->sampler);
+	struct session_config cfg;
 	const struct events_info *info;
 	struct session_error e = { 0 };
 	int err;
 
+	/* no Python frames yet: their names would be kept for the daemon's whole life
+	 * (python.h), past its memory budget on a host running much Python */
+	p->ro.no_python_chains = true;
+	cfg = preflight__session(&p->pf, &p->ro, 0, sampler__sink, p->sampler);
 	cfg.live = true;
 	cfg.poll_ms = SAMPLER_POLL_MS;
 	err = session__new(&cfg, &p->session, &e);

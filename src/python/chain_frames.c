@@ -316,3 +316,62 @@ void python__chain_early(struct python *py, struct pyproc *p, const struct sampl
 		chain_symbol(py, p, &r, &ch->f[i], s->time, &v, &line);
 	}
 }
+
+/* ---- -g: the chain alone, with no stack copy ------------------------------------- */
+
+size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ips, size_t nr, size_t max)
+{
+	struct pyproc *p = python__proc_get(py, (int32_t)s->pid);
+	const struct python_chain *ch;
+	struct segment seg[64];
+	uint32_t syms[PYTHON_CHAIN_FRAMES + 1];
+	uint64_t out[UNWIND_MAX_OUT_FRAMES];
+	size_t evals[64], ne = 0, nseg, n = 0, k, j;
+	bool whole, all = true;
+
+	if (!p || !p->in.l || !nr || max > UNWIND_MAX_OUT_FRAMES)
+		return nr;
+	ch = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
+	py->st.samples++;
+	if (!ch) {
+		py->st.unchained += p->chained;
+		return nr;
+	}
+	nseg = segments(p->in.l, ch, seg, ARRAY_SIZE(seg), &whole);
+	if (!nseg || python__map_object(py, s) < 0)
+		return nr;
+	py->st.with_python++;
+	py->st.chained++;
+	for (size_t i = 0; i < nr && ne < ARRAY_SIZE(evals); i++)
+		if (ips[i] >= p->in.eval_lo && ips[i] < p->in.eval_hi)
+			evals[ne++] = i;
+	if (whole && ne == nseg) {
+		/* as many eval frames as activations: each one's frames above its own */
+		for (size_t i = 0, next = 0; i < nr; i++) {
+			if (next < ne && evals[next] == i) {
+				k = chain_activation(py, p, ch, &seg[next], false, s->time, syms, ARRAY_SIZE(syms), &all);
+				for (j = 0; j < k && n < max; j++)
+					out[n++] = PYTHON_BASE + syms[j];
+				next++;
+			}
+			if (n < max)
+				out[n++] = ips[i];
+		}
+		return python__frames_done(py, s, ips, out, n, python__now_ns(), all);
+	}
+	/* the frame pointers do not tell the activations apart (a build without them): the
+	 * native frames up to the first eval frame (or the leaf alone), the innermost
+	 * activation's frames, that eval frame, the others' frames; no native caller */
+	py->st.fp_cut++;
+	for (j = 0; j < (ne ? evals[0] : 1) && n < max; j++)
+		out[n++] = ips[j];
+	for (size_t a = 0; a < nseg; a++) {
+		k = chain_activation(py, p, ch, &seg[a], a + 1 == nseg && !whole, s->time, syms, ARRAY_SIZE(syms),
+				     &all);
+		for (j = 0; j < k && n < max; j++)
+			out[n++] = PYTHON_BASE + syms[j];
+		if (a == 0 && ne && n < max)
+			out[n++] = ips[evals[0]];
+	}
+	return python__frames_done(py, s, ips, out, n, python__now_ns(), all);
+}

@@ -222,7 +222,7 @@ static int check(struct python *py, const struct interp *in, struct reader *r, c
 }
 
 /* The process's interpreter, looked at when its maps changed. */
-static struct pyproc *proc_get(struct python *py, int32_t pid)
+struct pyproc *python__proc_get(struct python *py, int32_t pid)
 {
 	const struct maps *ms = model__maps(py->cfg.model, pid);
 	struct pyproc *p;
@@ -312,8 +312,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 	int32_t pid;
 	size_t n;
 
-	if (ev->type != PERF_RECORD_SAMPLE || sample__decode(&s, &py->attr, ev) < 0 || !s.regs_user.regs ||
-	    s.regs_user.nr <= 7 || !s.stack_user.data)
+	if (ev->type != PERF_RECORD_SAMPLE || sample__decode(&s, &py->attr, ev) < 0)
 		return;
 	pid = (int32_t)s.pid;
 	/* only processes attached, and threads unwound, before: judged in scope */
@@ -322,6 +321,8 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 		python__chain_early(py, p, &s);
 		return;
 	}
+	if (!s.regs_user.regs || s.regs_user.nr <= 7 || !s.stack_user.data)
+		return;
 	n = python_early__hints(py->early, (int32_t)s.tid, cfas);
 	/* builds pinned by DWARF need the unwinding's registers: read when unwound;
 	 * processes whose chains are read need no early reading */
@@ -354,7 +355,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 /* ---- samples ------------------------------------------------------------------ */
 
 /* The synthetic object mapped into pid before its first frame there. */
-static int map_object(struct python *py, const struct sample *s)
+int python__map_object(struct python *py, const struct sample *s)
 {
 	const struct maps *ms = model__maps(py->cfg.model, (int32_t)s->pid);
 
@@ -391,7 +392,7 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 }
 
 /* The sample's new call chain (out[n]) into ips, counted: read at t, all verified. */
-static size_t frames_done(struct python *py, const struct sample *s, uint64_t *ips, const uint64_t *out, size_t n,
+size_t python__frames_done(struct python *py, const struct sample *s, uint64_t *ips, const uint64_t *out, size_t n,
 			  uint64_t t, bool all)
 {
 	if (t > s->time) {
@@ -407,7 +408,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 		      const struct unwind_regs *regs, size_t nr, size_t max)
 {
 	struct python *py = ctx;
-	struct pyproc *p = proc_get(py, (int32_t)s->pid);
+	struct pyproc *p = python__proc_get(py, (int32_t)s->pid);
 	struct activation acts[64];     /* 3.8-3.10: one per Python frame */
 	const struct python_early_reading *early;
 	const struct python_chain *chain;
@@ -424,13 +425,13 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	nacts = python__activations(&p->in, s, ips, sps, regs, nr, acts, ARRAY_SIZE(acts));
 	early = early_find(py, s, acts, nacts);
 	hint_note(py, s, acts, nacts);
-	if (!nacts || map_object(py, s) < 0)
+	if (!nacts || python__map_object(py, s) < 0)
 		return nr;
 	py->st.with_python++;
 	if (chain) {
 		n = python__chain_frames(py, p, s, ips, nr, acts, nacts, chain, out, max, &all);
 		if (n != SIZE_MAX)
-			return frames_done(py, s, ips, out, n, python__now_ns(), all);
+			return python__frames_done(py, s, ips, out, n, python__now_ns(), all);
 		n = 0;
 		all = true;
 	} else if (p->chained) {
@@ -449,7 +450,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 		if (n < max)
 			out[n++] = ips[i];
 	}
-	return frames_done(py, s, ips, out, n, early ? early->read_ns : python__now_ns(), all);
+	return python__frames_done(py, s, ips, out, n, early ? early->read_ns : python__now_ns(), all);
 }
 
 void python__finish(struct python *py)

@@ -124,6 +124,19 @@ int python__read_mem(void *ctx, uint64_t addr, void *buf, size_t len);
 /* Does the pidfd's process still run (so its pid named it when read)? */
 bool python__still_there(int pidfd);
 
+/* The process's interpreter, looked at when its maps changed (NULL on ENOMEM; in.l
+ * NULL: not an attached interpreter). */
+struct pyproc *python__proc_get(struct python *py, int32_t pid);
+
+/* The synthetic object mapped into the sample's process before its first frame there:
+ * 0 or -errno. */
+int python__map_object(struct python *py, const struct sample *s);
+
+/* The sample's new call chain (out[n]) into ips, counted: read at t, all verified;
+ * returns n. */
+size_t python__frames_done(struct python *py, const struct sample *s, uint64_t *ips, const uint64_t *out, size_t n,
+			   uint64_t t, bool all);
+
 /* ---- names.c ------------------------------------------------------------------- */
 
 /* The symbol of name: its index (added when new), or 0 on ENOMEM (unverified). */

@@ -542,7 +542,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	if (o->off_cpu)
 		events__open_wakeups(e);
 
-	if (o->dwarf && !o->no_python_chains)
+	if ((o->dwarf || o->callchain) && !o->no_python_chains)
 		events__open_chains(e);
 
 	stage = EVENTS_STAGE_MMAP;

@@ -31,6 +31,10 @@ struct pipeline {
 	struct offcpu *offcpu;          /* --off-cpu: switches into intervals */
 	struct python *python;          /* Python frames in the unwound samples */
 	struct python_hint *python_hint; /* without unwinding: Python processes' samples counted */
+	/* -g with Python callers read at the sample instant (python/chain.h): the maps the
+	 * interpreters are found in, and the samples' attr */
+	struct model *py_model;
+	struct perf_event_attr py_attr;
 	uint8_t *unwound;               /* ... one rewritten sample */
 	size_t unwound_len;
 	struct pipeline_stats st;
@@ -41,6 +45,21 @@ struct pipeline {
 
 /* The stages, last first. */
 
+/* -g: the maps of what is written, for Python's interpreters (as the unwinder keeps
+ * them with --call-graph dwarf). */
+static int note_model(struct model *m, const void *rec)
+{
+	const struct perf_event_header *ev = rec;
+	const struct perf_record_comm *c = rec;
+	const struct perf_record_fork *f = rec;
+
+	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*c))
+		model__clear_maps(m, (int32_t)c->pid);      /* the new program's mappings follow */
+	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(*f) && f->pid == f->tid)
+		model__clear_maps(m, (int32_t)f->pid);
+	return ev->type == PERF_RECORD_SAMPLE ? 0 : model__process(m, ev);
+}
+
 /* The last stage: the caller's sink (the unwinder knows each process's maps as the
  * sink is told them). */
 static int sink(const void *rec, size_t len, void *ctx)
@@ -50,7 +69,7 @@ static int sink(const void *rec, size_t len, void *ctx)
 
 	if (p->sink_err)
 		return p->sink_err;
-	err = p->unwinder ? unwinder__note(p->unwinder, rec) : 0;
+	err = p->unwinder ? unwinder__note(p->unwinder, rec) : p->py_model ? note_model(p->py_model, rec) : 0;
 	/* before the sink: it asks for the build ids of the objects it is given */
 	if (err == 0 && p->objects)
 		err = objects__note(p->objects, rec);
@@ -171,6 +190,45 @@ static int unwind(struct pipeline *p, const struct perf_event_header *ev)
 	return sink(p->unwound, (size_t)len, p);
 }
 
+/*
+ * -g: a sample passed on with the Python frames of its chain in its user call chain
+ * (python__fp_frames), the record rebuilt around the new chain; as it came when it
+ * has none.
+ */
+static int python_fp(struct pipeline *p, const struct perf_event_header *ev)
+{
+	uint64_t ips[UNWIND_MAX_OUT_FRAMES];
+	const uint8_t *in = (const void *)ev;
+	size_t at, after, nk = 0, nu, n, size;
+	struct sample s;
+	uint8_t *o = p->unwound;
+
+	if (sample__decode(&s, &p->py_attr, ev) < 0 || !s.callchain)
+		return sink(ev, ev->size, p);
+	/* the kernel's part, then PERF_CONTEXT_USER and the user part */
+	while (nk < s.nr_callchain && s.callchain[nk] != PERF_CONTEXT_USER)
+		nk++;
+	if (nk == s.nr_callchain)
+		return sink(ev, ev->size, p);
+	nu = MIN(s.nr_callchain - nk - 1, ARRAY_SIZE(ips));
+	memcpy(ips, s.callchain + nk + 1, 8 * nu);
+	n = python__fp_frames(p->python, &s, ips, nu, ARRAY_SIZE(ips));
+	if (n == nu && !memcmp(ips, s.callchain + nk + 1, 8 * nu))
+		return sink(ev, ev->size, p);
+	at = (size_t)((const uint8_t *)s.callchain - in) - 8;   /* the chain's nr */
+	after = at + 8 + 8 * (size_t)s.nr_callchain;
+	size = at + 8 + 8 * (nk + 1 + n) + (ev->size - after);
+	if (size > UINT16_MAX || size > p->unwound_len)
+		return sink(ev, ev->size, p);
+	memcpy(o, in, at);
+	((struct perf_event_header *)(void *)o)->size = (uint16_t)size;
+	*(uint64_t *)(void *)(o + at) = nk + 1 + n;
+	memcpy(o + at + 8, s.callchain, 8 * (nk + 1));
+	memcpy(o + at + 8 + 8 * (nk + 1), ips, 8 * n);
+	memcpy(o + at + 8 + 8 * (nk + 1 + n), in + after, ev->size - after);
+	return sink(o, size, p);
+}
+
 static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uint64_t time);
 
 /*
@@ -216,6 +274,8 @@ static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uin
 	count_lost(p, ev);
 	if (p->unwinder && ev->type == PERF_RECORD_SAMPLE)
 		return unwind(p, ev);
+	if (p->py_model && p->python && ev->type == PERF_RECORD_SAMPLE)
+		return python_fp(p, ev);
 	return sink(ev, ev->size, p);
 }
 
@@ -404,14 +464,15 @@ static int open_object(void *ctx, const struct task_file *f)
  * live reader that asks them of the pipeline (prof top). */
 static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 {
-	struct python_config pc = { .model = unwinder__model(p->unwinder), .open = open_object, .open_ctx = p,
-				    .cache = cfg->cache, .synth = p->synth, .kernel_sample_type = cfg->unwind,
+	struct python_config pc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->py_model,
+				    .open = open_object, .open_ctx = p, .cache = cfg->cache, .synth = p->synth,
+				    .kernel_sample_type = cfg->unwind ? cfg->unwind : cfg->sample_type,
 				    .as_user = cfg->verdict && cfg->verdict->restrict_uid,
 				    .chains = cfg->python_chains,
 				    .sink = sink, .sink_ctx = p };
 	int err = python__new(&pc, &p->python);
 
-	if (err == 0)
+	if (err == 0 && p->unwinder)
 		unwinder__set_edit(p->unwinder, python__frames, p->python);
 	return err;
 }
@@ -449,6 +510,16 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	}
 	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
 		goto err;
+	/* -g: Python frames only from the chains read at the sample instant */
+	if (!p->unwinder && cfg->python_chains && (cfg->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    (cfg->cache || cfg->live)) {
+		p->py_model = model__new();
+		p->py_attr = (struct perf_event_attr){ .size = sizeof(p->py_attr), .sample_type = cfg->sample_type };
+		p->unwound_len = UINT16_MAX + 8;
+		p->unwound = malloc(p->unwound_len);
+		if (!p->py_model || !p->unwound || open_python(p, cfg) < 0)
+			goto err;
+	}
 	if (!p->unwinder && !(p->python_hint = python_hint__new(cfg->layout)))
 		goto err;
 	err = open_scope(p, cfg);
@@ -475,6 +546,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	objects__free(p->objects);
 	unwinder__free(p->unwinder);
 	python__free(p->python);
+	model__free(p->py_model);
 	python_hint__free(p->python_hint);
 	free(p->unwound);
 	free(p);

@@ -88,6 +88,7 @@ struct python_stats {
 	uint64_t chain_lines;           /* ... with their line */
 	uint64_t chain_disagreed;       /* samples whose chain did not match their stack copy */
 	uint64_t unchained;             /* samples of such a process with no chain */
+	uint64_t fp_cut;                /* -g: samples whose native callers were not shown */
 	uint64_t delay_sum_ns, delay_max_ns; /* from a sample to its reading */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };
@@ -101,6 +102,18 @@ struct python *python__free(struct python *py);
 /* The unwinder's edit hook (unwinder__set_edit): ctx is the struct python. */
 size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		      const struct unwind_regs *regs, size_t nr, size_t max);
+
+/*
+ * -g (frame pointers: no stack copy): a sample's user call chain (ips[nr], leaf
+ * first, as the kernel gave it) with the Python frames its chain read at the sample
+ * instant (chain.h) into ips (at most max): how many; nr, unchanged, when there is no
+ * chain for it.  Where the frame pointers give as many eval frames as the chain has
+ * activations, each activation's frames stand above its own, all native frames
+ * kept; otherwise (a build without frame pointers) the native frames up to the
+ * first eval frame (or the leaf alone), then the activations' frames, and no
+ * native caller (counted in fp_cut).
+ */
+size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ips, size_t nr, size_t max);
 
 /*
  * A record as drained from the ring buffers, long before it is unwound: the Python

@@ -53,6 +53,21 @@ Test(chain, kept_taken_once)
 	python_chains__free(c);
 }
 
+Test(chain, no_frames)
+{
+	static uint8_t buf[4096];
+	struct python_chains *c;
+	const struct python_chain *ch;
+
+	cr_assert_eq(python_chains__new_store(&c), 0);
+	record(buf, 9, 9, 0, 0, PYTHON_CHAIN_MAGIC);
+	cr_assert_eq(python_chains__keep(c, (void *)buf, 9, 50), 0, "a thread with no frame yet");
+	ch = python_chains__take(c, 9, 50);
+	cr_assert_not_null(ch);
+	cr_expect_eq(ch->nr, 0);
+	python_chains__free(c);
+}
+
 Test(chain, refused)
 {
 	static uint8_t buf[4096];
