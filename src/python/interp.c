@@ -284,6 +284,10 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 		 (s.version >> 8) & 0xff);
 	err = judge_dwarf(elf, fd, &s, &b, ret, why, why_len);
 	elf_end(elf);
+	/* an error of its own: said after the version, not left half written */
+	if (err < 0 && err != -ENOTSUP && why[strlen(why) - 1] == ' ')
+		snprintf(why + strlen(why), why_len - strlen(why), "its debug info could not be read (%s)",
+			 strerror(-err));
 	if (err != -ENOTSUP || why[strlen(why) - 1] != ' ')
 		return err;
 	why[0] = '\0';
