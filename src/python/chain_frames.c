@@ -258,25 +258,18 @@ static size_t chain_activation(struct python *py, struct pyproc *p, const struct
 	return n;
 }
 
-/* The sample's Python frames from its chain (how many written into out, at most max),
- * or SIZE_MAX when the chain does not agree with the sample (then as without one). */
-size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sample *s, const uint64_t *ips,
-			    size_t nr, const struct activation *acts, size_t nacts, const struct python_chain *ch,
-			    uint64_t *out, size_t max, bool *ret_all)
+/* The native frames ips[nr] into out (at most max; how many), each activation's frames
+ * from the chain just before its native frame, ips[at[k]] (nat of them, innermost
+ * first); an activation past the chain read gets the marker, its callers not known. */
+static size_t interleave(struct python *py, struct pyproc *p, const struct sample *s, const struct python_chain *ch,
+			 const struct segment *seg, size_t nseg, bool whole, const size_t *at, size_t nat,
+			 const uint64_t *ips, size_t nr, uint64_t *out, size_t max, bool *ret_all)
 {
-	struct segment seg[64];
 	uint32_t syms[PYTHON_CHAIN_FRAMES + 1];
-	size_t nseg, n = 0, next = 0;
-	bool whole;
+	size_t n = 0, next = 0;
 
-	nseg = segments(p->in.l, ch, seg, ARRAY_SIZE(seg), &whole);
-	if (!chain_agrees(acts, nacts, ch, seg, nseg, whole)) {
-		py->st.chain_disagreed++;
-		return SIZE_MAX;
-	}
-	py->st.chained++;
 	for (size_t i = 0; i < nr; i++) {
-		if (next < nacts && acts[next].at == i) {
+		if (next < nat && at[next] == i) {
 			size_t k = 0;
 
 			if (next < nseg)
@@ -292,6 +285,28 @@ size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sa
 			out[n++] = ips[i];
 	}
 	return n;
+}
+
+/* The sample's Python frames from its chain (how many written into out, at most max),
+ * or SIZE_MAX when the chain does not agree with the sample (then as without one). */
+size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sample *s, const uint64_t *ips,
+			    size_t nr, const struct activation *acts, size_t nacts, const struct python_chain *ch,
+			    uint64_t *out, size_t max, bool *ret_all)
+{
+	struct segment seg[64];
+	size_t nseg, at[64];
+	bool whole;
+
+	nseg = segments(p->in.l, ch, seg, ARRAY_SIZE(seg), &whole);
+	if (!chain_agrees(acts, nacts, ch, seg, nseg, whole)) {
+		py->st.chain_disagreed++;
+		return SIZE_MAX;
+	}
+	py->st.chained++;
+	nacts = MIN(nacts, ARRAY_SIZE(at));
+	for (size_t k = 0; k < nacts; k++)
+		at[k] = acts[k].at;
+	return interleave(py, p, s, ch, seg, nseg, whole, at, nacts, ips, nr, out, max, ret_all);
 }
 
 /* ---- reading early: when the sample is drained (early.h) ------------------------ */
@@ -347,16 +362,7 @@ size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ip
 			evals[ne++] = i;
 	if (whole && ne == nseg) {
 		/* as many eval frames as activations: each one's frames above its own */
-		for (size_t i = 0, next = 0; i < nr; i++) {
-			if (next < ne && evals[next] == i) {
-				k = chain_activation(py, p, ch, &seg[next], false, s->time, syms, ARRAY_SIZE(syms), &all);
-				for (j = 0; j < k && n < max; j++)
-					out[n++] = PYTHON_BASE + syms[j];
-				next++;
-			}
-			if (n < max)
-				out[n++] = ips[i];
-		}
+		n = interleave(py, p, s, ch, seg, nseg, whole, evals, ne, ips, nr, out, max, &all);
 		return python__frames_done(py, s, ips, out, n, python__now_ns(), all);
 	}
 	/* the frame pointers do not tell the activations apart (a build without them): the
