@@ -99,6 +99,8 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 			sym = symbols__kernel(r->syms, loc.off);
 	} else if (r->object_name && r->object_name(r->object_ctx, d, loc.off, &live)) {
 		sym = live ? strset__intern(r->names, live) : NULL;
+		if (r->object_dso)
+			ret->dso = r->object_dso;
 	} else if ((d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) ||
 		   d->vdso == MODEL_VDSO_NATIVE) {
 		uint64_t into = 0;

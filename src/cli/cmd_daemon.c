@@ -57,9 +57,9 @@ static void print_public(const struct status *s, const char *socket)
 
 	daemon_client__format_time(num(s, "history_from"), from, sizeof(from));
 	daemon_client__format_time(num(s, "history_until"), until, sizeof(until));
-	printf("profd at %s: up %.0f s, %s at %" PRIu64 " Hz per CPU%s, %s set*uid()\n", socket, up,
+	printf("profd at %s: up %.0f s, %s at %" PRIu64 " Hz per CPU%s%s, %s set*uid()\n", socket, up,
 	       get(s, "event", a, sizeof(a)), num(s, "frequency"), num(s, "callchain") ? ", call chains" : "",
-	       num(s, "follows_setuid") ? "follows" : "does NOT follow");
+	       num(s, "python_frames") ? ", Python frames" : "", num(s, "follows_setuid") ? "follows" : "does NOT follow");
 	printf("history: %s to %s, %.0f s buckets (%.0f s ones for the last %.0f s), %.0f s kept\n", from, until,
 	       real(s, "bucket_s"), real(s, "fine_s"), real(s, "fine_span_s"), real(s, "history_s"));
 	if (num(s, "evicted_before")) {
@@ -121,6 +121,13 @@ static void print_admin(const struct status *s)
 	       "), bad requests %" PRIu64 ", timeouts %" PRIu64 ", stalled %" PRIu64 "\n", num(s, "clients"),
 	       num(s, "clients_served"), num(s, "clients_busy"), num(s, "clients_busy_uid"),
 	       num(s, "clients_bad_request"), num(s, "clients_timeout"), num(s, "clients_stalled"));
+	if (snapshot__text_value(s->text, s->len, "python_why", v, sizeof(v)))
+		printf("python: %" PRIu64 " samples of %" PRIu64 " interpreter(s) (%" PRIu64 " refused), %" PRIu64
+		       " with Python frames, %" PRIu64 " of them all verified, %" PRIu64 " read at the sample instant; %"
+		       PRIu64 " [python: unverified] frames; names let go %" PRIu64 " times%s%s\n", num(s, "python_samples"),
+		       num(s, "python_processes"), num(s, "python_rejected"), num(s, "python_with_frames"),
+		       num(s, "python_verified"), num(s, "python_chained"), num(s, "python_unverified_frames"),
+		       num(s, "python_name_windows"), strcmp(v, "-") ? "; not shown: " : "", strcmp(v, "-") ? v : "");
 	print_exports(s);
 	printf("profd itself: %.2f s of CPU, %.1f MiB resident\n", real(s, "cpu_s"),
 	       (double)num(s, "rss_bytes") / 1048576);

@@ -22,9 +22,9 @@
 /* profd's defaults: the rate and spans measured for the closing note (docs/DESIGN.md). */
 static void daemon_defaults(struct prof_daemon_config *d)
 {
-	*d = (struct prof_daemon_config){ .freq = 19, .callchain = true, .off_cpu_sample = 1, .off_cpu_window = 2,
-					  .off_cpu_period = 20, .mmap_pages = 64, .bucket = 10,
-					  .fine_span = 300, .history = 3600, .memory_max = 32 << 20,
+	*d = (struct prof_daemon_config){ .freq = 19, .callchain = true, .python_frames = true,
+					  .off_cpu_sample = 1, .off_cpu_window = 2, .off_cpu_period = 20,
+					  .mmap_pages = 64, .bucket = 10, .fine_span = 300, .history = 3600, .memory_max = 32 << 20,
 					  .disk_max = 256 << 20, .answers_memory_max = 64 << 20,
 					  .bucket_max_stacks = 20000, .fsync = true, .max_clients = 256,
 					  .max_clients_per_uid = 16, .client_timeout = 5 };
@@ -177,6 +177,7 @@ static const struct daemon_key {
 	DK(max_clients_per_uid, DK_UINT, max_clients_per_uid, 1, 65536, "connections, 1 to 65536"),
 	DK(client_timeout, DK_UINT, client_timeout, 1, 3600, "seconds, 1 to 3600"),
 	DK(callchain, DK_BOOL, callchain, 0, 1, "yes or no"),
+	DK(python_frames, DK_BOOL, python_frames, 0, 1, "yes or no"),
 	DK(off_cpu, DK_BOOL, off_cpu, 0, 1, "yes or no"),
 	DK(off_cpu_stacks, DK_BOOL, off_cpu_stacks, 0, 1, "yes or no"),
 	DK(off_cpu_sample, DK_UINT, off_cpu_sample, 1, 1000000, "1 in N switches, 1 to 1000000"),

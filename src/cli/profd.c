@@ -37,6 +37,7 @@
 #include "prof/daemon/exports.h"
 #include "prof/daemon/sampler.h"
 #include "prof/daemon/server.h"
+#include "prof/python/python.h"
 #include "prof/record/session.h"
 #include "prof/scope/scope.h"
 
@@ -177,7 +178,8 @@ static int settings_of(const struct prof_config *c, struct daemon_settings *s, c
 			   .fsync = d->fsync },
 		.server = { .max_clients = d->max_clients, .max_per_uid = d->max_clients_per_uid,
 			    .timeout_ms = d->client_timeout * 1000, .answers_memory_max = d->answers_memory_max },
-		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain, .off_cpu = d->off_cpu,
+		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain,
+		.python_frames = d->python_frames, .off_cpu = d->off_cpu,
 		.off_cpu_stacks = d->off_cpu_stacks, .off_cpu_sample = d->off_cpu_sample,
 	};
 	/* a window as long as the period is every switch, always (no windows) */
@@ -212,6 +214,9 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	o->freq = d->freq;
 	o->freq_given = true;
 	o->callchain = d->callchain;
+	/* Python frames from the chains read at the sample instant (with the call chains:
+	 * -g's way, no stack copy); their names in windows (python.h, live readers) */
+	o->no_python_chains = !d->python_frames || !d->callchain;
 	o->mmap_pages = d->mmap_pages;
 	o->mmap_given = true;
 	o->track_uids = true;
@@ -249,6 +254,14 @@ static bool uid_of(void *ctx, int32_t tid, uint32_t *ret)
 	return p->session && session__uid(p->session, tid, ret);
 }
 
+/* The session's Python frames' names (python.h: live readers), for the sampler. */
+static bool python_name(void *ctx, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	const struct profd *p = ctx;
+
+	return p->session && session__python_name(p->session, d, off, ret);
+}
+
 static int open_cgroup_root(struct preflight *pf)
 {
 	_cleanup_free_ char *mi = NULL;
@@ -267,9 +280,6 @@ static int start_session(struct profd *p)
 	struct session_error e = { 0 };
 	int err;
 
-	/* no Python frames yet: their names would be kept for the daemon's whole life
-	 * (python.h), past its memory budget on a host running much Python */
-	p->ro.no_python_chains = true;
 	cfg = preflight__session(&p->pf, &p->ro, 0, sampler__sink, p->sampler);
 	cfg.live = true;
 	cfg.poll_ms = SAMPLER_POLL_MS;
@@ -293,6 +303,14 @@ static int start_session(struct profd *p)
 	p->set.period = info->freq ? 0 : p->ro.period;
 	p->set.event_type = p->ro.events[0].type;
 	p->set.event_config = p->ro.events[0].config;
+	if (p->set.python_frames && !p->set.callchain)
+		snprintf(p->set.python_why, sizeof(p->set.python_why), "callchain = no");
+	else if (p->set.python_frames && !info->chains)
+		snprintf(p->set.python_why, sizeof(p->set.python_why), "%s",
+			 info->chains_why[0] ? info->chains_why : "the chains could not be read");
+	if (p->set.python_why[0])
+		say(p, LOG_WARNING, "warning: no Python frames in stacks: %s",
+		    p->set.python_why);
 	if (!info->creds)
 		say(p, LOG_WARNING, "warning: cannot follow set*uid() calls (%s): only root and the admin group will "
 		    "be served (tracefs must be readable: CAP_DAC_READ_SEARCH)", strerror(-info->creds_err));
@@ -341,7 +359,7 @@ static int profd_start(struct profd *p)
 {
 	struct sampler_config sc = { .callchain = p->ro.callchain, .off_cpu_stacks = p->pf.cfg.daemon.off_cpu_stacks,
 				     .off_cpu = p->pf.cfg.daemon.off_cpu, .holder_info = holder_info, .holder_ctx = p,
-				     .uid_of = uid_of, .uid_ctx = p };
+				     .uid_of = uid_of, .uid_ctx = p, .object_name = python_name, .object_ctx = p };
 	struct store_stats st;
 	char err[1024];
 	int fd;
@@ -418,6 +436,15 @@ static void publish(struct profd *p)
 	if (st.offcpu) {
 		ds.off_cpu = true;
 		ds.offcpu = *st.offcpu;
+	}
+	if (st.python) {
+		ds.python = (struct daemon_python){ .processes = st.python->processes, .rejected = st.python->rejected,
+						    .samples = st.python->samples,
+						    .with_python = st.python->with_python,
+						    .verified = st.python->verified, .chained = st.python->chained,
+						    .name_windows = st.python->name_windows };
+		for (int v = 1; v < PYTHON_VERDICTS; v++)
+			ds.python.unverified += st.python->unverified[v];
 	}
 	daemon__publish(p->d, &ds);
 }
@@ -641,9 +668,10 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = profd_start(&p);
 	if (!ret) {
-		say(&p, LOG_INFO, "sampling %s at %" PRIu64 " Hz per CPU%s, %s set*uid(); history %" PRIu64 " s in %" PRIu64
+		say(&p, LOG_INFO, "sampling %s at %" PRIu64 " Hz per CPU%s%s, %s set*uid(); history %" PRIu64 " s in %" PRIu64
 		    " s buckets within %" PRIu64 " MiB, in %s; answering on %s", p.set.event, p.set.freq,
-		    p.set.callchain ? " with call chains" : "", p.set.creds ? "following" : "NOT following",
+		    p.set.callchain ? " with call chains" : "",
+		    p.set.python_frames && !p.set.python_why[0] ? " and Python frames" : "", p.set.creds ? "following" : "NOT following",
 		    p.pf.cfg.daemon.history, p.pf.cfg.daemon.bucket, (uint64_t)(p.set.history.memory_max >> 20),
 		    p.set.history_dir, p.pf.cfg.daemon.socket);
 		ready(&p);

@@ -389,6 +389,7 @@ static void restart_keys(const struct daemon_settings *o, const struct daemon_se
 	CHANGED(strcmp(o->event, n->event), "event");
 	CHANGED(o->freq != n->freq || o->period != n->period, "frequency");
 	CHANGED(o->callchain != n->callchain, "callchain");
+	CHANGED(o->python_frames != n->python_frames, "python_frames");
 	CHANGED(o->off_cpu != n->off_cpu, "off_cpu");
 	CHANGED(o->off_cpu_stacks != n->off_cpu_stacks, "off_cpu_stacks");
 	CHANGED(o->off_cpu_sample != n->off_cpu_sample, "off_cpu_sample");

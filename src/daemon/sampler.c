@@ -127,6 +127,10 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 	 * function's, so that history keeps one frame per function */
 	s->an.res.addrs = true;
 	s->an.res.fn_addrs = true;
+	s->an.res.object_name = c->object_name;
+	s->an.res.object_ctx = c->object_ctx;
+	/* no file's name, so no file's rules (view.c): the process's own names */
+	s->an.res.object_dso = SAMPLER_PYTHON_OBJECT;
 	s->attr = (struct attribution){ .res = &s->an.res, .prof = s->prof, .callchain = c->callchain,
 					.uid_of = uid_of, .uid_ctx = s };
 	/* the keys of history: no pid, so a fork storm does not multiply them */

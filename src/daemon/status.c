@@ -32,6 +32,7 @@ static void write_public(struct snap_out *o, const struct status_facts *f)
 	line(o, "event %s\nfrequency %" PRIu64 "\nperiod %" PRIu64 "\ncallchain %d\n", s->event, s->freq, s->period,
 	     s->callchain);
 	line(o, "follows_setuid %d\n", s->creds);
+	line(o, "python_frames %d\n", s->python_frames && !s->python_why[0]);
 	line(o, "bucket_s %.3f\nfine_s %.3f\nhistory_s %.0f\nfine_span_s %.0f\n", (double)s->history.bucket_ns / 1e9,
 	     (double)s->history.fine_ns / 1e9, (double)s->history.span_ns / 1e9,
 	     (double)s->history.fine_span_ns / 1e9);
@@ -77,6 +78,13 @@ static void write_sampling(struct snap_out *o, const struct status_facts *f)
 	line(o, "lost %" PRIu64 "\nlost_samples %" PRIu64 "\n", f->sampling.lost, f->sampling.lost_samples);
 	line(o, "cut %" PRIu64 "\nunattributed %" PRIu64 "\n", t->cut_samples, f->sampling.unattributed);
 	line(o, "late %" PRIu64 "\nshort %" PRIu64 "\nobjects %" PRIu64 "\n", ss->late, ss->short_samples, ss->objects);
+	if (f->s->python_frames)
+		line(o, "python_why %s\npython_processes %" PRIu64 "\npython_rejected %" PRIu64 "\npython_samples %" PRIu64
+		     "\npython_with_frames %" PRIu64 "\npython_verified %" PRIu64 "\npython_unverified_frames %" PRIu64
+		     "\npython_chained %" PRIu64 "\npython_name_windows %" PRIu64 "\n", f->s->python_why[0] ? f->s->python_why : "-",
+		     f->sampling.python.processes, f->sampling.python.rejected, f->sampling.python.samples,
+		     f->sampling.python.with_python, f->sampling.python.verified, f->sampling.python.unverified,
+		     f->sampling.python.chained, f->sampling.python.name_windows);
 	line(o, "close_wait_max_ms %.3f\nengine_bytes %zu\n", (double)ss->close_wait_max_ns / 1e6, ss->engine_bytes);
 	line(o, "records %" PRIu64 "\ndescribed %" PRIu64 "\n", f->sampling.records, f->sampling.described);
 	write_off_cpu(o, f);

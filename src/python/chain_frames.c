@@ -278,7 +278,7 @@ static size_t interleave(struct python *py, struct pyproc *p, const struct sampl
 			else
 				syms[k++] = 1;  /* past the chain read: not known */
 			for (size_t j = 0; j < k && n < max; j++)
-				out[n++] = PYTHON_BASE + syms[j];
+				out[n++] = python__addr(py, syms[j]);
 			next++;
 		}
 		if (n < max)
@@ -344,6 +344,7 @@ size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ip
 	size_t evals[64], ne = 0, nseg, n = 0, k, j;
 	bool whole, all = true;
 
+	python__names_turn(py);
 	if (!p || !p->in.l || !nr || max > UNWIND_MAX_OUT_FRAMES)
 		return nr;
 	ch = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
@@ -375,7 +376,7 @@ size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ip
 		k = chain_activation(py, p, ch, &seg[a], a + 1 == nseg && !whole, s->time, syms, ARRAY_SIZE(syms),
 				     &all);
 		for (j = 0; j < k && n < max; j++)
-			out[n++] = PYTHON_BASE + syms[j];
+			out[n++] = python__addr(py, syms[j]);
 		if (a == 0 && ne && n < max)
 			out[n++] = ips[evals[0]];
 	}

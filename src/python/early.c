@@ -133,6 +133,13 @@ void python_early__keep(struct python_early *e, struct python_early_reading *r, 
 	e->next = (e->next + 1) % PYTHON_EARLY_N;
 }
 
+void python_early__forget(struct python_early *e)
+{
+	hashtable__clear(&e->idx);
+	for (size_t i = 0; i < PYTHON_EARLY_N; i++)
+		e->ring[i].nacts = 0;
+}
+
 const struct python_early_reading *python_early__find(const struct python_early *e, int32_t tid, uint64_t time)
 {
 	struct key k = { tid, time };

@@ -46,6 +46,34 @@ uint32_t python__symbol(struct python *py, const char *name)
 	return *e;
 }
 
+/* The two names every window starts with: 0 or -ENOMEM. */
+int python__names_init(struct python *py)
+{
+	return python__symbol(py, UNVERIFIED_NAME) == 0 && python__symbol(py, CALLERS_NAME) == 1 &&
+			       py->nr_names == 2
+		       ? 0
+		       : -ENOMEM;
+}
+
+void python__names_turn(struct python *py)
+{
+	if (!py->cfg.live_names || py->nr_names < py->cfg.live_names)
+		return;
+	/* what holds a symbol of this window: the code objects' and lines' names and
+	 * the early readings; forgotten with the names */
+	hashtable__clear(&py->codes);
+	hashtable__clear(&py->lines);
+	hashtable__clear(&py->syms);
+	python_early__forget(py->early);
+	for (size_t i = 0; i < py->nr_names; i++)
+		free(py->names[i]);
+	py->names_base += py->nr_names;
+	py->nr_names = 0;
+	py->st.name_windows++;
+	/* on ENOMEM the window stays empty: every symbol 0 ([python: unverified]) */
+	(void)python__names_init(py);
+}
+
 /* ---- names proven by time ------------------------------------------------------ */
 
 /* A str of the process as UTF-8 into buf. */

@@ -77,8 +77,7 @@ int python__new(const struct python_config *cfg, struct python **ret)
 	py->early = python_early__new();
 	/* unique to this recording: the object is written at its end */
 	py->id.size = 20;
-	if (!py->early || getrandom(py->id.data, 20, 0) != 20 || python__symbol(py, UNVERIFIED_NAME) != 0 ||
-	    python__symbol(py, CALLERS_NAME) != 1 || py->nr_names != 2) {
+	if (!py->early || getrandom(py->id.data, 20, 0) != 20 || python__names_init(py) < 0) {
 		python__free(py);
 		return -ENOMEM;
 	}
@@ -136,8 +135,12 @@ bool python__name(const struct python *py, const struct model_dso *d, uint64_t o
 {
 	if (d->build_id_len != py->id.size || memcmp(d->build_id, py->id.data, py->id.size) != 0)
 		return false;
-	*ret = off >= PYTHON_ELF_TEXT && off - PYTHON_ELF_TEXT < py->nr_names ? py->names[off - PYTHON_ELF_TEXT]
-									       : NULL;
+	*ret = NULL;
+	if (off < PYTHON_ELF_TEXT || off - PYTHON_ELF_TEXT < py->names_base)
+		return true;    /* a window of names gone: nothing, never another's */
+	off -= PYTHON_ELF_TEXT + py->names_base;
+	if (off < py->nr_names)
+		*ret = py->names[off];
 	return true;
 }
 
@@ -314,6 +317,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 
 	if (ev->type != PERF_RECORD_SAMPLE || sample__decode(&s, &py->attr, ev) < 0)
 		return;
+	python__names_turn(py);
 	pid = (int32_t)s.pid;
 	/* only processes attached, and threads unwound, before: judged in scope */
 	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
@@ -362,7 +366,7 @@ int python__map_object(struct python *py, const struct sample *s)
 	if (ms && maps__find(ms, PYTHON_BASE))
 		return 0;
 	return synth__mmap2_build_id(&py->cfg.synth, (pid_t)s->pid, (pid_t)s->tid, PYTHON_BASE,
-				     1u << 24, PYTHON_ELF_TEXT, py->id.data, py->id.size,
+				     py->cfg.live_names ? 1ull << 40 : 1u << 24, PYTHON_ELF_TEXT, py->id.data, py->id.size,
 				     PYTHON_OBJECT_PATH, s->time, py->cfg.sink, py->cfg.sink_ctx);
 }
 
@@ -417,6 +421,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 	size_t nacts, n = 0, next = 0;
 	bool all = true;
 
+	python__names_turn(py);
 	if (!p || !p->in.l || max > UNWIND_MAX_OUT_FRAMES)
 		return nr;
 	/* taken for every sample of the process, used or not */
@@ -444,7 +449,7 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 
 			all &= k != 1 || syms[0] != 0;
 			for (size_t j = 0; j < k && n < max; j++)
-				out[n++] = PYTHON_BASE + syms[j];
+				out[n++] = python__addr(py, syms[j]);
 			next++;
 		}
 		if (n < max)

@@ -77,6 +77,7 @@ struct python {
 	struct hashtable syms;          /* uint32_t symbol index by name (names[i]) */
 	char **names;                   /* symbol names, [0] UNVERIFIED_NAME, [1] CALLERS_NAME */
 	size_t nr_names, cap_names;
+	uint64_t names_base;            /* the window's first symbol (live_names: python.h) */
 	struct build_id id;             /* the object's: random, known before it is written */
 	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
 	struct python_early *early;     /* frames read when drained (early.h) */
@@ -88,6 +89,12 @@ struct code_key {
 	int32_t pid;
 	uint64_t addr;
 };
+
+/* Where symbol sym of the current window of names is mapped. */
+static inline uint64_t python__addr(const struct python *py, uint32_t sym)
+{
+	return PYTHON_BASE + py->names_base + sym;
+}
 
 /* The process read by python__read_mem (its ctx). */
 struct reader {
@@ -138,6 +145,11 @@ size_t python__frames_done(struct python *py, const struct sample *s, uint64_t *
 			   uint64_t t, bool all);
 
 /* ---- names.c ------------------------------------------------------------------- */
+
+/* Symbols 0 and 1 (UNVERIFIED_NAME, CALLERS_NAME): 0 or -ENOMEM. */
+int python__names_init(struct python *py);
+/* Before a sample: with live_names, a new window of names when this one is full. */
+void python__names_turn(struct python *py);
 
 /* The symbol of name: its index (added when new), or 0 on ENOMEM (unverified). */
 uint32_t python__symbol(struct python *py, const char *name);

@@ -13,6 +13,7 @@
 #include "prof/scope/cgroups.h"
 #include "prof/synth/map_dedup.h"
 #include "prof/synth/synth.h"
+#include "prof/sys/task_file.h"
 
 struct pipeline {
 	const struct sample_layout *layout;
@@ -460,16 +461,34 @@ static int open_object(void *ctx, const struct task_file *f)
 	return p->objects ? objects__open(p->objects, f) : -ENOENT;
 }
 
+/*
+ * Python's interpreters, in a live pipeline that reaches no object (profd): opened
+ * through the task as objects__open would (task_file.h: the user's rights, the
+ * MMAP2's device and inode checked), only those whose names look like Python's
+ * (interp.h), while their process runs.
+ */
+static int open_interpreter(void *ctx, const struct task_file *f)
+{
+	struct pipeline *p = ctx;
+	enum task_file_way way;
+
+	if (p->objects)
+		return objects__open(p->objects, f);
+	return task_file__open(f, TASK_FILE_TRY_HOST, &way, NULL);
+}
+
 /* Python frames need the unwound stacks and a cache to keep their names in, or a
  * live reader that asks them of the pipeline (prof top). */
 static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct python_config pc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->py_model,
-				    .open = open_object, .open_ctx = p, .cache = cfg->cache, .synth = p->synth,
+				    .open = cfg->live ? open_interpreter : open_object, .open_ctx = p,
+				    .cache = cfg->cache, .synth = p->synth,
 				    .kernel_sample_type = cfg->unwind ? cfg->unwind : cfg->sample_type,
 				    .as_user = cfg->verdict && cfg->verdict->restrict_uid,
 				    .chains = cfg->python_chains,
-				    .sink = sink, .sink_ctx = p };
+				    .sink = sink, .sink_ctx = p,
+				    .live_names = cfg->live && !cfg->cache ? PYTHON_LIVE_NAMES : 0 };
 	int err = python__new(&pc, &p->python);
 
 	if (err == 0 && p->unwinder)

@@ -42,6 +42,9 @@ struct daemon_settings {
 	uint64_t event_config;
 	uint64_t freq, period;
 	bool callchain;
+	bool python_frames;             /* [daemon] python_frames asked (the chains may still
+					 * not be read: python_why) */
+	char python_why[160];           /* why Python frames are not shown, "" when they are */
 	bool off_cpu;                   /* [daemon] off_cpu: off-CPU time is kept */
 	bool off_cpu_stacks;            /* ... with its call chains */
 	uint64_t off_cpu_sample;        /* ... a switch-out stack in N (the switch event's period);
@@ -49,6 +52,15 @@ struct daemon_settings {
 	uint64_t off_cpu_window_ns;     /* ... read in windows this long (0: always) */
 	uint64_t off_cpu_period_ns;     /* ... one every this long */
 	char host[256], osrelease[128];
+};
+
+/* Python frames as the session counts them (python.h's python_stats). */
+struct daemon_python {
+	uint64_t processes, rejected;   /* interpreters attached; that got no Python frames */
+	uint64_t samples, with_python, verified;
+	uint64_t unverified;            /* [python: unverified] frames */
+	uint64_t chained;               /* samples shown from their chain (read at their instant) */
+	uint64_t name_windows;          /* windows of names let go (python.h, live readers) */
 };
 
 /* What the sampling thread publishes after each turn. */
@@ -61,6 +73,7 @@ struct daemon_sampling {
 	uint64_t started_ns;            /* realtime */
 	bool off_cpu;                   /* [daemon] off_cpu: offcpu holds the intervals' counts */
 	struct offcpu_stats offcpu;
+	struct daemon_python python;    /* [daemon] python_frames */
 };
 
 struct daemon;

@@ -28,6 +28,11 @@
  */
 #define SAMPLER_POLL_MS 100
 
+struct model_dso;
+
+/* What the session's own objects' frames are in, in history (a name no file has). */
+#define SAMPLER_PYTHON_OBJECT "[python]"
+
 struct sampler_config {
 	struct history *history;        /* borrowed */
 	bool callchain;                 /* stacks of the call chain, else of the ip */
@@ -44,6 +49,11 @@ struct sampler_config {
 	/* the tracker's uid of tid, at judging time */
 	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
 	void *uid_ctx;
+	/* the session's own objects' names (session__python_name: its Python frames);
+	 * NULL: none.  Such an object is no file (SAMPLER_PYTHON_OBJECT): its names are
+	 * the sampled process's own, shown to whoever may see that process's samples */
+	bool (*object_name)(void *ctx, const struct model_dso *d, uint64_t off, const char **ret);
+	void *object_ctx;
 };
 
 struct sampler_stats {

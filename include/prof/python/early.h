@@ -51,6 +51,9 @@ struct python_early_reading *python_early__start(struct python_early *e, int32_t
 /* The reading in the slot python_early__start gave, with nacts activations, kept. */
 void python_early__keep(struct python_early *e, struct python_early_reading *r, uint8_t nacts);
 
+/* Every reading forgotten (their symbols are of a window of names gone: python.h). */
+void python_early__forget(struct python_early *e);
+
 /* The reading of sample (tid, time), NULL when none is kept. */
 const struct python_early_reading *python_early__find(const struct python_early *e, int32_t tid, uint64_t time);
 

@@ -48,6 +48,9 @@
 
 /* Where the synthetic object is mapped in each Python process. */
 #define PYTHON_BASE (1ull << 60)
+/* The names a live reader's recording keeps at once (python_config.live_names):
+ * some 6 MB at most. */
+#define PYTHON_LIVE_NAMES (1u << 16)
 /* Its name in the MMAP2s (and in the build-id cache). */
 #define PYTHON_OBJECT_PATH "/prof/python-frames"
 
@@ -63,6 +66,8 @@ struct python_config {
 	struct python_chains *chains;   /* callers read at each sample (chain.h), NULL: none */
 	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
 	void *sink_ctx;
+	uint32_t live_names;            /* a live reader's (no object written): the most
+					 * names kept at once, 0 for no bound (see below) */
 };
 
 struct python_stats {
@@ -90,6 +95,7 @@ struct python_stats {
 	uint64_t unchained;             /* samples of such a process with no chain */
 	uint64_t fp_cut;                /* -g: samples whose native callers were not shown */
 	uint64_t delay_sum_ns, delay_max_ns; /* from a sample to its reading */
+	uint64_t name_windows;          /* live_names: windows of names started after the first */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };
 
@@ -127,10 +133,17 @@ void python__early(struct python *py, const struct perf_event_header *ev);
 void python__finish(struct python *py);
 
 /*
- * Live readers (prof top), which have no file and no object in the cache: is d this
- * recording's object (its build id, random per recording, which no other mapping
- * can have)?  Then *ret is the name of its symbol at file offset off, NULL when
- * there is none.  The name is py's, valid until python__free.
+ * Live readers (prof top, profd), which have no file and no object in the cache: is
+ * d this recording's object (its build id, random per recording, which no other
+ * mapping can have)?  Then *ret is the name of its symbol at file offset off, NULL
+ * when there is none (any more).  The name is py's, valid until the next sample is
+ * given to py: a live reader names each sample as it is handed to it.
+ *
+ * With live_names, the names are kept in windows: when a window holds live_names,
+ * the next sample starts a new one; the old names, and every code object and line
+ * named with them, are forgotten.  Addresses are never used twice: a window's
+ * symbols follow the last one's (the mapping is 2^40 long), so a name cached by
+ * address is never another's, and an address of a window gone names nothing.
  */
 bool python__name(const struct python *py, const struct model_dso *d, uint64_t off, const char **ret);
 

@@ -98,7 +98,7 @@ pass "root gets both; --uid and --cgroup select one"
 
 # prof daemon status: the sampling and the span for everyone, host-wide counts for root
 as_user profda "$PUB_PROF" daemon status --socket "$SOCK" >"$TMP/st.a" 2>"$TMP/err" || fail "status as profda: $(cat "$TMP/err")"
-grep -q "^profd at $SOCK: up [0-9]* s, cpu-clock at 19 Hz per CPU, call chains, follows set\*uid()" "$TMP/st.a" &&
+grep -q "^profd at $SOCK: up [0-9]* s, cpu-clock at 19 Hz per CPU, call chains, Python frames, follows set\*uid()" "$TMP/st.a" &&
 	grep -q '^history: ' "$TMP/st.a" || fail "profda's status: $(cat "$TMP/st.a")"
 grep -qE '^(samples|memory|disk|clients|profd itself):' "$TMP/st.a" && fail "profda gets the host's counts: $(cat "$TMP/st.a")"
 as_user profda "$PUB_PROF" daemon status --raw --socket "$SOCK" | grep -qE '^(samples|clients|disk_dir|rss_bytes) ' &&
