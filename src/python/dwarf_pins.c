@@ -31,6 +31,7 @@ struct pin_vec {
 struct python_pins {
 	struct pin_vec k[PIN_KINDS];
 	struct pin_offsets offs;
+	uint32_t refs;                  /* holders beyond the first */
 };
 
 static const char *const kind_names[PIN_KINDS] = {
@@ -389,8 +390,19 @@ int python_pins__read(Elf *elf, const char *debug_path, uint64_t eval, struct py
 	return 0;
 }
 
+struct python_pins *python_pins__ref(struct python_pins *p)
+{
+	if (p)
+		p->refs++;
+	return p;
+}
+
 struct python_pins *python_pins__free(struct python_pins *p)
 {
+	if (p && p->refs) {
+		p->refs--;
+		return NULL;
+	}
 	if (p) {
 		for (int k = 0; k < PIN_KINDS; k++)
 			free(p->k[k].v);

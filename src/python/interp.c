@@ -235,8 +235,52 @@ static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const stru
 	return 0;
 }
 
+void interp_cache__release(struct interp_cache *c)
+{
+	for (size_t i = 0; c && i < INTERP_CACHE_N; i++)
+		c->v[i].pins = python_pins__free(c->v[i].pins);
+}
+
+/* judge_dwarf, once per build (its build id, its eval function): what it appends to
+ * why and its verdict are the build's, the same for every process of it. */
+static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const struct interp_syms *s,
+			      const struct build_id *b, struct interp *ret, char *why, size_t why_len)
+{
+	size_t at = strlen(why);
+	struct interp_cached *e, *lru;
+	int err;
+
+	if (!c || !b->size)
+		return judge_dwarf(elf, fd, s, b, ret, why, why_len);
+	lru = &c->v[0];
+	for (size_t i = 0; i < INTERP_CACHE_N; i++) {
+		e = &c->v[i];
+		if (e->b.size == b->size && !memcmp(e->b.data, b->data, b->size) && e->eval == s->eval) {
+			e->used = ++c->tick;
+			snprintf(why + at, why_len - at, "%s", e->why);
+			if (e->err == 0) {
+				ret->l = e->l;
+				ret->pins = python_pins__ref(e->pins);
+			}
+			return e->err;
+		}
+		if (e->used < lru->used)
+			lru = e;
+	}
+	err = judge_dwarf(elf, fd, s, b, ret, why, why_len);
+	/* the build's own verdicts only, not a failure of this reading (-ENOMEM, -EIO) */
+	if (err != 0 && err != -ENOTSUP && err != -E2BIG && err != -ENOENT)
+		return err;
+	lru->pins = python_pins__free(lru->pins);
+	*lru = (struct interp_cached){ .b = *b, .eval = s->eval, .err = err, .used = ++c->tick,
+				       .l = err == 0 ? ret->l : NULL, .pins = err == 0 ? python_pins__ref(ret->pins) : NULL };
+	snprintf(lru->why, sizeof(lru->why), "%s", why + at);
+	return err;
+}
+
 /* Judge one candidate mapping (open on fd): 0, -ENOENT (no interpreter), -ENOTSUP. */
-static int judge(int fd, const struct map *m, const char *path, struct interp *ret, char *why, size_t why_len)
+static int judge(int fd, const struct map *m, const char *path, struct interp_cache *cache, struct interp *ret,
+		 char *why, size_t why_len)
 {
 	struct interp_syms s;
 	struct build_id b = { 0 };
@@ -282,7 +326,7 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 	}
 	snprintf(why, why_len, "%s: CPython %u.%u.%u: ", path, s.version >> 24, (s.version >> 16) & 0xff,
 		 (s.version >> 8) & 0xff);
-	err = judge_dwarf(elf, fd, &s, &b, ret, why, why_len);
+	err = judge_dwarf_cached(cache, elf, fd, &s, &b, ret, why, why_len);
 	elf_end(elf);
 	/* an error of its own: said after the version, not left half written */
 	if (err < 0 && err != -ENOTSUP && why[strlen(why) - 1] == ' ')
@@ -301,8 +345,8 @@ static int judge(int fd, const struct map *m, const char *path, struct interp *r
 	return -ENOTSUP;
 }
 
-int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void *ctx, struct interp *ret,
-		 char *why, size_t why_len)
+int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void *ctx, struct interp_cache *cache,
+		 struct interp *ret, char *why, size_t why_len)
 {
 	const struct maps *ms = model__maps(m, pid);
 
@@ -317,7 +361,7 @@ int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void
 						    .maj = d->maj, .min = d->min, .ino = d->ino });
 		if (fd < 0)
 			continue;
-		err = judge(fd, mp, d->name, ret, why, why_len);
+		err = judge(fd, mp, d->name, cache, ret, why, why_len);
 		close(fd);
 		if (err != -ENOENT)
 			return err;

@@ -104,6 +104,7 @@ struct python *python__free(struct python *py)
 	hashtable__release(&py->codes);
 	hashtable__release(&py->syms);
 	python_early__free(py->early);
+	interp_cache__release(&py->judged);
 	free(py);
 	return NULL;
 }
@@ -251,7 +252,7 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 	p->judged = true;
 	p->maps_nr = ms ? ms->nr : 0;
 	why[0] = '\0';
-	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &p->in, why, sizeof(why));
+	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &py->judged, &p->in, why, sizeof(why));
 	if (err == -ENOENT)
 		return p;               /* no interpreter */
 	if (err == 0) {

@@ -81,6 +81,7 @@ struct python {
 	struct build_id id;             /* the object's: random, known before it is written */
 	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
 	struct python_early *early;     /* frames read when drained (early.h) */
+	struct interp_cache judged;     /* builds judged by their DWARF (interp.h) */
 	struct python_stats st;
 };
 

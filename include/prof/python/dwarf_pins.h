@@ -83,6 +83,8 @@ int python_dwarf__read(Elf *elf, const char *debug_path, int (*read)(Dwarf *dbg,
  * -E2BIG when it has more location entries than prof keeps, -ENOMEM.
  */
 int python_pins__read(Elf *elf, const char *debug_path, uint64_t eval, struct python_pins **ret);
+/* Another holder of p (pins are read-only once read): each holder frees its own. */
+struct python_pins *python_pins__ref(struct python_pins *p);
 struct python_pins *python_pins__free(struct python_pins *p);
 
 /* Where kind is at pc (as linked): *ret, false when nothing pins it there. */

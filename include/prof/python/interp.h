@@ -12,6 +12,7 @@
 
 #include "prof/analyze/model.h"
 #include "prof/analyze/unwinder.h"
+#include "prof/perfdata/build_id.h"
 #include "prof/python/callsite.h"
 #include "prof/python/dwarf_pins.h"
 #include "prof/python/layout.h"
@@ -47,12 +48,33 @@ struct interp_syms {
 int interp__read_syms(int fd, struct interp_syms *ret);
 
 /*
+ * What the DWARF of a build said (its pins, or why they would not do), by its build id:
+ * read once, not at every process of that build (some 20 ms and 16 MB of libdw's for
+ * CPython's, each time).  The pins are shared (python_pins__ref).
+ */
+#define INTERP_CACHE_N 8
+struct interp_cache {
+	struct interp_cached {
+		struct build_id b;              /* size 0: an empty entry */
+		uint64_t eval;                  /* the eval function as linked */
+		const struct python_layout *l;  /* NULL: refused, why */
+		struct python_pins *pins;
+		int err;
+		char why[256];
+		uint64_t used;
+	} v[INTERP_CACHE_N];
+	uint64_t tick;
+};
+void interp_cache__release(struct interp_cache *c);
+
+/*
  * The interpreter of process pid (its maps in m, its files opened with open): 0 with
  * *ret filled, -ENOENT when it maps none, -ENOTSUP when prof has no layout for it
- * (why says so, for the summary), or -errno.
+ * (why says so, for the summary), or -errno.  cache: builds judged by their DWARF
+ * before (NULL: none).
  */
-int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void *ctx, struct interp *ret,
-		 char *why, size_t why_len);
+int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void *ctx, struct interp_cache *cache,
+		 struct interp *ret, char *why, size_t why_len);
 
 /* Free what *in holds (its pins); in stays valid to fill again.  NULL-safe. */
 void interp__release(struct interp *in);
