@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The unit's model without systemd: profd as a plain system user with exactly the four
+# The unit's model without systemd: profd as a plain system user with exactly the five
 # ambient capabilities etc/profd.service gives it (setpriv, as systemd would).  It samples
 # the host, names user and kernel symbols, follows setuid() without exec (a root process
-# that becomes a user is the user's only from the call on), and writes only its state
-# directory.  Then the unit file itself: systemd-analyze verify, and its exposure.
+# that becomes a user is the user's only from the call on), shows a tenant's Python
+# functions, keeps only CAP_PERFMON and CAP_SYS_PTRACE once sampling, and writes only its
+# state directory.  Then the unit file itself: systemd-analyze verify, and its exposure.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -23,14 +24,17 @@ profd_config "bucket = 2" "fine_span = 10"
 mkdir -p "$PD/state" && chown "$SVC:" "$PD/state" "$PD/run" && chmod 700 "$PD/state" || fail "state dir"
 touch "$TMP/marker"
 sleep 1
-CAPS=+perfmon,+sys_ptrace,+syslog,+dac_read_search
+CAPS=+perfmon,+sys_ptrace,+syslog,+dac_read_search,+bpf
 start_profd setpriv --reuid="$SVC" --regid="$SVC" --init-groups --inh-caps="$CAPS" --ambient-caps="$CAPS" \
 	--bounding-set=-all,"$CAPS"
 [ "$(stat -c %U /proc/$PROFD_PID)" = "$SVC" ] || fail "profd does not run as $SVC"
 eff=$(awk '/^CapEff/ { print $2 }' /proc/$PROFD_PID/status)
 bnd=$(awk '/^CapBnd/ { print $2 }' /proc/$PROFD_PID/status)
-four=$(( (1 << 38) | (1 << 19) | (1 << 34) | (1 << 2) ))     # perfmon, sys_ptrace, syslog, dac_read_search
-(( (0x$eff & ~four) == 0 && (0x$bnd & ~four) == 0 )) || fail "profd has capabilities beyond the unit's four: eff $eff, bounding $bnd"
+five=$(( (1 << 38) | (1 << 19) | (1 << 34) | (1 << 2) | (1 << 39) ))  # perfmon, sys_ptrace, syslog, dac_read_search, bpf
+(( (0x$bnd & ~five) == 0 )) || fail "profd has capabilities beyond the unit's five: bounding $bnd"
+# once sampling: only what it uses after the start
+kept=$(( (1 << 38) | (1 << 19) ))
+(( (0x$eff & ~kept) == 0 )) || fail "profd kept capabilities it needs only at the start: eff $eff"
 [ "$(pstatus follows_setuid)" = 1 ] || fail "profd as $SVC cannot follow set*uid(): $(grep -i warning "$PD/log")"
 pass "profd runs as $SVC with CapEff $eff and follows set*uid()"
 
@@ -50,6 +54,18 @@ grep -q before_setuid "$TMP/ten" && fail "profdten gets before_setuid, which ran
 grep -q before_setuid "$TMP/root" || fail "root lacks before_setuid: the check above proves nothing"
 pass "setuid() without exec: profdten gets after_setuid, not root's before_setuid"
 
+# Python frames with the unit's capabilities (CAP_BPF at the start only)
+if [ -x /usr/bin/python3.11 ]; then
+	printf 'import time\ndef caps_py_hot():\n    end = time.time() + 3\n    while time.time() < end: pass\ncaps_py_hot()\n' >"$TMP/pub/capspy.py"
+	chmod 644 "$TMP/pub/capspy.py"
+	as_user profdten /usr/bin/python3.11 "$TMP/pub/capspy.py" || fail "python as profdten"
+	sleep 2.5
+	as_user profdten "$PUB_PROF" report --daemon --socket "$SOCK" --since 1m -F folded -g >"$TMP/py" 2>"$TMP/err" ||
+		fail "profdten's folded: $(cat "$TMP/err")"
+	grep -q 'caps_py_hot_(.*capspy\.py:[0-9]*)' "$TMP/py" || fail "no Python frames as $SVC: $(grep -i python "$PD/log"; head -3 "$TMP/py")"
+	pass "profdten's Python function, with profd as $SVC: $(grep -c caps_py_hot "$TMP/py") stacks"
+fi
+
 stop_profd || fail "profd exited $? on SIGTERM: $(tail -3 "$PD/log")"
 ls "$PD/state/history/"*.seg >/dev/null 2>&1 || fail "no history in the state directory"
 written=$(find / -xdev \( -path /proc -o -path "$PD/state" \) -prune -o -user "$SVC" -newer "$TMP/marker" -print 2>/dev/null |
@@ -65,7 +81,8 @@ exposure=$(cd "$TMP" && systemd-analyze security --offline=true "$PROF_UNIT" 2>&
 [ -n "$exposure" ] || fail "no exposure from systemd-analyze security"
 awk -v e="$exposure" 'BEGIN { exit !(e <= 3.5) }' || fail "the unit's exposure is $exposure, over 3.5"
 for k in "ProtectKernelTunables=no" "ProtectKernelLogs=no" "PrivateUsers=no" "ProcSubset=all" "PrivateTmp=no" \
-	 "SystemCallFilter=@system-service perf_event_open" "AmbientCapabilities=CAP_PERFMON CAP_SYS_PTRACE CAP_SYSLOG CAP_DAC_READ_SEARCH"; do
+	 "SystemCallFilter=@system-service perf_event_open bpf" \
+	 "AmbientCapabilities=CAP_PERFMON CAP_SYS_PTRACE CAP_SYSLOG CAP_DAC_READ_SEARCH CAP_BPF"; do
 	grep -qx "$k" "$PROF_UNIT" || fail "the unit lacks '$k', which profd needs"
 done
 pass "etc/profd.service: verify clean, exposure $exposure"
