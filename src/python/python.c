@@ -104,7 +104,7 @@ struct python *python__free(struct python *py)
 	hashtable__release(&py->codes);
 	hashtable__release(&py->syms);
 	python_early__free(py->early);
-	interp_cache__release(&py->judged);
+	interp_cache__release(&py->builds);
 	free(py);
 	return NULL;
 }
@@ -225,6 +225,12 @@ static int check(struct python *py, const struct interp *in, struct reader *r, c
 	return py->cfg.as_user ? privs__as_user(check_call, &c) : check_call(&c);
 }
 
+/* How many of the process's own mappings there are (the synthetic one is prof's). */
+static size_t own_maps(const struct maps *ms)
+{
+	return ms ? ms->nr - (maps__find(ms, PYTHON_BASE) ? 1 : 0) : 0;
+}
+
 /* The process's interpreter, looked at when its maps changed. */
 struct pyproc *python__proc_get(struct python *py, int32_t pid)
 {
@@ -239,8 +245,9 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 		return NULL;
 	if (created)
 		*p = (struct pyproc){ .pid = pid, .pidfd = -1 };
-	/* the synthetic mapping is not one of the process's own */
-	if (p->judged && ms && (ms->nr == p->maps_nr || ms->nr == p->maps_nr + 1))
+	/* judged again when a mapping of its own came or went (an interpreter's mapped
+	 * after a first sample, its exec), not for the synthetic one */
+	if (p->judged && own_maps(ms) == p->maps_nr)
 		return p;
 	if (p->pidfd >= 0)
 		close(p->pidfd);
@@ -250,9 +257,9 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 	p->chained = false;
 	interp__release(&p->in);
 	p->judged = true;
-	p->maps_nr = ms ? ms->nr : 0;
+	p->maps_nr = own_maps(ms);
 	why[0] = '\0';
-	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &py->judged, &p->in, why, sizeof(why));
+	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &py->builds, &p->in, why, sizeof(why));
 	if (err == -ENOENT)
 		return p;               /* no interpreter */
 	if (err == 0) {

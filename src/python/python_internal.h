@@ -37,7 +37,7 @@
 struct pyproc {
 	int32_t pid;
 	struct interp in;               /* in.l NULL: not an attached interpreter */
-	size_t maps_nr;                 /* the maps it was judged with */
+	size_t maps_nr;                 /* its own maps when judged (the synthetic one not counted) */
 	bool judged;
 	bool counted;                   /* in st.processes */
 	bool chained;                   /* in the chains' map (chain.h) */
@@ -81,7 +81,7 @@ struct python {
 	struct build_id id;             /* the object's: random, known before it is written */
 	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
 	struct python_early *early;     /* frames read when drained (early.h) */
-	struct interp_cache judged;     /* builds judged by their DWARF (interp.h) */
+	struct interp_cache builds;     /* builds judged by their DWARF (interp.h) */
 	struct python_stats st;
 };
 
