@@ -107,8 +107,7 @@ int interp__read_syms(int fd, struct interp_syms *ret)
 	return err;
 }
 
-/* Could the object at path be an interpreter (python3.X, libpython3.X.so)? */
-static bool looks_like_python(const char *path)
+bool interp__looks_like(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
@@ -355,7 +354,7 @@ int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void
 		const struct model_dso *d = model__dso(m, mp->dso);
 		int fd, err;
 
-		if (!(mp->prot & PROT_EXEC) || !d->name || !looks_like_python(d->name))
+		if (!(mp->prot & PROT_EXEC) || !d->name || !interp__looks_like(d->name))
 			continue;
 		fd = open(ctx, &(struct task_file){ .pid = pid, .start = mp->start, .end = mp->end, .path = d->name,
 						    .maj = d->maj, .min = d->min, .ino = d->ino });

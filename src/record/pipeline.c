@@ -8,6 +8,7 @@
 #include "prof/base/util.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/hint.h"
+#include "prof/python/interp.h"
 #include "prof/python/python.h"
 #include "prof/record/pipeline.h"
 #include "prof/scope/cgroups.h"
@@ -46,13 +47,41 @@ struct pipeline {
 
 /* The stages, last first. */
 
-/* -g: the maps of what is written, for Python's interpreters (as the unwinder keeps
- * them with --call-graph dwarf). */
+/*
+ * -g: the maps of what is written that Python needs (interp.h: the mappings of
+ * objects whose names look like an interpreter's, and its own object's), not every
+ * mapping as the unwinder keeps them with --call-graph dwarf: on a build host most
+ * records are other programs' maps, and a second model of all of them cost a live
+ * reader (profd) half as much again per record.
+ */
+static bool python_mapping(const struct perf_event_header *ev)
+{
+	const char *name;
+	size_t len, at;
+
+	if (ev->type == PERF_RECORD_MMAP2)
+		at = offsetof(struct perf_record_mmap2, filename);
+	else if (ev->type == PERF_RECORD_MMAP)
+		at = offsetof(struct perf_record_mmap, filename);
+	else
+		return true;    /* not a mapping: the tasks' lives are kept */
+	if (ev->size <= at)
+		return true;    /* the model judges a malformed record */
+	name = (const char *)ev + at;
+	len = ev->size - at;
+	if (!memchr(name, '\0', len))
+		return true;    /* the model judges a malformed record */
+	return interp__looks_like(name) || !strcmp(name, PYTHON_OBJECT_PATH);
+}
+
 static int note_model(struct model *m, const void *rec)
 {
 	const struct perf_event_header *ev = rec;
 	const struct perf_record_comm *c = rec;
 	const struct perf_record_fork *f = rec;
+
+	if (!python_mapping(ev))
+		return 0;
 
 	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*c))
 		model__clear_maps(m, (int32_t)c->pid);      /* the new program's mappings follow */

@@ -76,6 +76,9 @@ void interp_cache__release(struct interp_cache *c);
 int interp__find(const struct model *m, int32_t pid, unwinder_open_fn open, void *ctx, struct interp_cache *cache,
 		 struct interp *ret, char *why, size_t why_len);
 
+/* Could the object at path be an interpreter (python3.X, libpython3.X.so)? */
+bool interp__looks_like(const char *path);
+
 /* Free what *in holds (its pins); in stays valid to fill again.  NULL-safe. */
 void interp__release(struct interp *in);
 
