@@ -277,6 +277,31 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 	return err;
 }
 
+/* syms_of, once per build (its build id; none: every time). */
+static int syms_cached(struct interp_cache *c, Elf *elf, int fd, const struct build_id *b, struct interp_syms *ret)
+{
+	struct interp_syms_cached *e, *lru;
+	int err;
+
+	if (!c || !b->size)
+		return syms_of(elf, fd, ret);
+	lru = &c->syms[0];
+	for (size_t i = 0; i < INTERP_CACHE_N; i++) {
+		e = &c->syms[i];
+		if (e->b.size == b->size && !memcmp(e->b.data, b->data, b->size)) {
+			e->used = ++c->tick;
+			*ret = e->s;
+			return e->err;
+		}
+		if (e->used < lru->used)
+			lru = e;
+	}
+	err = syms_of(elf, fd, ret);
+	if (err == 0 || err == -EPROTO || err == -ENOENT)
+		*lru = (struct interp_syms_cached){ .b = *b, .s = *ret, .err = err, .used = ++c->tick };
+	return err;
+}
+
 /* Judge one candidate mapping (open on fd): 0, -ENOENT (no interpreter), -ENOTSUP. */
 static int judge(int fd, const struct map *m, const char *path, struct interp_cache *cache, struct interp *ret,
 		 char *why, size_t why_len)
@@ -293,7 +318,9 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 	memset(&s, 0, sizeof(s));
 	if (!elf)
 		return -ENOENT;
-	err = syms_of(elf, fd, &s);
+	if (build_id__read_elf(fd, &b) < 0)
+		b.size = 0;
+	err = syms_cached(cache, elf, fd, &b, &s);
 	found = (err == 0 || err == -EPROTO) && unwinder__map_bias(elf, m, &bias);
 	elf_end(elf);
 	if (!found)
@@ -301,8 +328,6 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 	elf = elf_of(fd);
 	if (!elf)
 		return -ENOENT;
-	if (build_id__read_elf(fd, &b) < 0)
-		b.size = 0;
 	if (err == -EPROTO) {
 		/* 3.8-3.10: the version by name, checked against the build (frame_old.h) */
 		*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,

@@ -54,6 +54,14 @@ int interp__read_syms(int fd, struct interp_syms *ret);
  */
 #define INTERP_CACHE_N 8
 struct interp_cache {
+	/* what .dynsym says, by build id: a process's interpreter is mostly one of a
+	 * few builds, and reading its symbols again was most of an attach's cost */
+	struct interp_syms_cached {
+		struct build_id b;              /* size 0: an empty entry */
+		struct interp_syms s;
+		int err;
+		uint64_t used;
+	} syms[INTERP_CACHE_N];
 	struct interp_cached {
 		struct build_id b;              /* size 0: an empty entry */
 		uint64_t eval;                  /* the eval function as linked */
