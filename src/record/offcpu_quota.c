@@ -52,7 +52,9 @@ uint64_t quota_timeline__within(const struct quota_timeline *tl, uint64_t t0, ui
 		 * lasted hi - t0 at most; a longer one is the one before the wait */
 		if (j->lo < t0 && j->ns > j->hi - t0)
 			continue;
-		sum += j->ns;
+		/* and a wait's own throttling ended by hi and by t1 (it ran after): a
+		 * counter summing several CPUs' says more than one CPU's lasted */
+		sum += MIN(j->ns, MIN(j->hi, t1) - t0);
 	}
 	return MIN(sum, t1 - t0);
 }

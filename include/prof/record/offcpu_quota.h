@@ -13,10 +13,12 @@
  * ended between the readings lo and hi.  A wait [t0, t1) is given the jumps that
  * ended within it: those read within it, and one read across t0 only when it is
  * short enough to have begun at t0 or later (ns <= hi - t0; the longer one is the
- * throttling before, which ended before the wait began), at most t1 - t0.  Exact for
- * a cgroup throttled on one CPU at a time while the readings are closer together than
- * the runs between two throttlings; a cgroup throttled on several CPUs at once sums
- * them in its counter, and a wait is then given up to its whole length.
+ * throttling before, which ended before the wait began), each at most from t0 to hi
+ * and to t1, all at most t1 - t0.  Exact for a cgroup throttled on one CPU at a time
+ * while the readings are closer together than the runs between two throttlings; a
+ * cgroup throttled on several CPUs at once sums them in its counter, and a wait is
+ * then given its time from t0 to the reading that saw the throttling end (up to a
+ * drain interval more than it was).
  *
  * Which cgroup: /proc/TID/cgroup's of the cpu controller (the v1 cpu hierarchy where
  * it is mounted, else cgroup2's), and among it and its ancestors those with a quota

@@ -49,6 +49,18 @@ Test(offcpu_quota, a_throttling_read_across_the_start_is_the_one_before_when_lon
 	cr_assert_eq(quota_timeline__within(&tl, 90 * MS, 200 * MS), 5 * MS, "5 ms fits: it may be the wait's");
 }
 
+/* Three CPUs throttled 80 ms each, the counter's sum read at 95 ms: a wait from 0 is
+ * given up to that reading, not 240 ms. */
+Test(offcpu_quota, a_throttling_summed_over_cpus_is_given_up_to_its_reading)
+{
+	memset(&tl, 0, sizeof(tl));
+	quota_timeline__note(&tl, 0, 0);
+	quota_timeline__note(&tl, 70 * MS, 0);
+	quota_timeline__note(&tl, 95 * MS, 240 * MS);
+	cr_assert_eq(quota_timeline__within(&tl, 0, 150 * MS), 95 * MS);
+	cr_assert_eq(quota_timeline__within(&tl, 0, 85 * MS), 85 * MS, "and no further than the wait");
+}
+
 Test(offcpu_quota, a_counter_that_goes_back_starts_over_and_old_readings_are_ignored)
 {
 	memset(&tl, 0, sizeof(tl));
