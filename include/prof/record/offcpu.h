@@ -54,7 +54,8 @@ enum offcpu_holder {
 	OFFCPU_HOLDER_NONE = 0,         /* not an offcpu-runq sample (or a file without) */
 	OFFCPU_HOLDER_SELF = 1,         /* a task of the same scope */
 	OFFCPU_HOLDER_SYSTEM = 2,       /* a kernel thread */
-	OFFCPU_HOLDER_IDLE = 3,         /* nobody: the CPU was idle (CPU quota, affinity) */
+	OFFCPU_HOLDER_IDLE = 3,         /* nobody else: the CPU idle, or the thread's cgroup
+					 * throttled (its CPU quota spent) */
 	OFFCPU_HOLDER_OTHERS = 4,       /* other tenants (a tenant's own recording) */
 	OFFCPU_HOLDER_UNKNOWN = 5,      /* not known: a gap in the records, a task gone */
 	OFFCPU_HOLDER_UID = 16,         /* + uid: a task of that (real) uid */
