@@ -275,6 +275,52 @@ void split__add(struct split *s, uint32_t holder, uint64_t ns)
 }
 
 /*
+ * ns of the wait s split were its cgroup's throttling: idle's.  The CPU is idle while a
+ * thread waits on it only when that thread is throttled, so the idle already there is
+ * part of it; the rest is taken from the other holders in proportion (the wait moved
+ * between CPUs: when on which is not kept).
+ */
+void split__throttled(struct split *s, uint64_t ns)
+{
+	uint64_t idle = 0, others = 0, need, taken = 0;
+	size_t last = MAX_SPLIT;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		if (s->holder[i] == OFFCPU_HOLDER_IDLE) {
+			idle += s->ns[i];
+		} else {
+			others += s->ns[i];
+			last = i;
+		}
+	}
+	if (ns <= idle || !others)
+		return;
+	need = MIN(ns - idle, others);
+	for (size_t i = 0; i < s->nr; i++) {
+		uint64_t take;
+
+		if (s->holder[i] == OFFCPU_HOLDER_IDLE)
+			continue;
+		/* (the last one takes what rounding left) */
+		take = i == last ? need - taken : (uint64_t)((unsigned __int128)s->ns[i] * need / others);
+		take = MIN(take, s->ns[i]);
+		s->ns[i] -= take;
+		taken += take;
+	}
+	split__add(s, OFFCPU_HOLDER_IDLE, taken);
+	/* the holders left with nothing are not written */
+	for (size_t i = 0; i < s->nr;) {
+		if (s->ns[i]) {
+			i++;
+			continue;
+		}
+		s->nr--;
+		s->holder[i] = s->holder[s->nr];
+		s->ns[i] = s->ns[s->nr];
+	}
+}
+
+/*
  * Who held CPU c during [t0, t1) while tid waited: its segments, newest first, and its
  * runner now.  That runner is tid itself from the switch-out record of the one before
  * to tid's switch-in record (the switch itself, ~1 us): that slice is the one before's.
@@ -537,6 +583,8 @@ static int on_switch(struct offcpu *o, const struct perf_event_header *ev, uint6
 		t->wait_cpu = cpu;
 		t->part_since = time;
 		t->moved.nr = 0;
+		if (o->cfg.quota_watch)
+			o->cfg.quota_watch(o->cfg.quota_ctx, t->tid, time);
 		if (t->dead)
 			sweep_dead(o, time);    /* (t may move: not used after) */
 		return 1;

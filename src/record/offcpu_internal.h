@@ -123,6 +123,9 @@ void offcpu__on_creds(struct offcpu *o, const struct perf_event_header *ev, uint
 /* s += ns held by holder; past MAX_SPLIT holders, the rest is [unknown]'s (offcpu.c). */
 void split__add(struct split *s, uint32_t holder, uint64_t ns);
 
+/* ns of the wait s were its cgroup's throttling: idle's, taken from the others (offcpu.c). */
+void split__throttled(struct split *s, uint64_t ns);
+
 /* Who held CPU cpu during [t0, t1) while tid waited, into s (offcpu.c). */
 void offcpu__split_by_holder(struct offcpu *o, int32_t tid, uint32_t cpu, uint64_t t0, uint64_t t1,
 			     struct split *s);

@@ -156,12 +156,34 @@ static int emit_interval(struct offcpu *o, const struct thread *t, bool stack, u
 	return stack ? emit_one(o, t, id, time, ns, cpu, holder) : emit_stackless(o, t, id, time, ns, cpu, holder);
 }
 
-/* Its runq time: the part on cpu since part_since, then the parts before its moves. */
-static void split_wait(struct offcpu *o, const struct thread *t, uint32_t cpu, uint64_t t1, struct split *s)
+/*
+ * Its runq time: the part on cpu since part_since, then the parts before its moves;
+ * throttled ns of it (its cgroup's quota spent) idle's.  That part is the wait's
+ * beginning: a throttled thread leaves its CPU as its cgroup is throttled (or is woken
+ * into a throttled cgroup), and runs again only after; the holders are those of the
+ * rest.
+ */
+static void split_wait(struct offcpu *o, const struct thread *t, uint32_t cpu, uint64_t t1, uint64_t throttled,
+		       struct split *s)
 {
+	if (throttled && !t->moved.nr) {
+		offcpu__split_by_holder(o, t->tid, cpu, MIN(t->part_since + throttled, t1), t1, s);
+		split__add(s, OFFCPU_HOLDER_IDLE, throttled);
+		return;
+	}
 	offcpu__split_by_holder(o, t->tid, cpu, t->part_since, t1, s);
 	for (size_t i = 0; i < t->moved.nr; i++)
 		split__add(s, t->moved.holder[i], t->moved.ns[i]);
+	if (throttled)
+		split__throttled(s, throttled);
+}
+
+/* How long of the wait [from, t1) its cgroup was throttled (0 without CPU quotas). */
+static uint64_t throttled_of(struct offcpu *o, const struct thread *t, uint64_t from, uint64_t t1)
+{
+	uint64_t ns = o->cfg.throttled && t1 > from ? o->cfg.throttled(o->cfg.quota_ctx, t->tid, from, t1) : 0;
+
+	return MIN(ns, t1 > from ? t1 - from : 0);
 }
 
 /*
@@ -177,6 +199,7 @@ int offcpu__close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint
 	uint64_t from = t->runq ? t->out_time : woken ? MAX(t->woke, t->out_time) : t1;
 	uint64_t runq = t1 > from ? t1 - from : 0, blocked = ns - runq;
 	struct split s = { .nr = 0 };
+	uint64_t throttled = 0;
 	int wrote = 0;
 
 	t->state = T_RUNNING;
@@ -192,8 +215,10 @@ int offcpu__close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint
 		o->st.unwritten_ns += ns;
 		return 0;
 	}
-	if (runq)
-		split_wait(o, t, cpu, t1, &s);
+	if (runq) {
+		throttled = throttled_of(o, t, from, t1);
+		split_wait(o, t, cpu, t1, throttled, &s);
+	}
 	/* one sample per holder, a nanosecond apart: each its own (time, tid); the
 	 * blocked part before them */
 	for (size_t i = 0; i < s.nr; i++) {
@@ -215,6 +240,7 @@ int offcpu__close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint
 	o->st.intervals++;
 	o->st.runq_ns += runq;
 	o->st.blocked_ns += blocked;
+	o->st.throttled_ns += throttled;
 	for (size_t i = 0; i < s.nr; i++)
 		if (s.holder[i] == OFFCPU_HOLDER_UNKNOWN)
 			o->st.unknown_holder_ns += s.ns[i];

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <perf/event.h>
 
 #include "prof/base/util.h"
@@ -10,10 +11,12 @@
 #include "prof/python/hint.h"
 #include "prof/python/interp.h"
 #include "prof/python/python.h"
+#include "prof/record/offcpu_quota.h"
 #include "prof/record/pipeline.h"
 #include "prof/scope/cgroups.h"
 #include "prof/synth/map_dedup.h"
 #include "prof/synth/synth.h"
+#include "prof/sys/pressure.h"
 #include "prof/sys/task_file.h"
 
 struct pipeline {
@@ -31,6 +34,8 @@ struct pipeline {
 	struct unwinder *unwinder;      /* --call-graph dwarf: samples passed on unwound */
 	struct objects *objects;        /* the mapped objects of what is written */
 	struct offcpu *offcpu;          /* --off-cpu: switches into intervals */
+	struct offcpu_quota *quota;     /* ... the scope's cgroups' CPU quotas (not profd's) */
+	int v1_cpu_fd;                  /* ... the v1 cpu hierarchy, where mounted (-1) */
 	struct python *python;          /* Python frames in the unwound samples */
 	struct python_hint *python_hint; /* without unwinding: Python processes' samples counted */
 	/* -g with Python callers read at the sample instant (python/chain.h): the maps the
@@ -277,6 +282,16 @@ static int judge(const struct perf_event_header *ev, uint64_t time, void *ctx)
 	return err;
 }
 
+/* An exec (a new program may be moved to another cgroup first) or an exit: the
+ * thread's cgroup looked up again at its next wait. */
+static void forget_quota(struct pipeline *p, const struct perf_event_header *ev)
+{
+	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*ev) + 8)
+		offcpu_quota__forget(p->quota, (int32_t)((const struct perf_record_comm *)(const void *)ev)->tid);
+	else if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_record_fork))
+		offcpu_quota__forget(p->quota, (int32_t)((const struct perf_record_fork *)(const void *)ev)->tid);
+}
+
 /* Judge, describe, sink. */
 static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uint64_t time)
 {
@@ -284,6 +299,8 @@ static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uin
 	struct ledger_need need;
 	int v, err;
 
+	if (p->quota)
+		forget_quota(p, ev);
 	if (p->offcpu) {
 		v = offcpu__judge(p->offcpu, &ev, time);
 		if (v != 0)
@@ -333,6 +350,10 @@ int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, 
 
 int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *judge_before)
 {
+	/* the rings read: every record judged until the next drain is older than this
+	 * reading of the limited cgroups' throttled time */
+	if (p->quota)
+		offcpu_quota__read(p->quota, clock_mono_ns());
 	for (size_t i = 0; i < read->nr; i++) {
 		const struct perf_event_header *ev = read->recs[i];
 		int ret;
@@ -466,6 +487,48 @@ static int offcpu_emit(void *ctx, const struct perf_event_header *ev, uint64_t t
 	return err < 0 ? err : p->st.records != before;
 }
 
+static void offcpu_quota_watch(void *ctx, int32_t tid, uint64_t time)
+{
+	struct pipeline *p = ctx;
+
+	offcpu_quota__watch(p->quota, tid, time, clock_mono_ns());
+}
+
+static uint64_t offcpu_throttled(void *ctx, int32_t tid, uint64_t t0, uint64_t t1)
+{
+	struct pipeline *p = ctx;
+
+	return offcpu_quota__throttled(p->quota, tid, t0, t1);
+}
+
+/*
+ * The scope's cgroups' CPU quotas (offcpu_quota.h), under the cpu controller's
+ * hierarchy: the v1 one where it is mounted (a hybrid host), else cgroup2's.  Not for
+ * profd's scope of the whole host (every thread's cgroup looked up): there a
+ * throttled tenant's wait is split by holder.  0 or -ENOMEM.
+ */
+static int open_quota(struct pipeline *p, const struct pipeline_config *cfg, struct offcpu_config *oc)
+{
+	_cleanup_free_ char *mounts = NULL;
+	char v1[4096];
+
+	p->v1_cpu_fd = -1;
+	if (cfg->offcpu_by_uid || !cfg->nr_switch_ids)
+		return 0;
+	if (read_file_full(AT_FDCWD, "/proc/self/mounts", 1u << 20, &mounts) > 0 &&
+	    pressure__v1_cpu_mount(mounts, v1, sizeof(v1)) == 0)
+		p->v1_cpu_fd = open(v1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->v1_cpu_fd < 0 && cfg->cgroup_fd < 0)
+		return 0;
+	p->quota = offcpu_quota__new(cfg->proc_fd, cfg->cgroup_fd, p->v1_cpu_fd);
+	if (!p->quota)
+		return -ENOMEM;
+	oc->quota_watch = offcpu_quota_watch;
+	oc->throttled = offcpu_throttled;
+	oc->quota_ctx = p;
+	return 0;
+}
+
 static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct offcpu_config oc = {
@@ -479,6 +542,10 @@ static int open_offcpu(struct pipeline *p, const struct pipeline_config *cfg)
 		.wakeups = cfg->offcpu_wakeups,
 	};
 
+	int err = open_quota(p, cfg, &oc);
+
+	if (err < 0)
+		return err;
 	return cfg->nr_switch_ids ? offcpu__new(&oc, &p->offcpu) : 0;
 }
 
@@ -532,6 +599,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 
 	if (!p)
 		return -ENOMEM;
+	p->v1_cpu_fd = -1;
 	p->layout = cfg->layout;
 	p->sink = cfg->sink;
 	p->sink_ctx = cfg->sink_ctx;
@@ -587,6 +655,9 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	if (!p)
 		return NULL;
 	offcpu__free(p->offcpu);
+	offcpu_quota__free(p->quota);
+	if (p->v1_cpu_fd >= 0)
+		close(p->v1_cpu_fd);
 	tracker__free(p->tracker);
 	ledger__free(p->ledger);
 	cgroups__free(p->cgroups);

@@ -54,7 +54,8 @@ enum offcpu_holder {
 	OFFCPU_HOLDER_NONE = 0,         /* not an offcpu-runq sample (or a file without) */
 	OFFCPU_HOLDER_SELF = 1,         /* a task of the same scope */
 	OFFCPU_HOLDER_SYSTEM = 2,       /* a kernel thread */
-	OFFCPU_HOLDER_IDLE = 3,         /* nobody: the CPU was idle (CPU quota, affinity) */
+	OFFCPU_HOLDER_IDLE = 3,         /* nobody else: the CPU idle, or the thread's cgroup
+					 * throttled (its CPU quota spent) */
 	OFFCPU_HOLDER_OTHERS = 4,       /* other tenants (a tenant's own recording) */
 	OFFCPU_HOLDER_UNKNOWN = 5,      /* not known: a gap in the records, a task gone */
 	OFFCPU_HOLDER_UID = 16,         /* + uid: a task of that (real) uid */
@@ -110,6 +111,12 @@ typedef int (*offcpu_emit_fn)(void *ctx, const struct perf_event_header *ev, uin
 /* Sample CPU cpu's context switches 1 in period from now on: 0 or -errno. */
 typedef int (*offcpu_period_fn)(void *ctx, int cpu, uint64_t period);
 
+/* A wait of thread tid opens at time: its cgroup's CPU quota looked up (offcpu_quota.h). */
+typedef void (*offcpu_watch_fn)(void *ctx, int32_t tid, uint64_t time);
+/* How long within [t0, t1) tid's cgroup (or an ancestor) was throttled, its CPU quota
+ * spent: ns, at most t1 - t0. */
+typedef uint64_t (*offcpu_throttled_fn)(void *ctx, int32_t tid, uint64_t t0, uint64_t t1);
+
 /*
  * The tracepoints' samples (offcpu_events.h's OFFCPU_TP_SAMPLE_TYPE: id, ip, pid/tid,
  * time, cpu, raw) and where their fields are in the raw data; nr_wake_ids 0: not open,
@@ -162,6 +169,12 @@ struct offcpu_config {
 	offcpu_period_fn set_period;
 	void *period_ctx;
 	struct offcpu_wakeups wakeups;          /* the sched tracepoints (nr_wake_ids 0: none) */
+	/* CPU quotas: the part of an offcpu-runq wait its cgroup spent throttled is
+	 * "idle"'s (nobody else kept it off), the rest split by holder.  NULL: none
+	 * (profd: the whole host's threads) */
+	offcpu_watch_fn quota_watch;
+	offcpu_throttled_fn throttled;
+	void *quota_ctx;
 };
 
 #define OFFCPU_RATE_WINDOW_NS 100000000ull
@@ -188,6 +201,8 @@ struct offcpu_stats {
 						 * seen switching in): from the first record on,
 						 * counted, not written (its kind and stack unknown) */
 	uint64_t unknown_holder_ns;     /* runq time whose CPU's holder is not known */
+	uint64_t throttled_ns;          /* runq time charged to idle as its cgroup's throttling
+					 * (offcpu_config.throttled) */
 	/* profd's windows (offcpu__window): opened, and the time inside those closed */
 	uint64_t windows, window_ns;
 	uint64_t window_cut, window_cut_ns;     /* open at a window's end: cut there, written

@@ -97,6 +97,8 @@ int pipeline__add_creds_ids(struct pipeline *p, enum creds_call call, const uint
  * anything of it is judged.  A task found gone may have its EXIT (which names its
  * parent) in a buffer past where the drain read: *judge_before is lowered to its
  * sample's time, and nothing from there on may be judged before the next drain.
+ * With --off-cpu, the scope's CPU-limited cgroups' throttled time is read here too
+ * (offcpu_quota.h): after the rings, so newer than anything judged until the next.
  * 0 or -ENOMEM.
  */
 int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *judge_before);

@@ -3,9 +3,9 @@
 # cgroup (cpu.max 20000 100000, a hog pinned in it) recorded with --cgroup --off-cpu.
 # The report's header says the throttled time, within 5 points of wall time of what
 # this test reads from cpu.stat itself around the recording; its JSON has the same;
-# prof's own offcpu-runq time behind "idle" is consistent with it (the CPU idle while
-# the hog was runnable: only while throttled, so never more than the throttled time;
-# on a quiet host nearly all of it).  The cgroup v2 cpu controller where it is on,
+# prof's own offcpu-runq time behind "idle" is the throttled time within 5 points (the
+# CPU idle while the hog was runnable only while throttled, and the throttled part of
+# its wait charged to idle whoever ran on the CPU meanwhile).  The cgroup v2 cpu controller where it is on,
 # else (a hybrid host) the v1 cpu hierarchy's cgroup of the same path beside the v2
 # one, which prof reads when it holds the same processes; skips without either.
 # The top header shows the same line; a file without the lines (older) still reads.
@@ -92,15 +92,11 @@ awk -v r="$runq" -v n="${nostack:-0}" -v t="$thr" -v w="$wall_ns" 'BEGIN { exit 
 	fail "prof's offcpu-runq ($runq ns) is short of the throttled time ($thr ns)"
 ip=$(awk -v i="$idle" -v w="$wall_ns" 'BEGIN { printf "%.1f", 100 * i / w }')
 tp=$(awk -v t="$thr" -v w="$wall_ns" 'BEGIN { printf "%.1f", 100 * t / w }')
-if awk -v i="$idle" -v r="$runq" 'BEGIN { exit !(i >= 0.9 * r) }'; then
-	# a quiet CPU: the wait is the throttling's, behind idle
-	awk -v a="$ip" -v b="$tp" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 5) }' ||
-		fail "a quiet CPU: the wait behind idle is $ip % of the wall, throttled $tp %"
-	pass "the wait behind idle $ip % of the recording, throttled $tp % (a quiet CPU)"
-else
-	note "the CPU was busy with others' work while throttled ($(uptime))"
-	pass "the wait behind idle $ip % of the recording, no more than throttled $tp %"
-fi
+# and the throttled part of the wait is idle's whoever ran on the CPU meanwhile (the
+# cgroup's own quota kept it off, nobody else): within 5 points, quiet CPU or busy
+awk -v a="$ip" -v b="$tp" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 5) }' ||
+	fail "the wait behind idle is $ip % of the wall, throttled $tp % ($(uptime))"
+pass "the wait behind idle $ip % of the recording, throttled $tp %"
 
 # prof top's header: the same line, per refresh
 "$PROF" top --cgroup /prof-it-pressure --stdio -d 1 -n 1 >"$TMP/top" 2>&1 || fail "top: $(cat "$TMP/top")"

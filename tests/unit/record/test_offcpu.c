@@ -45,6 +45,11 @@ static int proc_fd = -1;
 #define MIGRATE_ID 79
 static const uint64_t wake_ids[] = { WAKE_ID }, migrate_ids[] = { MIGRATE_ID };
 static bool with_wakeups;
+/* CPU quotas: the throttled time the callback says, the waits it was asked about */
+static bool with_quota;
+static uint64_t quota_ns, quota_t0, quota_t1;
+static int32_t watched_tid;
+static uint64_t watched_at;
 
 static int in_scope(void *ctx, int32_t pid, int32_t tid, uint64_t cgroup)
 {
@@ -79,6 +84,20 @@ static int emit(void *ctx, const struct perf_event_header *ev, uint64_t time)
 	return 1;
 }
 
+static void watch(void *ctx, int32_t tid, uint64_t time)
+{
+	watched_tid = tid;
+	watched_at = time;
+}
+
+static uint64_t throttled(void *ctx, int32_t tid, uint64_t t0, uint64_t t1)
+{
+	cr_assert_eq(tid, IN_SCOPE);
+	quota_t0 = t0;
+	quota_t1 = t1;
+	return quota_ns;
+}
+
 static void start(bool admin, bool user_only)
 {
 	char dir[] = "/tmp/prof-offcpu-test.XXXXXX";
@@ -96,6 +115,10 @@ static void start(bool admin, bool user_only)
 						     .nr_migrate_ids = 1, .wake_pid_off = 24, .wake_cpu_off = 32,
 						     .migrate_pid_off = 12, .migrate_orig_off = 20,
 						     .migrate_dest_off = 24 };
+	if (with_quota) {
+		c.quota_watch = watch;
+		c.throttled = throttled;
+	}
 	c.cgroup_fd = -1;
 	nr_out = 0;
 	neighbour_uid = 1001;
@@ -224,6 +247,53 @@ Test(offcpu, a_preemption_is_runq_split_by_who_held_the_cpu)
 	cr_assert_eq(offcpu__holder(o, OFFCPU_HOLDER_TASK)->cgroup, 0, "no /proc: its cgroup not known");
 	cr_assert_null(offcpu__holder(o, OFFCPU_HOLDER_TASK + 1));
 	cr_assert_null(offcpu__holder(o, OFFCPU_HOLDER_UID + 1001));
+	stop();
+}
+
+/* The scope's cgroup throttled 1500 ns of the preemption [1001, 4001): the wait's first
+ * 1500 ns are idle's, the rest split by who held the CPU (the neighbour to 3001, then
+ * idle): the neighbour is charged 500 ns, not 2000. */
+Test(offcpu, a_throttled_wait_is_idle_then_split_by_who_held_the_cpu)
+{
+	with_quota = true;
+	start(true, false);
+	with_quota = false;
+	quota_ns = 1500;
+	preempted();
+	cr_assert_eq(watched_tid, IN_SCOPE, "its cgroup looked up as its wait opened");
+	cr_assert_eq(watched_at, 1001);
+	cr_assert_eq(quota_t0, 1001);
+	cr_assert_eq(quota_t1, 4001);
+	cr_assert_eq(held(OFFCPU_HOLDER_TASK), 500);
+	cr_assert_eq(held(OFFCPU_HOLDER_IDLE), 2500);
+	cr_assert_eq(offcpu__stats(o)->runq_ns, 3000);
+	cr_assert_eq(offcpu__stats(o)->throttled_ns, 1500);
+	stop();
+}
+
+Test(offcpu, a_wait_throttled_throughout_charges_no_neighbour)
+{
+	with_quota = true;
+	start(true, false);
+	with_quota = false;
+	quota_ns = 5000;        /* (more than the wait: a cgroup throttled on other CPUs too) */
+	preempted();
+	cr_assert_eq(nr_out, 1);
+	cr_assert_eq(held(OFFCPU_HOLDER_IDLE), 3000);
+	cr_assert_eq(offcpu__stats(o)->throttled_ns, 3000, "at most the wait");
+	stop();
+}
+
+Test(offcpu, a_wait_not_throttled_is_split_as_without_a_quota)
+{
+	with_quota = true;
+	start(true, false);
+	with_quota = false;
+	quota_ns = 0;
+	preempted();
+	cr_assert_eq(held(OFFCPU_HOLDER_TASK), 2000);
+	cr_assert_eq(held(OFFCPU_HOLDER_IDLE), 1000);
+	cr_assert_eq(offcpu__stats(o)->throttled_ns, 0);
 	stop();
 }
 
@@ -764,6 +834,29 @@ Test(offcpu, a_woken_thread_moved_waits_on_each_cpu_in_turn)
 	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_TASK), 1000);
 	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_IDLE), 500);
 	cr_assert_eq(offcpu__stats(o)->migrations, 1);
+	stop();
+}
+
+/* The same, its cgroup throttled 1200 ns of it: when on which CPU is not kept, so the
+ * idle time (500, throttled already) is made 1200 by taking 700 from the neighbour. */
+Test(offcpu, a_throttled_wait_moved_takes_its_throttled_time_from_the_holders)
+{
+	with_wakeups = with_quota = true;
+	start(true, false);
+	with_wakeups = with_quota = false;
+	quota_ns = 1200;
+	stack(IN_SCOPE, 1000, 0);
+	sw(true, false, IN_SCOPE, NEIGHBOUR, 1001, 0);
+	sw(false, false, NEIGHBOUR, IN_SCOPE, 1001, 0);
+	sw(true, false, 300, 0, 1500, 1);
+	wakeup(IN_SCOPE, 2001, 0);
+	migrate(IN_SCOPE, 3001, 0, 1);
+	sw(true, false, 0, IN_SCOPE, 3501, 1);
+	sw(false, false, IN_SCOPE, 0, 3501, 1);
+	cr_assert_eq(quota_t0, 2001, "the wait from its wake-up");
+	cr_assert_eq(sum(OFFCPU_ID_BLOCKED, ~0u), 1000);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_TASK), 300);
+	cr_assert_eq(sum(OFFCPU_ID_RUNQ, OFFCPU_HOLDER_IDLE), 1200);
 	stop();
 }
 
