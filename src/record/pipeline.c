@@ -90,8 +90,13 @@ static int note_model(struct model *m, const void *rec)
 
 	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*c))
 		model__clear_maps(m, (int32_t)c->pid);      /* the new program's mappings follow */
-	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(*f) && f->pid == f->tid)
-		model__clear_maps(m, (int32_t)f->pid);
+	/* an exited task forgotten at once (a daemon's model would grow with every task
+	 * the host ran): its samples that follow the EXIT are in its kernel teardown,
+	 * where no interpreter runs */
+	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(*f)) {
+		model__forget(m, (int32_t)f->pid, (int32_t)f->tid);
+		return 0;
+	}
 	return ev->type == PERF_RECORD_SAMPLE ? 0 : model__process(m, ev);
 }
 
