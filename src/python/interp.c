@@ -3,6 +3,9 @@
  * Finding and checking a process's CPython: see include/prof/python/interp.h.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -267,6 +270,11 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 			lru = e;
 	}
 	err = judge_dwarf(elf, fd, s, b, ret, why, why_len);
+#ifdef __GLIBC__
+	/* libdw's copy of the debug sections (~16 MB for CPython's) is freed by now:
+	 * given back, not kept as the resident heap of a daemon */
+	malloc_trim(0);
+#endif
 	/* the build's own verdicts only, not a failure of this reading (-ENOMEM, -EIO) */
 	if (err != 0 && err != -ENOTSUP && err != -E2BIG && err != -ENOENT)
 		return err;
