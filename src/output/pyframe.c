@@ -7,7 +7,7 @@
 
 bool pyframe__is_python(const char *obj)
 {
-	return obj && strcmp(obj, PYTHON_OBJECT_PATH) == 0;
+	return obj && (strcmp(obj, PYTHON_OBJECT_PATH) == 0 || strcmp(obj, PYTHON_OBJECT_LIVE) == 0);
 }
 
 bool pyframe__parse(const char *obj, const char *sym, struct pyframe *ret)

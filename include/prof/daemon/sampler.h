@@ -20,6 +20,7 @@
 
 #include "prof/daemon/history.h"
 #include "prof/perfdata/sample.h"
+#include "prof/python/python.h"
 
 /*
  * How long the daemon's session waits for the rings (session_config.poll_ms).  Every
@@ -31,7 +32,7 @@
 struct model_dso;
 
 /* What the session's own objects' frames are in, in history (a name no file has). */
-#define SAMPLER_PYTHON_OBJECT "[python]"
+#define SAMPLER_PYTHON_OBJECT PYTHON_OBJECT_LIVE
 
 struct sampler_config {
 	struct history *history;        /* borrowed */

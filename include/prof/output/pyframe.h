@@ -2,10 +2,11 @@
 /*
  * A Python frame's parts, for the outputs that give them fields of their own (pprof's
  * function name, file name and lines; the JSON's function, file and line): the frames
- * prof record names in its synthetic object (PYTHON_OBJECT_PATH, src/python/python.c)
- * are "qualname (file:def N)", N the function's first line, or "qualname (file:N)", N
- * the line it ran (qualnames have no space).  Its markers ("[python: unverified]",
- * "[python: callers not proven]") are Python frames with no function.
+ * prof record names in its synthetic object (PYTHON_OBJECT_PATH, src/python/python.c;
+ * in profd's history, PYTHON_OBJECT_LIVE) are "qualname (file:def N)", N the function's
+ * first line, or "qualname (file:N)", N the line it ran (qualnames have no space).
+ * Its markers ("[python: unverified]", "[python: callers not proven]") are Python
+ * frames with no function.
  */
 #ifndef PROF_OUTPUT_PYFRAME_H
 #define PROF_OUTPUT_PYFRAME_H

@@ -53,6 +53,8 @@
 #define PYTHON_LIVE_NAMES (1u << 16)
 /* Its name in the MMAP2s (and in the build-id cache). */
 #define PYTHON_OBJECT_PATH "/prof/python-frames"
+/* ... and in profd's history, which names no file for them (sampler.h). */
+#define PYTHON_OBJECT_LIVE "[python]"
 
 struct python_config {
 	struct model *model;            /* the processes' maps (the unwinder's), borrowed */

@@ -34,6 +34,7 @@ Test(pyframe, not_a_function)
 	struct pyframe pf;
 
 	cr_assert(pyframe__is_python(PYTHON_OBJECT_PATH));
+	cr_assert(pyframe__is_python(PYTHON_OBJECT_LIVE), "profd's history names them so");
 	cr_assert(!pyframe__is_python("/usr/bin/python3.11"));
 	cr_assert(!pyframe__is_python(NULL));
 	/* the markers are Python frames with no function */
