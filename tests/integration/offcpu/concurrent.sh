@@ -11,10 +11,7 @@
 # switch record after it (or dropped, counted), the intervals keep their stacks
 # (under 0.3 s written without one), and they are all there (on + runq + blocked of
 # each of the sleeper's threads = its lifetime within 3 %).
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 
 root=$(cgroup2_root)
 [ -n "$root" ] || skip "no cgroup2 mount"

@@ -7,10 +7,7 @@
 # tenant's own recording (prof with the file capabilities, run by her) says "other
 # tenants", and nothing of the other user (name, comm, pid, cgroup, a holder table) is
 # anywhere in her file.  Three hogs of the tenant's own on one CPU: the holder is "self".
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || skip "needs taskset (util-linux)"
 command -v setcap >/dev/null || skip "needs setcap (libcap2-bin)"
 command -v runuser >/dev/null || skip "needs runuser"

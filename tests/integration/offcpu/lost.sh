@@ -6,10 +6,7 @@
 # its own clock, within 2 %; the others' the recording's length).  perf script reads
 # the file to its end (a LOST or THROTTLE record naming the context-switch event,
 # which is not in the file, would stop it).
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 
 start=$(date +%s%N)
 "$PROF" record --off-cpu -g -e cpu-clock -F 999 -m 1 -o "$TMP/l.data" -- \

@@ -9,10 +9,7 @@
 # else (a hybrid host) the v1 cpu hierarchy's cgroup of the same path beside the v2
 # one, which prof reads when it holds the same processes; skips without either.
 # The top header shows the same line; a file without the lines (older) still reads.
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || skip "needs taskset (util-linux)"
 command -v python3 >/dev/null || skip "needs python3"
 

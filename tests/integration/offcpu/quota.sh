@@ -10,10 +10,7 @@
 # kernel says was contention: the wait less the throttled time (5 points of slack).
 # The cgroup v2 cpu controller where it is on, else the v1 cpu hierarchy (hybrid
 # hosts); skips without either.
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || skip "needs taskset (util-linux)"
 command -v python3 >/dev/null || skip "needs python3"
 command -v runuser >/dev/null || skip "needs runuser"

@@ -6,10 +6,7 @@
 # times say: the share of the wait charged to C is, within 3 points, the share of the
 # wait's time (each offcpu-runq sample's interval) before the call.  Without the
 # set*uid() tracepoints followed, the uid read at its first wait would stay C.
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || skip "needs taskset (util-linux)"
 command -v python3 >/dev/null || skip "needs python3"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (the hogs take one)"

@@ -6,10 +6,7 @@
 # kernel's own count (/proc/thread-self/schedstat) as the ground truth of its on-CPU
 # time; also for a cgroup scope (the kernel's cgroup filter).  Debian's perf script and
 # perf report read the files and name the events.
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 
 # Sums of each event's periods in a perf script listing (ns): "event count ns".
 sums() {

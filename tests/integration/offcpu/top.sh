@@ -8,10 +8,7 @@
 # the other user (name, comm) anywhere in her view.  With --holders cgroup, root's
 # view names the cgroup the test puts the neighbour's hogs in (>= 95 % on a quiet
 # host), and the tenant's still only the five words.
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || skip "needs taskset (util-linux)"
 command -v setcap >/dev/null || skip "needs setcap (libcap2-bin)"
 command -v runuser >/dev/null || skip "needs runuser"

@@ -9,10 +9,7 @@
 # too; without them (the summary says so) a sleeper's is never more than its
 # run_delay, the wait after its wake-ups being inside its offcpu-blocked.  Each
 # thread's on (cpu-clock) + runq + blocked is its life by its own clock within 2 %.
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || skip "needs taskset (util-linux)"
 CPU=$(($(nproc) - 1))
 

@@ -27,10 +27,7 @@
 # differences (20-40 us each, docs/DESIGN.md) and the edge of the recording can add.
 # perf 6.12's BPF `perf record --off-cpu` needs a perf built with BPF skeletons
 # (bench/build-perf-bpf), not Debian's: it is compared in bench/offcpu-truth only.
-. "$(dirname "$0")/../lib.sh"
-require_root
-require_perf
-: "${PROF_OFFCPU:?PROF_OFFCPU must name the prof-offcpu test program}"
+. "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || skip "needs taskset (util-linux)"
 command -v python3 >/dev/null || skip "needs python3"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (the hogs take one)"
