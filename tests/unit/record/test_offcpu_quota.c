@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "prof/record/offcpu_quota.h"
+#include "../fixture.h"
 
 #define MS 1000000ull
 
@@ -94,56 +95,34 @@ Test(offcpu_quota, cpu_stat_v2_in_usec_and_v1_in_ns)
 
 /* ---- a thread's cgroup, from a /proc and a cgroup tree made here --------------------- */
 
-static char tree[] = "/tmp/prof-quota-test.XXXXXX";
+/* The tree's path and an fd of it (fixture.h's tmpdir_open). */
+static char tree[64];
+static int tree_fd = -1;
 
 static void put(const char *rel, const char *text)
 {
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void dir(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	cr_assert_eq(mkdir(path, 0755), 0, "%s", path);
+	put_file(tree_fd, rel, text);
 }
 
 static int open_dir(const char *rel)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", tree, rel);
-	return open(path, O_RDONLY | O_DIRECTORY);
+	return openat(tree_fd, rel, O_RDONLY | O_DIRECTORY);
 }
 
 static void make_tree(void)
 {
-	strcpy(tree, "/tmp/prof-quota-test.XXXXXX");
-	cr_assert_not_null(mkdtemp(tree));
-	dir("proc");
-	dir("proc/300");
-	dir("proc/301");
-	dir("proc/302");
-	dir("cg");
-	dir("cg/job");
-	dir("cg/job/step");
-	dir("cg/free");
+	static const char *const dirs[] = { "proc", "proc/300", "proc/301", "proc/302",
+					    "cg", "cg/job", "cg/job/step", "cg/free" };
+
+	tree_fd = tmpdir_open(tree, "quota");
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		cr_assert_eq(mkdirat(tree_fd, dirs[i], 0755), 0, "%s", dirs[i]);
 }
 
 static void remove_tree(void)
 {
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tree);
-	cr_assert_eq(system(cmd), 0);
+	close(tree_fd);
+	tmpdir_remove(tree);
 }
 
 /* cgroup2: /job has cpu.max 20000 100000, /job/step and /free none.  Thread 300 in
