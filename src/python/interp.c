@@ -243,31 +243,45 @@ void interp_cache__release(struct interp_cache *c)
 		c->v[i].pins = python_pins__free(c->v[i].pins);
 }
 
-/* judge_dwarf, once per build (its build id, its eval function): what it appends to
- * why and its verdict are the build's, the same for every process of it. */
-static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const struct interp_syms *s,
-			      const struct build_id *b, struct interp *ret, char *why, size_t why_len)
+/* Build b's entry, the least recently used one given to it when it has none; NULL
+ * without a cache or a build id. */
+static struct interp_cached *cached(struct interp_cache *c, const struct build_id *b)
 {
-	size_t at = strlen(why);
 	struct interp_cached *e, *lru;
-	int err;
 
 	if (!c || !b->size)
-		return judge_dwarf(elf, fd, s, b, ret, why, why_len);
+		return NULL;
 	lru = &c->v[0];
 	for (size_t i = 0; i < INTERP_CACHE_N; i++) {
 		e = &c->v[i];
-		if (e->b.size == b->size && !memcmp(e->b.data, b->data, b->size) && e->eval == s->eval) {
+		if (e->b.size == b->size && !memcmp(e->b.data, b->data, b->size)) {
 			e->used = ++c->tick;
-			snprintf(why + at, why_len - at, "%s", e->why);
-			if (e->err == 0) {
-				ret->l = e->l;
-				ret->pins = python_pins__ref(e->pins);
-			}
-			return e->err;
+			return e;
 		}
 		if (e->used < lru->used)
 			lru = e;
+	}
+	python_pins__free(lru->pins);
+	*lru = (struct interp_cached){ .b = *b, .used = ++c->tick };
+	return lru;
+}
+
+/* judge_dwarf, once per build: what it appends to why and its verdict are the build's,
+ * the same for every process of it. */
+static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const struct interp_syms *s,
+			      const struct build_id *b, struct interp *ret, char *why, size_t why_len)
+{
+	struct interp_cached *e = cached(c, b);
+	size_t at = strlen(why);
+	int err;
+
+	if (e && e->has_dwarf) {
+		snprintf(why + at, why_len - at, "%s", e->why);
+		if (e->err == 0) {
+			ret->l = e->l;
+			ret->pins = python_pins__ref(e->pins);
+		}
+		return e->err;
 	}
 	err = judge_dwarf(elf, fd, s, b, ret, why, why_len);
 #ifdef __GLIBC__
@@ -276,37 +290,32 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 	malloc_trim(0);
 #endif
 	/* the build's own verdicts only, not a failure of this reading (-ENOMEM, -EIO) */
-	if (err != 0 && err != -ENOTSUP && err != -E2BIG && err != -ENOENT)
+	if (!e || (err != 0 && err != -ENOTSUP && err != -E2BIG && err != -ENOENT))
 		return err;
-	lru->pins = python_pins__free(lru->pins);
-	*lru = (struct interp_cached){ .b = *b, .eval = s->eval, .err = err, .used = ++c->tick,
-				       .l = err == 0 ? ret->l : NULL, .pins = err == 0 ? python_pins__ref(ret->pins) : NULL };
-	snprintf(lru->why, sizeof(lru->why), "%s", why + at);
+	e->has_dwarf = true;
+	e->err = err;
+	e->l = err == 0 ? ret->l : NULL;
+	e->pins = err == 0 ? python_pins__ref(ret->pins) : NULL;
+	snprintf(e->why, sizeof(e->why), "%s", why + at);
 	return err;
 }
 
-/* syms_of, once per build (its build id; none: every time). */
+/* syms_of, once per build (none without a build id: every time). */
 static int syms_cached(struct interp_cache *c, Elf *elf, int fd, const struct build_id *b, struct interp_syms *ret)
 {
-	struct interp_syms_cached *e, *lru;
+	struct interp_cached *e = cached(c, b);
 	int err;
 
-	if (!c || !b->size)
-		return syms_of(elf, fd, ret);
-	lru = &c->syms[0];
-	for (size_t i = 0; i < INTERP_CACHE_N; i++) {
-		e = &c->syms[i];
-		if (e->b.size == b->size && !memcmp(e->b.data, b->data, b->size)) {
-			e->used = ++c->tick;
-			*ret = e->s;
-			return e->err;
-		}
-		if (e->used < lru->used)
-			lru = e;
+	if (e && e->has_syms) {
+		*ret = e->s;
+		return e->syms_err;
 	}
 	err = syms_of(elf, fd, ret);
-	if (err == 0 || err == -EPROTO || err == -ENOENT)
-		*lru = (struct interp_syms_cached){ .b = *b, .s = *ret, .err = err, .used = ++c->tick };
+	if (e && (err == 0 || err == -EPROTO || err == -ENOENT)) {
+		e->has_syms = true;
+		e->s = *ret;
+		e->syms_err = err;
+	}
 	return err;
 }
 

@@ -48,28 +48,25 @@ struct interp_syms {
 int interp__read_syms(int fd, struct interp_syms *ret);
 
 /*
- * What the DWARF of a build said (its pins, or why they would not do), by its build id:
- * read once, not at every process of that build (some 20 ms and 16 MB of libdw's for
- * CPython's, each time).  The pins are shared (python_pins__ref).
+ * What a build said, by its build id, read once and not at every process of it (a
+ * process's interpreter is mostly one of a few builds): its .dynsym's symbols (most
+ * of an attach's cost), and for a build without a fixed layout what its DWARF said
+ * (its pins, or why they would not do: some 20 ms and 16 MB of libdw's for CPython's,
+ * each time).  The pins are shared (python_pins__ref).  The least recently used of
+ * INTERP_CACHE_N builds goes.
  */
 #define INTERP_CACHE_N 8
 struct interp_cache {
-	/* what .dynsym says, by build id: a process's interpreter is mostly one of a
-	 * few builds, and reading its symbols again was most of an attach's cost */
-	struct interp_syms_cached {
-		struct build_id b;              /* size 0: an empty entry */
-		struct interp_syms s;
-		int err;
-		uint64_t used;
-	} syms[INTERP_CACHE_N];
 	struct interp_cached {
 		struct build_id b;              /* size 0: an empty entry */
-		uint64_t eval;                  /* the eval function as linked */
+		uint64_t used;
+		bool has_syms, has_dwarf;       /* which of the two below were read */
+		struct interp_syms s;
+		int syms_err;
 		const struct python_layout *l;  /* NULL: refused, why */
 		struct python_pins *pins;
 		int err;
 		char why[256];
-		uint64_t used;
 	} v[INTERP_CACHE_N];
 	uint64_t tick;
 };
