@@ -442,9 +442,8 @@ static void publish(struct profd *p)
 						    .samples = st.python->samples,
 						    .with_python = st.python->with_python,
 						    .verified = st.python->verified, .chained = st.python->chained,
+						    .unverified = python_stats__unverified(st.python),
 						    .name_windows = st.python->name_windows };
-		for (int v = 1; v < PYTHON_VERDICTS; v++)
-			ds.python.unverified += st.python->unverified[v];
 	}
 	daemon__publish(p->d, &ds);
 }

@@ -114,18 +114,26 @@ const struct python_stats *python__stats(const struct python *py)
 	return &py->st;
 }
 
+uint64_t python_stats__unverified(const struct python_stats *st)
+{
+	uint64_t bad = 0;
+
+	for (int v = 1; v < PYTHON_VERDICTS; v++)
+		bad += st->unverified[v];
+	return bad;
+}
+
 void python_stats__describe(const struct python_stats *st, char *buf, size_t len)
 {
 	char why[512] = "";
 	size_t n = 0;
-	uint64_t bad = 0;
+	uint64_t bad = python_stats__unverified(st);
 
 	for (int v = 1; v < PYTHON_VERDICTS; v++) {
 		if (!st->unverified[v] || n >= sizeof(why))
 			continue;
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%" PRIu64 " %s", n ? ", " : "", st->unverified[v],
 				      python_verdict__name(v));
-		bad += st->unverified[v];
 	}
 	snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python frames, %"
 		 PRIu64 " of them all verified; %" PRIu64 " [python: unverified] frames%s%s%s", st->samples,

@@ -53,7 +53,7 @@
 #define PYTHON_LIVE_NAMES (1u << 16)
 /* Its name in the MMAP2s (and in the build-id cache). */
 #define PYTHON_OBJECT_PATH "/prof/python-frames"
-/* ... and in profd's history, which names no file for them (sampler.h). */
+/* ... and in profd's history, which names no file for them (sampler.c). */
 #define PYTHON_OBJECT_LIVE "[python]"
 
 struct python_config {
@@ -153,6 +153,9 @@ bool python__name(const struct python *py, const struct model_dso *d, uint64_t o
 void python__note(struct python *py, const struct perf_event_header *ev);
 
 const struct python_stats *python__stats(const struct python *py);
+
+/* The [python: unverified] frames, every reason together. */
+uint64_t python_stats__unverified(const struct python_stats *st);
 
 /* The first line of the statistics: "N samples of M interpreter(s), K with Python
  * frames, V of them all verified; U [python: unverified] frames (why)". */
