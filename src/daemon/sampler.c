@@ -23,6 +23,7 @@
 #include "prof/base/vec.h"
 #include "prof/daemon/sampler.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/python/python.h"
 #include "prof/record/offcpu.h"
 #include "prof/record/offcpu_events.h"
 #include "prof/sys/privs.h"
@@ -130,7 +131,7 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 	s->an.res.object_name = c->object_name;
 	s->an.res.object_ctx = c->object_ctx;
 	/* no file's name, so no file's rules (view.c): the process's own names */
-	s->an.res.object_dso = SAMPLER_PYTHON_OBJECT;
+	s->an.res.object_dso = PYTHON_OBJECT_LIVE;
 	s->attr = (struct attribution){ .res = &s->an.res, .prof = s->prof, .callchain = c->callchain,
 					.uid_of = uid_of, .uid_ctx = s };
 	/* the keys of history: no pid, so a fork storm does not multiply them */

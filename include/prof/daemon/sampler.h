@@ -20,7 +20,6 @@
 
 #include "prof/daemon/history.h"
 #include "prof/perfdata/sample.h"
-#include "prof/python/python.h"
 
 /*
  * How long the daemon's session waits for the rings (session_config.poll_ms).  Every
@@ -30,9 +29,6 @@
 #define SAMPLER_POLL_MS 100
 
 struct model_dso;
-
-/* What the session's own objects' frames are in, in history (a name no file has). */
-#define SAMPLER_PYTHON_OBJECT PYTHON_OBJECT_LIVE
 
 struct sampler_config {
 	struct history *history;        /* borrowed */
@@ -51,7 +47,7 @@ struct sampler_config {
 	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
 	void *uid_ctx;
 	/* the session's own objects' names (session__python_name: its Python frames);
-	 * NULL: none.  Such an object is no file (SAMPLER_PYTHON_OBJECT): its names are
+	 * NULL: none.  Such an object is no file (PYTHON_OBJECT_LIVE): its names are
 	 * the sampled process's own, shown to whoever may see that process's samples */
 	bool (*object_name)(void *ctx, const struct model_dso *d, uint64_t off, const char **ret);
 	void *object_ctx;
