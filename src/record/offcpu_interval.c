@@ -178,14 +178,6 @@ static void split_wait(struct offcpu *o, const struct thread *t, uint32_t cpu, u
 		split__throttled(s, throttled);
 }
 
-/* How long of the wait [from, t1) its cgroup was throttled (0 without CPU quotas). */
-static uint64_t throttled_of(struct offcpu *o, const struct thread *t, uint64_t from, uint64_t t1)
-{
-	uint64_t ns = o->cfg.throttled && t1 > from ? o->cfg.throttled(o->cfg.quota_ctx, t->tid, from, t1) : 0;
-
-	return MIN(ns, t1 > from ? t1 - from : 0);
-}
-
 /*
  * Thread t's interval closes at t1 on cpu: counted, and written when it can be.  A
  * preemption is runq from its switch-out; a sleep is blocked, up to its wake-up when
@@ -216,7 +208,9 @@ int offcpu__close_interval(struct offcpu *o, struct thread *t, uint64_t t1, uint
 		return 0;
 	}
 	if (runq) {
-		throttled = throttled_of(o, t, from, t1);
+		/* how long of the wait [from, t1) its cgroup was throttled */
+		if (o->cfg.throttled)
+			throttled = MIN(o->cfg.throttled(o->cfg.quota_ctx, t->tid, from, t1), runq);
 		split_wait(o, t, cpu, t1, throttled, &s);
 	}
 	/* one sample per holder, a nanosecond apart: each its own (time, tid); the
