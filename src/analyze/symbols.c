@@ -754,7 +754,7 @@ void symbols__for_each_refused(const struct symbols *s,
 /* dso_get of o's path and build id, through the memo. */
 static struct dso_entry *dso_memo_get(struct symbols *s, const struct model_dso *o)
 {
-	struct dso_memo *m = &s->dso_memo[((uintptr_t)o->name * 0x9e3779b97f4a7c15ull) >> 58];
+	struct dso_memo *m = &s->dso_memo[hash__top(hash__step(0, (uintptr_t)o->name), 6)];
 	size_t bid_len = o->build_id_len <= 20 ? o->build_id_len : 0;
 	struct dso_entry *d;
 
