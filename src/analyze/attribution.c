@@ -7,7 +7,7 @@
 #include "prof/analyze/attribution.h"
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 /* The facts of s's task: comm from the model ("swapper" for the idle task, as perf
  * names it), interned where the resolver interns names. */

@@ -7,7 +7,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 /*
  * Three interned tables (frames, stacks, entries), each a dense array indexed by a

@@ -18,7 +18,7 @@
 
 #include "prof/record/cgroup_sampling.h"
 #include "prof/record/events.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu_events.h"
 #include "prof/analyze/unwinder.h"
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"

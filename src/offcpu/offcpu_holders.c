@@ -8,7 +8,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-#include "prof/record/offcpu_holders.h"
+#include "prof/offcpu/offcpu_holders.h"
 #include "prof/scope/scope.h"
 #include "prof/sys/procfs.h"
 
