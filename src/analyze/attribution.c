@@ -7,7 +7,7 @@
 #include "prof/analyze/attribution.h"
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 /* The facts of s's task: comm from the model ("swapper" for the idle task, as perf
  * names it), interned where the resolver interns names. */
@@ -90,18 +90,17 @@ static bool task_same(const struct profile_task *x, const struct profile_task *y
 static struct memo_slot *memo_find(struct attribution *a, const struct profile_task *t, int32_t pid,
 				   bool kernel, const struct sample *s, uint32_t nr, uint64_t gen, bool *ret_hit)
 {
-	const uint64_t k = 0x9e3779b97f4a7c15ull;
-	uint64_t h = (s->ip ^ (uint64_t)(uint32_t)pid << 32 ^ kernel) * k;
+	uint64_t h = hash__step(s->ip, (uint64_t)(uint32_t)pid << 32 ^ kernel);
 	struct memo_slot *m;
 
 	for (uint32_t i = 0; i < nr; i++) {
 		uint64_t w;
 
 		memcpy(&w, (const uint8_t *)s->callchain + 8 * i, 8);  /* as resolver__stack reads it */
-		h = (h ^ w) * k;
+		h = hash__step(h, w);
 	}
-	h = (h ^ (uintptr_t)t->comm ^ t->cgroup) * k;
-	m = &a->memo->v[(h >> 32) % MEMO_SLOTS];
+	h = hash__step(h, (uintptr_t)t->comm ^ t->cgroup);
+	m = &a->memo->v[(h >> 32) % MEMO_SLOTS];   /* the high half: hash__step's mixed bits */
 	*ret_hit = m->gen == gen && m->prof == a->prof && m->ip == s->ip && m->pid == pid && m->kernel == kernel &&
 		   m->nr == nr && task_same(&m->t, t) && (!nr || !memcmp(m->chain, s->callchain, nr * 8));
 	return m;

@@ -7,7 +7,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 /*
  * Three interned tables (frames, stacks, entries), each a dense array indexed by a
@@ -346,19 +346,18 @@ static int add_cut(struct profile *p, uint64_t period)
 	return 1;
 }
 
-/* The memo's hash of a sample: a multiply a word, not the tables' hashes. */
+/* The memo's hash of a sample: a multiply a word (hash__step), not the tables' hashes. */
 static uint64_t memo_hash(const struct profile_task *t, const struct profile_frame *f, size_t nr)
 {
-	const uint64_t k = 0x9e3779b97f4a7c15ull;
-	uint64_t h = (nr ^ (uint64_t)(uint32_t)t->pid << 16 ^ (uintptr_t)t->comm) * k;
+	uint64_t h = hash__step(nr, (uint64_t)(uint32_t)t->pid << 16 ^ (uintptr_t)t->comm);
 
-	h = (h ^ t->cgroup ^ (uint64_t)t->uid << 32 ^ (uintptr_t)t->container) * k;
+	h = hash__step(h, t->cgroup ^ (uint64_t)t->uid << 32 ^ (uintptr_t)t->container);
 	for (size_t i = 0; i < nr; i++) {
-		h = (h ^ (uintptr_t)f[i].sym) * k;
-		h = (h ^ (uintptr_t)f[i].dso ^ f[i].addr ^
-		     ((uint64_t)f[i].kernel | (uint64_t)f[i].inlined << 1 | (uint64_t)f[i].has_addr << 2)) * k;
+		h = hash__step(h, (uintptr_t)f[i].sym);
+		h = hash__step(h, (uintptr_t)f[i].dso ^ f[i].addr ^
+				  ((uint64_t)f[i].kernel | (uint64_t)f[i].inlined << 1 | (uint64_t)f[i].has_addr << 2));
 	}
-	return h ^ h >> 31;
+	return h ^ h >> 31;   /* the high bits down: the slot is h % MEMO_SLOTS */
 }
 
 /* Is entry e the one of (t, frames[0..nr)), as the tables would find it? */

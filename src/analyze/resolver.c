@@ -5,6 +5,7 @@
 
 #include "prof/sys/procfs.h"
 #include "prof/analyze/resolver.h"
+#include "prof/base/hash.h"
 #include "prof/base/util.h"
 
 /*
@@ -139,9 +140,9 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 
 static struct frame_slot *frame_slot(struct resolver *r, int32_t pid, uint64_t ip, bool ret_addr)
 {
-	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40 ^ (uint64_t)ret_addr << 63) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = hash__step(ip, (uint64_t)(uint32_t)pid << 40 ^ (uint64_t)ret_addr << 63);
 
-	return &r->cache->v[h >> 52];   /* FRAME_SLOTS: 2^12 */
+	return &r->cache->v[hash__top(h, 12)];   /* FRAME_SLOTS: 2^12 */
 }
 
 /* frame_at's miss: the frame found and kept in c (a JIT's, in the scratch slot). */

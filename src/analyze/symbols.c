@@ -16,6 +16,8 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/strset.h"
 #include "prof/base/vec.h"
+#include "prof/analyze/elf_funcs.h"
+#include "prof/analyze/kallsyms.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/util.h"
 #include "prof/sys/privs.h"
@@ -46,7 +48,7 @@ struct dso_entry {
 	uint8_t expect_len;
 	uint8_t found[20];              /* the file's, when it differs */
 	uint8_t found_len;
-	struct sym *syms;               /* functions by address, aliases resolved */
+	struct elf_func *syms;               /* functions by address, aliases resolved */
 	size_t nr_syms;
 	struct hashtable inl;           /* of struct inl: inline chains by module address */
 	const char **inl_names;         /* their names, "f (inlined)", innermost first */
@@ -58,32 +60,6 @@ struct inl {
 	uint64_t addr;
 	uint32_t first;
 	uint8_t n;
-};
-
-struct sym {
-	uint64_t start, end;            /* module addresses (bias applied) */
-	uint64_t sec_end;               /* the end of its section (0: not known) */
-	const char *name;               /* interned */
-	uint8_t bind;
-};
-
-/* The end of section shndx of elf, as a module address; 0 when not known. */
-static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf && shndx != SHN_UNDEF && shndx < SHN_LORESERVE ? elf_getscn(elf, shndx) : NULL;
-
-	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
-		return 0;
-	return sh.sh_addr + sh.sh_size + bias;
-}
-
-/* A kernel function: its name is copied from kallsyms as it is read, and interned
- * the first time a sample names it (most of kallsyms' 100,000 never are). */
-struct ksym {
-	uint64_t addr;
-	const char *name;               /* interned; NULL until asked */
-	uint32_t off, len;              /* of the name in ktext */
 };
 
 /* The entries of objects met lately, by the model's interned name: a hit skips
@@ -108,11 +84,7 @@ struct symbols {
 	struct dso_entry *dsos;
 	size_t nr_dsos, cap_dsos;
 	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
-	struct ksym *ksyms;
-	size_t nr_ksyms, cap_ksyms;
-	char *ktext;                    /* the names of ksyms, one after the other */
-	size_t nr_ktext, cap_ktext;
-	int64_t kshift;
+	struct kallsyms *kallsyms;       /* made by symbols__load_kallsyms */
 };
 
 /*
@@ -214,254 +186,12 @@ struct symbols *symbols__free(struct symbols *s)
 	if (s->own_vdso.fd >= 0)
 		close(s->own_vdso.fd);
 	hashtable__release(&s->dso_index);
-	free(s->ksyms);
-	free(s->ktext);
+	kallsyms__free(s->kallsyms);
 	strset__release(&s->names);
 	free(s);
 	return NULL;
 }
 
-
-static size_t underscores(const char *n)
-{
-	size_t k = 0;
-
-	while (n[k] == '_')
-		k++;
-	return k;
-}
-
-/* perf's choose_best_symbol: of two functions at one address, which name to show. */
-static bool better(const struct sym *a, const struct sym *b)
-{
-	if ((a->end > a->start) != (b->end > b->start))
-		return a->end > a->start;
-	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
-		return b->bind == STB_WEAK;
-	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
-		return a->bind == STB_GLOBAL;
-	if (underscores(a->name) != underscores(b->name))
-		return underscores(a->name) < underscores(b->name);
-	return strlen(a->name) >= strlen(b->name);
-}
-
-static int cmp_sym(const void *x, const void *y)
-{
-	const struct sym *a = x, *b = y;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return better(a, b) ? -1 : better(b, a) ? 1 : 0;
-}
-
-/* The C++ ABI's demangler (libstdc++), as perf shows C++ names. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-static const char *demangle(struct symbols *s, const char *name)
-{
-	char *d;
-	const char *r;
-	int status = 0;
-
-	if (name[0] != '_' || name[1] != 'Z')
-		return strset__intern(&s->names, name);
-	d = __cxa_demangle(name, NULL, NULL, &status);
-	if (status == 0 && d) {
-		/* perf shows the name without its parameter list: "ns::f", not "ns::f(int) const" */
-		size_t n = strlen(d);
-		int depth = 0;
-
-		while (n && d[n - 1] != ')' && d[n - 1] != '>')
-			n--;            /* " const", " &&"... after the parameters */
-		for (size_t i = n; i-- > 0;) {
-			if (d[i] == ')')
-				depth++;
-			else if (d[i] == '(' && --depth == 0) {
-				if (i)
-					d[i] = '\0';
-				break;
-			}
-		}
-	}
-	r = strset__intern(&s->names, status == 0 && d ? d : name);
-	free(d);
-	return r;
-}
-
-/* The section called name of elf, or NULL. */
-static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *ret)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (gelf_getshdr(scn, ret) && (n = elf_strptr(elf, shstrndx, ret->sh_name)) && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
-#define PLT_ENTRY 16    /* x86-64: every stub, and .plt's header (PLT0) */
-
-struct plt_rel {
-	uint64_t got;           /* the GOT slot the stub jumps through */
-	uint32_t sym;           /* its .dynsym index */
-};
-
-static int cmp_plt_rel(const void *a, const void *b)
-{
-	const struct plt_rel *x = a, *y = b;
-
-	return x->got < y->got ? -1 : x->got > y->got;
-}
-
-/* The GOT slot a 16-byte x86-64 stub at addr jumps through: jmp *disp32(%rip), after
- * an endbr64 and a bnd prefix or not.  0 when the bytes are no such stub. */
-static uint64_t stub_slot(const uint8_t *b, uint64_t addr)
-{
-	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	size_t at = 0;
-	int32_t disp;
-
-	if (!memcmp(b, endbr64, 4))
-		at = 4;
-	if (b[at] == 0xf2)              /* bnd */
-		at++;
-	if (b[at] != 0xff || b[at + 1] != 0x25)
-		return 0;
-	memcpy(&disp, b + at + 2, 4);
-	return addr + at + 6 + (uint64_t)(int64_t)disp;
-}
-
-/*
- * The PLT stubs of the object as functions "name@plt", as perf names them: each
- * 16-byte stub of .plt.sec (IBT) or .plt (after its header) whose jmp goes through
- * a GOT slot of a .rela.plt relocation is named after that relocation's symbol; a
- * stub that is not decoded so stays unnamed.  From the object itself (a debug
- * file's .plt is NOBITS); x86-64 only.  Appended to d->syms[w..cap): how many.
- */
-static size_t plt_syms(struct symbols *s, struct dso_entry *d, size_t w, size_t cap)
-{
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(d->mod, &bias);
-	GElf_Shdr rel, plt, dynsym;
-	Elf_Scn *rel_scn, *plt_scn, *dyn_scn;
-	Elf_Data *rels, *syms, *code;
-	_cleanup_free_ struct plt_rel *v = NULL;
-	GElf_Ehdr eh;
-	size_t n, nv = 0, added = 0, first;
-	char name[512];
-
-	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
-	    !(rel_scn = section_named(elf, ".rela.plt", &rel)) || rel.sh_type != SHT_RELA || !rel.sh_entsize ||
-	    !(dyn_scn = elf_getscn(elf, rel.sh_link)) || !gelf_getshdr(dyn_scn, &dynsym) ||
-	    dynsym.sh_type != SHT_DYNSYM)
-		return 0;
-	if ((plt_scn = section_named(elf, ".plt.sec", &plt)) && plt.sh_type == SHT_PROGBITS)
-		first = 0;
-	else if ((plt_scn = section_named(elf, ".plt", &plt)) && plt.sh_type == SHT_PROGBITS)
-		first = PLT_ENTRY;
-	else
-		return 0;
-	rels = elf_getdata(rel_scn, NULL);
-	syms = elf_getdata(dyn_scn, NULL);
-	code = elf_getdata(plt_scn, NULL);
-	n = rel.sh_size / rel.sh_entsize;
-	if (!rels || !syms || !code || !code->d_buf || code->d_size < plt.sh_size || !n ||
-	    !(v = calloc(n, sizeof(*v))))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Rela r;
-
-		if (gelf_getrela(rels, (int)i, &r))
-			v[nv++] = (struct plt_rel){ .got = r.r_offset, .sym = (uint32_t)GELF_R_SYM(r.r_info) };
-	}
-	qsort(v, nv, sizeof(*v), cmp_plt_rel);
-	for (size_t off = first; off + PLT_ENTRY <= plt.sh_size && w + added < cap; off += PLT_ENTRY) {
-		uint64_t at = plt.sh_addr + off;
-		struct plt_rel key = { .got = stub_slot((const uint8_t *)code->d_buf + off, at) };
-		const struct plt_rel *r = key.got ? bsearch(&key, v, nv, sizeof(*v), cmp_plt_rel) : NULL;
-		GElf_Sym sym;
-		const char *sn;
-
-		if (!r || !gelf_getsym(syms, (int)r->sym, &sym) ||
-		    !(sn = elf_strptr(elf, dynsym.sh_link, sym.st_name)) || !sn[0])
-			continue;
-		snprintf(name, sizeof(name), "%s@plt", sn);
-		sn = strset__intern(&s->names, name);
-		if (!sn)
-			break;
-		d->syms[w + added++] = (struct sym){ .start = at + bias, .end = at + bias + PLT_ENTRY, .name = sn,
-						     .bind = STB_GLOBAL };
-	}
-	return added;
-}
-
-/* The number of .rela.plt entries of the object (room for plt_syms()). */
-static size_t plt_relocs(struct dso_entry *d)
-{
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(d->mod, &bias);
-	GElf_Shdr rel;
-
-	if (!elf || !section_named(elf, ".rela.plt", &rel) || rel.sh_type != SHT_RELA || !rel.sh_entsize)
-		return 0;
-	return rel.sh_size / rel.sh_entsize;
-}
-
-/* The module's functions (.symtab, else .dynsym, from the file or its debug file),
- * and its PLT stubs. */
-static void load_syms(struct symbols *s, struct dso_entry *d)
-{
-	int n = dwfl_module_getsymtab(d->mod);
-	size_t w = 0, nplt = plt_relocs(d);
-
-	if (n <= 0 && !nplt)
-		return;
-	n = MAX(n, 0);
-	d->syms = calloc((size_t)n + nplt + 1, sizeof(*d->syms));
-	if (!d->syms)
-		return;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx = SHN_UNDEF;
-		Elf *elf = NULL;
-		Dwarf_Addr bias = 0;
-		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &elf, &bias);
-		int type = GELF_ST_TYPE(sym.st_info);
-
-		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
-			continue;
-		name = demangle(s, name);
-		if (!name)
-			break;
-		d->syms[w++] = (struct sym){ .start = addr, .end = addr + sym.st_size, .name = name,
-					     .bind = (uint8_t)GELF_ST_BIND(sym.st_info),
-					     .sec_end = sym.st_size ? 0 : section_end(elf, shndx, bias) };
-	}
-	w += plt_syms(s, d, w, (size_t)n + nplt);
-	qsort(d->syms, w, sizeof(*d->syms), cmp_sym);
-	/* keep one symbol per address (the best, sorted first); size 0 runs to the next,
-	 * but not past its section: _init (size 0 in crti.o) is not the .plt after it */
-	size_t k = 0;
-	for (size_t i = 0; i < w; i++) {
-		if (k && d->syms[k - 1].start == d->syms[i].start)
-			continue;
-		d->syms[k++] = d->syms[i];
-	}
-	for (size_t i = 0; i < k; i++)
-		if (d->syms[i].end == d->syms[i].start) {
-			d->syms[i].end = i + 1 < k ? d->syms[i + 1].start : d->syms[i].start + 1;
-			if (d->syms[i].sec_end > d->syms[i].start && d->syms[i].sec_end < d->syms[i].end)
-				d->syms[i].end = d->syms[i].sec_end;
-		}
-	d->nr_syms = k;
-}
 
 /*
  * The file's build id (n bytes) is the recorded one: perf files without the size
@@ -680,7 +410,7 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			d->loads[d->nr_loads++] = ph;
 	}
-	load_syms(s, d);
+	d->nr_syms = elf_funcs__read(d->mod, &s->names, &d->syms);
 	d->bad = false;
 }
 
@@ -754,7 +484,7 @@ void symbols__for_each_refused(const struct symbols *s,
 /* dso_get of o's path and build id, through the memo. */
 static struct dso_entry *dso_memo_get(struct symbols *s, const struct model_dso *o)
 {
-	struct dso_memo *m = &s->dso_memo[((uintptr_t)o->name * 0x9e3779b97f4a7c15ull) >> 58];
+	struct dso_memo *m = &s->dso_memo[hash__top(hash__step(0, (uintptr_t)o->name), 6)];
 	size_t bid_len = o->build_id_len <= 20 ? o->build_id_len : 0;
 	struct dso_entry *d;
 
@@ -879,7 +609,7 @@ static const char *inlined_name(struct symbols *s, Dwarf_Die *die)
 		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
 	if (!n || !n[0])
 		return NULL;
-	n = demangle(s, n);
+	n = elf_funcs__demangle(&s->names, n);
 	if (!n)
 		return NULL;
 	snprintf(buf, sizeof(buf), "%s (inlined)", n);
@@ -975,100 +705,16 @@ size_t symbols__inlined(struct symbols *s, const struct model_dso *o, uint64_t o
 	return n;
 }
 
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-	return (x->addr > y->addr) - (x->addr < y->addr);
-}
-
-/* The hexadecimal number text starts with (16 digits at most) and where it ends
- * (text when it has none): strtoull's answer for kallsyms' addresses, without its
- * locale and base handling. */
-static uint64_t parse_hex(const char *text, const char **ret_end)
-{
-	uint64_t v = 0;
-	const char *p = text;
-
-	for (; p - text < 16; p++) {
-		unsigned c = (unsigned char)*p, d;
-
-		if (c - '0' < 10)
-			d = c - '0';
-		else if ((c | 0x20) - 'a' < 6)
-			d = (c | 0x20) - 'a' + 10;
-		else
-			break;
-		v = v << 4 | d;
-	}
-	*ret_end = p;
-	return v;
-}
-
-/* One function of kallsyms, its name copied to ktext.  0 or -ENOMEM. */
-static int ksym_add(struct symbols *s, uint64_t addr, const char *name, size_t len)
-{
-	if (len > UINT32_MAX || s->nr_ktext + len > UINT32_MAX)
-		return -ENOMEM;
-	if (VEC_RESERVE(s->ksyms, s->cap_ksyms, s->nr_ksyms + 1) < 0 ||
-	    VEC_RESERVE(s->ktext, s->cap_ktext, s->nr_ktext + len) < 0)
-		return -ENOMEM;
-	memcpy(s->ktext + s->nr_ktext, name, len);
-	s->ksyms[s->nr_ksyms++] = (struct ksym){ .addr = addr, .off = (uint32_t)s->nr_ktext, .len = (uint32_t)len };
-	s->nr_ktext += len;
-	return 0;
-}
-
-/* The functions are sorted already in most kallsyms: the sort (stable in glibc, as
- * its merge sort is at this size) is then skipped. */
-static void ksyms_sort(struct symbols *s)
-{
-	for (size_t i = 1; i < s->nr_ksyms; i++) {
-		if (s->ksyms[i].addr < s->ksyms[i - 1].addr) {
-			qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), cmp_ksym);
-			return;
-		}
-	}
-}
-
 int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_name, uint64_t ref_addr)
 {
-	size_t ref_len = strlen(ref_name);
-	uint64_t here = 0;
-
-	for (const char *line = text; line && *line;) {
-		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
-		/* "addr type name[\t[module]]", parsed in place: sscanf would measure the
-		 * whole remaining text on every call */
-		const char *p, *name, *tab;
-		uint64_t addr = parse_hex(line, &p);
-
-		name = p + 3;
-		if (p > line && p + 3 <= end && p[0] == ' ' && p[2] == ' ') {
-			char type = p[1];
-			size_t nlen;
-
-			tab = memchr(name, '\t', (size_t)(end - name));
-			nlen = (size_t)((tab ? tab : end) - name);
-			if (nlen == ref_len && !memcmp(name, ref_name, nlen))
-				here = addr;
-			if ((type == 't' || type == 'T' || type == 'w' || type == 'W') && ksym_add(s, addr, name, nlen) < 0)
-				return -ENOMEM;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	if (!here)
-		return -ENOENT;
-	ksyms_sort(s);
-	s->kshift = (int64_t)(here - ref_addr);
-	return 0;
+	if (!s->kallsyms)
+		s->kallsyms = kallsyms__new(&s->names);
+	if (!s->kallsyms)
+		return -ENOMEM;
+	return kallsyms__load(s->kallsyms, text, ref_name, ref_addr);
 }
 
 const char *symbols__kernel(struct symbols *s, uint64_t addr)
 {
-	size_t i = sorted_find_le(s->ksyms, s->nr_ksyms, addr, addr + (uint64_t)s->kshift);
-	struct ksym *k = i == SIZE_MAX ? NULL : &s->ksyms[i];
-
-	if (k && !k->name)
-		k->name = strset__intern_n(&s->names, s->ktext + k->off, k->len);
-	return k ? k->name : NULL;
+	return s->kallsyms ? kallsyms__find(s->kallsyms, addr) : NULL;
 }

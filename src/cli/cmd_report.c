@@ -24,7 +24,7 @@
 #include "prof/perfdata/build_id.h"
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/vdso.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "prof/record/ordered_queue.h"
 #include "prof/sys/memory.h"
 #include "prof/sys/privs.h"

@@ -34,7 +34,7 @@
 #include "prof/cli/preflight.h"
 #include "prof/cli/signals.h"
 #include "prof/cli/top_offcpu.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "prof/record/session.h"
 #include "prof/sys/pressure.h"
 

@@ -248,7 +248,7 @@ static int daemon_check(const struct prof_daemon_config *d, const char *filename
 	return -EINVAL;
 }
 
-/* [record] keep_objects and its limits; the other [record] keys are the handler's. */
+/* [record] keep_objects and its limits; the other [record] keys are record_key's. */
 static int record_keep_key(struct parse_ctx *x, const char *name, const char *value)
 {
 	static const struct {
@@ -309,84 +309,107 @@ static int containers_key(struct parse_ctx *x, const char *name, const char *val
 	return bad(x, "unknown key '%s' in [containers]", name);
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value)
+/* [record]: the recording's defaults.  1, or bad()'s 0 (inih: this line is wrong). */
+static int record_key(struct parse_ctx *x, const char *name, const char *value)
 {
-	struct parse_ctx *x = user;
 	struct prof_config *c = x->c;
 	uint64_t u;
 	bool b;
 
-	if (!strcmp(section, "record")) {
-		if (!strcmp(name, "event"))
-			return set_event(x, c->event, sizeof(c->event), value);
-		if (!strcmp(name, "frequency")) {
-			if (parse_uint(value, 1, 1000000, &u) < 0)
-				return bad(x, "bad frequency '%s' (samples per second, 1 to 1000000)", value);
-			c->freq = u;
-			return 1;
-		}
-		if (!strcmp(name, "callchain")) {
-			if (parse_bool(value, &b) < 0)
-				return bad(x, "bad callchain '%s' (yes or no)", value);
-			c->callchain = b;
-			return 1;
-		}
-		if (!strcmp(name, "mmap_pages"))
-			return set_pages(x, &c->mmap_pages, value);
-		if (!strcmp(name, "off_cpu_max_rate")) {
-			if (parse_uint(value, 0, 100000000, &u) < 0)
-				return bad(x, "bad off_cpu_max_rate '%s' (stack samples per CPU per second, "
-					   "0 for a stack at every switch)", value);
-			c->off_cpu_max_rate = u ? (uint32_t)u : UINT32_MAX;
-			return 1;
-		}
-		if (!strcmp(name, "output")) {
-			if (!value[0] || copy(c->output, sizeof(c->output), value) < 0)
-				return bad(x, "bad output '%s'", value);
-			return 1;
-		}
-		return record_keep_key(x, name, value);
+	if (!strcmp(name, "event"))
+		return set_event(x, c->event, sizeof(c->event), value);
+	if (!strcmp(name, "frequency")) {
+		if (parse_uint(value, 1, 1000000, &u) < 0)
+			return bad(x, "bad frequency '%s' (samples per second, 1 to 1000000)", value);
+		c->freq = u;
+		return 1;
 	}
+	if (!strcmp(name, "callchain")) {
+		if (parse_bool(value, &b) < 0)
+			return bad(x, "bad callchain '%s' (yes or no)", value);
+		c->callchain = b;
+		return 1;
+	}
+	if (!strcmp(name, "mmap_pages"))
+		return set_pages(x, &c->mmap_pages, value);
+	if (!strcmp(name, "off_cpu_max_rate")) {
+		if (parse_uint(value, 0, 100000000, &u) < 0)
+			return bad(x, "bad off_cpu_max_rate '%s' (stack samples per CPU per second, "
+				   "0 for a stack at every switch)", value);
+		c->off_cpu_max_rate = u ? (uint32_t)u : UINT32_MAX;
+		return 1;
+	}
+	if (!strcmp(name, "output")) {
+		if (!value[0] || copy(c->output, sizeof(c->output), value) < 0)
+			return bad(x, "bad output '%s'", value);
+		return 1;
+	}
+	return record_keep_key(x, name, value);
+}
+
+/* [aggregate]: the engine's bound. */
+static int aggregate_key(struct parse_ctx *x, const char *name, const char *value)
+{
+	struct prof_config *c = x->c;
+	uint64_t u;
+
+	if (!strcmp(name, "max_stacks")) {
+		if (parse_uint(value, 1, 100000000, &u) < 0)
+			return bad(x, "bad max_stacks '%s' (distinct (task, stack) keys, 1 to 100000000)", value);
+		c->max_stacks = u;
+		return 1;
+	}
+	return bad(x, "unknown key '%s' in [aggregate]", name);
+}
+
+/* [policy]: what users may ask for; only in the system configuration. */
+static int policy_key(struct parse_ctx *x, const char *name, const char *value)
+{
+	struct prof_config *c = x->c;
+	uint64_t u;
+	bool b;
+
+	if (!x->allow_policy)
+		return bad(x, "[policy] may only be set in the system configuration");
+	if (!strcmp(name, "admin_group")) {
+		if (copy(c->admin_group, sizeof(c->admin_group), value) < 0)
+			return bad(x, "admin_group too long");
+		return 1;
+	}
+	if (!strcmp(name, "user_kernel")) {
+		if (parse_bool(value, &b) < 0)
+			return bad(x, "bad user_kernel '%s' (yes or no)", value);
+		c->user_kernel = b;
+		return 1;
+	}
+	if (!strcmp(name, "user_max_frequency")) {
+		if (parse_uint(value, 1, 1000000, &u) < 0)
+			return bad(x, "bad user_max_frequency '%s' (samples per second, 1 to 1000000)", value);
+		c->user_max_frequency = u;
+		return 1;
+	}
+	if (!strcmp(name, "user_off_cpu_max_rate")) {
+		if (parse_uint(value, 1, 100000000, &u) < 0)
+			return bad(x, "bad user_off_cpu_max_rate '%s' (stack samples per CPU per second, "
+				   "1 to 100000000)", value);
+		c->user_off_cpu_max_rate = (uint32_t)u;
+		return 1;
+	}
+	return bad(x, "unknown key '%s' in [policy]", name);
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_ctx *x = user;
+
+	if (!strcmp(section, "record"))
+		return record_key(x, name, value);
 	if (!strcmp(section, "containers"))
 		return containers_key(x, name, value);
-	if (!strcmp(section, "aggregate")) {
-		if (!strcmp(name, "max_stacks")) {
-			if (parse_uint(value, 1, 100000000, &u) < 0)
-				return bad(x, "bad max_stacks '%s' (distinct (task, stack) keys, 1 to 100000000)", value);
-			c->max_stacks = u;
-			return 1;
-		}
-		return bad(x, "unknown key '%s' in [aggregate]", name);
-	}
-	if (!strcmp(section, "policy")) {
-		if (!x->allow_policy)
-			return bad(x, "[policy] may only be set in the system configuration");
-		if (!strcmp(name, "admin_group")) {
-			if (copy(c->admin_group, sizeof(c->admin_group), value) < 0)
-				return bad(x, "admin_group too long");
-			return 1;
-		}
-		if (!strcmp(name, "user_kernel")) {
-			if (parse_bool(value, &b) < 0)
-				return bad(x, "bad user_kernel '%s' (yes or no)", value);
-			c->user_kernel = b;
-			return 1;
-		}
-		if (!strcmp(name, "user_max_frequency")) {
-			if (parse_uint(value, 1, 1000000, &u) < 0)
-				return bad(x, "bad user_max_frequency '%s' (samples per second, 1 to 1000000)", value);
-			c->user_max_frequency = u;
-			return 1;
-		}
-		if (!strcmp(name, "user_off_cpu_max_rate")) {
-			if (parse_uint(value, 1, 100000000, &u) < 0)
-				return bad(x, "bad user_off_cpu_max_rate '%s' (stack samples per CPU per second, "
-					   "1 to 100000000)", value);
-			c->user_off_cpu_max_rate = (uint32_t)u;
-			return 1;
-		}
-		return bad(x, "unknown key '%s' in [policy]", name);
-	}
+	if (!strcmp(section, "aggregate"))
+		return aggregate_key(x, name, value);
+	if (!strcmp(section, "policy"))
+		return policy_key(x, name, value);
 	if (!strcmp(section, "daemon"))
 		return daemon_key(x, name, value);
 	return bad(x, section[0] ? "unknown section [%s]" : "key '%s' outside a section", section[0] ? section : name);

@@ -14,8 +14,8 @@
 #include "prof/daemon/sampler.h"
 #include "prof/perfdata/perf_data.h"
 #include "prof/perfdata/prof_section.h"
-#include "prof/record/offcpu.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu.h"
+#include "prof/offcpu/offcpu_events.h"
 #include "prof/sys/users.h"
 
 /* An entry's event in the header: 0 the daemon's (on-CPU), 1 offcpu-runq, 2 offcpu-blocked. */

@@ -262,92 +262,89 @@ int record_opts__finish_common(struct record_opts *opts, char *err, size_t errle
 
 enum { OPT_RUN_AS = RECORD_OPT_CONFIG + 1, OPT_OFF_CPU, OPT_OFF_CPU_MAX_RATE, OPT_NO_PYTHON_CALLERS };
 
-int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
+static const struct option record_longopts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "pid", required_argument, NULL, 'p' },
+	RECORD_SCOPE_LONGOPTS,
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "call-graph", optional_argument, NULL, 'g' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "run-as", required_argument, NULL, OPT_RUN_AS },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "off-cpu-max-rate", required_argument, NULL, OPT_OFF_CPU_MAX_RATE },
+	{ "no-python-callers", no_argument, NULL, OPT_NO_PYTHON_CALLERS },
+	{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* One of prof record's own options (not shared with top): 0, 1 for -h, or an error. */
+static int record_only_opt(struct record_opts *opts, int c, char **argv, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "uid", required_argument, NULL, 'u' },
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ "pid", required_argument, NULL, 'p' },
-		RECORD_SCOPE_LONGOPTS,
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "call-graph", optional_argument, NULL, 'g' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "run-as", required_argument, NULL, OPT_RUN_AS },
-		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
-		{ "off-cpu-max-rate", required_argument, NULL, OPT_OFF_CPU_MAX_RATE },
-		{ "no-python-callers", no_argument, NULL, OPT_NO_PYTHON_CALLERS },
-		{ "config", required_argument, NULL, RECORD_OPT_CONFIG },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c, r;
-
-	optind = 0;     /* full re-initialisation: parse may be called more than once */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:o:d:qvh", longopts, NULL)) != -1) {
-		r = record_opts__parse_common(opts, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
-		if (r != -ENOENT) {
-			if (r < 0)
-				return r;
-			continue;
-		}
-		switch (c) {
-		case 'o':
-			if (!optarg[0])
-				return errorf(err, errlen, "empty output file name");
-			opts->output = optarg;
-			opts->output_given = true;
-			break;
-		case 'd': {
-			char *end;
-			double d = strtod(optarg, &end);
-			if (*end || !(d > 0) || !isfinite(d) || d > 1e9)
-				return errorf(err, errlen, "bad duration '%s': give seconds, e.g. --duration 10 or 0.5", optarg);
-			opts->duration = d;
-			break;
-		}
-		case 'q':
-			opts->quiet = true;
-			break;
-		case 'v':
-			opts->verbose = true;
-			break;
-		case OPT_RUN_AS:
-			if (!optarg[0])
-				return errorf(err, errlen, "empty --run-as user");
-			opts->run_as = optarg;
-			break;
-		case OPT_OFF_CPU:
-			opts->off_cpu = true;
-			break;
-		case OPT_NO_PYTHON_CALLERS:
-			opts->no_python_chains = true;
-			break;
-		case OPT_OFF_CPU_MAX_RATE: {
-			uint64_t v;
-
-			if (parse_u64(optarg, 0, &v) < 0 || v > 100000000)
-				return errorf(err, errlen, "bad --off-cpu-max-rate '%s': give stack samples per CPU per "
-					      "second (e.g. 10000), or 0 for a stack at every switch", optarg);
-			opts->off_cpu_max_rate = v ? (uint32_t)v : RECORD_OFFCPU_UNBOUNDED;
-			break;
-		}
-		case 'h':
-			return 1;
-		case ':':
-		default:
-			return getopt_error(c, argv, "prof record", err, errlen);
-		}
+	switch (c) {
+	case 'o':
+		if (!optarg[0])
+			return errorf(err, errlen, "empty output file name");
+		opts->output = optarg;
+		opts->output_given = true;
+		break;
+	case 'd': {
+		char *end;
+		double d = strtod(optarg, &end);
+		if (*end || !(d > 0) || !isfinite(d) || d > 1e9)
+			return errorf(err, errlen, "bad duration '%s': give seconds, e.g. --duration 10 or 0.5", optarg);
+		opts->duration = d;
+		break;
 	}
-	r = record_opts__finish_common(opts, err, errlen);
+	case 'q':
+		opts->quiet = true;
+		break;
+	case 'v':
+		opts->verbose = true;
+		break;
+	case OPT_RUN_AS:
+		if (!optarg[0])
+			return errorf(err, errlen, "empty --run-as user");
+		opts->run_as = optarg;
+		break;
+	case OPT_OFF_CPU:
+		opts->off_cpu = true;
+		break;
+	case OPT_NO_PYTHON_CALLERS:
+		opts->no_python_chains = true;
+		break;
+	case OPT_OFF_CPU_MAX_RATE: {
+		uint64_t v;
+
+		if (parse_u64(optarg, 0, &v) < 0 || v > 100000000)
+			return errorf(err, errlen, "bad --off-cpu-max-rate '%s': give stack samples per CPU per "
+				      "second (e.g. 10000), or 0 for a stack at every switch", optarg);
+		opts->off_cpu_max_rate = v ? (uint32_t)v : RECORD_OFFCPU_UNBOUNDED;
+		break;
+	}
+	case 'h':
+		return 1;
+	case ':':
+	default:
+		return getopt_error(c, argv, "prof record", err, errlen);
+	}
+	return 0;
+}
+
+/* The options taken together, once all are read: 0 or an error. */
+static int record_opts_check(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
+{
+	int r = record_opts__finish_common(opts, err, errlen);
+
 	if (r < 0)
 		return r;
 	if (opts->off_cpu_max_rate && !opts->off_cpu)
@@ -362,4 +359,20 @@ int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *er
 	if (opts->run_as && !opts->argv)
 		return errorf(err, errlen, "--run-as needs a command to run");
 	return 0;
+}
+
+int record_opts__parse(struct record_opts *opts, int argc, char **argv, char *err, size_t errlen)
+{
+	int c, r;
+
+	optind = 0;     /* full re-initialisation: parse may be called more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:au:G:p:e:F:c:gm:o:d:qvh", record_longopts, NULL)) != -1) {
+		r = record_opts__parse_common(opts, c, record_opts__call_graph_arg(c, optarg, argc, argv), err, errlen);
+		if (r == -ENOENT)
+			r = record_only_opt(opts, c, argv, err, errlen);
+		if (r != 0)
+			return r;
+	}
+	return record_opts_check(opts, argc, argv, err, errlen);
 }

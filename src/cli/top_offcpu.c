@@ -8,8 +8,8 @@
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
 #include "prof/cli/top_offcpu.h"
-#include "prof/record/offcpu.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu.h"
+#include "prof/offcpu/offcpu_events.h"
 
 struct top_offcpu {
 	struct profile *runq;           /* keyed by the view's facts and the holder */

@@ -24,8 +24,8 @@
 #include "prof/daemon/sampler.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/python.h"
-#include "prof/record/offcpu.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu.h"
+#include "prof/offcpu/offcpu_events.h"
 #include "prof/sys/privs.h"
 
 /* Exited tasks are forgotten this long after their EXIT (their teardown samples first). */

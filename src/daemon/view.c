@@ -11,7 +11,7 @@
 #include "prof/base/vec.h"
 #include "prof/daemon/dict_import.h"
 #include "prof/daemon/view.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 #define KERNEL_NAME "[kernel]"
 

@@ -7,7 +7,7 @@
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/output/keys.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "prof/scope/containers.h"
 #include "prof/sys/users.h"
 

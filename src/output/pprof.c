@@ -10,7 +10,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/vec.h"
 #include "prof/output/pprof.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/output/pyframe.h"
 #include "prof/base/util.h"

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,41 +50,12 @@ struct perf_reader {
 	struct id_cache_slot id_cache[ID_CACHE_SLOTS];
 };
 
-int reader_error__set(struct reader_error *e, uint64_t off, uint32_t type, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e) {
-		e->offset = off;
-		e->type = type;
-		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 #define bad reader_error__set
 
 /* [off, off+len) lies inside the file (no overflow). */
 static bool in_file(const struct perf_reader *r, uint64_t off, uint64_t len)
 {
 	return off <= r->size && len <= r->size - off;
-}
-
-int reader_error__read(struct reader_error *err, int fd, uint64_t opened_size, uint64_t off, int e)
-{
-	struct stat st;
-
-	if (e != -ENODATA) {
-		bad(err, off, 0, "cannot read the file at offset %llu: %s", (unsigned long long)off, strerror(-e));
-		return e;
-	}
-	if (fstat(fd, &st) < 0)
-		st.st_size = 0;
-	bad(err, off, 0, "the file was cut short while being read: %llu bytes now, %llu when opened "
-	    "(rotated, a disk full, or a copy still being written?)", (unsigned long long)st.st_size,
-	    (unsigned long long)opened_size);
-	return -ENODATA;
 }
 
 /* Exactly len bytes at off (inside the file when opened).  0 or -errno (err says). */

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "prof/scope/cgroup_tree.h"
 #include "prof/record/cgroup_sampling.h"
 #include "prof/scope/scope.h"
 
@@ -129,7 +130,7 @@ size_t cgroup_sampling__outermost(const char *const *paths, size_t n, bool *keep
 	for (size_t i = 0; i < n; i++) {
 		keep[i] = true;
 		for (size_t j = 0; j < n && keep[i]; j++) {
-			if (i == j || !scope__path_under(paths[i], paths[j]))
+			if (i == j || !cgroup_tree__path_under(paths[i], paths[j]))
 				continue;
 			/* of two equal paths, the first is kept */
 			if (strcmp(paths[i], paths[j]) || j < i)

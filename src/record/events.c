@@ -18,7 +18,7 @@
 
 #include "prof/record/cgroup_sampling.h"
 #include "prof/record/events.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu_events.h"
 #include "prof/analyze/unwinder.h"
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"
@@ -473,70 +473,76 @@ static int map_rings(struct events *e, const struct record_opts *o)
 	return 0;
 }
 
-int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret, enum events_stage *ret_stage,
-		size_t *ret_event)
+/* The CPUs, the dummy thread map and the evlist of a new e.  0 or -ENOMEM. */
+static int events_maps(struct events *e)
 {
-	struct events *e;
-	struct perf_event_attr sb;
-	enum events_stage stage = EVENTS_STAGE_SAMPLING;
-	int err;
-
-	libperf_init(libperf_print);
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
 	e->cpus = perf_cpu_map__new_online_cpus();
 	e->threads = perf_thread_map__new_dummy();
 	e->evlist = perf_evlist__new();
-	if (!e->cpus || !e->threads || !e->evlist) {
-		err = -ENOMEM;
-		goto err;
-	}
+	if (!e->cpus || !e->threads || !e->evlist)
+		return -ENOMEM;
 	e->info.nr_cpus = perf_cpu_map__nr(e->cpus);
 	perf_evlist__set_maps(e->evlist, e->cpus, e->threads);
+	return 0;
+}
 
-	err = open_sampling(e, o, cgroup_fd, ret_event);
-	if (err < 0)
-		goto err;
-	stage = EVENTS_STAGE_SIDEBAND;
+/* The sideband event (and --off-cpu windowed's switch records).  0 or -errno. */
+static int open_sideband(struct events *e, const struct record_opts *o)
+{
+	struct perf_event_attr sb;
+	int err;
+
 	sideband_attr(&e->attrs[0], o->off_cpu && !o->off_cpu_windowed, &sb);
 	e->sideband = perf_evsel__new(&sb);
-	if (!e->sideband) {
-		err = -ENOMEM;
-		goto err;
-	}
+	if (!e->sideband)
+		return -ENOMEM;
 	err = events__open_evsel(e, e->sideband);
 	if (err < 0)
-		goto err;
-	if (o->off_cpu && o->off_cpu_windowed) {
-		err = open_switch_records(e, &sb);
-		if (err < 0)
-			goto err;
+		return err;
+	if (o->off_cpu && o->off_cpu_windowed)
+		return open_switch_records(e, &sb);
+	return 0;
+}
+
+/* Remove (closed, deleted) every evsel added after the sideband. */
+static void remove_after_sideband(struct events *e)
+{
+	struct perf_evsel *sel, *tmp;
+	bool past = false;
+
+	for (sel = perf_evlist__next(e->evlist, NULL); sel; sel = tmp) {
+		tmp = perf_evlist__next(e->evlist, sel);
+		if (past) {
+			perf_evsel__close(sel);
+			perf_evlist__remove(e->evlist, sel);
+			perf_evsel__delete(sel);
+		}
+		if (sel == e->sideband)
+			past = true;
 	}
+}
+
+/*
+ * The events beside the sampling ones and the sideband, each where asked for: the
+ * set*uid() tracepoints, --off-cpu's switch event and wake-ups, the Python callers'
+ * chains.  All best effort but the switch event: 0 or its -errno.
+ */
+static int open_extras(struct events *e, const struct record_opts *o)
+{
+	int err;
+
 	/* (--off-cpu: a holder's uid changed without exec, offcpu_creds.c) */
 	if (o->scope.nr_uids || o->track_uids || o->off_cpu) {
 		/* Best effort: on failure remove whatever of them was added. */
 		e->info.creds_err = events__open_creds(e);
-		if (e->info.creds_err < 0) {
-			struct perf_evsel *sel, *tmp;
-			bool past = false;
-			for (sel = perf_evlist__next(e->evlist, NULL); sel; sel = tmp) {
-				tmp = perf_evlist__next(e->evlist, sel);
-				if (past) {
-					perf_evsel__close(sel);
-					perf_evlist__remove(e->evlist, sel);
-					perf_evsel__delete(sel);
-				}
-				if (sel == e->sideband)
-					past = true;
-			}
-		}
+		if (e->info.creds_err < 0)
+			remove_after_sideband(e);
 	}
 	/* after the set*uid() tracepoints: their failure removes what follows the sideband */
 	if (o->off_cpu && !e->offcpu) {
 		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
 		if (err < 0)
-			goto err;
+			return err;
 	}
 	/* last: their failure removes only them (the wake-up stays inside offcpu-blocked) */
 	if (o->off_cpu)
@@ -544,12 +550,14 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 
 	if ((o->dwarf || o->callchain) && !o->no_python_chains)
 		events__open_chains(e);
+	return 0;
+}
 
-	stage = EVENTS_STAGE_MMAP;
-	err = map_rings(e, o);
-	if (err < 0)
-		goto err;
-	stage = EVENTS_STAGE_IDS;
+/* Every open event's ids, and what hangs on them (cgroup redirection, chains).  0 or -errno. */
+static int read_all_ids(struct events *e)
+{
+	int err = 0;
+
 	for (size_t i = 0; i < e->info.nr_events && !err && !e->by_cgroup[0]; i++)
 		err = read_ids(e, e->sampling[i], (int)i, e->info.events[i].name);
 	if (!err)
@@ -562,6 +570,48 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		err = events__read_wakeup_ids(e);
 	if (!err && e->chain_sel)
 		err = events__attach_chains(e);
+	return err;
+}
+
+/* The file descriptors the events hold: what the summary and the fd budget say. */
+static size_t count_fds(const struct events *e)
+{
+	return ((e->info.nr_events + (e->offcpu ? 1 : 0)) * MAX(e->info.filter_cgroups, 1) + 1 +
+		(e->switch_sel ? 1 : 0) +
+		(e->info.creds ? 3 : 0) + (e->wake_sel[0] ? 2 : 0) + (e->chain_sel ? 1 : 0)) *
+	       (size_t)e->info.nr_cpus;
+}
+
+int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret, enum events_stage *ret_stage,
+		size_t *ret_event)
+{
+	struct events *e;
+	enum events_stage stage = EVENTS_STAGE_SAMPLING;
+	int err;
+
+	libperf_init(libperf_print);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	err = events_maps(e);
+	if (err < 0)
+		goto err;
+	err = open_sampling(e, o, cgroup_fd, ret_event);
+	if (err < 0)
+		goto err;
+	stage = EVENTS_STAGE_SIDEBAND;
+	err = open_sideband(e, o);
+	if (err < 0)
+		goto err;
+	err = open_extras(e, o);
+	if (err < 0)
+		goto err;
+	stage = EVENTS_STAGE_MMAP;
+	err = map_rings(e, o);
+	if (err < 0)
+		goto err;
+	stage = EVENTS_STAGE_IDS;
+	err = read_all_ids(e);
 	if (err < 0)
 		goto err;
 	if (e->offcpu) {
@@ -572,10 +622,7 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	err = collect_own_ids(e);
 	if (err < 0)
 		goto err;
-	e->info.nr_fds = ((e->info.nr_events + (e->offcpu ? 1 : 0)) * MAX(e->info.filter_cgroups, 1) + 1 +
-			  (e->switch_sel ? 1 : 0) +
-			  (e->info.creds ? 3 : 0) + (e->wake_sel[0] ? 2 : 0) + (e->chain_sel ? 1 : 0)) *
-			 (size_t)e->info.nr_cpus;
+	e->info.nr_fds = count_fds(e);
 	*ret = e;
 	return 0;
 err:

@@ -19,7 +19,7 @@
 #include "prof/record/cgroup_sampling.h"
 #include "prof/record/events.h"
 #include "prof/python/chain.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu_events.h"
 
 /* Everything a record needs to be judged and written; same for both events so any
  * record's trailer parses alike (perf requires IDENTIFIER when types differ). */

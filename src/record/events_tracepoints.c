@@ -16,7 +16,7 @@
 #include <perf/evlist.h>
 #include <perf/evsel.h>
 
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu_events.h"
 #include "prof/sys/tracefs.h"
 #include "prof/scope/creds.h"
 #include "prof/base/util.h"

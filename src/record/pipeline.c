@@ -11,7 +11,7 @@
 #include "prof/python/hint.h"
 #include "prof/python/interp.h"
 #include "prof/python/python.h"
-#include "prof/record/offcpu_quota.h"
+#include "prof/offcpu/offcpu_quota.h"
 #include "prof/record/pipeline.h"
 #include "prof/scope/cgroups.h"
 #include "prof/synth/map_dedup.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/scope/cgroup_tree.h"
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
@@ -55,7 +56,7 @@ int cgroups__add(struct cgroups *c, uint64_t id, const char *path)
 	if (!e.path)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->scope->nr_cgroups; i++)
-		if (c->scope->cgroups[i].path && scope__path_under(path, c->scope->cgroups[i].path))
+		if (c->scope->cgroups[i].path && cgroup_tree__path_under(path, c->scope->cgroups[i].path))
 			e.in_scope = true;
 	if (idmap__set(c->index, id, (uint32_t)c->nr) < 0) {
 		free(e.path);
@@ -87,7 +88,7 @@ int cgroups__new(const struct scope *s, int root_fd, struct cgroups **ret)
 	for (size_t i = 0; i < s->nr_cgroups; i++) {
 		if (root_fd < 0 || !s->cgroups[i].path)
 			continue;
-		err = scope__walk_cgroups(root_fd, s->cgroups[i].path, walk_fn, c);
+		err = cgroup_tree__walk(root_fd, s->cgroups[i].path, CGROUP_TREE_ALL, walk_fn, c);
 		if (err < 0) {
 			cgroups__free(c);
 			return err;
@@ -125,7 +126,7 @@ static struct cgroup *find(struct cgroups *c, uint64_t id)
 	/* A cgroup made before the recording: learn the whole hierarchy once. */
 	if (!c->walked && c->root_fd >= 0) {
 		c->walked = true;
-		scope__walk_cgroups(c->root_fd, "/", walk_fn, c);
+		cgroup_tree__walk(c->root_fd, "/", CGROUP_TREE_ALL, walk_fn, c);
 		if (idmap__get(c->index, id, &idx))
 			return &c->v[idx];
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/scope/cgroup_tree.h"
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/scope/containers.h"
@@ -223,7 +224,7 @@ static int find_fn(const char *path, uint64_t cgroup_id, void *ctx)
 		return note(f->seen, &f->nr_seen, path, id);
 	/* the same one again inside itself (a nested cgroup of the same name) is it */
 	for (size_t i = 0; i < MIN(f->nr_match, (size_t)MAX_LISTED); i++)
-		if (!strcmp(f->match[i].id, id) && scope__path_under(path, f->match[i].path))
+		if (!strcmp(f->match[i].id, id) && cgroup_tree__path_under(path, f->match[i].path))
 			return 0;
 	return note(f->match, &f->nr_match, path, id);
 }
@@ -279,7 +280,7 @@ int containers__find(int root_fd, const char *mount, enum containers_kind kind, 
 
 	if (r < 0)
 		return r;
-	r = scope__walk_cgroups(root_fd, "/", find_fn, &f);
+	r = cgroup_tree__walk(root_fd, "/", CGROUP_TREE_ALL, find_fn, &f);
 	if (r == 0)
 		r = verdict(&f, arg, mount, ret, err, errlen);
 	for (size_t i = 0; i < MAX_LISTED; i++) {

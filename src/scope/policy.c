@@ -10,7 +10,7 @@
 #include "prof/scope/policy.h"
 #include "prof/sys/procfs.h"
 #include "prof/base/util.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 static bool in_group(const char *name)
 {

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -8,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "prof/sys/procfs.h"
+#include "prof/scope/cgroup_tree.h"
 #include "prof/scope/containers.h"
 #include "prof/scope/scope.h"
 #include "prof/base/util.h"
@@ -30,15 +30,6 @@ void scope__release(struct scope *s)
 bool scope__narrowed(const struct scope *s)
 {
 	return s->nr_uids || s->nr_cgroups || s->nr_pids;
-}
-
-bool scope__path_under(const char *path, const char *root)
-{
-	size_t l = strlen(root);
-
-	if (!strcmp(root, "/"))
-		return true;
-	return !strncmp(path, root, l) && (path[l] == '\0' || path[l] == '/');
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -159,82 +150,6 @@ int scope__cgroup2_mount(const char *mountinfo, char *ret, size_t len)
 	return procfs__mount_point(mountinfo, "cgroup2", ret, len);
 }
 
-int scope__cgroup_id(int root_fd, const char *relpath, uint64_t *ret)
-{
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h = { .fh.handle_bytes = sizeof(uint64_t) };
-	int mnt_id;
-	const char *p = relpath;
-	struct stat st;
-
-	while (*p == '/')
-		p++;
-	/* The kernel's cgroup id is the kernfs node id, which the file handle carries. */
-	if (name_to_handle_at(root_fd, *p ? p : "", &h.fh, &mnt_id, *p ? 0 : AT_EMPTY_PATH) == 0 &&
-	    h.fh.handle_bytes == sizeof(uint64_t)) {
-		*ret = h.id;
-		return 0;
-	}
-	if (fstatat(root_fd, *p ? p : "", &st, *p ? 0 : AT_EMPTY_PATH) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	*ret = st.st_ino;
-	return 0;
-}
-
-static int walk(int root_fd, char *path, size_t cap, int depth,
-		int (*fn)(const char *, uint64_t, void *), void *ctx)
-{
-	_cleanup_close_ int fd = -1;
-	DIR *d;
-	struct dirent *de;
-	uint64_t id;
-	size_t len = strlen(path);
-	int r;
-
-	r = scope__cgroup_id(root_fd, path, &id);
-	if (r < 0)
-		return r == -ENOENT ? 0 : r;   /* removed while we walked */
-	r = fn(*path ? path : "/", id, ctx);
-	if (r)
-		return r;
-	if (depth <= 0)
-		return 0;
-	fd = openat(root_fd, path[0] == '/' && path[1] ? path + 1 : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	d = fdopendir(steal_fd(&fd));
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (len + 1 + strlen(de->d_name) + 1 > cap)
-			continue;
-		snprintf(path + len, cap - len, "/%s", de->d_name);
-		r = walk(root_fd, path, cap, depth - 1, fn, ctx);
-		path[len] = '\0';
-		if (r)
-			break;
-	}
-	closedir(d);
-	return r;
-}
-
-int scope__walk_cgroups(int root_fd, const char *relpath,
-			int (*fn)(const char *path, uint64_t id, void *ctx), void *ctx)
-{
-	char path[4096];
-
-	if (!strcmp(relpath, "/"))
-		relpath = "";
-	snprintf(path, sizeof(path), "%s", relpath);
-	return walk(root_fd, path, sizeof(path), 64, fn, ctx);
-}
-
 struct search {
 	const char *name;
 	char *found[MAX_CANDIDATES];
@@ -259,10 +174,9 @@ static int find_by_name(int root_fd, const char *name, char **ret, char *err, si
 			const char *mount)
 {
 	struct search s = { .name = name };
-	char path[4096] = "";
 	int r;
 
-	r = walk(root_fd, path, sizeof(path), CGROUP_SEARCH_DEPTH, search_fn, &s);
+	r = cgroup_tree__walk(root_fd, "", CGROUP_SEARCH_DEPTH, search_fn, &s);
 	if (r < 0)
 		goto out;
 	if (s.nr == 0) {
@@ -309,7 +223,7 @@ static int resolve_one(struct scope_cgroup *c, int root_fd, const char *mount, c
 	/* normalise: no trailing '/' except for the root */
 	for (size_t l = strlen(path); l > 1 && path[l - 1] == '/'; l--)
 		path[l - 1] = '\0';
-	r = scope__cgroup_id(root_fd, path, &c->id);
+	r = cgroup_tree__id(root_fd, path, &c->id);
 	if (r < 0) {
 		fail(r, err, errlen, "cgroup '%s' not found: %s%s is %s", a, mount, path,
 		     r == -ENOENT ? "missing" : strerror(-r));

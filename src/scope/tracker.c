@@ -5,6 +5,7 @@
 #include <string.h>
 #include <perf/event.h>
 
+#include "prof/scope/cgroup_tree.h"
 #include "prof/base/idmap.h"
 #include "prof/base/linger.h"
 #include "prof/sys/procfs.h"
@@ -88,7 +89,7 @@ static int read_facts(struct tracker *t, int32_t tid, struct proc_facts *f)
 	snprintf(path, sizeof(path), "%d/cgroup", tid);
 	if (t->cfg.cgroup_fd >= 0 && read_file_full(t->cfg.proc_fd, path, 1 << 16, &cg) >= 0 &&
 	    procfs__cgroup2_path(cg, cgpath, sizeof(cgpath)) == 0 &&
-	    scope__cgroup_id(t->cfg.cgroup_fd, cgpath, &f->cgroup) == 0)
+	    cgroup_tree__id(t->cfg.cgroup_fd, cgpath, &f->cgroup) == 0)
 		f->has_cgroup = true;
 	return 0;
 }

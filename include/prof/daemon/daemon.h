@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "prof/daemon/history.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "prof/daemon/sampler.h"
 #include "prof/daemon/server.h"
 #include "prof/daemon/store.h"

@@ -18,6 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "prof/perfdata/perf_data.h"
+#include "prof/perfdata/reader_error.h"
 #include "prof/perfdata/sample.h"
 
 #define READER_MAX_ATTRS 256
@@ -28,19 +29,6 @@ struct reader_attr {
 	char name[64];                  /* from EVENT_DESC, else "" */
 	uint64_t nr_ids;
 };
-
-struct reader_error {
-	uint64_t offset;                /* where in the file */
-	uint32_t type;                  /* record type, or 0 */
-	char msg[160];
-};
-
-/* Fill e (when not NULL) and return -EINVAL: the reader's messages. */
-__attribute__((format(printf, 4, 5)))
-int reader_error__set(struct reader_error *e, uint64_t off, uint32_t type, const char *fmt, ...);
-/* A read of fd at off that failed with e, or came short (e == -ENODATA: the file was
- * cut since it was opened at opened_size bytes): err says so; returns e. */
-int reader_error__read(struct reader_error *err, int fd, uint64_t opened_size, uint64_t off, int e);
 
 struct perf_reader;
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "prof/perfdata/perf_reader.h"
+#include "prof/perfdata/reader_error.h"
 
 struct record_stream_config {
 	int fd;                         /* not owned */

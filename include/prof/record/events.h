@@ -16,7 +16,7 @@
 #include "prof/perfdata/perf_data.h"
 #include "prof/cli/record_opts.h"
 #include "prof/perfdata/sample.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 enum events_stage {
 	EVENTS_STAGE_NONE,

@@ -26,7 +26,7 @@
 #include "prof/analyze/unwinder.h"
 #include "prof/perfdata/sample.h"
 #include "prof/record/events.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "prof/record/ordered_queue.h"
 #include "prof/scope/creds.h"
 #include "prof/scope/policy.h"

@@ -40,9 +40,6 @@ void scope__release(struct scope *s);
 /* True when any of uid/cgroup/pid was given. */
 bool scope__narrowed(const struct scope *s);
 
-/* Is cgroup path at or under root ("/a/b" is under "/a", "/ab" is not; all is under "/")? */
-bool scope__path_under(const char *path, const char *root);
-
 /*
  * "alice", "1001", "alice,bob": adds each uid.  Unknown names: -ENOENT with the
  * name in err.
@@ -71,16 +68,6 @@ int scope__cgroup2_mount(const char *mountinfo, char *ret, size_t len);
  * message in err naming the candidates (-EINVAL: a bad container id or pod uid).
  */
 int scope__resolve_cgroups(struct scope *s, int root_fd, const char *mount, char *err, size_t errlen);
-
-/* The cgroup2 id of a directory under root_fd ("" for the root itself).  0 or -errno. */
-int scope__cgroup_id(int root_fd, const char *relpath, uint64_t *ret);
-
-/*
- * Call fn for every cgroup directory under relpath (itself included), depth first,
- * with its path relative to the root (leading '/') and its id.  0 or -errno.
- */
-int scope__walk_cgroups(int root_fd, const char *relpath,
-			int (*fn)(const char *path, uint64_t id, void *ctx), void *ctx);
 
 /* A one-line description, e.g. "uid 1001 (alice), cgroup /system.slice/x.service". */
 void scope__describe(const struct scope *s, char *buf, size_t len);

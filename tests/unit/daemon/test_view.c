@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "prof/daemon/view.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "hist.h"
 
 struct world {

@@ -6,7 +6,7 @@
 
 #include "prof/analyze/model.h"
 #include "prof/output/keys.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 #define ID "0f1e2d3c4b5a69788796a5b4c3d2e1f00112233445566778899aabbccddeeff0"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The cgroup registry over a fake hierarchy of plain directories, whose ids are what
- * scope__cgroup_id() says (their inode numbers, as cgroup2 ids are).
+ * cgroup_tree__id() says (their inode numbers, as cgroup2 ids are).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 
+#include "prof/scope/cgroup_tree.h"
 #include "prof/scope/cgroups.h"
 #include "../fixture.h"
 
@@ -44,7 +45,7 @@ static uint64_t mk(const char *path)
 	uint64_t id = 0;
 
 	cr_assert_eq(mkdirat(fx.fd, path + 1, 0755), 0, "mkdir %s: %s", path, strerror(errno));
-	cr_assert_eq(scope__cgroup_id(fx.fd, path, &id), 0);
+	cr_assert_eq(cgroup_tree__id(fx.fd, path, &id), 0);
 	return id;
 }
 

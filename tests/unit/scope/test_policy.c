@@ -19,7 +19,7 @@
 
 #include "prof/cli/config.h"
 #include "prof/cli/record_opts.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "prof/scope/policy.h"
 #include "prof/base/util.h"
 

@@ -5,7 +5,7 @@
  * first, synth/ledger.h), so that the needs are those of real judgements.  Task facts come
  * from a fake /proc tree (<tid>/status, <tid>/cgroup) in a temporary directory; a
  * task missing from it has exited.  Cgroup scopes use a fake hierarchy of plain
- * directories, whose ids are computed the way the tracker does (scope__cgroup_id).
+ * directories, whose ids are computed the way the tracker does (cgroup_tree__id).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <perf/event.h>
 #include <criterion/criterion.h>
 
+#include "prof/scope/cgroup_tree.h"
 #include "prof/perfdata/sample.h"
 #include "prof/scope/scope.h"
 #include "prof/synth/synth.h"
@@ -150,7 +151,7 @@ static uint64_t mk_cgroup_dir(const char *path)
 	uint64_t id = 0;
 
 	cr_assert_eq(mkdirat(fx.cg_fd, path + 1, 0755), 0, "mkdir %s: %s", path, strerror(errno));
-	cr_assert_eq(scope__cgroup_id(fx.cg_fd, path, &id), 0);
+	cr_assert_eq(cgroup_tree__id(fx.cg_fd, path, &id), 0);
 	cr_assert_neq(id, 0);
 	return id;
 }

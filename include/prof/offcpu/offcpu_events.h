@@ -13,8 +13,8 @@
  * (PERF_RECORD_SWITCH_CPU_WIDE, the other half, comes from the sideband event's
  * attr.context_switch.)  File descriptors: one per CPU.
  */
-#ifndef PROF_RECORD_OFFCPU_EVENTS_H
-#define PROF_RECORD_OFFCPU_EVENTS_H
+#ifndef PROF_OFFCPU_OFFCPU_EVENTS_H
+#define PROF_OFFCPU_OFFCPU_EVENTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

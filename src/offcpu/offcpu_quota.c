@@ -10,7 +10,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-#include "prof/record/offcpu_quota.h"
+#include "prof/offcpu/offcpu_quota.h"
 #include "prof/sys/procfs.h"
 
 /* Limits that keep a scope of many cgroups cheap: past them, a cgroup is not followed

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <criterion/criterion.h>
 
-#include "prof/record/offcpu_quota.h"
+#include "prof/offcpu/offcpu_quota.h"
 #include "../fixture.h"
 
 #define MS 1000000ull

@@ -37,8 +37,8 @@
  * before is split by who held the CPU it left).  Without them the wake-up cannot be
  * timed: a sleep's wait for a CPU after its wake-up is part of its offcpu-blocked.
  */
-#ifndef PROF_RECORD_OFFCPU_H
-#define PROF_RECORD_OFFCPU_H
+#ifndef PROF_OFFCPU_OFFCPU_H
+#define PROF_OFFCPU_OFFCPU_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,7 +10,7 @@
 
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu_events.h"
 #include "offcpu_internal.h"
 
 /*

@@ -25,8 +25,8 @@
  * (cpu.max not "max", cpu.cfs_quota_us not -1); read when a thread's wait opens for
  * the first time, again after its exec and when older than QUOTA_RECHECK_NS.
  */
-#ifndef PROF_RECORD_OFFCPU_QUOTA_H
-#define PROF_RECORD_OFFCPU_QUOTA_H
+#ifndef PROF_OFFCPU_OFFCPU_QUOTA_H
+#define PROF_OFFCPU_OFFCPU_QUOTA_H
 
 #include <stdbool.h>
 #include <stddef.h>

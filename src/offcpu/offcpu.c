@@ -11,9 +11,9 @@
 #include "prof/base/vec.h"
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"
-#include "prof/record/offcpu.h"
-#include "prof/record/offcpu_events.h"
-#include "prof/record/offcpu_holders.h"
+#include "prof/offcpu/offcpu.h"
+#include "prof/offcpu/offcpu_events.h"
+#include "prof/offcpu/offcpu_holders.h"
 #include "offcpu_internal.h"
 
 #ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT

@@ -5,8 +5,8 @@
  * (threads, CPUs, who held them), offcpu_interval.c closes a thread's interval and
  * writes its samples, offcpu_creds.c follows a holder's set*uid() calls.
  */
-#ifndef PROF_RECORD_OFFCPU_INTERNAL_H
-#define PROF_RECORD_OFFCPU_INTERNAL_H
+#ifndef PROF_OFFCPU_OFFCPU_INTERNAL_H
+#define PROF_OFFCPU_OFFCPU_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,8 +14,8 @@
 
 #include "prof/base/hashtable.h"
 #include "prof/base/idmap.h"
-#include "prof/record/offcpu.h"
-#include "prof/record/offcpu_holders.h"
+#include "prof/offcpu/offcpu.h"
+#include "prof/offcpu/offcpu_holders.h"
 #include "prof/scope/creds.h"
 
 #define MAX_CPUS 4096

@@ -10,7 +10,7 @@
  */
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 #include "offcpu_internal.h"
 
 int offcpu__add_creds_ids(struct offcpu *o, enum creds_call call, const uint64_t *ids, size_t n, int uid_off)

@@ -7,7 +7,7 @@
 #include <perf/evsel.h>
 
 #include "prof/record/cgroup_sampling.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu_events.h"
 
 struct offcpu_events {
 	struct perf_evlist *evlist;     /* borrowed: it owns evsel once added */

@@ -3,11 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof/scope/cgroup_tree.h"
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
-#include "prof/record/offcpu_holders.h"
+#include "prof/offcpu/offcpu_holders.h"
 #include "prof/scope/scope.h"
 #include "prof/sys/procfs.h"
 
@@ -74,7 +75,7 @@ static bool cgroup_of(const struct offcpu_holders *h, int32_t tid, char *path, s
 	*ret = 0;
 	snprintf(file, sizeof(file), "%d/cgroup", tid);
 	return h->cgroup_fd >= 0 && read_file_full(h->proc_fd, file, 1 << 16, &cg) > 0 &&
-	       procfs__cgroup2_path(cg, path, len) == 0 && scope__cgroup_id(h->cgroup_fd, path, ret) == 0;
+	       procfs__cgroup2_path(cg, path, len) == 0 && cgroup_tree__id(h->cgroup_fd, path, ret) == 0;
 }
 
 uint32_t offcpu_holders__of(struct offcpu_holders *h, int32_t tid, uint32_t uid, bool uid_known)

@@ -19,8 +19,8 @@
 #include <criterion/criterion.h>
 #include <perf/event.h>
 
-#include "prof/record/offcpu.h"
-#include "prof/record/offcpu_events.h"
+#include "prof/offcpu/offcpu.h"
+#include "prof/offcpu/offcpu_events.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 	    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)

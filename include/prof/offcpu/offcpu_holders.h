@@ -6,14 +6,14 @@
  * holder OFFCPU_HOLDER_TASK + its number.  offcpu.c asks once per holder task (and
  * again after its exec), never per switch record; prof's section carries the table.
  */
-#ifndef PROF_RECORD_OFFCPU_HOLDERS_H
-#define PROF_RECORD_OFFCPU_HOLDERS_H
+#ifndef PROF_OFFCPU_OFFCPU_HOLDERS_H
+#define PROF_OFFCPU_OFFCPU_HOLDERS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prof/record/offcpu.h"
+#include "prof/offcpu/offcpu.h"
 
 struct offcpu_holders;
 

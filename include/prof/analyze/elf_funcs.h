@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An object's functions as perf names them, read from one libdwfl module: .symtab,
+ * else .dynsym (from the file or its debug file), and its PLT stubs as "f@plt";
+ * C++ names demangled without their parameters; one function per address (perf's
+ * choice among aliases); a size-0 symbol running to the next, not past its section.
+ * symbols.c reads each object it opens through this; the lookups stay there.
+ */
+#ifndef PROF_ANALYZE_ELF_FUNCS_H
+#define PROF_ANALYZE_ELF_FUNCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <elfutils/libdwfl.h>
+
+struct strset;
+
+struct elf_func {
+	uint64_t start, end;            /* module addresses (bias applied) */
+	uint64_t sec_end;               /* the end of its section (0: not known) */
+	const char *name;               /* interned */
+	uint8_t bind;
+};
+
+/*
+ * The functions of mod sorted by start, names interned in names: how many, and in
+ * *ret the array (the caller's to free), left untouched when none was made (no
+ * symbol table nor PLT, or ENOMEM).  A name that fails to intern ends the list.
+ */
+size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, struct elf_func **ret);
+
+/* name demangled as perf shows a C++ name ("ns::f", no parameters), interned in
+ * names; a name that is not mangled, interned as it is.  NULL on ENOMEM. */
+const char *elf_funcs__demangle(struct strset *names, const char *name);
+
+#endif
