@@ -504,8 +504,18 @@ static int open_sideband(struct events *e, const struct record_opts *o)
 	return 0;
 }
 
-/* Remove (closed, deleted) every evsel added after the sideband. */
-static void remove_after_sideband(struct events *e)
+/* The evlist's last evsel, or NULL when it has none. */
+static struct perf_evsel *last_evsel(struct events *e)
+{
+	struct perf_evsel *sel, *last = NULL;
+
+	perf_evlist__for_each_evsel(e->evlist, sel)
+		last = sel;
+	return last;
+}
+
+/* Remove (closed, deleted) every evsel added after `after`. */
+static void remove_after(struct events *e, struct perf_evsel *after)
 {
 	struct perf_evsel *sel, *tmp;
 	bool past = false;
@@ -517,7 +527,7 @@ static void remove_after_sideband(struct events *e)
 			perf_evlist__remove(e->evlist, sel);
 			perf_evsel__delete(sel);
 		}
-		if (sel == e->sideband)
+		if (sel == after)
 			past = true;
 	}
 }
@@ -533,12 +543,15 @@ static int open_extras(struct events *e, const struct record_opts *o)
 
 	/* (--off-cpu: a holder's uid changed without exec, offcpu_creds.c) */
 	if (o->scope.nr_uids || o->track_uids || o->off_cpu) {
-		/* Best effort: on failure remove whatever of them was added. */
+		/* Best effort: on failure remove whatever of them was added, and only
+		 * that (profd's windowed switch event was opened before them) */
+		struct perf_evsel *before = last_evsel(e);
+
 		e->info.creds_err = events__open_creds(e);
 		if (e->info.creds_err < 0)
-			remove_after_sideband(e);
+			remove_after(e, before);
 	}
-	/* after the set*uid() tracepoints: their failure removes what follows the sideband */
+	/* after the set*uid() tracepoints: their failure removes what they added */
 	if (o->off_cpu && !e->offcpu) {
 		err = offcpu_events__open(e->evlist, e->cpus, e->threads, &e->attrs[0], &e->offcpu);
 		if (err < 0)
