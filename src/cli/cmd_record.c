@@ -632,7 +632,7 @@ static void keep_vdso(struct recording *r)
 static int write_trailer(struct recording *r, int argc, char **argv)
 {
 	struct session_stats st;
-	struct features f = { .argc = argc, .argv = argv, .clockid = CLOCK_MONOTONIC };
+	struct features f = { .verb = "record", .argc = argc, .argv = argv, .clockid = CLOCK_MONOTONIC };
 	struct prof_section sec;
 	_cleanup_free_ char *notes = NULL;
 	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);

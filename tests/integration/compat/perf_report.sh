@@ -46,3 +46,7 @@ for k in hostname 'os release' arch nrcpus 'total memory' cmdline 'event :'; do
 	grep -q "# $k" "$TMP/header" || fail "header lacks '$k': $(cat "$TMP/header")"
 done
 pass "header features present"
+# The command line as perf writes its own: prof's path, then the verb and arguments.
+want="# cmdline : $(readlink -f "$PROF") record -a -g -o $F -- $PROF_HOT 2"
+grep -qxF "$want" "$TMP/header" || fail "cmdline is not '$want': $(grep '# cmdline' "$TMP/header")"
+pass "cmdline: prof's path first"
