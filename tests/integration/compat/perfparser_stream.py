@@ -17,7 +17,8 @@ Only these are read, the rest skipped by their size:
 
 Usage: perfparser_stream.py STREAM [PID...]
 Prints one line per defined symbol, "self total binary<TAB>name" (samples with
-it as the leaf, and anywhere in the stack; of the PIDs' samples when given),
+it as the leaf, and anywhere in the stack; of the PIDs' samples when given; a
+frame's symbol is that of its location or of the nearest parent location with one),
 then "# samples N" and "# error CODE MESSAGE" lines.
 """
 import struct
@@ -73,7 +74,7 @@ def parse(path):
 
 
 def main():
-    strings, symbols, _parent, samples, errors = parse(sys.argv[1])
+    strings, symbols, parent, samples, errors = parse(sys.argv[1])
     pids = {int(p) for p in sys.argv[2:]}
 
     def name(sid):
@@ -86,7 +87,11 @@ def main():
     for frames in mine:
         seen = set()
         for i, lid in enumerate(frames):
-            if lid not in symbols:
+            # a frame is an address's location; its symbol is on the location of
+            # the function holding it (the address's parent, perfunwind.cpp)
+            while lid != -1 and lid not in symbols:
+                lid = parent.get(lid, -1)
+            if lid == -1:
                 continue
             n, b = symbols[lid]
             key = (name(b), name(n))
