@@ -55,13 +55,13 @@ static int add_total_mem(struct perf_writer *w)
 
 /* Where prof runs from, as perf writes its own (/proc/self/exe, util/header.c
  * write_cmdline): readers print the command line from it (hotspot's Summary, perf
- * report --header).  argv0 when the link cannot be read. */
-static void exe_path(const char *argv0, char *buf, size_t len)
+ * report --header).  "prof" when the link cannot be read. */
+static void exe_path(char *buf, size_t len)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
 
 	if (n <= 0 || (size_t)n >= len - 1) {
-		snprintf(buf, len, "%s", argv0 ? argv0 : "prof");
+		snprintf(buf, len, "prof");
 		return;
 	}
 	buf[n] = '\0';
@@ -78,7 +78,7 @@ static int add_cmdline(struct perf_writer *w, const struct features *f)
 	int n = f->argc > 1 ? f->argc - 1 : 0;
 	int r;
 
-	exe_path(f->argc > 0 ? f->argv[0] : NULL, exe, sizeof(exe));
+	exe_path(exe, sizeof(exe));
 	feat_buf__u32(&b, (uint32_t)(1 + (f->verb != NULL) + n));
 	feat_buf__string(&b, exe);
 	if (f->verb)
