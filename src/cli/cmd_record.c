@@ -273,7 +273,7 @@ static void keep_vdso(struct recording *r)
 static int write_trailer(struct recording *r, int argc, char **argv)
 {
 	struct session_stats st;
-	struct features f = { .argc = argc, .argv = argv, .clockid = CLOCK_MONOTONIC };
+	struct features f = { .verb = "record", .argc = argc, .argv = argv, .clockid = CLOCK_MONOTONIC };
 	struct prof_section sec;
 	_cleanup_free_ char *notes = NULL;
 	ssize_t n = read_file_full(AT_FDCWD, "/sys/kernel/notes", 1 << 16, &notes);
@@ -310,6 +310,10 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	err = features__add(r->writer, &f);
 	keep_vdso(r);
 	build_id_table__write(r->build_ids, &bids, build_id_of, r->session);
+	/* each kept object also at every path it had, where hotspot looks (best effort:
+	 * perf and prof report find it by build id either way) */
+	if (r->cache && !bids.err && bids.len)
+		build_id_cache__add_paths(r->cache, bids.data, bids.len, NULL);
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);

@@ -10,6 +10,7 @@
 
 #include "prof/base/util.h"
 #include "prof/perfdata/build_id_cache.h"
+#include "prof/perfdata/perf_data.h"
 #include "prof/perfdata/vdso.h"
 #include "prof/sys/privs.h"
 
@@ -330,6 +331,25 @@ static int over_limits(struct build_id_cache *c, int top, uint64_t size)
 	return -1;
 }
 
+/* rel/hex/base made a hard link to the cache's link (.build-id/xx/yyyy/base, our
+ * object) if nothing is there: readers that look an object up by its path and
+ * build id (hotspot's perfparser: DIR/PATH/HEX/elf under each debug directory)
+ * find it at each path it was mapped at (one library built twice at two places
+ * has one build id), not only at the first.  PRESENT (there now, or another file
+ * left alone), 1 when the link could not be made, -errno. */
+static int link_entry(int top, const char *rel, const char *link, const char *base, const struct build_id *b)
+{
+	_cleanup_close_ int entry = mkdirs_at(top, rel);
+
+	if (entry < 0)
+		return entry;
+	if (existing(entry, base, b) != -ENOENT)
+		return BUILD_ID_CACHE_PRESENT;  /* ours, or another file left alone */
+	if (linkat(top, link, entry, base, 0) < 0 && errno != EEXIST)
+		return 1;
+	return BUILD_ID_CACHE_PRESENT;
+}
+
 static int do_add(void *arg)
 {
 	struct add_call *a = arg;
@@ -349,14 +369,16 @@ static int do_add(void *arg)
 	if (top < 0)
 		return -errno;
 	snprintf(link, sizeof(link), ".build-id/%.2s/%s/%s", hex, hex + 2, base);
+	snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/%s", hex);
 	r = existing(top, link, a->b);
-	if (r < 0)
+	if (r == BUILD_ID_CACHE_PRESENT)
+		link_entry(top, rel, link, base, a->b);         /* best effort: perf needs only the link */
+	else if (r < 0)
 		r = over_limits(a->c, top, a->size);
 	if (r >= 0) {
 		a->result = (enum build_id_cache_result)r;
 		return 0;
 	}
-	snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/%s", hex);
 	entry = mkdirs_at(top, rel);
 	if (entry < 0)
 		return entry;
@@ -401,6 +423,56 @@ int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct buil
 	r = privs__as_user(do_add, &a);
 	if (r == 0)
 		*ret = a.result;
+	return r;
+}
+
+struct paths_call {
+	struct build_id_cache *c;
+	const uint8_t *p, *end;
+	size_t linked;
+};
+
+static int do_add_paths(void *arg)
+{
+	struct paths_call *pc = arg;
+	_cleanup_close_ int top = open(pc->c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct perf_record_header_build_id e;
+
+	if (top < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (const uint8_t *p = pc->p; (size_t)(pc->end - p) > sizeof(e); p += e.header.size) {
+		char rel[PATH_MAX], hex[2 * BUILD_ID_MAX + 1], link[PATH_MAX];
+		const char *path = (const char *)p + sizeof(e);
+		struct build_id b;
+		size_t max;
+
+		memcpy(&e, p, sizeof(e));
+		if (e.header.size <= sizeof(e) || e.header.size > (size_t)(pc->end - p))
+			break;
+		max = e.header.size - sizeof(e);
+		b.size = (e.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? e.size : 20;
+		if (strnlen(path, max) == max || !b.size || b.size > BUILD_ID_MAX || path[0] != '/' ||
+		    relative_dir(path, rel, sizeof(rel) - sizeof(hex) - 1) < 0)
+			continue;       /* the kernel's, the vDSO's: no path */
+		memcpy(b.data, e.data, b.size);
+		build_id__hex(&b, hex, sizeof(hex));
+		snprintf(link, sizeof(link), ".build-id/%.2s/%s/elf", hex, hex + 2);
+		if (existing(top, link, &b) != BUILD_ID_CACHE_PRESENT)
+			continue;       /* not kept: readers find it at its path, as perf does */
+		snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/%s", hex);
+		if (link_entry(top, rel, link, "elf", &b) == BUILD_ID_CACHE_PRESENT)
+			pc->linked++;
+	}
+	return 0;
+}
+
+int build_id_cache__add_paths(struct build_id_cache *c, const void *build_ids, size_t len, size_t *ret_linked)
+{
+	struct paths_call pc = { .c = c, .p = build_ids, .end = (const uint8_t *)build_ids + len };
+	int r = privs__as_user(do_add_paths, &pc);
+
+	if (r == 0 && ret_linked)
+		*ret_linked = pc.linked;
 	return r;
 }
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "prof/sys/procfs.h"
@@ -50,14 +53,38 @@ static int add_total_mem(struct perf_writer *w)
 	return perf_writer__add_feature(w, HEADER_TOTAL_MEM, &kb, sizeof(kb));
 }
 
-static int add_cmdline(struct perf_writer *w, int argc, char **argv)
+/* Where prof runs from, as perf writes its own (/proc/self/exe, util/header.c
+ * write_cmdline): readers print the command line from it (hotspot's Summary, perf
+ * report --header).  "prof" when the link cannot be read. */
+static void exe_path(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n <= 0 || (size_t)n >= len - 1) {
+		snprintf(buf, len, "prof");
+		return;
+	}
+	buf[n] = '\0';
+	if (n > 10 && !strcmp(buf + n - 10, " (deleted)"))
+		buf[n - 10] = '\0';
+}
+
+/* prof's path, the verb, then the verb's arguments (argv[0] is getopt's program
+ * name: "record" or "prof", not written). */
+static int add_cmdline(struct perf_writer *w, const struct features *f)
 {
 	struct feat_buf b = { 0 };
+	char exe[PATH_MAX];
+	int n = f->argc > 1 ? f->argc - 1 : 0;
 	int r;
 
-	feat_buf__u32(&b, (uint32_t)argc);
-	for (int i = 0; i < argc; i++)
-		feat_buf__string(&b, argv[i]);
+	exe_path(exe, sizeof(exe));
+	feat_buf__u32(&b, (uint32_t)(1 + (f->verb != NULL) + n));
+	feat_buf__string(&b, exe);
+	if (f->verb)
+		feat_buf__string(&b, f->verb);
+	for (int i = 1; i <= n; i++)
+		feat_buf__string(&b, f->argv[i]);
 	r = b.err ? b.err : perf_writer__add_feature(w, HEADER_CMDLINE, b.data, b.len);
 	feat_buf__release(&b);
 	return r;
@@ -82,7 +109,7 @@ int features__add(struct perf_writer *w, const struct features *f)
 	r = r ?: perf_writer__add_feature(w, HEADER_NRCPUS, nr, sizeof(nr));
 	r = r ?: add_cpudesc(w);
 	r = r ?: add_total_mem(w);
-	r = r ?: add_cmdline(w, f->argc, f->argv);
+	r = r ?: add_cmdline(w, f);
 	if (clock_getres(f->clockid, &res) == 0) {
 		uint64_t ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
 		r = r ?: perf_writer__add_feature(w, HEADER_CLOCKID, &ns, sizeof(ns));

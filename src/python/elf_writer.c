@@ -49,7 +49,7 @@ static void lay_out(struct layout *lo, const struct build_id *b, const char *con
 	lo->strtab_len = 1;
 	for (size_t i = 0; i < nr; i++)
 		lo->strtab_len += strlen(names[i]) + 1;
-	lo->note = sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr);
+	lo->note = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr);
 	lo->text = PYTHON_ELF_TEXT;
 	lo->symtab = ALIGN_UP(lo->text + nr, 8);
 	lo->strtab = lo->symtab + sizeof(Elf64_Sym) * (nr + 1);
@@ -64,11 +64,18 @@ static int write_heads(int fd, const struct layout *lo, size_t nr)
 		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
 		.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
 		.e_phoff = sizeof(Elf64_Ehdr), .e_shoff = lo->shdrs, .e_ehsize = sizeof(Elf64_Ehdr),
-		.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2, .e_shentsize = sizeof(Elf64_Shdr),
+		.e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 3, .e_shentsize = sizeof(Elf64_Shdr),
 		.e_shnum = S_NR, .e_shstrndx = S_SHSTRTAB,
 	};
-	/* the text is at the same offset and address: an offset is an address */
-	Elf64_Phdr ph[2] = {
+	/* the text is at the same offset and address: an offset is an address.  The
+	 * headers' segment first, at 0, as a linker lays a shared object out: libdwfl
+	 * readers that place a module by its mapping (hotspot's perfparser reports it
+	 * at the MMAP2's start - pgoff, dwfl_report_elf(add_p_vaddr = false)) take the
+	 * first PT_LOAD's address as that start, so a first PT_LOAD at the text put
+	 * every symbol PYTHON_ELF_TEXT below its frames. */
+	Elf64_Phdr ph[3] = {
+		{ .p_type = PT_LOAD, .p_flags = PF_R, .p_filesz = lo->note + lo->note_len,
+		  .p_memsz = lo->note + lo->note_len, .p_align = 0x1000 },
 		{ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = lo->text, .p_vaddr = lo->text,
 		  .p_paddr = lo->text, .p_filesz = nr, .p_memsz = nr, .p_align = 0x1000 },
 		/* where build-id readers look (perf's, prof's) */

@@ -4,7 +4,8 @@
  * buildid-cache write (util/build-id.c, build_id_cache__add) and perf report, perf
  * annotate, hotspot and prof report read:
  *
- *   DIR/<path>/<build id in hex>/elf             the object, a copy
+ *   DIR/<path>/<build id in hex>/elf             the object, a copy (a hard link to it
+ *                                                at each other path it was mapped at)
  *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../<path>/<build id in hex>
  *
  *   DIR/[vdso]/<build id in hex>/vdso           the vDSO image (perf's name and layout)
@@ -84,6 +85,19 @@ int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, cons
  * does ([vdso]/<hex>/vdso), by the same rules and limits as build_id_cache__add(). */
 int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct build_id *b, uint64_t size,
 			     enum build_id_cache_result *ret);
+
+/*
+ * Every path of a recording's objects kept by build id, as readers that look an
+ * object up by its path and build id find it (hotspot's perfparser: DIR/PATH/HEX/elf;
+ * perf looks in .build-id/): for each record of build_ids (len bytes of
+ * HEADER_BUILD_ID, perf's build_id_event records) whose build id has an entry here,
+ * PATH/HEX/elf is made a hard link to it if nothing is there.  A path the recording
+ * mapped the same object at twice (one library at two places) gets both; runtimes'
+ * synthetic objects (python-frames) and the containers' objects alike.  Nothing is
+ * copied, nothing replaced.  0 with *ret_linked (may be NULL) the records whose
+ * entry is there now, or -errno when the cache could not be opened.
+ */
+int build_id_cache__add_paths(struct build_id_cache *c, const void *build_ids, size_t len, size_t *ret_linked);
 
 /* Bytes copied in by c. */
 uint64_t build_id_cache__added(const struct build_id_cache *c);

@@ -5,7 +5,9 @@
  * function, or a fixed marker), with a symbol of that name over it, and a GNU build id.
  * Samples point into it at PYTHON_ELF_TEXT + index; an MMAP2 maps it (offset
  * PYTHON_ELF_TEXT) at a range no real mapping can use (python.h), and it is kept in
- * perf's build-id cache, where perf report, perf script and prof report find it.
+ * perf's build-id cache, where perf report, perf script, prof report and hotspot
+ * find it.  Its first PT_LOAD is its headers at 0, as a linker lays a shared object
+ * out: hotspot's libdwfl places a module by its first PT_LOAD (elf_writer.c).
  */
 #ifndef PROF_PYTHON_ELF_WRITER_H
 #define PROF_PYTHON_ELF_WRITER_H

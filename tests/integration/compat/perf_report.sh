@@ -46,3 +46,8 @@ for k in hostname 'os release' arch nrcpus 'total memory' cmdline 'event :'; do
 	grep -q "# $k" "$TMP/header" || fail "header lacks '$k': $(cat "$TMP/header")"
 done
 pass "header features present"
+# The command line as perf writes its own: prof's path, then the verb and arguments.
+want="# cmdline : $(readlink -f "$PROF") record -a -g -o $F -- $PROF_HOT 2"
+got=$(sed -n 's/ *$//; /^# cmdline : /p' "$TMP/header")	# perf prints a space after each word
+[ "$got" = "$want" ] || fail "cmdline is '$got', not '$want'"
+pass "cmdline: prof's path first"

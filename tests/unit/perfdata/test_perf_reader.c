@@ -6,6 +6,7 @@
  * field and feature equal to what was written.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -208,8 +209,8 @@ static void write_file(int fd, struct feat_buf *section)
 			    .sample_id_all = 1 },
 		  .name = "dummy:u", .ids = dummy_ids, .nr_ids = 1 },
 	};
-	char arg0[] = "prof", arg1[] = "record", *argv[] = { arg0, arg1, NULL };
-	struct features f = { .argc = 2, .argv = argv, .first_sample_time = 1003, .last_sample_time = 1006,
+	char arg0[] = "record", arg1[] = "-g", *argv[] = { arg0, arg1, NULL };
+	struct features f = { .verb = "record", .argc = 2, .argv = argv, .first_sample_time = 1003, .last_sample_time = 1006,
 			      .clockid = 1 };
 	struct prof_section_task tasks[1] = { { 10, 10, 1000, true } };
 	struct prof_section s = { .tasks = tasks, .nr_tasks = 1, .scope_workload = 10,
@@ -229,6 +230,33 @@ static void write_file(int fd, struct feat_buf *section)
 	cr_assert_eq(perf_writer__finish(w), 0);
 	perf_writer__free(w);
 	feat_buf__release(&bids);
+}
+
+/* HEADER_CMDLINE as perf writes its own: the program's path, the verb, its arguments. */
+static void check_cmdline(const struct perf_reader *r)
+{
+	const char *want[3] = { NULL, "record", "-g" };
+	char exe[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t len, off = 4;
+	const uint8_t *p = perf_reader__feature(r, HEADER_CMDLINE, &len);
+	uint32_t nr;
+
+	cr_assert(k > 0);
+	exe[k] = '\0';
+	want[0] = exe;
+	cr_assert(p && len >= 4);
+	memcpy(&nr, p, 4);
+	cr_assert_eq(nr, 3);
+	for (int i = 0; i < 3; i++) {
+		uint32_t slen;
+
+		cr_assert(off + 4 <= len);
+		memcpy(&slen, p + off, 4);
+		cr_assert(slen % 64 == 0 && off + 4 + slen <= len, "string %d", i);
+		cr_assert_str_eq((const char *)p + off + 4, want[i]);
+		off += 4 + slen;
+	}
 }
 
 static void check_header(const struct perf_reader *r)
@@ -253,6 +281,7 @@ static void check_header(const struct perf_reader *r)
 	cr_assert_str_eq(perf_reader__feature_string(r, HEADER_ARCH), u.machine);
 	cr_assert_eq(perf_reader__for_each_build_id(r, seen_build_id, &n), 0);
 	cr_assert_eq(n, 2);
+	check_cmdline(r);
 }
 
 /* Sample i's fields, decoded with its event's attr. */

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The build-id cache in perf's layout: one object mapped at two paths (a library
+ * built twice from the same code has one build id) is found at both, as readers
+ * that look an object up by path and build id (hotspot's perfparser:
+ * DIR/PATH/HEX/elf) look for it, and its bytes are counted once; and every path
+ * of a recording's HEADER_BUILD_ID whose build id was kept gets its entry.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+
+#include "prof/perfdata/build_id_cache.h"
+#include "prof/perfdata/perf_data.h"
+#include "prof/python/elf_writer.h"
+
+static struct stat entry(const char *dir, const char *path, const char *hex)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s%s/%s/elf", dir, path, hex);
+	cr_assert_eq(stat(p, &st), 0, "no entry %s", p);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	return st;
+}
+
+Test(build_id_cache, one_object_at_each_of_its_paths)
+{
+	static const char *const names[] = { "f", "g" };
+	struct build_id_cache_limits l = { 1 << 20, 1 << 20, 1 << 30 };
+	char dir[] = "/tmp/prof-test-cache-XXXXXX", hex[41], cmd[PATH_MAX];
+	struct build_id b = { .size = 20, .data = { 0xfe, 0xed, 1, 2, 3 } };
+	enum build_id_cache_result r;
+	struct build_id_cache *c;
+	struct stat one, two;
+	uint64_t size;
+	int fd = memfd_create("obj", 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(python_elf__write(fd, &b, names, 2), 0);
+	size = (uint64_t)lseek(fd, 0, SEEK_END);
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(build_id_cache__new(dir, &l, &c), 0);
+	cr_assert_eq(build_id_cache__add(c, fd, "/app/lib/libx.so", &b, size, &r), 0);
+	cr_assert_eq(r, BUILD_ID_CACHE_KEPT);
+	cr_assert_eq(build_id_cache__add(c, fd, "/opt/other/libx.so", &b, size, &r), 0);
+	cr_assert_eq(r, BUILD_ID_CACHE_PRESENT, "in the cache once by its build id");
+	cr_assert_eq(build_id_cache__added(c), size, "its bytes counted once");
+	build_id__hex(&b, hex, sizeof(hex));
+	one = entry(dir, "/app/lib/libx.so", hex);
+	two = entry(dir, "/opt/other/libx.so", hex);
+	cr_expect_eq(one.st_ino, two.st_ino, "a hard link, not a second copy");
+	cr_assert_eq(build_id_cache__add(c, fd, "/opt/other/libx.so", &b, size, &r), 0);
+	cr_assert_eq(r, BUILD_ID_CACHE_PRESENT, "again: nothing more");
+	build_id_cache__free(c);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* One HEADER_BUILD_ID record (perf's build_id_event, the name padded to 8) into buf. */
+static size_t record(uint8_t *buf, const struct build_id *b, const char *name)
+{
+	struct perf_record_header_build_id e = { .pid = -1, .size = (uint8_t)b->size };
+	size_t n = (strlen(name) + 1 + 7) & ~(size_t)7;
+
+	e.header.type = PERF_RECORD_HEADER_BUILD_ID;
+	e.header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE;
+	e.header.size = (uint16_t)(sizeof(e) + n);
+	memcpy(e.data, b->data, b->size);
+	memcpy(buf, &e, sizeof(e));
+	memset(buf + sizeof(e), 0, n);
+	memcpy(buf + sizeof(e), name, strlen(name));
+	return sizeof(e) + n;
+}
+
+Test(build_id_cache, add_paths_links_each_kept_objects_paths)
+{
+	static const char *const names[] = { "f" };
+	struct build_id_cache_limits l = { 1 << 20, 1 << 20, 1 << 30 };
+	char dir[] = "/tmp/prof-test-cache-XXXXXX", hex[41], other_hex[41], cmd[PATH_MAX];
+	struct build_id b = { .size = 20, .data = { 0xca, 0xfe, 7 } }, other = { .size = 20, .data = { 0xbe, 0xef } };
+	enum build_id_cache_result r;
+	struct build_id_cache *c;
+	uint8_t payload[1024];
+	size_t len = 0, linked = 0;
+	struct stat one, two, st;
+	int fd = memfd_create("obj", 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(python_elf__write(fd, &b, names, 1), 0);
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(build_id_cache__new(dir, &l, &c), 0);
+	cr_assert_eq(build_id_cache__add(c, fd, "/prof/python-frames", &b, (uint64_t)lseek(fd, 0, SEEK_END), &r), 0);
+	cr_assert_eq(r, BUILD_ID_CACHE_KEPT);
+	len += record(payload + len, &b, "[vdso]");                     /* no path: skipped */
+	len += record(payload + len, &b, "/prof/python-frames");        /* its own entry: there */
+	len += record(payload + len, &b, "/opt/app/libsame.so");        /* another path of it */
+	len += record(payload + len, &other, "/usr/lib/not-kept.so");   /* not in the cache */
+	len += record(payload + len, &b, "/opt/../etc/evil");           /* refused */
+	cr_assert_eq(build_id_cache__add_paths(c, payload, len, &linked), 0);
+	cr_assert_eq(linked, 2);
+	build_id__hex(&b, hex, sizeof(hex));
+	build_id__hex(&other, other_hex, sizeof(other_hex));
+	one = entry(dir, "/prof/python-frames", hex);
+	two = entry(dir, "/opt/app/libsame.so", hex);
+	cr_expect_eq(one.st_ino, two.st_ino);
+	snprintf(cmd, sizeof(cmd), "%s/usr/lib/not-kept.so/%s", dir, other_hex);
+	cr_expect_neq(stat(cmd, &st), 0, "nothing made for an object not kept");
+	snprintf(cmd, sizeof(cmd), "%s/etc", dir);
+	cr_expect_neq(stat(cmd, &st), 0, "no '..' followed");
+	cr_assert_eq(build_id_cache__add_paths(c, payload, len - 8, &linked), 0, "a record cut short is left");
+	build_id_cache__free(c);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
