@@ -34,9 +34,7 @@ const char *jvm__other_vm(const char *path)
 	const char *b = base_of(path);
 
 	if (strncmp(b, "libj9vm", 7) == 0 || strncmp(b, "libj9jit", 8) == 0)
-		return "an Eclipse OpenJ9 JVM (prof reads HotSpot's self-description; OpenJ9 has none)";
-	if (strncmp(b, "libsvm", 6) == 0)
-		return "a GraalVM native image (compiled ahead of time: no HotSpot, no JIT code cache)";
+		return "an Eclipse OpenJ9 JVM (prof reads HotSpot's self-description, which OpenJ9 does not have)";
 	return NULL;
 }
 

@@ -46,8 +46,10 @@ struct jvm {
  */
 int jvm__read_syms(int fd, struct jvm_syms *ret, char *why, size_t why_len);
 
-/* Could the object at path be HotSpot's (libjvm.so)?  And another JVM prof refuses:
- * OpenJ9's libj9vm, a GraalVM native image's libsvm (NULL when neither)? */
+/* Could the object at path be HotSpot's (libjvm.so)?  And is it another JVM prof
+ * refuses (OpenJ9's libj9vm, libj9jit: why, or NULL)?  A GraalVM native image maps
+ * no JVM at all: its code is the executable's own, compiled ahead of time, named as
+ * any native code is. */
 bool jvm__looks_like(const char *path);
 const char *jvm__other_vm(const char *path);
 
