@@ -157,6 +157,9 @@ int jvm_method__read(const struct jvm *j, uint64_t method, struct jvm_method *re
 
 	memset(ret, 0, sizeof(*ret));
 	ret->method = method;
+	/* an nmethod made unloaded has no method left (nmethod::make_unloaded) */
+	if (!method)
+		return -ESTALE;
 	if (l->v[JT_CONSTMETHOD] > sizeof(cm) || l->v[JT_CONSTANTPOOL] > sizeof(cp))
 		return -ENOTSUP;
 	if ((err = j->read(j->ctx, method + l->v[JF_METHOD_CONST_METHOD], &ret->const_method, 8)) < 0 ||

@@ -90,13 +90,22 @@ static void check_line(const struct jvm *j, const char *line, struct tally *t)
 		   &begin, &end) != 7)
 		return;
 	t->listed++;
-	if (jvm__find_blob(j, begin, &b) < 0 || b.kind != JVM_BLOB_NMETHOD || b.compile_id != id) {
-		printf("stale %d %s: %s\n", id, want, b.kind == JVM_BLOB_NMETHOD ? "another compile id there" : "no nmethod there");
+	if ((n = jvm__find_blob(j, begin, &b)) < 0 || b.kind != JVM_BLOB_NMETHOD || b.compile_id != id) {
+		if (n < 0)
+			printf("stale %d %s: %s\n", id, want, n == -ENOENT ? "no blob there now" : strerror(-n));
+		else if (b.kind != JVM_BLOB_NMETHOD)
+			printf("stale %d %s: a %s there now\n", id, want, b.name);
+		else
+			printf("stale %d %s: compile %d there now\n", id, want, b.compile_id);
 		t->stale++;
 		return;
 	}
-	if (name_of(j, b.method, name, sizeof(name)) < 0 || jvm__find_blob(j, begin, &again) < 0 ||
-	    !jvm_blob__same(&b, &again)) {
+	if ((n = name_of(j, b.method, name, sizeof(name))) < 0) {
+		printf("stale %d %s: its method not read (%s)\n", id, want, strerror(-n));
+		t->stale++;
+		return;
+	}
+	if (jvm__find_blob(j, begin, &again) < 0 || !jvm_blob__same(&b, &again)) {
 		printf("stale %d %s: changed while read\n", id, want);
 		t->stale++;
 		return;
