@@ -102,6 +102,7 @@ sampled() {
 	"$PERF" record -q -e cpu-clock -p "$pid" -o "$TMP/leaf.data" -- sleep 1 >/dev/null 2>&1 ||
 		{ note "  perf record could not sample the JVM: sampled pcs not checked"; return; }
 	"$PERF" script -i "$TMP/leaf.data" -F ip 2>/dev/null | sort -u | head -n 400 >"$TMP/leaf.pcs"
+	kill -0 "$pid" 2>/dev/null || fail "the JVM $pid ended before its pcs were named: $(tail -n 5 "$TMP/java.out")"
 	"$PROF_JVM_PROBE" pcs "$pid" <"$TMP/leaf.pcs" >"$TMP/leaf.named" || fail "prof-jvm-probe pcs failed"
 	codelist "$jcmd" "$pid" "$TMP/leaf.codelist"
 	python3 - "$TMP/leaf.named" "$TMP/leaf.codelist" <<'PY' || fail "a sampled pc was named other than the JVM lists it"
@@ -135,7 +136,7 @@ sys.exit(1 if wrong or (verified and not agreed) else 0)
 PY
 }
 
-# check JDK CLASS SECONDS [JVM options...]: run it, list and check its code three times.
+# check JDK CLASS SECONDS [JVM options...]: run it (for at most SECONDS; killed when done), list and check its code three times.
 check() {
 	local jdk=$1 class=$2 secs=$3 jcmd=$1/bin/jcmd pid round out total_wrong=0
 	shift 3
@@ -169,8 +170,8 @@ check() {
 
 reused_total=0
 for jdk in "${builds[@]}"; do
-	check "$jdk" Hot 120
-	check "$jdk" Churn 120 -XX:ReservedCodeCacheSize=4m
+	check "$jdk" Hot 3600
+	check "$jdk" Churn 3600 -XX:ReservedCodeCacheSize=4m
 done
 # the decoy decoyed: some address held two compiles in turn, and was named right
 [ "$reused_total" -gt 0 ] || fail "no JVM reused a code address while listed: the decoy did not exercise"
