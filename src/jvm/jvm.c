@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Finding a process's HotSpot and reading its code cache: see include/prof/jvm/jvm.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "prof/base/util.h"
+#include "prof/jvm/jvm.h"
+#include "prof/sys/procfs.h"
+#include "prof/sys/task_file.h"
+
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+bool jvm__looks_like(const char *path)
+{
+	return strcmp(base_of(path), "libjvm.so") == 0;
+}
+
+const char *jvm__other_vm(const char *path)
+{
+	const char *b = base_of(path);
+
+	if (strncmp(b, "libj9vm", 7) == 0 || strncmp(b, "libj9jit", 8) == 0)
+		return "an Eclipse OpenJ9 JVM (prof reads HotSpot's self-description, which OpenJ9 does not have)";
+	return NULL;
+}
+
+/* The symbol's place in the tables' symbols, noted. */
+static bool note_sym(struct jvm_syms *s, const char *name, uint64_t value)
+{
+	for (int t = 0; t < JVM_TABLES; t++)
+		for (int i = 0; i < JVM_SYMS; i++) {
+			const char *n = jvm_syms__name(t, i);
+
+			if (n && strcmp(n, name) == 0) {
+				s->a[t][i] = value;
+				return true;
+			}
+		}
+	return false;
+}
+
+int jvm__read_syms(int fd, struct jvm_syms *ret, char *why, size_t why_len)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	const char *missing;
+	int found = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return -EINVAL;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || strncmp(name, "gHotSpotVM", 10) != 0)
+				continue;
+			found += note_sym(ret, name, sym.st_value);
+		}
+	}
+	elf_end(elf);
+	if (!found)
+		return -ENOENT;
+	if ((missing = jvm_syms__missing(ret))) {
+		snprintf(why, why_len, "its libjvm.so exports no %s", missing);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The load bias of the ELF file on fd mapped at start from file offset pgoff. */
+static int bias_of(int fd, uint64_t start, uint64_t pgoff, uint64_t *ret)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n;
+	int err = -ENOENT;
+
+	if (!elf)
+		return -EINVAL;
+	if (elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) == 0)
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    pgoff >= (ph.p_offset & -(uint64_t)4096) && pgoff < ph.p_offset + ph.p_filesz) {
+				*ret = start - (ph.p_vaddr - ph.p_offset + pgoff);
+				err = 0;
+				break;
+			}
+		}
+	elf_end(elf);
+	return err;
+}
+
+/* Judge the libjvm.so of mapping m (its path NUL-terminated in path). */
+static int judge(int32_t pid, const struct proc_map *m, const char *path, bool same_ns, jvm_read_fn read, void *ctx,
+		 struct jvm *ret, char *why, size_t why_len)
+{
+	struct task_file f = { .pid = pid, .start = m->start, .end = m->end, .path = path, .maj = m->maj,
+			       .min = m->min, .ino = m->ino };
+	enum task_file_way way;
+	struct jvm_syms syms;
+	bool refused;
+	int fd, err;
+
+	fd = task_file__open(&f, same_ns ? TASK_FILE_TRY_HOST : 0, &way, &refused);
+	if (fd < 0) {
+		snprintf(why, why_len, "%s: its libjvm.so could not be opened (%s)", path, strerror(-fd));
+		return fd;
+	}
+	err = jvm__read_syms(fd, &syms, why, why_len);
+	if (err == 0)
+		err = bias_of(fd, m->start, m->pgoff, &ret->bias);
+	close(fd);
+	if (err == -ENOENT) {
+		snprintf(why, why_len, "%s: a libjvm.so with no HotSpot self-description (gHotSpotVMStructs)", path);
+		return -ENOTSUP;
+	}
+	if (err < 0)
+		return err;
+	snprintf(ret->path, sizeof(ret->path), "%s", path);
+	ret->read = read;
+	ret->ctx = ctx;
+	err = jvm_layout__read(&ret->l, &syms, ret->bias, read, ctx, why, why_len);
+	if (err == -ENOTSUP) {
+		char tail[192];
+
+		snprintf(tail, sizeof(tail), "%s", why);
+		snprintf(why, why_len, "%s: a HotSpot prof cannot check: %s", path, tail);
+	}
+	return err;
+}
+
+int jvm__find_in_maps(int32_t pid, const char *maps, jvm_read_fn read, void *ctx, struct jvm *ret, char *why,
+		      size_t why_len)
+{
+	struct task_ns mine, its;
+	bool same_ns = task_file__mnt_ns(0, &mine) == 0 && task_file__mnt_ns(pid, &its) == 0 &&
+		       mine.dev == its.dev && mine.ino == its.ino;
+
+	why[0] = '\0';
+	for (const char *line = maps; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		struct proc_map m;
+		char path[256];
+		const char *other;
+
+		if (procfs__parse_maps_line(line, len, &m) == 0 && m.path_len && m.path_len < sizeof(path) &&
+		    (m.prot & PROT_EXEC)) {
+			memcpy(path, m.path, m.path_len);
+			path[m.path_len] = '\0';
+			if ((other = jvm__other_vm(path))) {
+				snprintf(why, why_len, "%s: %s", path, other);
+				return -ENOTSUP;
+			}
+			if (jvm__looks_like(path))
+				return judge(pid, &m, path, same_ns, read, ctx, ret, why, why_len);
+		}
+		line = nl ? nl + 1 : line + len;
+	}
+	return -ENOENT;
+}
+
+int jvm__find(int32_t pid, jvm_read_fn read, void *ctx, struct jvm *ret, char *why, size_t why_len)
+{
+	char path[64];
+	_cleanup_free_ char *maps = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	why[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = getdelim(&maps, &len, '\0', f) < 0 ? (feof(f) ? -ESRCH : -errno) : 0;
+	fclose(f);
+	if (err < 0)
+		return err;
+	return jvm__find_in_maps(pid, maps, read, ctx, ret, why, why_len);
+}
+
+static uint64_t u64_at(const uint8_t *b, uint64_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, 8);
+	return v;
+}
+
+static int32_t i32_at(const uint8_t *b, uint64_t off)
+{
+	int32_t v;
+
+	memcpy(&v, b + off, 4);
+	return v;
+}
+
+int jvm__read_heaps(struct jvm *j, char *why, size_t why_len)
+{
+	const struct jvm_layout *l = &j->l;
+	uint8_t ga[256], heap[1024];
+	uint64_t at, data;
+	int32_t n;
+	int err;
+
+	if (l->v[JT_GROWABLE] > sizeof(ga) || l->v[JT_CODEHEAP] > sizeof(heap)) {
+		snprintf(why, why_len, "its GrowableArray or CodeHeap is larger than a JVM's");
+		return -ENOTSUP;
+	}
+	if ((err = j->read(j->ctx, l->v[JS_CODE_HEAPS] + j->bias, &at, 8)) < 0)
+		return err;
+	if (!at)
+		return -EAGAIN;
+	if ((err = j->read(j->ctx, at, ga, l->v[JT_GROWABLE])) < 0)
+		return err;
+	n = i32_at(ga, l->v[JF_GA_LEN]);
+	data = u64_at(ga, l->v[JF_GA_DATA]);
+	if (n == 0 || !data)
+		return -EAGAIN;
+	if (n < 0 || n > JVM_HEAPS_MAX) {
+		snprintf(why, why_len, "its CodeCache has %d heaps (at most %d expected)", n, JVM_HEAPS_MAX);
+		return -ENOTSUP;
+	}
+	j->n_heaps = 0;
+	for (int32_t i = 0; i < n; i++) {
+		struct jvm_heap *h = &j->heaps[i];
+		uint64_t p;
+
+		if ((err = j->read(j->ctx, data + 8 * (uint64_t)i, &p, 8)) < 0 ||
+		    (err = j->read(j->ctx, p, heap, l->v[JT_CODEHEAP])) < 0)
+			return err;
+		h->lo = u64_at(heap, l->v[JF_HEAP_MEMORY] + l->v[JF_VS_LOW_BOUNDARY]);
+		h->hi = u64_at(heap, l->v[JF_HEAP_MEMORY] + l->v[JF_VS_HIGH_BOUNDARY]);
+		h->segmap = u64_at(heap, l->v[JF_HEAP_SEGMAP] + l->v[JF_VS_LOW_BOUNDARY]);
+		j->log2_segment = (uint32_t)i32_at(heap, l->v[JF_HEAP_LOG2_SEGMENT]);
+		if (!h->lo || h->hi <= h->lo || !h->segmap || j->log2_segment < 4 || j->log2_segment > 16) {
+			snprintf(why, why_len, "its code heap %d is not one a JVM makes ([%#llx, %#llx), segments of "
+				 "2^%u bytes)", i, (unsigned long long)h->lo, (unsigned long long)h->hi, j->log2_segment);
+			return -ENOTSUP;
+		}
+	}
+	j->n_heaps = (unsigned)n;
+	return 0;
+}
+
+static const struct jvm_heap *heap_of(const struct jvm *j, uint64_t pc)
+{
+	for (unsigned i = 0; i < j->n_heaps; i++)
+		if (pc >= j->heaps[i].lo && pc < j->heaps[i].hi)
+			return &j->heaps[i];
+	return NULL;
+}
+
+bool jvm__in_code(const struct jvm *j, uint64_t pc)
+{
+	return heap_of(j, pc) != NULL;
+}
+
+/*
+ * The block holding pc, as CodeHeap::find_start: the segment map has, for each
+ * segment of a used block, its distance (at most 0xfe) back towards the block's
+ * first, which has 0; a free segment has 0xff.  Read in one piece: a block is
+ * rarely longer than a page of the map.
+ */
+static int block_of(const struct jvm *j, const struct jvm_heap *h, uint64_t pc, uint64_t *ret)
+{
+	uint64_t seg = (pc - h->lo) >> j->log2_segment;
+	uint8_t map[512];
+	uint64_t lo;
+	int err;
+
+	for (int hops = 0; hops < 4096;) {
+		lo = seg >= sizeof(map) - 1 ? seg - (sizeof(map) - 1) : 0;
+		if ((err = j->read(j->ctx, h->segmap + lo, map, seg - lo + 1)) < 0)
+			return err;
+		while (seg >= lo && hops++ < 4096) {
+			uint8_t tag = map[seg - lo];
+
+			if (tag == 0xff)
+				return -ENOENT;
+			if (tag == 0) {
+				*ret = h->lo + (seg << j->log2_segment);
+				return 0;
+			}
+			if (tag > seg)
+				return -ESTALE;
+			seg -= tag;
+		}
+	}
+	return -ESTALE;
+}
+
+static void kind_of(struct jvm_blob *b)
+{
+	/* a native method's wrapper is an nmethod too (a compile id, a Method*) */
+	if (strcmp(b->name, "nmethod") == 0 || strcmp(b->name, "native nmethod") == 0)
+		b->kind = JVM_BLOB_NMETHOD;
+	else if (strcmp(b->name, "Interpreter") == 0)
+		b->kind = JVM_BLOB_INTERPRETER;
+	else
+		b->kind = JVM_BLOB_STUB;
+}
+
+int jvm__find_blob(const struct jvm *j, uint64_t pc, struct jvm_blob *ret)
+{
+	const struct jvm_layout *l = &j->l;
+	const struct jvm_heap *h = heap_of(j, pc);
+	uint8_t blob[2048];
+	uint64_t block, name;
+	size_t len;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!h)
+		return -ENOENT;
+	if ((err = block_of(j, h, pc, &block)) < 0)
+		return err;
+	ret->start = block + l->v[JT_HEAPBLOCK];
+	len = l->v[JT_NMETHOD] > l->v[JT_CODEBLOB] ? l->v[JT_NMETHOD] : l->v[JT_CODEBLOB];
+	if (len > sizeof(blob))
+		return -ENOTSUP;
+	/* an nmethod's head: a smaller blob is followed by its code, bytes that are mapped */
+	if ((err = j->read(j->ctx, ret->start, blob, len)) < 0)
+		return err;
+	ret->size = (uint32_t)i32_at(blob, l->v[JF_BLOB_SIZE]);
+	ret->frame_size = i32_at(blob, l->v[JF_BLOB_FRAME_SIZE]);
+	if (l->blob_offsets) {
+		ret->code_begin = ret->start + (uint32_t)i32_at(blob, l->v[JF_BLOB_CODE_BEGIN]);
+		ret->code_end = ret->start + (uint32_t)i32_at(blob, l->v[JF_BLOB_CODE_END]);
+	} else {
+		ret->code_begin = u64_at(blob, l->v[JF_BLOB_CODE_BEGIN]);
+		ret->code_end = u64_at(blob, l->v[JF_BLOB_CODE_END]);
+	}
+	if (ret->size < l->v[JT_CODEBLOB] || ret->code_begin < ret->start || ret->code_end < ret->code_begin ||
+	    ret->code_end > ret->start + ret->size)
+		return -ESTALE;
+	if (pc < ret->start || pc >= ret->start + ret->size)
+		return -ENOENT;
+	name = u64_at(blob, l->v[JF_BLOB_NAME]);
+	if (!name || (err = j->read(j->ctx, name, ret->name, sizeof(ret->name) - 1)) < 0) {
+		/* a name near the end of a mapping: shorter reads */
+		memset(ret->name, 0, sizeof(ret->name));
+		if (!name || j->read(j->ctx, name, ret->name, 8) < 0)
+			return -ESTALE;
+	}
+	ret->name[sizeof(ret->name) - 1] = '\0';
+	kind_of(ret);
+	if (ret->kind != JVM_BLOB_NMETHOD)
+		return 0;
+	if (ret->size < l->v[JT_NMETHOD])
+		return -ESTALE;
+	ret->compile_id = i32_at(blob, l->v[JF_NM_COMPILE_ID]);
+	ret->method = u64_at(blob, l->v[JF_NM_METHOD]);
+	ret->entry_bci = l->v[JF_NM_ENTRY_BCI] != JVM_NONE ? i32_at(blob, l->v[JF_NM_ENTRY_BCI]) : -1;
+	ret->comp_level = l->v[JF_NM_COMP_LEVEL] != JVM_NONE ? i32_at(blob, l->v[JF_NM_COMP_LEVEL]) : -1;
+	return 0;
+}
+
+bool jvm_blob__same(const struct jvm_blob *a, const struct jvm_blob *b)
+{
+	return a->start == b->start && a->kind == b->kind && a->size == b->size && a->code_begin == b->code_begin &&
+	       a->code_end == b->code_end && a->compile_id == b->compile_id && a->method == b->method &&
+	       strcmp(a->name, b->name) == 0;
+}
