@@ -671,6 +671,7 @@ struct events *events__free(struct events *e)
 	idmap__free(e->own_ids);
 	free(e->held);
 	free(e->chain);
+	free(e->lost_fix);
 	free(e->chain_ids);
 	python_chains__free(e->chains);
 	free(e);
@@ -897,7 +898,14 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 					e->held_foreign = kind == FOREIGN;
 				}
 			} else if (!err) {
-				err = push(q, read, h, sample_layout__time(&e->layout, h));
+				const struct perf_event_header *w = h;
+				uint64_t time;
+
+				err = events__fix_lost(e, &w, e->last_time);
+				time = sample_layout__time(&e->layout, w);
+				if (!err)
+					err = push(q, read, w, time);
+				e->last_time = MAX(e->last_time, time);
 			}
 			if (err < 0)
 				break;

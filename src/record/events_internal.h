@@ -67,6 +67,10 @@ struct events {
 	uint64_t *chain_ids;
 	uint8_t *chain;
 	size_t chain_len, chain_cap;
+	/* a LOST record of an event the file does not name, renamed (events_lost.c) */
+	uint8_t *lost_fix;
+	size_t lost_fix_cap;
+	uint64_t last_time;             /* ... its time: the latest the rings gave */
 };
 
 /* What a sample id in the rings is (events__drain). */
@@ -83,6 +87,12 @@ int events__fds_of_ids(const uint64_t *ids, size_t n, int *fds);
 void events__open_chains(struct events *e);
 int events__attach_chains(struct events *e);
 void events__pair_chain(struct events *e, const struct perf_event_header *next);
+
+/* A LOST or LOST_SAMPLES record *pev of an event whose records the file does not
+ * name (the chains' bpf-output event, the tracepoints, the context-switch event):
+ * *pev then points to a copy named for the first sampling event, with its trailer
+ * (time: when the kernel gave none).  0 or -ENOMEM (events_lost.c). */
+int events__fix_lost(struct events *e, const struct perf_event_header **pev, uint64_t time);
 
 /* Add evsel to e's evlist (which owns it from then) and open it on every CPU: 0 or a
  * negative errno (events.c). */
