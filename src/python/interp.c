@@ -151,6 +151,12 @@ int interp__check_dwarf(const struct python_layout *l, const struct pin_offsets 
 	CHECK("its DWARF's PyCodeObject.co_code_adaptive", o->co_code_adaptive, l->co_code_adaptive);
 	CHECK("its DWARF's PyCodeObject.co_stacksize", o->co_stacksize, l->co_stacksize);
 	CHECK("its DWARF's PyCodeObject.co_nlocalsplus", o->co_nlocalsplus, l->co_nlocalsplus);
+	return interp__check_debug_offsets(l, dbg, version, why, why_len);
+}
+
+int interp__check_debug_offsets(const struct python_layout *l, const uint8_t *dbg, uint32_t version, char *why,
+				size_t why_len)
+{
 	if (l->debug_offsets) {
 		uint64_t v[PYTHON_DEBUG_OFFSETS_LEN / 8];
 
@@ -184,56 +190,75 @@ static void debug_path_of(const struct build_id *b, char *buf, size_t len)
 	snprintf(buf, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 }
 
-/* A build with no fixed layout: its DWARF pins and checks (l->dwarf), into ret. */
+/* A build whose stack copy nothing pins: its version's structures alone, its frames
+ * from the chain read at the sample instant (INTERP_CHAIN), because of why. */
+static int chain_only(struct interp *ret, const struct python_layout *l, const char *why)
+{
+	ret->pins = python_pins__free(ret->pins);
+	ret->l = l;
+	ret->how = INTERP_CHAIN;
+	snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%s", why);
+	return 0;
+}
+
+/* Does the build have a location of the running instruction (or its code) anywhere? */
+static bool pins_instr(const struct python_pins *p)
+{
+	return python_pins__count(p, PIN_NEXT_INSTR) || python_pins__count(p, PIN_FIRST_INSTR) ||
+	       python_pins__count(p, PIN_THIS_INSTR);
+}
+
+/*
+ * A build with no fixed layout: its version's structures (l), checked against its
+ * DWARF where it has some and its _Py_DebugOffsets (3.13); its stack copy pinned by
+ * its DWARF, else by its machine code, else by nothing (chain_only), into ret.
+ */
 static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const struct build_id *b, struct interp *ret,
 		       char *why, size_t why_len)
 {
 	const struct python_layout *l = python_layout__find_dwarf(s->version);
 	uint8_t dbg[PYTHON_DEBUG_OFFSETS_LEN] = { 0 };
-	char debug_path[128];
+	char debug_path[128], hex[2 * BUILD_ID_MAX + 1];
 	int64_t off;
 	int err;
 
 	if (!l)
 		return -ENOTSUP;
-	if (b->size)
-		debug_path_of(b, debug_path, sizeof(debug_path));
-	err = python_pins__read(elf, b->size ? debug_path : NULL, s->eval, &ret->pins);
-	if (err == -ENOENT) {
-		snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (no debug info: install its "
-			 "debug symbols)", ret->path, s->version >> 24,
-			 (s->version >> 16) & 0xff, (s->version >> 8) & 0xff);
-		return -ENOTSUP;
-	}
-	if (err < 0)
-		return err;
 	if (l->debug_offsets && ((off = file_offset(elf, s->runtime, sizeof(dbg))) < 0 ||
 				 pread(fd, dbg, sizeof(dbg), off) != (ssize_t)sizeof(dbg)))
 		memset(dbg, 0, sizeof(dbg));
+	if (b->size)
+		debug_path_of(b, debug_path, sizeof(debug_path));
+	err = python_pins__read(elf, b->size ? debug_path : NULL, s->eval, &ret->pins);
+	if (err == -ENOENT || err == -E2BIG) {
+		const char *no = err == -ENOENT ? "no debug info" : "its DWARF has more locations than prof keeps";
+
+		err = interp__check_debug_offsets(l, dbg, s->version, why + strlen(why), why_len - strlen(why));
+		return err < 0 ? err : chain_only(ret, l, no);
+	}
+	if (err < 0)
+		return err;
 	err = interp__check_dwarf(l, python_pins__offsets(ret->pins), dbg, s->version, why + strlen(why),
 				  why_len - strlen(why));
 	if (err < 0) {
 		ret->pins = python_pins__free(ret->pins);
 		return err;
 	}
+	ret->l = l;
+	ret->how = INTERP_DWARF;
+	if (pins_instr(ret->pins))
+		return 0;
 	/* without an instruction nothing names a frame's code object at the sample;
 	 * a build whose DWARF has no locations by pc may have them from its code */
-	if (!python_pins__count(ret->pins, PIN_NEXT_INSTR) && !python_pins__count(ret->pins, PIN_FIRST_INSTR) &&
-	    !python_pins__count(ret->pins, PIN_THIS_INSTR)) {
-		char hex[2 * BUILD_ID_MAX + 1];
-
-		build_id__hex(b, hex, sizeof(hex));
-		err = b->size ? python_code_pins__add(ret->pins, hex, s->eval, s->eval_size) : -ENOENT;
-		if (err == -ENOENT)
-			snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives the "
-				 "instruction no location by pc; no table of its code)", ret->path, s->version >> 24, (s->version >> 16) & 0xff,
-				 (s->version >> 8) & 0xff);
-		if (err < 0) {
-			ret->pins = python_pins__free(ret->pins);
-			return err == -ENOENT ? -ENOTSUP : err;
-		}
+	build_id__hex(b, hex, sizeof(hex));
+	err = b->size ? python_code_pins__add(ret->pins, hex, s->eval, s->eval_size) : -ENOENT;
+	if (err == -ENOENT)
+		return chain_only(ret, l, "its DWARF gives the instruction no location by pc; no pins from its code");
+	if (err < 0) {
+		ret->pins = python_pins__free(ret->pins);
+		return err;
 	}
-	ret->l = l;
+	ret->how = INTERP_CODE;
 	return 0;
 }
 
@@ -279,7 +304,9 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 		snprintf(why + at, why_len - at, "%s", e->why);
 		if (e->err == 0) {
 			ret->l = e->l;
+			ret->how = e->how;
 			ret->pins = python_pins__ref(e->pins);
+			snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%s", e->why_no_pins);
 		}
 		return e->err;
 	}
@@ -295,6 +322,8 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 	e->has_dwarf = true;
 	e->err = err;
 	e->l = err == 0 ? ret->l : NULL;
+	e->how = ret->how;
+	snprintf(e->why_no_pins, sizeof(e->why_no_pins), "%s", ret->why_no_pins);
 	e->pins = err == 0 ? python_pins__ref(ret->pins) : NULL;
 	snprintf(e->why, sizeof(e->why), "%s", why + at);
 	return err;
@@ -350,7 +379,7 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 		*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,
 					.code_type = bias + s.code_type, .runtime = bias + s.runtime,
 					.frame_type = s.frame_type ? bias + s.frame_type : 0, .bias = bias,
-					.text_lo = m->start, .text_hi = m->end };
+					.text_lo = m->start, .text_hi = m->end, .how = INTERP_DWARF };
 		snprintf(ret->path, sizeof(ret->path), "%s", path);
 		err = interp_old__judge(elf, path, &s, &b, ret, why, why_len);
 		elf_end(elf);

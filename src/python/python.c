@@ -135,9 +135,32 @@ void python_stats__describe(const struct python_stats *st, char *buf, size_t len
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%" PRIu64 " %s", n ? ", " : "", st->unverified[v],
 				      python_verdict__name(v));
 	}
-	snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python frames, %"
-		 PRIu64 " of them all verified; %" PRIu64 " [python: unverified] frames%s%s%s", st->samples,
-		 st->processes, st->with_python, st->verified, bad, n ? " (" : "", why, n ? ")" : "");
+	n = (size_t)snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python "
+			     "frames, %" PRIu64 " of them all verified; %" PRIu64 " [python: unverified] frames%s%s%s",
+			     st->samples, st->processes, st->with_python, st->verified, bad, n ? " (" : "", why,
+			     n ? ")" : "");
+	python_stats__how(st, n < len ? buf + n : NULL, n < len ? len - n : 0);
+}
+
+/* "; read: N by ..., M by ..." of describe, how the interpreters' frames were read. */
+void python_stats__how(const struct python_stats *st, char *buf, size_t len)
+{
+	static const char *const how[] = {
+		[INTERP_FIXED] = "their stack copy, at their build's known slots",
+		[INTERP_DWARF] = "their stack copy, pinned by their build's DWARF",
+		[INTERP_CODE] = "their stack copy, pinned by their build's machine code",
+		[INTERP_CHAIN] = "their chain read at the sample instant alone, no pins",
+	};
+	size_t n = 0;
+
+	for (int k = 0; k < INTERP_HOWS && buf && n < len; k++) {
+		if (!st->read_by[k])
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%" PRIu64 " by %s", n ? ", " : "; read: ", st->read_by[k],
+				      how[k]);
+		if (k == INTERP_CHAIN && n < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%s)", st->why_no_pins);
+	}
 }
 
 bool python__name(const struct python *py, const struct model_dso *d, uint64_t off, const char **ret)
@@ -244,7 +267,7 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 {
 	const struct maps *ms = model__maps(py->cfg.model, pid);
 	struct pyproc *p;
-	char why[256];
+	char why[320];
 	bool created;
 	int err;
 
@@ -287,10 +310,24 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 		reject(py, p, why);
 		return p;
 	}
-	if (!p->counted)
-		py->st.processes++;
-	p->counted = true;
 	python__chain_attach(py, p);
+	if (p->in.how == INTERP_CHAIN && !p->chained) {
+		snprintf(why, sizeof(why), "%.64s: CPython %u.%u.%u: its stack copy pins nothing (%.64s) and its "
+			 "chain is not read at the sample instant (%.80s)", p->in.path, p->in.version >> 24,
+			 (p->in.version >> 16) & 0xff, (p->in.version >> 8) & 0xff, p->in.why_no_pins,
+			 py->st.chain_refused ? py->st.why_chain_refused : "no BPF program loaded");
+		p->in.l = NULL;
+		interp__release(&p->in);
+		reject(py, p, why);
+		return p;
+	}
+	if (!p->counted) {
+		py->st.processes++;
+		py->st.read_by[p->in.how]++;
+		if (p->in.how == INTERP_CHAIN && !py->st.why_no_pins[0])
+			snprintf(py->st.why_no_pins, sizeof(py->st.why_no_pins), "%s", p->in.why_no_pins);
+	}
+	p->counted = true;
 	return p;
 }
 
@@ -442,6 +479,8 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 		return nr;
 	/* taken for every sample of the process, used or not */
 	chain = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
+	if (p->in.how == INTERP_CHAIN)
+		return nr ? python__chain_paired(py, p, s, chain, ips, nr, max) : nr;
 	py->st.samples++;
 	nacts = python__activations(&p->in, s, ips, sps, regs, nr, acts, ARRAY_SIZE(acts));
 	early = early_find(py, s, acts, nacts);

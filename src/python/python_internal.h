@@ -205,4 +205,10 @@ size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sa
 			    size_t nr, const struct activation *acts, size_t nacts, const struct python_chain *ch,
 			    uint64_t *out, size_t max, bool *ret_all);
 
+/* A sample's user call chain (ips[nr], leaf first) with the Python frames of its
+ * chain ch (NULL: none read) paired as -g pairs them (python__fp_frames), into ips
+ * (at most max): how many; nr when there is no chain.  Counted in p's samples. */
+size_t python__chain_paired(struct python *py, struct pyproc *p, const struct sample *s,
+			    const struct python_chain *ch, uint64_t *ips, size_t nr, size_t max);
+
 #endif
