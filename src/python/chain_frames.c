@@ -343,6 +343,7 @@ size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ip
 	if (!p || !p->in.l || !nr || max > UNWIND_MAX_OUT_FRAMES)
 		return nr;
 	ch = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
+	python__count_how(py, p, INTERP_CHAIN, "-g: no stack copy");
 	return python__chain_paired(py, p, s, ch, ips, nr, max);
 }
 

@@ -14,10 +14,12 @@
 #include <unistd.h>
 
 #include "prof/analyze/unwinder.h"
+#include "prof/base/util.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/code_pins.h"
 #include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
+#include "prof/python/prologue.h"
 
 /* The file offset of address a of elf (in a PT_LOAD's file bytes), or -1. */
 static int64_t file_offset(Elf *elf, uint64_t a, size_t len)
@@ -197,7 +199,33 @@ static int chain_only(struct interp *ret, const struct python_layout *l, const c
 	ret->pins = python_pins__free(ret->pins);
 	ret->l = l;
 	ret->how = INTERP_CHAIN;
-	snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%s", why);
+	snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%.159s", why);
+	return 0;
+}
+
+/* A build with no DWARF (no: why): the slots its eval function's prologue stores
+ * (3.11, prologue.h), else chain_only. */
+static int by_prologue(Elf *elf, int fd, const struct interp_syms *s, struct interp *ret,
+		       const struct python_layout *l, const char *no)
+{
+	uint8_t code[1024];
+	size_t len = MIN(sizeof(code), s->eval_size);
+	char why[160], because[160 + 64];
+	struct python_slots slots;
+	int64_t off = file_offset(elf, s->eval, len);
+
+	if (off < 0 || pread(fd, code, len, off) != (ssize_t)len)
+		return chain_only(ret, l, no);
+	if (python_prologue__slots(code, len, l, &slots, why, sizeof(why)) < 0) {
+		snprintf(because, sizeof(because), "%s; its code: %s", no, why);
+		return chain_only(ret, l, because);
+	}
+	ret->l = l;
+	ret->how = INTERP_PROLOGUE;
+	ret->cfa_frame = slots.cfa_frame;
+	ret->cfa_first_instr = slots.cfa_first_instr;
+	ret->stored_by = slots.stored_by;
+	snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%s", no);
 	return 0;
 }
 
@@ -234,7 +262,7 @@ static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const stru
 		const char *no = err == -ENOENT ? "no debug info" : "its DWARF has more locations than prof keeps";
 
 		err = interp__check_debug_offsets(l, dbg, s->version, why + strlen(why), why_len - strlen(why));
-		return err < 0 ? err : chain_only(ret, l, no);
+		return err < 0 ? err : by_prologue(elf, fd, s, ret, l, no);
 	}
 	if (err < 0)
 		return err;
@@ -305,6 +333,9 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 		if (e->err == 0) {
 			ret->l = e->l;
 			ret->how = e->how;
+			ret->cfa_frame = e->cfa_frame;
+			ret->cfa_first_instr = e->cfa_first_instr;
+			ret->stored_by = e->stored_by;
 			ret->pins = python_pins__ref(e->pins);
 			snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%s", e->why_no_pins);
 		}
@@ -323,6 +354,9 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 	e->err = err;
 	e->l = err == 0 ? ret->l : NULL;
 	e->how = ret->how;
+	e->cfa_frame = ret->cfa_frame;
+	e->cfa_first_instr = ret->cfa_first_instr;
+	e->stored_by = ret->stored_by;
 	snprintf(e->why_no_pins, sizeof(e->why_no_pins), "%s", ret->why_no_pins);
 	e->pins = err == 0 ? python_pins__ref(ret->pins) : NULL;
 	snprintf(e->why, sizeof(e->why), "%s", why + at);
@@ -391,6 +425,10 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 	snprintf(ret->path, sizeof(ret->path), "%s", path);
 	ret->l = python_layout__find(s.version, b.data, b.size);
 	if (ret->l) {
+		/* the prologue's own stores come before its first 0xc0 bytes end (layout.c) */
+		ret->cfa_frame = ret->l->cfa_frame;
+		ret->cfa_first_instr = ret->l->cfa_first_instr;
+		ret->stored_by = 0xc0;
 		elf_end(elf);
 		return 0;
 	}
@@ -476,4 +514,30 @@ int interp__check(const struct interp *in, python_read_fn read, void *ctx, char 
 		}
 	}
 	return 0;
+}
+
+int interp__check_slots(const struct interp *in, python_read_fn read, void *ctx, char *why, size_t why_len)
+{
+	const struct python_layout *l = in->l;
+	uint64_t interp = 0, ts = 0, cframe, frame, code, first;
+	int err, n = 0;
+
+	if ((err = read(ctx, in->runtime + l->rt_interp_head, &interp, 8)) < 0 ||
+	    (err = read(ctx, interp + l->is_threads_head, &ts, 8)) < 0)
+		return err;
+	for (; ts && n < 64; n++) {
+		/* cframe on its thread's stack: the activation's CFA is its address plus
+		 * the slots' distance */
+		if (read(ctx, ts + l->ts_cframe, &cframe, 8) == 0 &&
+		    read(ctx, cframe + l->cframe_current, &frame, 8) == 0 && frame &&
+		    read(ctx, frame + l->f_code, &code, 8) == 0 &&
+		    read(ctx, cframe + l->cframe_current + in->cfa_frame - (uint64_t)in->cfa_first_instr, &first, 8) == 0 &&
+		    first == code + l->co_code_adaptive)
+			return 0;
+		if ((err = read(ctx, ts + l->ts_next, &ts, 8)) < 0)
+			return err;
+	}
+	snprintf(why, why_len, "its eval function's prologue stores them at CFA-%#x and CFA-%#x, which none of %d "
+		 "thread states agreed with", in->cfa_frame, in->cfa_first_instr, n);
+	return -ENOTSUP;
 }

@@ -25,12 +25,17 @@ enum interp_how {
 	INTERP_CODE,                    /* ... pinned by its machine code (code_pins.h) */
 	INTERP_CHAIN,                   /* no pins: the chain read at the sample instant alone
 					 * (chain.h), paired as -g pairs it; why_no_pins says why */
+	INTERP_PROLOGUE,                /* the slots its eval function's prologue stores
+					 * (prologue.h), checked in the process (interp__check_slots) */
 	INTERP_HOWS,
 };
 
 struct interp {
 	const struct python_layout *l;
 	enum interp_how how;
+	/* INTERP_FIXED, INTERP_PROLOGUE: cframe.current_frame's and first_instr's slots
+	 * below the eval function's CFA, stored once its first stored_by bytes ran */
+	uint32_t cfa_frame, cfa_first_instr, stored_by;
 	uint64_t eval_lo, eval_hi;      /* _PyEval_EvalFrameDefault, in the process */
 	uint64_t code_type;             /* &PyCode_Type */
 	uint64_t runtime;               /* &_PyRuntime */
@@ -77,6 +82,7 @@ struct interp_cache {
 		int syms_err;
 		const struct python_layout *l;  /* NULL: refused, why */
 		enum interp_how how;
+		uint32_t cfa_frame, cfa_first_instr, stored_by;
 		char why_no_pins[160];
 		struct python_pins *pins;
 		int err;
@@ -120,5 +126,15 @@ int interp__check_debug_offsets(const struct python_layout *l, const uint8_t *db
  * read, -ENOTSUP when it does not agree (why says how).
  */
 int interp__check(const struct interp *in, python_read_fn read, void *ctx, char *why, size_t why_len);
+
+/*
+ * INTERP_PROLOGUE: does the process agree with the slots found in its code?  One of
+ * its thread states (from the first interpreter's threads.head, at most 64) names a
+ * cframe on its thread's stack whose current_frame runs the code object whose
+ * co_code_adaptive is what the first_instr slot of that very activation holds (the
+ * activation's CFA being the cframe's address plus its distance).  0, -EPERM/-ESRCH,
+ * or -ENOTSUP with why when none does.
+ */
+int interp__check_slots(const struct interp *in, python_read_fn read, void *ctx, char *why, size_t why_len);
 
 #endif

@@ -74,8 +74,9 @@ struct python_config {
 
 struct python_stats {
 	uint64_t processes;             /* interpreters attached */
-	uint64_t read_by[4];            /* ... by how their frames are read (interp.h's enum
-					 * interp_how: fixed slots, DWARF, code, chain alone) */
+	uint64_t read_by[5];            /* ... by how their frames are read (interp.h's enum
+					 * interp_how: fixed slots, DWARF, code, chain alone,
+					 * slots from the prologue) */
 	char why_no_pins[160];          /* the first chain-alone one's reason */
 	uint64_t rejected;              /* interpreters that got no Python frames */
 	char why_rejected[256];         /* the first one's reason */
