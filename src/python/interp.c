@@ -214,8 +214,8 @@ static int by_prologue(Elf *elf, int fd, const struct interp_syms *s, struct int
 	struct python_slots slots;
 	int64_t off = file_offset(elf, s->eval, len);
 
-	if (off < 0 || pread(fd, code, len, off) != (ssize_t)len)
-		return chain_only(ret, l, no);
+	if (!l->has_is_entry || off < 0 || pread(fd, code, len, off) != (ssize_t)len)
+		return chain_only(ret, l, no);          /* 3.12+ keep no first_instr */
 	if (python_prologue__slots(code, len, l, &slots, why, sizeof(why)) < 0) {
 		snprintf(because, sizeof(because), "%s; its code: %s", no, why);
 		return chain_only(ret, l, because);
