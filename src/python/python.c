@@ -306,9 +306,10 @@ bool python__confirm(struct python *py, struct pyproc *p)
 			 p->in.why_no_pins);
 		p->in.l = NULL;
 		interp__release(&p->in);
-		if (!py->st.why_rejected[0])
-			snprintf(py->st.why_rejected, sizeof(py->st.why_rejected), "%s", why);
-		py->st.rejected++;
+		/* counted as attached when its slots were still to be confirmed */
+		py->st.processes -= p->counted;
+		p->counted = false;
+		reject(py, p, why);
 	}
 	return false;
 }
