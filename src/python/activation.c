@@ -150,19 +150,19 @@ size_t python__activations(const struct interp *in, const struct sample *s, cons
 		a = &out[n++];
 		*a = (struct activation){ .at = i };
 		/* the slots hold this activation's only after its prologue stored them */
-		if (i == 0 && ip < in->eval_lo + 0xc0)
+		if (i == 0 && ip < in->eval_lo + MAX(in->stored_by, 0xc0u))
 			continue;
 		cfa = a->cfa = i + 1 < nr ? sps[i + 1] : 0;
 		if (l->old) {
 			activation_old(in, s, ips, sps, regs, nr, a);
 			continue;
 		}
-		if (l->dwarf) {
+		if (in->pins) {
 			activation_dwarf(in, s, ips, sps, regs, a);
 			continue;
 		}
-		if (!cfa || !python__stack_word(s, sps[0], cfa - l->cfa_frame, &a->frame) ||
-		    !python__stack_word(s, sps[0], cfa - l->cfa_first_instr, &first_instr) ||
+		if (!cfa || !python__stack_word(s, sps[0], cfa - in->cfa_frame, &a->frame) ||
+		    !python__stack_word(s, sps[0], cfa - in->cfa_first_instr, &first_instr) ||
 		    first_instr < l->co_code_adaptive)
 			a->frame = 0;
 		else

@@ -338,16 +338,24 @@ size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ip
 {
 	struct pyproc *p = python__proc_get(py, (int32_t)s->pid);
 	const struct python_chain *ch;
+
+	python__names_turn(py);
+	if (!p || !p->in.l || !nr || max > UNWIND_MAX_OUT_FRAMES)
+		return nr;
+	ch = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
+	python__count_how(py, p, INTERP_CHAIN, "-g: no stack copy");
+	return python__chain_paired(py, p, s, ch, ips, nr, max);
+}
+
+size_t python__chain_paired(struct python *py, struct pyproc *p, const struct sample *s,
+			    const struct python_chain *ch, uint64_t *ips, size_t nr, size_t max)
+{
 	struct segment seg[64];
 	uint32_t syms[PYTHON_CHAIN_FRAMES + 1];
 	uint64_t out[UNWIND_MAX_OUT_FRAMES];
 	size_t evals[64], ne = 0, nseg, n = 0, k, j;
 	bool whole, all = true;
 
-	python__names_turn(py);
-	if (!p || !p->in.l || !nr || max > UNWIND_MAX_OUT_FRAMES)
-		return nr;
-	ch = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
 	py->st.samples++;
 	if (!ch) {
 		py->st.unchained += p->chained;

@@ -144,8 +144,8 @@ int interp_old__judge(Elf *elf, const char *path, const struct interp_syms *s, c
 		debug_path_of(b, debug_path, sizeof(debug_path));
 	err = python_pins__read(elf, b->size ? debug_path : NULL, s->eval, &ret->pins);
 	if (err == -ENOENT) {
-		snprintf(why, why_len, "%s: CPython 3.%d (by its name): not a build prof knows (no debug info: "
-			 "install its debug symbols)", path, minor);
+		snprintf(why, why_len, "%s: CPython 3.%d (by its name): no debug info (3.8-3.10's frames are pinned "
+			 "by the build's DWARF alone: install its debug symbols)", path, minor);
 		return -ENOTSUP;
 	}
 	if (err < 0)

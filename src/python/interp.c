@@ -14,10 +14,12 @@
 #include <unistd.h>
 
 #include "prof/analyze/unwinder.h"
+#include "prof/base/util.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/code_pins.h"
 #include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
+#include "prof/python/prologue.h"
 
 /* The file offset of address a of elf (in a PT_LOAD's file bytes), or -1. */
 static int64_t file_offset(Elf *elf, uint64_t a, size_t len)
@@ -151,6 +153,12 @@ int interp__check_dwarf(const struct python_layout *l, const struct pin_offsets 
 	CHECK("its DWARF's PyCodeObject.co_code_adaptive", o->co_code_adaptive, l->co_code_adaptive);
 	CHECK("its DWARF's PyCodeObject.co_stacksize", o->co_stacksize, l->co_stacksize);
 	CHECK("its DWARF's PyCodeObject.co_nlocalsplus", o->co_nlocalsplus, l->co_nlocalsplus);
+	return interp__check_debug_offsets(l, dbg, version, why, why_len);
+}
+
+int interp__check_debug_offsets(const struct python_layout *l, const uint8_t *dbg, uint32_t version, char *why,
+				size_t why_len)
+{
 	if (l->debug_offsets) {
 		uint64_t v[PYTHON_DEBUG_OFFSETS_LEN / 8];
 
@@ -184,56 +192,101 @@ static void debug_path_of(const struct build_id *b, char *buf, size_t len)
 	snprintf(buf, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 }
 
-/* A build with no fixed layout: its DWARF pins and checks (l->dwarf), into ret. */
+/* A build whose stack copy nothing pins: its version's structures alone, its frames
+ * from the chain read at the sample instant (INTERP_CHAIN), because of why. */
+static int chain_only(struct interp *ret, const struct python_layout *l, const char *why)
+{
+	ret->pins = python_pins__free(ret->pins);
+	ret->l = l;
+	ret->how = INTERP_CHAIN;
+	snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%.159s", why);
+	return 0;
+}
+
+/* A build with no DWARF (no: why): the slots its eval function's prologue stores
+ * (3.11, prologue.h), else chain_only. */
+static int by_prologue(Elf *elf, int fd, const struct interp_syms *s, struct interp *ret,
+		       const struct python_layout *l, const char *no)
+{
+	uint8_t code[1024];
+	size_t len = MIN(sizeof(code), s->eval_size);
+	char why[160], because[160 + 64];
+	struct python_slots slots;
+	int64_t off = file_offset(elf, s->eval, len);
+
+	if (!l->has_is_entry || off < 0 || pread(fd, code, len, off) != (ssize_t)len)
+		return chain_only(ret, l, no);          /* 3.12+ keep no first_instr */
+	if (python_prologue__slots(code, len, l, &slots, why, sizeof(why)) < 0) {
+		snprintf(because, sizeof(because), "%s; its code: %s", no, why);
+		return chain_only(ret, l, because);
+	}
+	ret->l = l;
+	ret->how = INTERP_PROLOGUE;
+	ret->cfa_frame = slots.cfa_frame;
+	ret->cfa_first_instr = slots.cfa_first_instr;
+	ret->stored_by = slots.stored_by;
+	snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%s", no);
+	return 0;
+}
+
+/* Does the build have a location of the running instruction (or its code) anywhere? */
+static bool pins_instr(const struct python_pins *p)
+{
+	return python_pins__count(p, PIN_NEXT_INSTR) || python_pins__count(p, PIN_FIRST_INSTR) ||
+	       python_pins__count(p, PIN_THIS_INSTR);
+}
+
+/*
+ * A build with no fixed layout: its version's structures (l), checked against its
+ * DWARF where it has some and its _Py_DebugOffsets (3.13); its stack copy pinned by
+ * its DWARF, else by its machine code, else by nothing (chain_only), into ret.
+ */
 static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const struct build_id *b, struct interp *ret,
 		       char *why, size_t why_len)
 {
 	const struct python_layout *l = python_layout__find_dwarf(s->version);
 	uint8_t dbg[PYTHON_DEBUG_OFFSETS_LEN] = { 0 };
-	char debug_path[128];
+	char debug_path[128], hex[2 * BUILD_ID_MAX + 1];
 	int64_t off;
 	int err;
 
 	if (!l)
 		return -ENOTSUP;
-	if (b->size)
-		debug_path_of(b, debug_path, sizeof(debug_path));
-	err = python_pins__read(elf, b->size ? debug_path : NULL, s->eval, &ret->pins);
-	if (err == -ENOENT) {
-		snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (no debug info: install its "
-			 "debug symbols)", ret->path, s->version >> 24,
-			 (s->version >> 16) & 0xff, (s->version >> 8) & 0xff);
-		return -ENOTSUP;
-	}
-	if (err < 0)
-		return err;
 	if (l->debug_offsets && ((off = file_offset(elf, s->runtime, sizeof(dbg))) < 0 ||
 				 pread(fd, dbg, sizeof(dbg), off) != (ssize_t)sizeof(dbg)))
 		memset(dbg, 0, sizeof(dbg));
+	if (b->size)
+		debug_path_of(b, debug_path, sizeof(debug_path));
+	err = python_pins__read(elf, b->size ? debug_path : NULL, s->eval, &ret->pins);
+	if (err == -ENOENT || err == -E2BIG) {
+		const char *no = err == -ENOENT ? "no debug info" : "its DWARF has more locations than prof keeps";
+
+		err = interp__check_debug_offsets(l, dbg, s->version, why + strlen(why), why_len - strlen(why));
+		return err < 0 ? err : by_prologue(elf, fd, s, ret, l, no);
+	}
+	if (err < 0)
+		return err;
 	err = interp__check_dwarf(l, python_pins__offsets(ret->pins), dbg, s->version, why + strlen(why),
 				  why_len - strlen(why));
 	if (err < 0) {
 		ret->pins = python_pins__free(ret->pins);
 		return err;
 	}
+	ret->l = l;
+	ret->how = INTERP_DWARF;
+	if (pins_instr(ret->pins))
+		return 0;
 	/* without an instruction nothing names a frame's code object at the sample;
 	 * a build whose DWARF has no locations by pc may have them from its code */
-	if (!python_pins__count(ret->pins, PIN_NEXT_INSTR) && !python_pins__count(ret->pins, PIN_FIRST_INSTR) &&
-	    !python_pins__count(ret->pins, PIN_THIS_INSTR)) {
-		char hex[2 * BUILD_ID_MAX + 1];
-
-		build_id__hex(b, hex, sizeof(hex));
-		err = b->size ? python_code_pins__add(ret->pins, hex, s->eval, s->eval_size) : -ENOENT;
-		if (err == -ENOENT)
-			snprintf(why, why_len, "%s: CPython %u.%u.%u: not a build prof knows (its DWARF gives the "
-				 "instruction no location by pc; no table of its code)", ret->path, s->version >> 24, (s->version >> 16) & 0xff,
-				 (s->version >> 8) & 0xff);
-		if (err < 0) {
-			ret->pins = python_pins__free(ret->pins);
-			return err == -ENOENT ? -ENOTSUP : err;
-		}
+	build_id__hex(b, hex, sizeof(hex));
+	err = b->size ? python_code_pins__add(ret->pins, hex, s->eval, s->eval_size) : -ENOENT;
+	if (err == -ENOENT)
+		return chain_only(ret, l, "its DWARF gives the instruction no location by pc; no pins from its code");
+	if (err < 0) {
+		ret->pins = python_pins__free(ret->pins);
+		return err;
 	}
-	ret->l = l;
+	ret->how = INTERP_CODE;
 	return 0;
 }
 
@@ -279,7 +332,12 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 		snprintf(why + at, why_len - at, "%s", e->why);
 		if (e->err == 0) {
 			ret->l = e->l;
+			ret->how = e->how;
+			ret->cfa_frame = e->cfa_frame;
+			ret->cfa_first_instr = e->cfa_first_instr;
+			ret->stored_by = e->stored_by;
 			ret->pins = python_pins__ref(e->pins);
+			snprintf(ret->why_no_pins, sizeof(ret->why_no_pins), "%s", e->why_no_pins);
 		}
 		return e->err;
 	}
@@ -295,6 +353,11 @@ static int judge_dwarf_cached(struct interp_cache *c, Elf *elf, int fd, const st
 	e->has_dwarf = true;
 	e->err = err;
 	e->l = err == 0 ? ret->l : NULL;
+	e->how = ret->how;
+	e->cfa_frame = ret->cfa_frame;
+	e->cfa_first_instr = ret->cfa_first_instr;
+	e->stored_by = ret->stored_by;
+	snprintf(e->why_no_pins, sizeof(e->why_no_pins), "%s", ret->why_no_pins);
 	e->pins = err == 0 ? python_pins__ref(ret->pins) : NULL;
 	snprintf(e->why, sizeof(e->why), "%s", why + at);
 	return err;
@@ -350,7 +413,7 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 		*ret = (struct interp){ .eval_lo = bias + s.eval, .eval_hi = bias + s.eval + s.eval_size,
 					.code_type = bias + s.code_type, .runtime = bias + s.runtime,
 					.frame_type = s.frame_type ? bias + s.frame_type : 0, .bias = bias,
-					.text_lo = m->start, .text_hi = m->end };
+					.text_lo = m->start, .text_hi = m->end, .how = INTERP_DWARF };
 		snprintf(ret->path, sizeof(ret->path), "%s", path);
 		err = interp_old__judge(elf, path, &s, &b, ret, why, why_len);
 		elf_end(elf);
@@ -362,6 +425,10 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 	snprintf(ret->path, sizeof(ret->path), "%s", path);
 	ret->l = python_layout__find(s.version, b.data, b.size);
 	if (ret->l) {
+		/* the prologue's own stores come before its first 0xc0 bytes end (layout.c) */
+		ret->cfa_frame = ret->l->cfa_frame;
+		ret->cfa_first_instr = ret->l->cfa_first_instr;
+		ret->stored_by = 0xc0;
 		elf_end(elf);
 		return 0;
 	}
@@ -447,4 +514,30 @@ int interp__check(const struct interp *in, python_read_fn read, void *ctx, char 
 		}
 	}
 	return 0;
+}
+
+int interp__check_slots(const struct interp *in, python_read_fn read, void *ctx, char *why, size_t why_len)
+{
+	const struct python_layout *l = in->l;
+	uint64_t interp = 0, ts = 0, cframe, frame, code, first;
+	int err, n = 0;
+
+	if ((err = read(ctx, in->runtime + l->rt_interp_head, &interp, 8)) < 0 ||
+	    (err = read(ctx, interp + l->is_threads_head, &ts, 8)) < 0)
+		return err;
+	for (; ts && n < 64; n++) {
+		/* cframe on its thread's stack: the activation's CFA is its address plus
+		 * the slots' distance */
+		if (read(ctx, ts + l->ts_cframe, &cframe, 8) == 0 &&
+		    read(ctx, cframe + l->cframe_current, &frame, 8) == 0 && frame &&
+		    read(ctx, frame + l->f_code, &code, 8) == 0 &&
+		    read(ctx, cframe + l->cframe_current + in->cfa_frame - (uint64_t)in->cfa_first_instr, &first, 8) == 0 &&
+		    first == code + l->co_code_adaptive)
+			return 0;
+		if ((err = read(ctx, ts + l->ts_next, &ts, 8)) < 0)
+			return err;
+	}
+	snprintf(why, why_len, "its eval function's prologue stores them at CFA-%#x and CFA-%#x, which none of %d "
+		 "thread states agreed with", in->cfa_frame, in->cfa_first_instr, n);
+	return -ENOTSUP;
 }

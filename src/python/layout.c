@@ -56,16 +56,17 @@ static const struct python_layout layouts[] = {
 };
 
 /*
- * Builds with debug info: the same structures, from each version's headers
+ * Every build of a version: the same structures, from each version's headers
  * (Include/internal/pycore_frame.h, Include/cpython/code.h,
  * Include/cpython/unicodeobject.h), cross-checked at attach against the build's own
- * DWARF (dwarf_pins.h) and PyCode_Type (interp.h), and for 3.13 against
+ * DWARF where it has some (dwarf_pins.h), PyCode_Type (interp.h), and for 3.13
  * _Py_DebugOffsets.  The eval function's frame, first and next instruction are
- * wherever the build's DWARF says at each pc.
+ * wherever the build's DWARF says at each pc, else its code (code_pins.h,
+ * prologue.h), else nowhere: its chains alone (interp.h, INTERP_CHAIN).
  */
 static const struct python_layout dwarf_layouts[] = {
 	{
-		.what = "CPython 3.11 (with debug info)",
+		.what = "CPython 3.11",
 		.version_mask = 0xffff0000, .version = 0x030b0000,
 		.dwarf = true, .has_is_entry = true, .str_ready = true,
 		.f_code = 32, .f_previous = 48, .f_prev_instr = 56, .f_is_entry = 68, .f_owner = 69,
@@ -80,7 +81,7 @@ static const struct python_layout dwarf_layouts[] = {
 		.bytes_size = 16, .bytes_data = 32,
 	},
 	{
-		.what = "CPython 3.12 (with debug info)",
+		.what = "CPython 3.12",
 		.version_mask = 0xffff0000, .version = 0x030c0000,
 		.dwarf = true,
 		.f_code = 0, .f_previous = 8, .f_prev_instr = 56, .f_owner = 70,
@@ -95,7 +96,7 @@ static const struct python_layout dwarf_layouts[] = {
 		.bytes_size = 16, .bytes_data = 32,
 	},
 	{
-		.what = "CPython 3.13 (with debug info)",
+		.what = "CPython 3.13",
 		.version_mask = 0xffff0000, .version = 0x030d0000,
 		.dwarf = true, .debug_offsets = true,
 		.f_code = 0, .f_previous = 8, .f_prev_instr = 56, .f_owner = 70,  /* f_executable, instr_ptr */

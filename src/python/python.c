@@ -135,9 +135,34 @@ void python_stats__describe(const struct python_stats *st, char *buf, size_t len
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%" PRIu64 " %s", n ? ", " : "", st->unverified[v],
 				      python_verdict__name(v));
 	}
-	snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python frames, %"
-		 PRIu64 " of them all verified; %" PRIu64 " [python: unverified] frames%s%s%s", st->samples,
-		 st->processes, st->with_python, st->verified, bad, n ? " (" : "", why, n ? ")" : "");
+	n = (size_t)snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python "
+			     "frames, %" PRIu64 " of them all verified; %" PRIu64 " [python: unverified] frames%s%s%s",
+			     st->samples, st->processes, st->with_python, st->verified, bad, n ? " (" : "", why,
+			     n ? ")" : "");
+	python_stats__how(st, n < len ? buf + n : NULL, n < len ? len - n : 0);
+}
+
+/* "; read: N by ..., M by ..." of describe, how the interpreters' frames were read. */
+void python_stats__how(const struct python_stats *st, char *buf, size_t len)
+{
+	static const char *const how[] = {
+		[INTERP_FIXED] = "their stack copy, at their build's known slots",
+		[INTERP_DWARF] = "their stack copy, pinned by their build's DWARF",
+		[INTERP_CODE] = "their stack copy, pinned by their build's machine code",
+		[INTERP_CHAIN] = "their chain read at the sample instant alone, no pins",
+		[INTERP_PROLOGUE] = "their stack copy, at the slots their eval function's prologue stores",
+	};
+	size_t n = 0;
+
+	_Static_assert(ARRAY_SIZE(how) == INTERP_HOWS && ARRAY_SIZE(st->read_by) == INTERP_HOWS, "one per way");
+	for (int k = 0; k < INTERP_HOWS && buf && n < len; k++) {
+		if (!st->read_by[k])
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%" PRIu64 " by %s", n ? ", " : "; read: ", st->read_by[k],
+				      how[k]);
+		if (k == INTERP_CHAIN && n < len)
+			n += (size_t)snprintf(buf + n, len - n, " (%s)", st->why_no_pins);
+	}
 }
 
 bool python__name(const struct python *py, const struct model_dso *d, uint64_t off, const char **ret)
@@ -216,21 +241,77 @@ struct check_call {
 	struct reader *r;
 	char *why;
 	size_t why_len;
+	int slots;                      /* INTERP_PROLOGUE: interp__check_slots's */
+	char why_slots[160];
 };
 
 static int check_call(void *arg)
 {
 	struct check_call *c = arg;
+	int err = interp__check(c->in, python__read_mem, c->r, c->why, c->why_len);
 
-	return interp__check(c->in, python__read_mem, c->r, c->why, c->why_len);
+	if (err == 0 && c->in->how == INTERP_PROLOGUE)
+		c->slots = interp__check_slots(c->in, python__read_mem, c->r, c->why_slots, sizeof(c->why_slots));
+	return err;
 }
 
-/* interp__check, with no effective capability for a user restricted to their own. */
-static int check(struct python *py, const struct interp *in, struct reader *r, char *why, size_t why_len)
+/* interp__check, with no effective capability for a user restricted to their own;
+ * *ret_unconfirmed: slots found in its code (INTERP_PROLOGUE) that no thread of it
+ * confirmed yet (why_slots says why, python__confirm tries again). */
+static int check(struct python *py, struct interp *in, struct reader *r, char *why, size_t why_len,
+		 bool *ret_unconfirmed, char *why_slots, size_t why_slots_len)
 {
-	struct check_call c = { in, r, why, why_len };
+	struct check_call c = { .in = in, .r = r, .why = why, .why_len = why_len };
+	int err = py->cfg.as_user ? privs__as_user(check_call, &c) : check_call(&c);
 
-	return py->cfg.as_user ? privs__as_user(check_call, &c) : check_call(&c);
+	*ret_unconfirmed = err == 0 && c.slots == -ENOTSUP;
+	if (*ret_unconfirmed)
+		snprintf(why_slots, why_slots_len, "%s", c.why_slots);
+	return err == 0 && c.slots != -ENOTSUP ? c.slots : err;
+}
+
+void python__count_how(struct python *py, struct pyproc *p, enum interp_how how, const char *why_no_pins)
+{
+	if (p->how_counted)
+		return;
+	p->how_counted = true;
+	py->st.read_by[how]++;
+	if (how == INTERP_CHAIN && !py->st.why_no_pins[0])
+		snprintf(py->st.why_no_pins, sizeof(py->st.why_no_pins), "%s", why_no_pins);
+}
+
+bool python__confirm(struct python *py, struct pyproc *p)
+{
+	struct reader r = { p->pid };
+	char why[320] = "";
+	bool unconfirmed;
+	int err;
+
+	if (!p->unconfirmed)
+		return true;
+	err = check(py, &p->in, &r, why, sizeof(why), &unconfirmed, p->in.why_no_pins, sizeof(p->in.why_no_pins));
+	if (err == 0 && !unconfirmed) {
+		p->unconfirmed = false;
+		return true;
+	}
+	if (++p->confirm_tries < PYTHON_CONFIRM_TRIES && (err == 0 || err == -ENOTSUP))
+		return false;
+	p->unconfirmed = false;
+	p->in.how = INTERP_CHAIN;
+	if (err < 0 && err != -ENOTSUP)
+		snprintf(p->in.why_no_pins, sizeof(p->in.why_no_pins), "its slots could not be read (%s)", strerror(-err));
+	if (!p->chained) {
+		snprintf(why, sizeof(why), "%.64s: CPython %u.%u.%u: %.160s, and its chain is not read at the sample instant",
+			 p->in.path, p->in.version >> 24, (p->in.version >> 16) & 0xff, (p->in.version >> 8) & 0xff,
+			 p->in.why_no_pins);
+		p->in.l = NULL;
+		interp__release(&p->in);
+		/* counted as attached when its slots were still to be confirmed */
+		py->st.processes -= p->counted;
+		p->counted = false;
+		reject(py, p, why);
+	}
+	return false;
 }
 
 /* How many of the process's own mappings there are (the synthetic one is prof's). */
@@ -244,7 +325,7 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 {
 	const struct maps *ms = model__maps(py->cfg.model, pid);
 	struct pyproc *p;
-	char why[256];
+	char why[320];
 	bool created;
 	int err;
 
@@ -274,7 +355,8 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 		struct reader r = { pid };
 
 		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		err = p->pidfd < 0 ? -errno : check(py, &p->in, &r, why, sizeof(why));
+		err = p->pidfd < 0 ? -errno : check(py, &p->in, &r, why, sizeof(why), &p->unconfirmed,
+						    p->in.why_no_pins, sizeof(p->in.why_no_pins));
 		if (err == 0 && !python__still_there(p->pidfd))
 			err = -ESRCH;
 	}
@@ -287,10 +369,20 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 		reject(py, p, why);
 		return p;
 	}
+	python__chain_attach(py, p);
+	if (p->in.how == INTERP_CHAIN && !p->chained) {
+		snprintf(why, sizeof(why), "%.64s: CPython %u.%u.%u: its stack copy pins nothing (%.64s) and its "
+			 "chain is not read at the sample instant (%.80s)", p->in.path, p->in.version >> 24,
+			 (p->in.version >> 16) & 0xff, (p->in.version >> 8) & 0xff, p->in.why_no_pins,
+			 py->st.chain_refused ? py->st.why_chain_refused : "no BPF program loaded");
+		p->in.l = NULL;
+		interp__release(&p->in);
+		reject(py, p, why);
+		return p;
+	}
 	if (!p->counted)
 		py->st.processes++;
 	p->counted = true;
-	python__chain_attach(py, p);
 	return p;
 }
 
@@ -346,7 +438,8 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 	n = python_early__hints(py->early, (int32_t)s.tid, cfas);
 	/* builds pinned by DWARF need the unwinding's registers: read when unwound;
 	 * processes whose chains are read need no early reading */
-	if (!p || !p->in.l || p->in.l->dwarf || p->chained || !n)
+	if (!p || !p->in.l || (p->in.how != INTERP_FIXED && p->in.how != INTERP_PROLOGUE) || p->unconfirmed ||
+	    p->chained || !n)
 		return;
 	l = p->in.l;
 	sp = s.regs_user.regs[7];       /* perf's x86 register 7, the 8th of the mask */
@@ -355,8 +448,8 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 		struct python_early_act *a = &e->acts[i];
 		uint64_t first_instr = 0;
 
-		if (!python__stack_word(&s, sp, cfas[i] - l->cfa_frame, &a->frame) ||
-		    !python__stack_word(&s, sp, cfas[i] - l->cfa_first_instr, &first_instr) ||
+		if (!python__stack_word(&s, sp, cfas[i] - p->in.cfa_frame, &a->frame) ||
+		    !python__stack_word(&s, sp, cfas[i] - p->in.cfa_first_instr, &first_instr) ||
 		    first_instr < l->co_code_adaptive)
 			return;
 		a->code = first_instr - l->co_code_adaptive;
@@ -398,7 +491,7 @@ static size_t activation_symbols(struct python *py, struct pyproc *p, const stru
 		nr = e->acts[i].n;
 		memcpy(syms, e->acts[i].syms, 4 * nr);
 	} else {
-		nr = python__walk_symbols(py, p, a->frame, a->code, p->in.l->dwarf ? &a->pin : NULL, t, syms, &v);
+		nr = python__walk_symbols(py, p, a->frame, a->code, p->in.pins ? &a->pin : NULL, t, syms, &v);
 	}
 	if (v != PYTHON_VERIFIED && v != PYTHON_BY_CODE) {
 		py->st.unverified[v]++;
@@ -442,6 +535,14 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 		return nr;
 	/* taken for every sample of the process, used or not */
 	chain = p->chained ? python_chains__take(py->cfg.chains, (int32_t)s->tid, s->time) : NULL;
+	if (!python__confirm(py, p) && !p->chained) {
+		py->st.samples += p->in.l != NULL;
+		return nr;
+	}
+	if (!p->unconfirmed)
+		python__count_how(py, p, p->in.how, p->in.why_no_pins);
+	if (p->in.how == INTERP_CHAIN || p->unconfirmed)
+		return nr ? python__chain_paired(py, p, s, chain, ips, nr, max) : nr;
 	py->st.samples++;
 	nacts = python__activations(&p->in, s, ips, sps, regs, nr, acts, ARRAY_SIZE(acts));
 	early = early_find(py, s, acts, nacts);

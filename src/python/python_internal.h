@@ -41,6 +41,9 @@ struct pyproc {
 	bool judged;
 	bool counted;                   /* in st.processes */
 	bool chained;                   /* in the chains' map (chain.h) */
+	bool unconfirmed;               /* INTERP_PROLOGUE: no thread state agreed yet */
+	uint8_t confirm_tries;          /* ... readings since (python__confirm) */
+	bool how_counted;               /* in st.read_by (python__count_how) */
 	int pidfd;
 };
 
@@ -136,6 +139,16 @@ bool python__still_there(int pidfd);
  * NULL: not an attached interpreter). */
 struct pyproc *python__proc_get(struct python *py, int32_t pid);
 
+/* Are p's slots (INTERP_PROLOGUE) confirmed by its threads, read again now if they
+ * were not?  After PYTHON_CONFIRM_TRIES readings none agreed with, its chains alone
+ * (INTERP_CHAIN), or no Python frames without them. */
+#define PYTHON_CONFIRM_TRIES 100
+
+/* How p's frames are read (st.read_by), counted at its first sample: how (INTERP_CHAIN
+ * for -g's, which has no stack copy), why_no_pins the reason for INTERP_CHAIN. */
+void python__count_how(struct python *py, struct pyproc *p, enum interp_how how, const char *why_no_pins);
+bool python__confirm(struct python *py, struct pyproc *p);
+
 /* The synthetic object mapped into the sample's process before its first frame there:
  * 0 or -errno. */
 int python__map_object(struct python *py, const struct sample *s);
@@ -204,5 +217,11 @@ void python__chain_early(struct python *py, struct pyproc *p, const struct sampl
 size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sample *s, const uint64_t *ips,
 			    size_t nr, const struct activation *acts, size_t nacts, const struct python_chain *ch,
 			    uint64_t *out, size_t max, bool *ret_all);
+
+/* A sample's user call chain (ips[nr], leaf first) with the Python frames of its
+ * chain ch (NULL: none read) paired as -g pairs them (python__fp_frames), into ips
+ * (at most max): how many; nr when there is no chain.  Counted in p's samples. */
+size_t python__chain_paired(struct python *py, struct pyproc *p, const struct sample *s,
+			    const struct python_chain *ch, uint64_t *ips, size_t nr, size_t max);
 
 #endif

@@ -18,8 +18,24 @@
 #include "prof/python/layout.h"
 #include "prof/python/walk.h"
 
+/* How an interpreter's frames are read (the summary says which, python.h). */
+enum interp_how {
+	INTERP_FIXED,                   /* its layout's fixed slots, by build id (layout.c) */
+	INTERP_DWARF,                   /* the stack copy, pinned by its DWARF */
+	INTERP_CODE,                    /* ... pinned by its machine code (code_pins.h) */
+	INTERP_CHAIN,                   /* no pins: the chain read at the sample instant alone
+					 * (chain.h), paired as -g pairs it; why_no_pins says why */
+	INTERP_PROLOGUE,                /* the slots its eval function's prologue stores
+					 * (prologue.h), checked in the process (interp__check_slots) */
+	INTERP_HOWS,
+};
+
 struct interp {
 	const struct python_layout *l;
+	enum interp_how how;
+	/* INTERP_FIXED, INTERP_PROLOGUE: cframe.current_frame's and first_instr's slots
+	 * below the eval function's CFA, stored once its first stored_by bytes ran */
+	uint32_t cfa_frame, cfa_first_instr, stored_by;
 	uint64_t eval_lo, eval_hi;      /* _PyEval_EvalFrameDefault, in the process */
 	uint64_t code_type;             /* &PyCode_Type */
 	uint64_t runtime;               /* &_PyRuntime */
@@ -31,6 +47,7 @@ struct interp {
 	uint64_t text_lo, text_hi;      /* l->old: the object's executable mapping */
 	uint8_t f_reg;                  /* l->old: f's register at entry (DWARF number) */
 	char path[128];
+	char why_no_pins[160];          /* INTERP_CHAIN: why the stack copy pins nothing */
 };
 
 /* What an object's .dynsym says (addresses as linked, not loaded). */
@@ -64,6 +81,9 @@ struct interp_cache {
 		struct interp_syms s;
 		int syms_err;
 		const struct python_layout *l;  /* NULL: refused, why */
+		enum interp_how how;
+		uint32_t cfa_frame, cfa_first_instr, stored_by;
+		char why_no_pins[160];
 		struct python_pins *pins;
 		int err;
 		char why[256];
@@ -95,11 +115,26 @@ void interp__release(struct interp *in);
 int interp__check_dwarf(const struct python_layout *l, const struct pin_offsets *o, const uint8_t *dbg,
 			uint32_t version, char *why, size_t why_len);
 
+/* The _Py_DebugOffsets part of interp__check_dwarf alone (a build with no DWARF);
+ * 0 for a layout of a version before them (3.11, 3.12). */
+int interp__check_debug_offsets(const struct python_layout *l, const uint8_t *dbg, uint32_t version, char *why,
+				size_t why_len);
+
 /*
  * Does the process agree with the layout: PyCode_Type read from it (with read) named
  * "code", of the layout's basic and item sizes?  0, -EPERM/-ESRCH when it cannot be
  * read, -ENOTSUP when it does not agree (why says how).
  */
 int interp__check(const struct interp *in, python_read_fn read, void *ctx, char *why, size_t why_len);
+
+/*
+ * INTERP_PROLOGUE: does the process agree with the slots found in its code?  One of
+ * its thread states (from the first interpreter's threads.head, at most 64) names a
+ * cframe on its thread's stack whose current_frame runs the code object whose
+ * co_code_adaptive is what the first_instr slot of that very activation holds (the
+ * activation's CFA being the cframe's address plus its distance).  0, -EPERM/-ESRCH,
+ * or -ENOTSUP with why when none does.
+ */
+int interp__check_slots(const struct interp *in, python_read_fn read, void *ctx, char *why, size_t why_len);
 
 #endif

@@ -4,11 +4,12 @@
  * over bytes read from a Python process: its strings.
  *
  * A layout names the offsets of the structures prof walks (the interpreter frame,
- * the code object, str and bytes objects) as CPython's headers define them for that
- * version, and, for one build (by its GNU build id), where its eval function keeps
- * its current frame and code object in its own C stack frame (read from the
- * function's prologue by disassembly).  Nothing is guessed: a version or build not
- * in the table gets no Python frames (python.h says why, once).
+ * the code object, str and bytes objects, the thread states) as CPython's headers
+ * define them for that version, for every build of it; and, for one build (by its
+ * GNU build id: a faster path), where its eval function keeps its current frame and
+ * code object in its own C stack frame.  Other builds are pinned by their DWARF or
+ * their code, or not at all (interp.h).  Nothing is guessed: a version not in the
+ * table gets no Python frames (python.h says why, once).
  */
 #ifndef PROF_PYTHON_LAYOUT_H
 #define PROF_PYTHON_LAYOUT_H
@@ -69,7 +70,8 @@ const struct python_layout *python_layout__find(uint32_t version, const uint8_t 
 /* Is there a layout for that version at all (with another build)? */
 bool python_layout__knows_version(uint32_t version);
 
-/* The layout of that version for builds with debug info (dwarf), NULL when none. */
+/* The layout of that version for any build (dwarf: pinned by other means than fixed
+ * slots), NULL when none. */
 const struct python_layout *python_layout__find_dwarf(uint32_t version);
 
 /* The layout of CPython 3.minor for 3.8-3.10 builds with debug info, NULL when none. */

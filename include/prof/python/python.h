@@ -74,6 +74,10 @@ struct python_config {
 
 struct python_stats {
 	uint64_t processes;             /* interpreters attached */
+	uint64_t read_by[5];            /* ... by how their frames are read (interp.h's enum
+					 * interp_how: fixed slots, DWARF, code, chain alone,
+					 * slots from the prologue) */
+	char why_no_pins[160];          /* the first chain-alone one's reason */
 	uint64_t rejected;              /* interpreters that got no Python frames */
 	char why_rejected[256];         /* the first one's reason */
 	uint64_t samples;               /* samples of attached processes */
@@ -158,7 +162,10 @@ const struct python_stats *python__stats(const struct python *py);
 uint64_t python_stats__unverified(const struct python_stats *st);
 
 /* The first line of the statistics: "N samples of M interpreter(s), K with Python
- * frames, V of them all verified; U [python: unverified] frames (why)". */
+ * frames, V of them all verified; U [python: unverified] frames (why); read: I by
+ * ..." (how each interpreter's frames were read, interp.h). */
 void python_stats__describe(const struct python_stats *st, char *buf, size_t len);
+/* Its last part alone: "; read: N by ..." (nothing written when no interpreter was). */
+void python_stats__how(const struct python_stats *st, char *buf, size_t len);
 
 #endif

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the Python tests: Debian 12's own interpreter (python3 on PATH may be
 # another one), run by a throwaway user, recorded with --call-graph dwarf by uid.
+. "$(dirname "${BASH_SOURCE[0]}")/nodebug.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 require_root
 PY=/usr/bin/python3.11

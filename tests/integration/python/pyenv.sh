@@ -3,6 +3,7 @@
 # builds (/root/.pyenv/versions/X.Y.Z, each libpython3.X.so with its DWARF), run by
 # the test user through a bind mount of the version's directory under $TMP (root's
 # home is not theirs to enter), recorded with --call-graph dwarf by uid.
+. "$(dirname "${BASH_SOURCE[0]}")/nodebug.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 require_root
 PYENV_VERSIONS=${PYENV_ROOT:-/root/.pyenv}/versions
