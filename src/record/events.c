@@ -786,8 +786,30 @@ static int push_held(struct events *e, struct ordered_queue *q, struct drained *
  * record, not once per record: the per-record store and barrier were a tenth of
  * prof record's CPU at 80 kHz.
  */
+/* A sample id's kind (own_ids) through a one-entry memo: a ring's records are nearly
+ * all its CPU's sampling event's, and the look-up per record was a twentieth of
+ * record's instructions per sample (bench/record-instr). */
+struct id_memo {
+	uint64_t id;
+	uint32_t kind;
+	bool valid, own;
+};
+
+static inline bool own_id(const struct events *e, struct id_memo *m, uint64_t id, uint32_t *kind)
+{
+	if (!m->valid || m->id != id) {
+		m->own = idmap__get(e->own_ids, id, &m->kind);
+		m->id = id;
+		m->valid = true;
+	}
+	if (m->own)
+		*kind = m->kind;
+	return m->own;
+}
+
 int events__drain(struct events *e, struct ordered_queue *q, struct drained *read)
 {
+	struct id_memo memo = { 0 };
 	struct perf_mmap *map;
 	int n = 0;
 
@@ -807,7 +829,7 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 			 * whatever the layout; another id is another recording's sample */
 			if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 8) {
 				memcpy(&id, h + 1, 8);
-				if (!idmap__get(e->own_ids, id, &kind)) {
+				if (!own_id(e, &memo, id, &kind)) {
 					if (!e->salvage) {
 						e->foreign_samples++;
 						continue;
