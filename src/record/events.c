@@ -780,12 +780,6 @@ static int push_held(struct events *e, struct ordered_queue *q, struct drained *
 	return push(q, read, h, time);
 }
 
-/*
- * Each record is copied out at once (perf_mmap__read_event's pointer is valid only
- * until the next read), so the ring's tail moves once per ring, after its last
- * record, not once per record: the per-record store and barrier were a tenth of
- * prof record's CPU at 80 kHz.
- */
 /* A sample id's kind (own_ids) through a one-entry memo: a ring's records are nearly
  * all its CPU's sampling event's, and the look-up per record was a twentieth of
  * record's instructions per sample (bench/record-instr). */
@@ -807,6 +801,12 @@ static inline bool own_id(const struct events *e, struct id_memo *m, uint64_t id
 	return m->own;
 }
 
+/*
+ * Each record is copied out at once (perf_mmap__read_event's pointer is valid only
+ * until the next read), so the ring's tail moves once per ring, after its last
+ * record, not once per record: the per-record store and barrier were a tenth of
+ * prof record's CPU at 80 kHz.
+ */
 int events__drain(struct events *e, struct ordered_queue *q, struct drained *read)
 {
 	struct id_memo memo = { 0 };

@@ -236,7 +236,7 @@ static int unwind(struct pipeline *p, const struct perf_event_header *ev)
  * away from the interpreter, which python__fp_frames must hear of).  Any other
  * sample, every sample of a recording with no Python process in it, is passed on
  * as it came without being decoded or judged: what Python cost such a recording
- * per sample (a quarter of its user time at 40 kHz) is a look-up or two.
+ * per sample (a fifth of its instructions: bench/record-instr, c-g) is a look-up or two.
  */
 static bool python_maybe(const struct pipeline *p, const struct perf_event_header *ev)
 {
