@@ -371,7 +371,9 @@ def render(res, outdir, plots_too):
     if t.labels("rates", "freq"):
         w("## 5b. High rates\n")
         w(f"Both tools record every CPU (`-a -g -e cpu-clock -F F`) for {cfg['rates_secs']} s while "
-          f"{m['ncpu']} CPU-bound processes of the tenant keep every CPU busy, {cfg['rates_reps']} "
+          f"{m['ncpu']} CPU-bound processes of the tenant keep every CPU busy"
+          f"{' (the first a Python program, callers.py on /usr/bin/python3: --rates-python)' if cfg.get('rates_python') else ''}"
+          f", {cfg['rates_reps']} "
           "runs each, alternating, medians; the ring buffers are each tool's default (`-m` unset). "
           "`perf_event_max_sample_rate` is raised to F for the run and restored after it; "
           "cpu-clock's timer fires at most every 10 us, so 160 kHz is ~100 kHz a CPU for both. "

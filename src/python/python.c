@@ -200,6 +200,11 @@ void python__note(struct python *py, const struct perf_event_header *ev)
 
 /* ---- the process ------------------------------------------------------------- */
 
+bool python__has_proc(const struct python *py, int32_t pid)
+{
+	return py->procs.nr && hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
+}
+
 uint64_t python__now_ns(void)
 {
 	struct timespec ts;

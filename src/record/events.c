@@ -841,6 +841,27 @@ static int push_held(struct events *e, struct ordered_queue *q, struct drained *
 	return push(q, read, h, time);
 }
 
+/* A sample id's kind (own_ids) through a one-entry memo: a ring's records are nearly
+ * all its CPU's sampling event's, and the look-up per record was a twentieth of
+ * record's instructions per sample (bench/record-instr). */
+struct id_memo {
+	uint64_t id;
+	uint32_t kind;
+	bool valid, own;
+};
+
+static inline bool own_id(const struct events *e, struct id_memo *m, uint64_t id, uint32_t *kind)
+{
+	if (!m->valid || m->id != id) {
+		m->own = idmap__get(e->own_ids, id, &m->kind);
+		m->id = id;
+		m->valid = true;
+	}
+	if (m->own)
+		*kind = m->kind;
+	return m->own;
+}
+
 /*
  * Each record is copied out at once (perf_mmap__read_event's pointer is valid only
  * until the next read), so the ring's tail moves once per ring, after its last
@@ -849,6 +870,7 @@ static int push_held(struct events *e, struct ordered_queue *q, struct drained *
  */
 int events__drain(struct events *e, struct ordered_queue *q, struct drained *read)
 {
+	struct id_memo memo = { 0 };
 	struct perf_mmap *map;
 	int n = 0;
 
@@ -868,7 +890,7 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 			 * whatever the layout; another id is another recording's sample */
 			if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 8) {
 				memcpy(&id, h + 1, 8);
-				if (!idmap__get(e->own_ids, id, &kind)) {
+				if (!own_id(e, &memo, id, &kind)) {
 					if (!e->salvage) {
 						e->foreign_samples++;
 						continue;

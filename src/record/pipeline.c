@@ -231,6 +231,25 @@ static int unwind(struct pipeline *p, const struct perf_event_header *ev)
 }
 
 /*
+ * -g: may this sample's process have Python frames?  Only if it has an interpreter
+ * mapped (py_model keeps no other mapping) or Python judged it before (an exec
+ * away from the interpreter, which python__fp_frames must hear of).  Any other
+ * sample, every sample of a recording with no Python process in it, is passed on
+ * as it came without being decoded or judged: what Python cost such a recording
+ * per sample (a fifth of its instructions: bench/record-instr, c-g) is a look-up or two.
+ */
+static bool python_maybe(const struct pipeline *p, const struct perf_event_header *ev)
+{
+	const struct maps *ms;
+	int32_t pid, tid;
+
+	if (!sample_layout__tid(p->layout, ev, &pid, &tid))
+		return true;    /* sample__decode judges it */
+	ms = model__maps(p->py_model, pid);
+	return (ms && ms->nr) || python__has_proc(p->python, pid);
+}
+
+/*
  * -g: a sample passed on with the Python frames of its chain in its user call chain
  * (python__fp_frames), the record rebuilt around the new chain; as it came when it
  * has none.
@@ -243,7 +262,7 @@ static int python_fp(struct pipeline *p, const struct perf_event_header *ev)
 	struct sample s;
 	uint8_t *o = p->unwound;
 
-	if (sample__decode(&s, &p->py_attr, ev) < 0 || !s.callchain)
+	if (!python_maybe(p, ev) || sample__decode(&s, &p->py_attr, ev) < 0 || !s.callchain)
 		return sink(ev, ev->size, p);
 	/* the kernel's part, then PERF_CONTEXT_USER and the user part */
 	while (nk < s.nr_callchain && s.callchain[nk] != PERF_CONTEXT_USER)
@@ -353,6 +372,20 @@ int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, 
 	return paused;
 }
 
+/*
+ * Is python__early worth its decode for this record?  With --call-graph dwarf,
+ * every sample (its stack copy is read early).  With -g there is no stack copy: it
+ * reads only the samples of processes whose chains are read, all judged before.
+ */
+static bool early_wanted(const struct pipeline *p, const struct perf_event_header *ev)
+{
+	int32_t pid, tid;
+
+	if (!p->py_model || ev->type != PERF_RECORD_SAMPLE)
+		return true;
+	return !sample_layout__tid(p->layout, ev, &pid, &tid) || python__has_proc(p->python, pid);
+}
+
 int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *judge_before)
 {
 	/* the rings read: every record judged until the next drain is older than this
@@ -376,7 +409,7 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 			return ret < 0 ? ret : err;
 		/* (not the context-switch event's: it has no PERIOD, so not the layout the
 		 * sampling attr says: offcpu.c reads it) */
-		if (p->python && !(p->offcpu && offcpu__is_switch_sample(p->offcpu, ev)))
+		if (p->python && !(p->offcpu && offcpu__is_switch_sample(p->offcpu, ev)) && early_wanted(p, ev))
 			python__early(p->python, ev);   /* Python frames checked now, used if the same */
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));

@@ -135,6 +135,13 @@ size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ip
  */
 void python__early(struct python *py, const struct perf_event_header *ev);
 
+/*
+ * Has process pid been judged (python__fp_frames, python__frames) and not let go
+ * since (its EXIT)?  A hash look-up: what lets -g's pipeline pass the samples of
+ * a process that never had an interpreter mapped, and was never judged, on untouched.
+ */
+bool python__has_proc(const struct python *py, int32_t pid);
+
 /* Write the object and keep it in the cache (when any sample used it). */
 void python__finish(struct python *py);
 
