@@ -48,6 +48,9 @@ struct dso_entry {
 	uint8_t found_len;
 	struct sym *syms;               /* functions by address, aliases resolved */
 	size_t nr_syms;
+	char *raw;                      /* lean: the names of syms as the file has them */
+	size_t bytes;                   /* lean: of syms and raw, counted in held */
+	uint64_t used;                  /* lean: the tick of its last look-up */
 	struct hashtable inl;           /* of struct inl: inline chains by module address */
 	const char **inl_names;         /* their names, "f (inlined)", innermost first */
 	size_t nr_inl_names, cap_inl_names;
@@ -63,8 +66,9 @@ struct inl {
 struct sym {
 	uint64_t start, end;            /* module addresses (bias applied) */
 	uint64_t sec_end;               /* the end of its section (0: not known) */
-	const char *name;               /* interned */
+	const char *name;               /* interned; lean: raw (in raw) until first named */
 	uint8_t bind;
+	bool named;                     /* name is demangled and interned */
 };
 
 /* The end of section shndx of elf, as a module address; 0 when not known. */
@@ -113,6 +117,12 @@ struct symbols {
 	char *ktext;                    /* the names of ksyms, one after the other */
 	size_t nr_ktext, cap_ktext;
 	int64_t kshift;
+	/* lean (symbols__set_lean): no file kept open, names demangled when first asked,
+	 * the least recently used objects' symbols let go past budget bytes */
+	bool lean;
+	size_t budget, held;
+	uint64_t tick;
+	struct symbols_stats st;
 };
 
 /*
@@ -205,6 +215,7 @@ struct symbols *symbols__free(struct symbols *s)
 		free(s->dsos[i].path);
 		free(s->dsos[i].loads);
 		free(s->dsos[i].syms);
+		free(s->dsos[i].raw);
 		hashtable__release(&s->dsos[i].inl);
 		free(s->dsos[i].inl_names);
 		if (s->dsos[i].dwfl)
@@ -257,14 +268,14 @@ static int cmp_sym(const void *x, const void *y)
 /* The C++ ABI's demangler (libstdc++), as perf shows C++ names. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-static const char *demangle(struct symbols *s, const char *name)
+/* name demangled (a copy to free), or NULL when it is not a C++ name. */
+static char *demangle_dup(const char *name)
 {
 	char *d;
-	const char *r;
 	int status = 0;
 
 	if (name[0] != '_' || name[1] != 'Z')
-		return strset__intern(&s->names, name);
+		return NULL;
 	d = __cxa_demangle(name, NULL, NULL, &status);
 	if (status == 0 && d) {
 		/* perf shows the name without its parameter list: "ns::f", not "ns::f(int) const" */
@@ -283,7 +294,18 @@ static const char *demangle(struct symbols *s, const char *name)
 			}
 		}
 	}
-	r = strset__intern(&s->names, status == 0 && d ? d : name);
+	if (status) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+static const char *demangle(struct symbols *s, const char *name)
+{
+	char *d = demangle_dup(name);
+	const char *r = strset__intern(&s->names, d ? d : name);
+
 	free(d);
 	return r;
 }
@@ -396,7 +418,7 @@ static size_t plt_syms(struct symbols *s, struct dso_entry *d, size_t w, size_t 
 		if (!sn)
 			break;
 		d->syms[w + added++] = (struct sym){ .start = at + bias, .end = at + bias + PLT_ENTRY, .name = sn,
-						     .bind = STB_GLOBAL };
+						     .bind = STB_GLOBAL, .named = true };
 	}
 	return added;
 }
@@ -411,6 +433,110 @@ static size_t plt_relocs(struct dso_entry *d)
 	if (!elf || !section_named(elf, ".rela.plt", &rel) || rel.sh_type != SHT_RELA || !rel.sh_entsize)
 		return 0;
 	return rel.sh_size / rel.sh_entsize;
+}
+
+/*
+ * Lean: of the aliases v[i..w) at one address (sorted by better() on the file's
+ * names), the one better() picks by their demangled names, as a report would, into
+ * *ret: only C++ names can rank otherwise.
+ */
+static void lean_alias(const struct sym *v, size_t i, size_t w, struct sym *ret)
+{
+	char *best_dm = NULL;
+	bool mangled = false;
+
+	for (size_t j = i; j < w && v[j].start == v[i].start; j++)
+		mangled |= !v[j].named && v[j].name[0] == '_' && v[j].name[1] == 'Z';
+	if (!mangled)
+		return;
+	for (size_t j = i; j < w && v[j].start == v[i].start; j++) {
+		char *dm = v[j].named ? NULL : demangle_dup(v[j].name);
+		struct sym a = v[j], b = *ret;
+
+		a.name = dm ? dm : v[j].name;
+		b.name = best_dm ? best_dm : ret->name;
+		if (j == i || better(&a, &b)) {
+			*ret = v[j];
+			free(best_dm);
+			best_dm = dm;
+		} else {
+			free(dm);
+		}
+	}
+	free(best_dm);
+}
+
+/* Lean: let go of d's symbols (they are read again when it is looked up next). */
+static void lean_evict(struct symbols *s, struct dso_entry *d)
+{
+	s->held -= d->bytes;
+	s->st.evicted++;
+	s->st.evicted_bytes += d->bytes;
+	free(d->syms);
+	free(d->raw);
+	free(d->loads);
+	d->syms = NULL;
+	d->raw = NULL;
+	d->loads = NULL;
+	d->nr_syms = d->nr_loads = d->bytes = 0;
+	d->opened = false;
+}
+
+/*
+ * Lean: d's names copied out of the file (which is closed next), its bytes counted,
+ * and the least recently used other objects' symbols let go while past the budget.
+ */
+static void lean_keep(struct symbols *s, struct dso_entry *d)
+{
+	size_t n = 0, at = 0;
+
+	for (size_t i = 0; i < d->nr_syms; i++)
+		n += d->syms[i].named ? 0 : strlen(d->syms[i].name) + 1;
+	d->raw = n ? malloc(n) : NULL;
+	if (n && !d->raw) {
+		free(d->syms);          /* out of memory: no names rather than dangling ones */
+		d->syms = NULL;
+		d->nr_syms = 0;
+	}
+	for (size_t i = 0; d->raw && i < d->nr_syms; i++) {
+		size_t len;
+
+		if (d->syms[i].named)
+			continue;
+		len = strlen(d->syms[i].name) + 1;
+		memcpy(d->raw + at, d->syms[i].name, len);
+		d->syms[i].name = d->raw + at;
+		at += len;
+	}
+	d->bytes = n + d->nr_syms * sizeof(*d->syms) + d->nr_loads * sizeof(*d->loads);
+	s->held += d->bytes;
+	s->st.loaded++;
+	while (s->held > s->budget) {
+		struct dso_entry *lru = NULL;
+
+		for (size_t i = 0; i < s->nr_dsos; i++)
+			if (&s->dsos[i] != d && s->dsos[i].bytes && (!lru || s->dsos[i].used < lru->used))
+				lru = &s->dsos[i];
+		if (!lru)
+			break;          /* d alone is past it: it stays while it is used */
+		lean_evict(s, lru);
+	}
+}
+
+void symbols__set_lean(struct symbols *s, size_t budget)
+{
+	s->lean = true;
+	s->budget = budget;
+}
+
+void symbols__stats(const struct symbols *s, struct symbols_stats *ret)
+{
+	*ret = s->st;
+	ret->bytes = s->held;
+	ret->names = strset__size(&s->names);
+	ret->objects = 0;
+	for (size_t i = 0; i < s->nr_dsos; i++)
+		ret->objects += s->dsos[i].bytes != 0;
 }
 
 /* The module's functions (.symtab, else .dynsym, from the file or its debug file),
@@ -437,10 +563,10 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 
 		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
 			continue;
-		name = demangle(s, name);
+		name = s->lean ? name : demangle(s, name);     /* lean: the file's, copied below */
 		if (!name)
 			break;
-		d->syms[w++] = (struct sym){ .start = addr, .end = addr + sym.st_size, .name = name,
+		d->syms[w++] = (struct sym){ .start = addr, .end = addr + sym.st_size, .name = name, .named = !s->lean,
 					     .bind = (uint8_t)GELF_ST_BIND(sym.st_info),
 					     .sec_end = sym.st_size ? 0 : section_end(elf, shndx, bias) };
 	}
@@ -452,7 +578,10 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 	for (size_t i = 0; i < w; i++) {
 		if (k && d->syms[k - 1].start == d->syms[i].start)
 			continue;
-		d->syms[k++] = d->syms[i];
+		d->syms[k] = d->syms[i];
+		if (s->lean)
+			lean_alias(d->syms, i, w, &d->syms[k]);
+		k++;
 	}
 	for (size_t i = 0; i < k; i++)
 		if (d->syms[i].end == d->syms[i].start) {
@@ -461,6 +590,8 @@ static void load_syms(struct symbols *s, struct dso_entry *d)
 				d->syms[i].end = d->syms[i].sec_end;
 		}
 	d->nr_syms = k;
+	if (s->lean)
+		lean_keep(s, d);
 }
 
 /*
@@ -682,6 +813,12 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 	}
 	load_syms(s, d);
 	d->bad = false;
+	if (s->lean) {
+		/* its symbols are copied out: the file's pages need not stay mapped */
+		dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		d->mod = NULL;
+	}
 }
 
 /* The entry of (path, build id), made the first time; NULL on ENOMEM.  Valid until
@@ -780,6 +917,7 @@ static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *
 	d = dso_memo_get(s, o);
 	if (!d)
 		return NULL;
+	d->used = ++s->tick;
 	if (!d->opened)
 		dso_open(s, d);
 	if (d->bad)
@@ -816,8 +954,8 @@ int symbols__open_object(struct symbols *s, const struct model_dso *o)
 	struct stat st;
 	int fd;
 
-	if (!d)
-		return -ENOENT;
+	if (!d || (!d->mod && !is_own_vdso(s, d)))
+		return -ENOENT; /* lean: no file kept */
 	if (is_own_vdso(s, d)) {
 		char own[64];
 
@@ -846,6 +984,15 @@ const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint6
 	k = sorted_find_le(d->syms, d->nr_syms, start, a);
 	if (k == SIZE_MAX || a >= d->syms[k].end)
 		return NULL;
+	if (!d->syms[k].named) {
+		/* lean: named the first time a sample lands in it */
+		const char *n = demangle(s, d->syms[k].name);
+
+		if (!n)
+			return NULL;
+		d->syms[k].name = n;
+		d->syms[k].named = true;
+	}
 	if (ret_into)
 		*ret_into = a - d->syms[k].start;
 	return d->syms[k].name;
