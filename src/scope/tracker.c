@@ -631,7 +631,9 @@ static int look_up_fork(struct tracker *t, const struct perf_record_fork *f)
 
 /* A pre-existing task that was gone before /proc could tell about it: its exit names
  * its parent, whose facts it had (its samples, including the exit teardown's, are
- * judged later). */
+ * judged later), and whose name it had too, as the kernel copies it at fork, unless
+ * a COMM of its own named it since (an exec's is judged in time order, after the
+ * samples before it). */
 static int look_up_exit(struct tracker *t, const struct perf_record_fork *e)
 {
 	struct task *task = task_table__find(t->tasks, (int32_t)e->tid), *parent, copy;
@@ -654,6 +656,11 @@ static int look_up_exit(struct tracker *t, const struct perf_record_fork *e)
 		t->st.tasks_seen++;
 	}
 	inherit(task, &copy);
+	/* (a FORK on its way makes the task anew, named by its parent's COMMs) */
+	if (!task->comm[0] && copy.comm[0] && !(task->flags & TASK_FORK_PENDING)) {
+		memcpy(task->comm, copy.comm, sizeof(task->comm));
+		t->st.comm_from_parent++;
+	}
 	return TRACKER_LOOKED_UP;
 }
 
