@@ -470,6 +470,7 @@ static void lean_alias(const struct sym *v, size_t i, size_t w, struct sym *ret)
 static void lean_evict(struct symbols *s, struct dso_entry *d)
 {
 	s->held -= d->bytes;
+	s->st.objects--;
 	s->st.evicted++;
 	s->st.evicted_bytes += d->bytes;
 	free(d->syms);
@@ -510,6 +511,7 @@ static void lean_keep(struct symbols *s, struct dso_entry *d)
 	}
 	d->bytes = n + d->nr_syms * sizeof(*d->syms) + d->nr_loads * sizeof(*d->loads);
 	s->held += d->bytes;
+	s->st.objects += d->bytes != 0;
 	s->st.loaded++;
 	while (s->held > s->budget) {
 		struct dso_entry *lru = NULL;
@@ -534,9 +536,6 @@ void symbols__stats(const struct symbols *s, struct symbols_stats *ret)
 	*ret = s->st;
 	ret->bytes = s->held;
 	ret->names = strset__size(&s->names);
-	ret->objects = 0;
-	for (size_t i = 0; i < s->nr_dsos; i++)
-		ret->objects += s->dsos[i].bytes != 0;
 }
 
 /* The module's functions (.symtab, else .dynsym, from the file or its debug file),
