@@ -324,6 +324,11 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 		t->st.samples_out_of_scope++;
 		return TRACKER_DROP;
 	}
+	if (task->flags & TASK_COMM_OF_PARENT) {
+		/* a FORK judged since would have made the task anew: it was before the recording */
+		task->flags &= ~TASK_COMM_OF_PARENT;
+		t->st.comm_from_parent++;
+	}
 	*j = (struct judgement){
 		.pid = pid, .tid = tid, .comm = task->comm[0] ? task->comm : NULL,
 		.uid = task->uid, .uid_known = task->flags & TASK_UID_KNOWN, .cgroup = cgroup,
@@ -659,7 +664,7 @@ static int look_up_exit(struct tracker *t, const struct perf_record_fork *e)
 	/* (a FORK on its way makes the task anew, named by its parent's COMMs) */
 	if (!task->comm[0] && copy.comm[0] && !(task->flags & TASK_FORK_PENDING)) {
 		memcpy(task->comm, copy.comm, sizeof(task->comm));
-		t->st.comm_from_parent++;
+		task->flags |= TASK_COMM_OF_PARENT;
 	}
 	return TRACKER_LOOKED_UP;
 }
