@@ -367,6 +367,9 @@ static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struc
 		t->st.tasks_seen++;
 		child->pid = (int32_t)f->pid;
 		inherit(child, &pcopy);
+		/* its name too, as the kernel copies it: a child that enters the scope before
+		 * its exec (a set*uid()) and is gone before /proc can name it has this one */
+		memcpy(child->comm, pcopy.comm, sizeof(child->comm));
 		if (is_tree_root(t, (int32_t)f->pid))
 			child->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
 	} else {

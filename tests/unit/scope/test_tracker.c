@@ -1228,6 +1228,26 @@ Test(tracker, written_tasks_once_each)
 
 /* A COMM dropped while the task was out of scope still names it: when the task enters
  * the scope after /proc lost it, the file gets a COMM with that name, not none. */
+/* su's child: forked as root (dropped), setuid to the tenant before its exec, gone
+ * before /proc could name it: its samples are named as su was, as at its fork. */
+Test(tracker, child_entering_the_scope_before_exec_named_as_its_parent)
+{
+	fx.cfg.creds_events = true;
+	scope_uid(1001);
+	put_task(600, 600, 1, 0);
+	start();
+
+	expect(sample(600, 600, 0), TRACKER_DROP, "root's su");
+	expect(fork_(610, 600, 610, 600), TRACKER_DROP, "su's child, as root");
+	/* (never in this /proc: gone by the time anything reads it) */
+	expect(creds(ID_SETUID, 610, 610, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
+	expect(sample(610, 610, 0), TRACKER_WRITE, "after setuid(1001), before its exec");
+	cr_assert(fx.need.what & SYNTH_COMM, "need %#x", fx.need.what);
+	cr_assert_not_null(fx.need.comm, "nothing to name it with when /proc has nothing");
+	cr_assert_str_eq(fx.need.comm, "task600", "its parent's name, as at its fork");
+	assert_accounted();
+}
+
 Test(tracker, dropped_comm_names_the_task_later)
 {
 	fx.cfg.creds_events = true;
