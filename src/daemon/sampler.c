@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,9 +35,6 @@
 #define CLOSE_SLACK_NS (250ull * 1000 * 1000)
 /* After a stall longer than this many spans, the empty ones are not made one by one. */
 #define MAX_CATCH_UP 30
-/* Symbol tables let go (symbols_max) since the heap was last trimmed: past this, the
- * free pages their churn left between live blocks are given back. */
-#define TRIM_AFTER_BYTES (8u << 20)
 
 /*
  * Off-CPU samples share the engine with on-CPU ones, told apart by the task's holder
@@ -82,7 +78,6 @@ struct sampler {
 	struct { uint64_t from, to; } windows[8];
 	size_t nr_windows;
 	uint64_t coarse_told;            /* st.coarse as the last tick returned it */
-	uint64_t trimmed_at;            /* symbols' evicted_bytes at the last malloc_trim */
 };
 
 uint64_t sampler__realtime_ns(void)
@@ -539,20 +534,6 @@ int sampler__sink(const void *rec, size_t len, void *ctx)
 	}
 }
 
-/* A host that runs new binaries all the time: the tables let go leave holes that
- * malloc keeps; give their pages back now and then. */
-static void trim(struct sampler *s)
-{
-	struct symbols_stats ss;
-
-	symbols__stats(s->an.syms, &ss);
-	if (ss.evicted_bytes - s->trimmed_at < TRIM_AFTER_BYTES)
-		return;
-	s->trimmed_at = ss.evicted_bytes;
-	malloc_trim(0);
-	s->st.trims++;
-}
-
 int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
 {
 	uint64_t rt = sampler__realtime_ns();
@@ -564,7 +545,6 @@ int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
 	int err;
 
 	model_reaper__reap(&s->reaper, s->an.model, mono_now > FORGET_AFTER_NS ? mono_now - CLOSE_SLACK_NS : 0);
-	trim(s);
 	err = rt > CLOSE_SLACK_NS ? close_before(s, rt - CLOSE_SLACK_NS, unattributed) : 0;
 	if (err < 0)
 		return err;

@@ -90,7 +90,6 @@ static void write_sampling(struct snap_out *o, const struct status_facts *f)
 	     "\nsymbols_evicted %" PRIu64 "\nsymbols_evicted_bytes %" PRIu64 "\nsymbols_names %" PRIu64 "\n",
 	     ss->syms.bytes, f->s->symbols_max, ss->syms.objects, ss->syms.loaded, ss->syms.evicted,
 	     ss->syms.evicted_bytes, ss->syms.names);
-	line(o, "heap_trims %" PRIu64 "\n", ss->trims);
 	line(o, "records %" PRIu64 "\ndescribed %" PRIu64 "\n", f->sampling.records, f->sampling.described);
 	write_off_cpu(o, f);
 }

@@ -67,7 +67,6 @@ struct sampler_stats {
 	uint64_t close_wait_max_ns;     /* longest wait for history's lock at a close */
 	size_t engine_bytes;            /* the live engine's tables */
 	struct symbols_stats syms;      /* the objects' symbol tables (symbols_max) */
-	uint64_t trims;                 /* the heap trimmed after tables were let go */
 };
 
 struct sampler;
