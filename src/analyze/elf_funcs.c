@@ -56,14 +56,14 @@ static int cmp_sym(const void *x, const void *y)
 /* The C++ ABI's demangler (libstdc++), as perf shows C++ names. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-const char *elf_funcs__demangle(struct strset *names, const char *name)
+/* name demangled as perf shows it (a copy to free), or NULL when it is not a C++ name. */
+static char *demangle_dup(const char *name)
 {
 	char *d;
-	const char *r;
 	int status = 0;
 
 	if (name[0] != '_' || name[1] != 'Z')
-		return strset__intern(names, name);
+		return NULL;
 	d = __cxa_demangle(name, NULL, NULL, &status);
 	if (status == 0 && d) {
 		/* perf shows the name without its parameter list: "ns::f", not "ns::f(int) const" */
@@ -82,9 +82,51 @@ const char *elf_funcs__demangle(struct strset *names, const char *name)
 			}
 		}
 	}
-	r = strset__intern(names, status == 0 && d ? d : name);
+	if (status) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+const char *elf_funcs__demangle(struct strset *names, const char *name)
+{
+	char *d = demangle_dup(name);
+	const char *r = strset__intern(names, d ? d : name);
+
 	free(d);
 	return r;
+}
+
+/*
+ * Lean: of the aliases v[i..w) at one address (sorted by better() on the file's
+ * names), the one better() picks by their demangled names, as a report would, into
+ * *ret: only C++ names can rank otherwise.
+ */
+static void lean_alias(const struct elf_func *v, size_t i, size_t w, struct elf_func *ret)
+{
+	char *best_dm = NULL;
+	bool mangled = false;
+
+	for (size_t j = i; j < w && v[j].start == v[i].start; j++)
+		mangled |= !v[j].named && v[j].name[0] == '_' && v[j].name[1] == 'Z';
+	if (!mangled)
+		return;
+	for (size_t j = i; j < w && v[j].start == v[i].start; j++) {
+		char *dm = v[j].named ? NULL : demangle_dup(v[j].name);
+		struct elf_func a = v[j], b = *ret;
+
+		a.name = dm ? dm : v[j].name;
+		b.name = best_dm ? best_dm : ret->name;
+		if (j == i || better(&a, &b)) {
+			*ret = v[j];
+			free(best_dm);
+			best_dm = dm;
+		} else {
+			free(dm);
+		}
+	}
+	free(best_dm);
 }
 
 /* The section called name of elf, or NULL. */
@@ -195,7 +237,7 @@ static size_t plt_syms(Dwfl_Module *mod, struct strset *names, struct elf_func *
 		if (!sn)
 			break;
 		funcs[w + added++] = (struct elf_func){ .start = at + bias, .end = at + bias + PLT_ENTRY, .name = sn,
-						       .bind = STB_GLOBAL };
+						       .bind = STB_GLOBAL, .named = true };
 	}
 	return added;
 }
@@ -212,7 +254,7 @@ static size_t plt_relocs(Dwfl_Module *mod)
 	return rel.sh_size / rel.sh_entsize;
 }
 
-size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, struct elf_func **ret)
+size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, bool lean, struct elf_func **ret)
 {
 	int n = dwfl_module_getsymtab(mod);
 	size_t w = 0, nplt = plt_relocs(mod);
@@ -235,10 +277,10 @@ size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, struct elf_func *
 
 		if (!name || !name[0] || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
 			continue;
-		name = elf_funcs__demangle(names, name);
+		name = lean ? name : elf_funcs__demangle(names, name);     /* lean: the file's, copied by the caller */
 		if (!name)
 			break;
-		f[w++] = (struct elf_func){ .start = addr, .end = addr + sym.st_size, .name = name,
+		f[w++] = (struct elf_func){ .start = addr, .end = addr + sym.st_size, .name = name, .named = !lean,
 					   .bind = (uint8_t)GELF_ST_BIND(sym.st_info),
 					   .sec_end = sym.st_size ? 0 : section_end(elf, shndx, bias) };
 	}
@@ -250,7 +292,10 @@ size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, struct elf_func *
 	for (size_t i = 0; i < w; i++) {
 		if (k && f[k - 1].start == f[i].start)
 			continue;
-		f[k++] = f[i];
+		f[k] = f[i];
+		if (lean)
+			lean_alias(f, i, w, &f[k]);
+		k++;
 	}
 	for (size_t i = 0; i < k; i++)
 		if (f[i].end == f[i].start) {

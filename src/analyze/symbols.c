@@ -48,8 +48,11 @@ struct dso_entry {
 	uint8_t expect_len;
 	uint8_t found[20];              /* the file's, when it differs */
 	uint8_t found_len;
-	struct elf_func *syms;               /* functions by address, aliases resolved */
+	struct elf_func *syms;          /* functions by address, aliases resolved */
 	size_t nr_syms;
+	char *raw;                      /* lean: the names of syms as the file has them */
+	size_t bytes;                   /* lean: of syms and raw, counted in held */
+	uint64_t used;                  /* lean: the tick of its last look-up */
 	struct hashtable inl;           /* of struct inl: inline chains by module address */
 	const char **inl_names;         /* their names, "f (inlined)", innermost first */
 	size_t nr_inl_names, cap_inl_names;
@@ -85,6 +88,12 @@ struct symbols {
 	size_t nr_dsos, cap_dsos;
 	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
 	struct kallsyms *kallsyms;       /* made by symbols__load_kallsyms */
+	/* lean (symbols__set_lean): no file kept open, names demangled when first asked,
+	 * the least recently used objects' symbols let go past budget bytes */
+	bool lean;
+	size_t budget, held;
+	uint64_t tick;
+	struct symbols_stats st;
 };
 
 /*
@@ -177,6 +186,7 @@ struct symbols *symbols__free(struct symbols *s)
 		free(s->dsos[i].path);
 		free(s->dsos[i].loads);
 		free(s->dsos[i].syms);
+		free(s->dsos[i].raw);
 		hashtable__release(&s->dsos[i].inl);
 		free(s->dsos[i].inl_names);
 		if (s->dsos[i].dwfl)
@@ -372,6 +382,78 @@ static void vdso_find_file(struct symbols *s, struct dso_entry *d)
 	d->mod = NULL;
 }
 
+/* Lean: let go of d's symbols (they are read again when it is looked up next). */
+static void lean_evict(struct symbols *s, struct dso_entry *d)
+{
+	s->held -= d->bytes;
+	s->st.objects--;
+	s->st.evicted++;
+	s->st.evicted_bytes += d->bytes;
+	free(d->syms);
+	free(d->raw);
+	free(d->loads);
+	d->syms = NULL;
+	d->raw = NULL;
+	d->loads = NULL;
+	d->nr_syms = d->nr_loads = d->bytes = 0;
+	d->opened = false;
+}
+
+/*
+ * Lean: d's names copied out of the file (which is closed next), its bytes counted,
+ * and the least recently used other objects' symbols let go while past the budget.
+ */
+static void lean_keep(struct symbols *s, struct dso_entry *d)
+{
+	size_t n = 0, at = 0;
+
+	for (size_t i = 0; i < d->nr_syms; i++)
+		n += d->syms[i].named ? 0 : strlen(d->syms[i].name) + 1;
+	d->raw = n ? malloc(n) : NULL;
+	if (n && !d->raw) {
+		free(d->syms);          /* out of memory: no names rather than dangling ones */
+		d->syms = NULL;
+		d->nr_syms = 0;
+	}
+	for (size_t i = 0; d->raw && i < d->nr_syms; i++) {
+		size_t len;
+
+		if (d->syms[i].named)
+			continue;
+		len = strlen(d->syms[i].name) + 1;
+		memcpy(d->raw + at, d->syms[i].name, len);
+		d->syms[i].name = d->raw + at;
+		at += len;
+	}
+	d->bytes = n + d->nr_syms * sizeof(*d->syms) + d->nr_loads * sizeof(*d->loads);
+	s->held += d->bytes;
+	s->st.objects += d->bytes != 0;
+	s->st.loaded++;
+	while (s->held > s->budget) {
+		struct dso_entry *lru = NULL;
+
+		for (size_t i = 0; i < s->nr_dsos; i++)
+			if (&s->dsos[i] != d && s->dsos[i].bytes && (!lru || s->dsos[i].used < lru->used))
+				lru = &s->dsos[i];
+		if (!lru)
+			break;          /* d alone is past it: it stays while it is used */
+		lean_evict(s, lru);
+	}
+}
+
+void symbols__set_lean(struct symbols *s, size_t budget)
+{
+	s->lean = true;
+	s->budget = budget;
+}
+
+void symbols__stats(const struct symbols *s, struct symbols_stats *ret)
+{
+	*ret = s->st;
+	ret->bytes = s->held;
+	ret->names = strset__size(&s->names);
+}
+
 static void dso_open(struct symbols *s, struct dso_entry *d)
 {
 	Elf *elf;
@@ -410,8 +492,16 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			d->loads[d->nr_loads++] = ph;
 	}
-	d->nr_syms = elf_funcs__read(d->mod, &s->names, &d->syms);
+	d->nr_syms = elf_funcs__read(d->mod, &s->names, s->lean, &d->syms);
+	if (s->lean)
+		lean_keep(s, d);
 	d->bad = false;
+	if (s->lean) {
+		/* its symbols are copied out: the file's pages need not stay mapped */
+		dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		d->mod = NULL;
+	}
 }
 
 /* The entry of (path, build id), made the first time; NULL on ENOMEM.  Valid until
@@ -510,6 +600,7 @@ static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *
 	d = dso_memo_get(s, o);
 	if (!d)
 		return NULL;
+	d->used = ++s->tick;
 	if (!d->opened)
 		dso_open(s, d);
 	if (d->bad)
@@ -546,8 +637,8 @@ int symbols__open_object(struct symbols *s, const struct model_dso *o)
 	struct stat st;
 	int fd;
 
-	if (!d)
-		return -ENOENT;
+	if (!d || (!d->mod && !is_own_vdso(s, d)))
+		return -ENOENT; /* lean: no file kept */
 	if (is_own_vdso(s, d)) {
 		char own[64];
 
@@ -576,6 +667,15 @@ const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint6
 	k = sorted_find_le(d->syms, d->nr_syms, start, a);
 	if (k == SIZE_MAX || a >= d->syms[k].end)
 		return NULL;
+	if (!d->syms[k].named) {
+		/* lean: named the first time a sample lands in it */
+		const char *n = elf_funcs__demangle(&s->names, d->syms[k].name);
+
+		if (!n)
+			return NULL;
+		d->syms[k].name = n;
+		d->syms[k].named = true;
+	}
 	if (ret_into)
 		*ret_into = a - d->syms[k].start;
 	return d->syms[k].name;

@@ -112,6 +112,11 @@ static void print_admin(const struct status *s)
 	       (double)num(s, "memory_bytes") / 1048576, (double)num(s, "memory_max") / 1048576,
 	       (double)num(s, "dict_bytes") / 1048576, num(s, "buckets_coarse"), num(s, "buckets_fine"),
 	       num(s, "evicted_buckets"), num(s, "evicted_samples"), num(s, "compactions"));
+	printf("symbols: %.2f MiB of %.0f MiB for %" PRIu64 " objects (read %" PRIu64 " times); let go %" PRIu64
+	       " times (%.2f MiB), read again when sampled; %" PRIu64 " function names kept\n",
+	       (double)num(s, "symbols_bytes") / 1048576, (double)num(s, "symbols_max") / 1048576,
+	       num(s, "symbols_objects"), num(s, "symbols_loaded"), num(s, "symbols_evicted"),
+	       (double)num(s, "symbols_evicted_bytes") / 1048576, num(s, "symbols_names"));
 	printf("disk: %.2f MiB of %.0f MiB in %" PRIu64 " segments under %s; %" PRIu64 " buckets written, %" PRIu64
 	       " write errors (last errno %" PRIu64 "); read back %" PRIu64 ", %" PRIu64 " corrupt, %" PRIu64 " refused\n",
 	       (double)num(s, "disk_bytes") / 1048576, (double)num(s, "disk_max") / 1048576, num(s, "disk_segments"),

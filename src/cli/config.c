@@ -24,7 +24,7 @@ static void daemon_defaults(struct prof_daemon_config *d)
 {
 	*d = (struct prof_daemon_config){ .freq = 19, .callchain = true, .python_frames = true,
 					  .off_cpu_sample = 1, .off_cpu_window = 2, .off_cpu_period = 20,
-					  .mmap_pages = 64, .bucket = 10, .fine_span = 300, .history = 3600, .memory_max = 32 << 20,
+					  .mmap_pages = 64, .bucket = 10, .fine_span = 300, .history = 3600, .memory_max = 32 << 20, .symbols_max = 16 << 20,
 					  .disk_max = 256 << 20, .answers_memory_max = 64 << 20,
 					  .bucket_max_stacks = 20000, .fsync = true, .max_clients = 256,
 					  .max_clients_per_uid = 16, .client_timeout = 5 };
@@ -170,6 +170,7 @@ static const struct daemon_key {
 	DK(fine_span, DK_UINT, fine_span, 2, 86400, "seconds of 1 s buckets, at least two buckets"),
 	DK(history, DK_UINT, history, 60, 31 * 86400, "seconds of history, 60 to 2678400"),
 	DK(memory_max, DK_SIZE, memory_max, 1 << 20, UINT64_C(1) << 40, "bytes (K, M, G), at least 1M"),
+	DK(symbols_max, DK_SIZE, symbols_max, 1 << 20, UINT64_C(1) << 40, "bytes (K, M, G), at least 1M"),
 	DK(disk_max, DK_SIZE, disk_max, 1 << 16, UINT64_C(1) << 42, "bytes (K, M, G), at least 64K"),
 	DK(answers_memory_max, DK_SIZE, answers_memory_max, 1 << 20, UINT64_C(1) << 40, "bytes (K, M, G), at least 1M"),
 	DK(bucket_max_stacks, DK_UINT, bucket_max_stacks, 1, 100000000, "distinct (task, stack) keys, 1 to 100000000"),

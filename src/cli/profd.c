@@ -47,8 +47,9 @@ static const char usage[] =
 	"Profile every tenant of this host, always, at a low rate, and keep the history\n"
 	"for each of them to read back: prof report --daemon, prof top --daemon.\n"
 	"\n"
-	"  -f, --foreground   stay in the foreground, log to stderr (for systemd and tests)\n"
-	"      --config FILE  read FILE instead of " PROF_SYSCONFDIR "/prof.conf\n"
+	"  -f, --foreground   in the foreground, logging to stderr (systemd, tests)\n"
+	"      --config FILE  read FILE instead of the system's prof.conf:\n"
+	"                     " PROF_SYSCONFDIR "/prof.conf\n"
 	"  -h, --help         this text\n"
 	"  -v, --version      profd's version\n"
 	"\n"
@@ -178,6 +179,7 @@ static int settings_of(const struct prof_config *c, struct daemon_settings *s, c
 			   .fsync = d->fsync },
 		.server = { .max_clients = d->max_clients, .max_per_uid = d->max_clients_per_uid,
 			    .timeout_ms = d->client_timeout * 1000, .answers_memory_max = d->answers_memory_max },
+		.symbols_max = d->symbols_max,
 		.user_kernel = c->user_kernel, .freq = d->freq, .callchain = d->callchain,
 		.python_frames = d->python_frames, .off_cpu = d->off_cpu,
 		.off_cpu_stacks = d->off_cpu_stacks, .off_cpu_sample = d->off_cpu_sample,
@@ -386,6 +388,7 @@ static int profd_start(struct profd *p)
 	}
 	sc.history = daemon__history(p->d);
 	sc.max_stacks = p->pf.cfg.daemon.bucket_max_stacks;
+	sc.symbols_max = p->pf.cfg.daemon.symbols_max;
 	sc.kernel = true;
 	if (sampler__new(&sc, &p->sampler) < 0 || start_session(p) < 0) {
 		close(fd);

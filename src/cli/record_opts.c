@@ -35,7 +35,6 @@ const char record_opts__usage[] =
 	"  -v, --verbose           more detail in the summary\n"
 	"      --config FILE       configuration file (see prof.conf(5))\n"
 	"  -h, --help              this text\n"
-	"\n"
 	"Scopes add up (default: the command's tree); prof stops when it exits, at\n"
 	"Ctrl-C, SIGTERM or -d, exiting with the command's status.  See prof-record(1).\n";
 

@@ -369,6 +369,10 @@ void record_summary__print(const struct record_summary *r)
 			"prof: %" PRIu64 " samples unattributed: their task exited before its uid or parent "
 			"could be read (%" PRIu64 "), or changed uid and vanished (%" PRIu64 ").\n",
 			unattributed, t->unattributed_gone, t->unattributed_creds);
+	if (t->comm_from_parent)
+		fprintf(stderr, "prof: %" PRIu64 " tasks forked before the recording and gone before /proc could "
+			"name them: named as their parent was (the kernel copies the name at fork).\n",
+			t->comm_from_parent);
 	if (r->opts->verbose)
 		summary_verbose(&s);
 }

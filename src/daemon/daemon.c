@@ -396,6 +396,7 @@ static void restart_keys(const struct daemon_settings *o, const struct daemon_se
 	CHANGED(o->off_cpu_window_ns != n->off_cpu_window_ns || o->off_cpu_period_ns != n->off_cpu_period_ns,
 		"off_cpu_window");
 	CHANGED(o->history.bucket_ns != n->history.bucket_ns, "bucket");
+	CHANGED(o->symbols_max != n->symbols_max, "symbols_max");
 	CHANGED(strcmp(o->history_dir, n->history_dir), "state_dir");
 #undef CHANGED
 }

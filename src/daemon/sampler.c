@@ -122,6 +122,8 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 		return -ENOMEM;
 	}
 	s->an.res.kernel_here = c->kernel;
+	/* a process of weeks: symbol tables bounded, no object file kept mapped */
+	symbols__set_lean(s->an.syms, c->symbols_max);
 	/* the tasks' [vdso] is this kernel's: named from profd's own (none: [unknown]) */
 	(void)symbols__expect_own_vdso(s->an.syms);
 	/* frames keep their objects' addresses, for the exports (pprof): a named one its
@@ -568,4 +570,5 @@ int sampler__finish(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
 void sampler__stats(const struct sampler *s, struct sampler_stats *ret)
 {
 	*ret = s->st;
+	symbols__stats(s->an.syms, &ret->syms);
 }

@@ -86,6 +86,10 @@ static void write_sampling(struct snap_out *o, const struct status_facts *f)
 		     f->sampling.python.with_python, f->sampling.python.verified, f->sampling.python.unverified,
 		     f->sampling.python.chained, f->sampling.python.name_windows);
 	line(o, "close_wait_max_ms %.3f\nengine_bytes %zu\n", (double)ss->close_wait_max_ns / 1e6, ss->engine_bytes);
+	line(o, "symbols_bytes %" PRIu64 "\nsymbols_max %zu\nsymbols_objects %" PRIu64 "\nsymbols_loaded %" PRIu64
+	     "\nsymbols_evicted %" PRIu64 "\nsymbols_evicted_bytes %" PRIu64 "\nsymbols_names %" PRIu64 "\n",
+	     ss->syms.bytes, f->s->symbols_max, ss->syms.objects, ss->syms.loaded, ss->syms.evicted,
+	     ss->syms.evicted_bytes, ss->syms.names);
 	line(o, "records %" PRIu64 "\ndescribed %" PRIu64 "\n", f->sampling.records, f->sampling.described);
 	write_off_cpu(o, f);
 }

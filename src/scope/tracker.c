@@ -325,6 +325,11 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 		t->st.samples_out_of_scope++;
 		return TRACKER_DROP;
 	}
+	if (task->flags & TASK_COMM_OF_PARENT) {
+		/* a FORK judged since would have made the task anew: it was before the recording */
+		task->flags &= ~TASK_COMM_OF_PARENT;
+		t->st.comm_from_parent++;
+	}
 	*j = (struct judgement){
 		.pid = pid, .tid = tid, .comm = task->comm[0] ? task->comm : NULL,
 		.uid = task->uid, .uid_known = task->flags & TASK_UID_KNOWN, .cgroup = cgroup,
@@ -363,6 +368,9 @@ static int judge_fork(struct tracker *t, const struct perf_record_fork *f, struc
 		t->st.tasks_seen++;
 		child->pid = (int32_t)f->pid;
 		inherit(child, &pcopy);
+		/* its name too, as the kernel copies it: a child that enters the scope before
+		 * its exec (a set*uid()) and is gone before /proc can name it has this one */
+		memcpy(child->comm, pcopy.comm, sizeof(child->comm));
 		if (is_tree_root(t, (int32_t)f->pid))
 			child->flags |= TASK_IN_TREE | TASK_TREE_KNOWN;
 	} else {
@@ -632,7 +640,9 @@ static int look_up_fork(struct tracker *t, const struct perf_record_fork *f)
 
 /* A pre-existing task that was gone before /proc could tell about it: its exit names
  * its parent, whose facts it had (its samples, including the exit teardown's, are
- * judged later). */
+ * judged later), and whose name it had too, as the kernel copies it at fork, unless
+ * a COMM of its own named it since (an exec's is judged in time order, after the
+ * samples before it). */
 static int look_up_exit(struct tracker *t, const struct perf_record_fork *e)
 {
 	struct task *task = task_table__find(t->tasks, (int32_t)e->tid), *parent, copy;
@@ -655,6 +665,11 @@ static int look_up_exit(struct tracker *t, const struct perf_record_fork *e)
 		t->st.tasks_seen++;
 	}
 	inherit(task, &copy);
+	/* (a FORK on its way makes the task anew, named by its parent's COMMs) */
+	if (!task->comm[0] && copy.comm[0] && !(task->flags & TASK_FORK_PENDING)) {
+		memcpy(task->comm, copy.comm, sizeof(task->comm));
+		task->flags |= TASK_COMM_OF_PARENT;
+	}
 	return TRACKER_LOOKED_UP;
 }
 

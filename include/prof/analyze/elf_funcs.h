@@ -9,6 +9,7 @@
 #ifndef PROF_ANALYZE_ELF_FUNCS_H
 #define PROF_ANALYZE_ELF_FUNCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <elfutils/libdwfl.h>
@@ -18,16 +19,20 @@ struct strset;
 struct elf_func {
 	uint64_t start, end;            /* module addresses (bias applied) */
 	uint64_t sec_end;               /* the end of its section (0: not known) */
-	const char *name;               /* interned */
+	const char *name;               /* interned; lean: the file's own until named */
 	uint8_t bind;
+	bool named;                     /* name is demangled and interned */
 };
 
 /*
  * The functions of mod sorted by start, names interned in names: how many, and in
  * *ret the array (the caller's to free), left untouched when none was made (no
  * symbol table nor PLT, or ENOMEM).  A name that fails to intern ends the list.
+ * lean (a long-lived reader's, profd's): the names are the module's own strings, not
+ * demangled (named false, valid while mod lives: the caller copies them), PLT stubs'
+ * aside; among aliases the one their demangled names make perf choose.
  */
-size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, struct elf_func **ret);
+size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, bool lean, struct elf_func **ret);
 
 /* name demangled as perf shows a C++ name ("ns::f", no parameters), interned in
  * names; a name that is not mangled, interned as it is.  NULL on ENOMEM. */

@@ -107,6 +107,25 @@ void symbols__for_each_refused(const struct symbols *s,
 			       void (*fn)(const struct symbols_refused *o, void *ctx), void *ctx);
 
 /*
+ * A long-lived process's (profd's): no object file is kept open or mapped once its
+ * symbols are read (so no inline chains, no symbols__open_object), a function's name
+ * is demangled and kept the first time a look-up finds it, and past budget bytes of
+ * symbol tables the least recently looked-up objects' are let go (read again from
+ * the file, its build id checked again, if it is looked up later).  The names found
+ * stay (one copy of each distinct name).  Call before the first look-up.
+ */
+void symbols__set_lean(struct symbols *s, size_t budget);
+
+struct symbols_stats {
+	uint64_t bytes;                 /* lean: symbol tables held now */
+	uint64_t objects;               /* ... of this many objects */
+	uint64_t loaded;                /* objects read, since the start */
+	uint64_t evicted, evicted_bytes;        /* let go past the budget, since the start */
+	uint64_t names;                 /* distinct names found (kept) */
+};
+void symbols__stats(const struct symbols *s, struct symbols_stats *ret);
+
+/*
  * Load the running kernel's symbols from kallsyms text, relocated so that ref_addr
  * (the address of the reference symbol in the recording, e.g. _text) maps to this
  * kernel's.  0, or -ENOENT when the reference symbol is missing.

@@ -58,6 +58,7 @@ struct prof_config {
 		unsigned int mmap_pages;
 		uint64_t bucket, fine_span, history;    /* seconds */
 		uint64_t memory_max, disk_max, answers_memory_max;      /* bytes */
+		uint64_t symbols_max;           /* bytes of sampled objects' symbol tables */
 		uint64_t bucket_max_stacks;
 		bool fsync;
 		char state_dir[1024];

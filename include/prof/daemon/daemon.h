@@ -31,6 +31,7 @@ struct daemon_settings {
 	struct history_config history;
 	struct store_config store;      /* its dir points into history_dir */
 	struct server_limits server;
+	size_t symbols_max;             /* [daemon] symbols_max (the sampler's), as status says it */
 	char history_dir[4200];
 	bool has_admin_gid;             /* [policy] admin_group names a group */
 	uint32_t admin_gid;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prof/analyze/symbols.h"
 #include "prof/daemon/history.h"
 #include "prof/perfdata/sample.h"
 
@@ -38,6 +39,7 @@ struct sampler_config {
 	bool off_cpu;                   /* off-CPU time kept: buckets say over how long
 					 * (BUCKET_OFFCPU; all of each, or sampler__offcpu_window's) */
 	size_t max_stacks;              /* the live engine's cap per fine span */
+	size_t symbols_max;             /* the objects' symbol tables kept, bytes (LRU) */
 	bool kernel;                    /* kernel symbols are readable (kallsyms) */
 	/* an offcpu-runq holder of the session's holder table (OFFCPU_HOLDER_TASK + n): its
 	 * uid and cgroup (session__offcpu_holder); NULL: none */
@@ -64,6 +66,7 @@ struct sampler_stats {
 	uint64_t objects;               /* objects described (mode, owner, build id) */
 	uint64_t close_wait_max_ns;     /* longest wait for history's lock at a close */
 	size_t engine_bytes;            /* the live engine's tables */
+	struct symbols_stats syms;      /* the objects' symbol tables (symbols_max) */
 };
 
 struct sampler;

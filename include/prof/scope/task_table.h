@@ -22,6 +22,8 @@ enum task_flags {
 	TASK_EXITED = 1 << 5,           /* its EXIT was seen: kept a while for teardown samples */
 	TASK_UNATTRIBUTED = 1 << 6,     /* a sample of it went unattributed (tracker stats) */
 	TASK_FORK_PENDING = 1 << 7,     /* made by the look-up of its FORK, which is not judged yet */
+	TASK_COMM_OF_PARENT = 1 << 8,   /* named as its parent at its EXIT's look-up (counted at
+					 * its first written sample) */
 };
 
 struct task {

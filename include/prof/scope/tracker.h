@@ -46,6 +46,8 @@ struct tracker_stats {
 	uint64_t lookups;               /* /proc reads of task facts */
 	uint64_t lookups_failed;
 	uint64_t creds_changes;
+	uint64_t comm_from_parent;      /* tasks with written samples there before the recording,
+					 * gone before /proc named them: named as their parent */
 	uint64_t first_time, last_time; /* of written samples */
 	uint64_t first_sample;          /* time of the first sample judged, whatever its verdict */
 	/* the first tasks whose samples went unattributed, for -v, and when their EXIT came (0: not seen) */

@@ -237,9 +237,11 @@ Test(pipeline, task_found_gone_waits_for_the_next_drain)
 	cr_assert_eq(drain(evs, 1), 0);
 	cr_assert_eq(fx.judge_before, UINT64_MAX);
 	cr_assert_eq(pipeline__flush(fx.p, fx.q, UINT64_MAX, 0), 0);
-	/* the tenant's child: written, though /proc had nothing to describe it with */
-	expect_out(0, PERF_RECORD_SAMPLE, 710, 710, NULL);
-	expect_out(1, PERF_RECORD_EXIT, 0, 0, NULL);
+	/* the tenant's child: written, though /proc had nothing to describe it with; named
+	 * as its parent was, as the kernel names a child at fork (issue 33), its maps unknown */
+	expect_out(0, PERF_RECORD_COMM, 710, 710, "parent");
+	expect_out(1, PERF_RECORD_SAMPLE, 710, 710, NULL);
+	expect_out(2, PERF_RECORD_EXIT, 0, 0, NULL);
 	cr_assert_eq(pipeline__scope_stats(fx.p)->unattributed_gone, 0);
 	cr_assert_eq(pipeline__stats(fx.p)->described_gone, 1);
 }

@@ -736,6 +736,67 @@ Test(tracker, look_up_gone_task_waits_for_its_exit)
 }
 
 /*
+ * ... and named: a child forked just before the recording, sampled before its exec and
+ * gone before /proc could name it, has its parent's name (the kernel copies it at
+ * fork); its exec's COMM, judged after that sample, names what follows.  Issue 33.
+ */
+Test(tracker, gone_before_look_up_named_as_its_parent)
+{
+	struct rec rs, rc, re, rt;
+	const struct perf_event_header *s, *c, *e, *t;
+	struct perf_record_comm *cr;
+
+	scope_uid(1001);
+	put_task(700, 700, 1, 1001);
+	start();
+	s = mk_sample(&rs, 710, 710, 2000000, 0);
+	cr_assert_eq(tracker__look_up(fx.t, s), TRACKER_WAIT_FOR_EXIT);
+	e = mk_fork(&re, PERF_RECORD_EXIT, 710, 700, 710, 700, 2000300);
+	cr_assert_eq(tracker__look_up(fx.t, e), TRACKER_LOOKED_UP);
+	expect(judge(s, 2000000), TRACKER_WRITE, "sample of 710 before its exec");
+	cr_assert(fx.need.what & SYNTH_COMM, "need %#x", fx.need.what);
+	cr_assert_not_null(fx.need.comm, "a sample of the tenant with no name to give it");
+	cr_assert_str_eq(fx.need.comm, "task700", "its parent's name, as at its fork");
+	cr_assert_eq(stats()->comm_from_parent, 1);
+	/* its exec: a COMM record, then a sample under the new name */
+	c = mk_sample(&rc, 710, 710, 2000100, 0);       /* (storage for the COMM below) */
+	cr = (struct perf_record_comm *)(void *)&rc;
+	*cr = (struct perf_record_comm){ .header = { .type = PERF_RECORD_COMM, .misc = PERF_RECORD_MISC_COMM_EXEC,
+						     .size = sizeof(*cr) + 8 }, .pid = 710, .tid = 710 };
+	strcpy(cr->comm, "prof-hot");
+	expect(judge(c, 2000100), TRACKER_WRITE, "its exec's COMM");
+	t = mk_sample(&rt, 710, 710, 2000200, 0);
+	expect(judge(t, 2000200), TRACKER_WRITE, "sample of 710 after its exec");
+	cr_assert_not(fx.need.what & SYNTH_COMM, "the COMM written names it: need %#x", fx.need.what);
+	cr_assert_str_eq(fx.j.comm, "prof-hot");
+	expect(judge(e, 2000300), TRACKER_WRITE, "its EXIT");
+	cr_assert_eq(stats()->unattributed_gone, 0);
+}
+
+/* A child whose FORK is read, even after its EXIT: named by its parent's COMMs when
+ * the FORK is judged, not counted as named after its parent at its EXIT's look-up. */
+Test(tracker, forked_in_the_recording_not_named_at_exit)
+{
+	struct rec rf, rs, re;
+	const struct perf_event_header *f, *s, *e;
+
+	scope_uid(1001);
+	put_task(700, 700, 1, 1001);
+	start();
+	f = mk_fork(&rf, PERF_RECORD_FORK, 720, 700, 720, 700, 2000000);
+	s = mk_sample(&rs, 720, 720, 2000100, 0);
+	e = mk_fork(&re, PERF_RECORD_EXIT, 720, 700, 720, 700, 2000200);
+	/* its EXIT read first (another CPU's ring buffer), then its FORK */
+	cr_assert_eq(tracker__look_up(fx.t, e), TRACKER_LOOKED_UP);
+	cr_assert_eq(tracker__look_up(fx.t, f), TRACKER_LOOKED_UP);
+	cr_assert_eq(tracker__look_up(fx.t, s), TRACKER_LOOKED_UP);
+	expect(judge(f, 2000000), TRACKER_WRITE, "FORK of 720");
+	expect(judge(s, 2000100), TRACKER_WRITE, "sample of 720");
+	expect(judge(e, 2000200), TRACKER_WRITE, "its EXIT");
+	cr_assert_eq(stats()->comm_from_parent, 0);
+}
+
+/*
  * A FORK read while its parent, there before the recording, still runs: the parent is
  * read at the look-up, not later when the FORK is judged (by then it may be gone).
  */
@@ -1168,6 +1229,26 @@ Test(tracker, written_tasks_once_each)
 
 /* A COMM dropped while the task was out of scope still names it: when the task enters
  * the scope after /proc lost it, the file gets a COMM with that name, not none. */
+/* su's child: forked as root (dropped), setuid to the tenant before its exec, gone
+ * before /proc could name it: its samples are named as su was, as at its fork. */
+Test(tracker, child_entering_the_scope_before_exec_named_as_its_parent)
+{
+	fx.cfg.creds_events = true;
+	scope_uid(1001);
+	put_task(600, 600, 1, 0);
+	start();
+
+	expect(sample(600, 600, 0), TRACKER_DROP, "root's su");
+	expect(fork_(610, 600, 610, 600), TRACKER_DROP, "su's child, as root");
+	/* (never in this /proc: gone by the time anything reads it) */
+	expect(creds(ID_SETUID, 610, 610, 1001), TRACKER_CONSUMED, "sys_enter_setuid");
+	expect(sample(610, 610, 0), TRACKER_WRITE, "after setuid(1001), before its exec");
+	cr_assert(fx.need.what & SYNTH_COMM, "need %#x", fx.need.what);
+	cr_assert_not_null(fx.need.comm, "nothing to name it with when /proc has nothing");
+	cr_assert_str_eq(fx.need.comm, "task600", "its parent's name, as at its fork");
+	assert_accounted();
+}
+
 Test(tracker, dropped_comm_names_the_task_later)
 {
 	fx.cfg.creds_events = true;
