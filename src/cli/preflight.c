@@ -290,6 +290,19 @@ static int apply_policy(struct preflight *p, struct record_opts *o)
 	return 0;
 }
 
+/*
+ * Whether CAP_PERFMON alone lets prof read other users' /proc/PID/maps: from Linux
+ * 6.15 (as prof(1) says; checked on 6.18 only: docs/DESIGN.md, "Kernels and fresh
+ * machines"); an unparseable release is taken as older.
+ */
+static bool perfmon_reads_maps(void)
+{
+	char release[256];
+
+	kernel__release(release, sizeof(release));
+	return kernel__at_least(release, 6, 15) == 1;
+}
+
 void preflight__init(struct preflight *p)
 {
 	*p = (struct preflight){ .cgroup_fd = -1 };
@@ -322,7 +335,8 @@ int preflight__run(struct preflight *p, struct record_opts *o)
 	ret = apply_policy(p, o);
 	if (ret)
 		return ret;
-	if (p->verdict.admin && !o->all && !p->privs.sys_ptrace && !p->privs.perfmon && !o->quiet)
+	if (p->verdict.admin && !o->all && !p->privs.sys_ptrace && !(p->privs.perfmon && perfmon_reads_maps()) &&
+	    !o->quiet)
 		fprintf(stderr, "prof: warning: without CAP_SYS_PTRACE the maps of other users' tasks cannot be read: their user-space symbols may not resolve.\n");
 	return 0;
 }
