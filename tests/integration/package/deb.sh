@@ -151,9 +151,12 @@ while time.time() < end:
     outer(5000)
 PYW
 chmod 644 "$TMP/u/work.py"
-# "GOOD TOTAL": python3.11's samples whose Python frames are outer, middle and leaf, of all of its samples
+# "GOOD TOTAL": python3.11's samples whose Python frames are outer, middle and leaf, of
+# all of its samples in file $1, read by the command after it (a runuser prefix, or none)
 py_chains() {
-	/usr/bin/prof report -i "$1" -F folded -g 2>/dev/null | awk '/^python3\.11;/ { t += $NF
+	local f=$1
+	shift
+	"$@" /usr/bin/prof report -i "$f" -F folded -g 2>/dev/null | awk '/^python3\.11;/ { t += $NF
 		if ($0 ~ /outer_\(.*work\.py:[0-9]+\);middle_\(.*work\.py:[0-9]+\);leaf_\(/) g += $NF }
 		END { print g + 0, t + 0 }'
 }
@@ -167,9 +170,12 @@ else
 		note "root's prof record -g of $PY has its callers in $rg of $rt samples: prof does not read" \
 			"this build's frames ($(grep -m1 'Python' "$TMP/root-py.err")); the operators' Python callers are not checked"
 	else
-		runuser -u "$U" -- /usr/bin/prof record -g -o py.data -- "$PY" "$TMP/u/work.py" 2 >"$TMP/out" 2>"$TMP/py.err" ||
+		# (HOME: the build-id cache that keeps the object naming the Python frames is
+		# the user's own ~/.debug; runuser keeps root's HOME)
+		as_u=(runuser -u "$U" -- env HOME="$TMP/u")
+		"${as_u[@]}" /usr/bin/prof record -g -o py.data -- "$PY" "$TMP/u/work.py" 2 >"$TMP/out" 2>"$TMP/py.err" ||
 			fail "prof record -g of $PY as $U: exit $?: $(cat "$TMP/py.err")"
-		read -r ug ut <<<"$(py_chains "$TMP/u/py.data")"
+		read -r ug ut <<<"$(py_chains "$TMP/u/py.data" "${as_u[@]}")"
 		grep -q 'CAP_BPF' "$TMP/py.err" && fail "as $U (prof-admin): prof asks for CAP_BPF: $(cat "$TMP/py.err")"
 		grep -q 'read in the kernel (BPF)' "$TMP/py.err" || fail "as $U: no callers read in the kernel: $(cat "$TMP/py.err")"
 		[ "$ug" -ge $((ut / 4)) ] && [ "$ut" -gt 0 ] ||
