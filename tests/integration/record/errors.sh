@@ -57,3 +57,18 @@ pass "EMFILE: $(head -n 1 err)"
 [ -s keep.data.old ] || fail "no keep.data.old"
 [ "$(stat -c %a keep.data)" = 600 ] || fail "output mode $(stat -c %a keep.data), want 600"
 pass "old output kept as .old, mode 0600"
+
+# A kernel older than prof's minimum (5.7): the UNAME26 personality makes uname(2)
+# report a 2.6 release to prof, as an old kernel would.  prof names the release it
+# saw and the minimum, and creates nothing (not "check -F/-c" after the kernel's EINVAL).
+if command -v setarch >/dev/null && setarch "$(uname -m)" --uname-2.6 true 2>/dev/null; then
+	setarch "$(uname -m)" --uname-2.6 "$PROF" record -a -d 0.2 -o "$TMP/old.data" >out 2>err
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "an old kernel: exit $rc, want 1: $(cat err)"
+	grep -q "runs Linux 2\.6\.[0-9].*prof needs Linux 5\.7 or later" err || fail "an old kernel's message: $(cat err)"
+	grep -q "F/-c" err && fail "an old kernel's message blames -F/-c: $(cat err)"
+	[ ! -e "$TMP/old.data" ] || fail "an old kernel: a file was created"
+	pass "a kernel older than 5.7: $(head -n 1 err)"
+else
+	note "setarch --uname-2.6 does not run here: the old kernel's message is not checked"
+fi
