@@ -28,7 +28,7 @@ static void write_public(struct snap_out *o, const struct status_facts *f)
 	line(o, "version 1\n");
 	line(o, "uid %u\nadmin %d\n", f->uid, f->admin);
 	line(o, "started %" PRIu64 "\nuptime_s %.1f\n", f->sampling.started_ns,
-	     f->now > f->sampling.started_ns ? (double)(f->now - f->sampling.started_ns) / 1e9 : 0.0);
+	     f->sampling.started_ns && f->now > f->sampling.started_ns ? (double)(f->now - f->sampling.started_ns) / 1e9 : 0.0);
 	line(o, "event %s\nfrequency %" PRIu64 "\nperiod %" PRIu64 "\ncallchain %d\n", s->event, s->freq, s->period,
 	     s->callchain);
 	line(o, "follows_setuid %d\n", s->creds);
