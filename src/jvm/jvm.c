@@ -207,22 +207,6 @@ int jvm__find(int32_t pid, jvm_read_fn read, void *ctx, struct jvm *ret, char *w
 	return jvm__find_in_maps(pid, maps, read, ctx, ret, why, why_len);
 }
 
-static uint64_t u64_at(const uint8_t *b, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, 8);
-	return v;
-}
-
-static int32_t i32_at(const uint8_t *b, uint64_t off)
-{
-	int32_t v;
-
-	memcpy(&v, b + off, 4);
-	return v;
-}
-
 int jvm__read_heaps(struct jvm *j, char *why, size_t why_len)
 {
 	const struct jvm_layout *l = &j->l;

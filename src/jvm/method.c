@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/base/util.h"
 #include "prof/jvm/method.h"
 
 #define MAX_SCOPES_BYTES (1u << 20)
@@ -16,22 +17,6 @@
 /* DebugInformationRecorder::serialized_null, InvocationEntryBci */
 #define SERIALIZED_NULL 0
 #define INVOCATION_ENTRY_BCI (-1)
-
-static uint64_t u64_at(const uint8_t *b, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, 8);
-	return v;
-}
-
-static int32_t i32_at(const uint8_t *b, uint64_t off)
-{
-	int32_t v;
-
-	memcpy(&v, b + off, 4);
-	return v;
-}
 
 static uint16_t u16_at(const uint8_t *b, uint64_t off)
 {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prof/base/util.h"
 #include "prof/jvm/vmstructs.h"
 
 /* Bounds on what a process may claim (its tables are the tenant's memory). */
@@ -196,22 +197,6 @@ static int read_str(jvm_read_fn read, void *ctx, uint64_t addr, char *buf, size_
 		have += n;
 	}
 	return -ENAMETOOLONG;
-}
-
-static uint64_t u64_at(const uint8_t *e, uint64_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, e + off, 8);
-	return v;
-}
-
-static int32_t i32_at(const uint8_t *e, uint64_t off)
-{
-	int32_t v;
-
-	memcpy(&v, e + off, 4);
-	return v;
 }
 
 /* Note the entry (type, name, value) against what is wanted of kind k: the

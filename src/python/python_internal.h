@@ -17,6 +17,7 @@
 #include <linux/perf_event.h>
 
 #include "prof/base/hashtable.h"
+#include "prof/base/util.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/chain.h"
 #include "prof/python/early.h"
@@ -113,15 +114,6 @@ struct activation {
 	uint64_t frame, code;           /* pinned; 0 when not */
 	struct python_pinned pin;       /* builds with debug info: what else is pinned */
 };
-
-/* The 8 bytes at off of what was read of an object (a code object's head). */
-static inline uint64_t u64_at(const uint8_t *p, uint32_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, 8);
-	return v;
-}
 
 /* ---- python.c ------------------------------------------------------------------ */
 

@@ -17,6 +17,23 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* The 8 (4) bytes at off of a buffer read from a process or a file, unaligned. */
+static inline uint64_t u64_at(const void *p, uint64_t off)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, (const uint8_t *)p + off, 8);
+	return v;
+}
+
+static inline int32_t i32_at(const void *p, uint64_t off)
+{
+	int32_t v;
+
+	__builtin_memcpy(&v, (const uint8_t *)p + off, 4);
+	return v;
+}
+
 static inline void freep(void *p)
 {
 	free(*(void **)p);
