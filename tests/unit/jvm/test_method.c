@@ -27,7 +27,7 @@ static size_t put_u5(uint8_t *out, uint32_t v, uint8_t x)
 
 static size_t put_signed(uint8_t *out, int32_t v, uint8_t x)
 {
-	return put_u5(out, (uint32_t)((v << 1) ^ (v >> 31)), x);
+	return put_u5(out, ((uint32_t)v << 1) ^ (uint32_t)(v >> 31), x);
 }
 
 Test(jvm_method, unsigned5_round_trips)
