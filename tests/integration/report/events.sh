@@ -43,6 +43,10 @@ for line in open(f"{tmp}/script.txt"):
     m = re.match(r"\s*(.*\S)\s+(\d+)\s+(\S+):\s*$", line)
     if m:
         comm, n, ev = m.group(1), int(m.group(2)), m.group(3)
+        # a task the file gives no COMM (perf -a under churn): perf says ":PID", prof
+        # "[unknown]", one row for all of them
+        if re.fullmatch(r":-?\d+", comm):
+            comm = "[unknown]"
         samples[ev] += 1
         period[ev] += n
         by_comm[(ev, comm)] += n
