@@ -33,13 +33,17 @@ public class Hot {
     }
 }
 JAVA
-# the decoy: 300 methods hot in turns of 30 (the cold ones' code flushed from a small
+# the decoy: 300 methods (each of some size) hot in turns of 30 (the cold ones' code flushed from a small
 # cache, their addresses given to later compiles), and trap(), compiled while x >= 0
 # only, then called with x < 0 (an uncommon trap: deoptimized, compiled again)
 {
 	echo 'public class Churn {'
+	# each method long enough (24 statements in its loop) that the 300 do not fit the
+	# small cache at once, on a quiet host too: the cold ones must be flushed
 	for i in $(seq 0 299); do
-		echo "    static long m$i(long x) { long s = $i; for (int i = 0; i < 200; i++) s += (x + i) * $((i * 7 + 3)) ^ (s >>> $((i % 13 + 1))); return s; }"
+		printf '    static long m%d(long x) { long s = %d; for (int i = 0; i < 200; i++) {' "$i" "$i"
+		for j in $(seq 1 24); do printf ' s += (x + i * %d) * %d ^ (s >>> %d);' "$j" $((i * 7 + j)) $(((i + j) % 13 + 1)); done
+		echo ' } return s; }'
 	done
 	echo '    static long trap(long x) { if (x < 0) return -x * 3 + new StringBuilder().append(x).length(); return x + 1; }'
 	echo '    public static void main(String[] args) throws Exception {'
