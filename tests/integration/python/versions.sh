@@ -6,7 +6,10 @@
 # scripts/python-eval-pins made; refused, another build) runs sixty(), thirty()
 # and ten(), the same pure-Python loop 6000, 3000 and 1000 times in turn (where a
 # sample is pinned depends on the pc, not on which of them runs): each one's share
-# of the samples with verified frames is within 5 points of 60/30/10, the frames
+# of the samples with verified frames is within 5 points of its share of the CPU
+# time the program measured itself spending in it (time.thread_time around each
+# call: near 60/30/10 on an idle host, a few points off that on a loaded one, where
+# a context switch's cold caches land unevenly), the frames
 # name lines of their own function, each under <module> at its call (or a marker
 # where nothing is claimed), and most samples are verified.  A version it
 # does not do gets no Python frames and one clean summary line saying why; those
@@ -24,14 +27,21 @@ def thirty(n):
 def ten(n):
     x = 0
     for i in range(n): x += i
+spent = {"sixty": 0.0, "thirty": 0.0, "ten": 0.0}
+tt = time.thread_time
 end = time.time() + float(sys.argv[1])
 while time.time() < end:
-    sixty(6000); thirty(3000); ten(1000)
+    a = tt(); sixty(6000); b = tt(); thirty(3000); c = tt(); ten(1000); d = tt()
+    spent["sixty"] += b - a; spent["thirty"] += c - b; spent["ten"] += d - c
+with open(sys.argv[2], "w") as out:
+    total = sum(spent.values())
+    out.write(" ".join(f"{k}={100 * v / total:.2f}" for k, v in spent.items()) + "\n")
 PY
 
-# check_shares FOLDED: shares of the verified samples within 5 points, at the line
+# check_shares FOLDED TRUTH: shares of the verified samples within 5 points of the
+# program's own (TRUTH: its "name=percent" line), at the line
 check_shares() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "$2" <<'PY'
 import sys
 n = {"sixty": 0, "thirty": 0, "ten": 0}
 # each function's own lines: its def (RESUME), "x = 0", its loop
@@ -42,11 +52,11 @@ for l in open(sys.argv[1]):
     mine = [f for f in stack.split(";") if "spin.py:" in f and f.split(" (")[0] in n]
     if not mine:
         continue
-    # the frame above it: <module> at its call (line 13; "def" where 3.8-3.10 pin no
+    # the frame above it: <module> at its call (line 15; "def" where 3.8-3.10 pin no
     # instruction), or the marker where callers were not read at the sample instant
     ours = [f for f in stack.split(";") if "spin.py:" in f or f.startswith("[python")]
     above = ours[-2] if len(ours) > 1 else ""
-    if above.startswith("<module> (") and (above.endswith(":13)") or ":def " in above):
+    if above.startswith("<module> (") and (above.endswith(":15)") or ":def " in above):
         callers += int(count)
     elif above not in ("[python: callers not proven]", "[python: unverified]"):
         wrong_caller += int(count)
@@ -59,7 +69,8 @@ for l in open(sys.argv[1]):
         wrong_line += int(count)
 print(f"# {total} verified samples in them: " + ", ".join(f"{k} {100 * v / max(total, 1):.1f}%" for k, v in n.items()) +
       f"; at another line: {wrong_line}; under <module>: {callers}, under another caller: {wrong_caller}")
-want = {"sixty": 60, "thirty": 30, "ten": 10}
+want = {k: float(v) for k, v in (w.split("=") for w in open(sys.argv[2]).read().split())}
+print("# the program's own CPU time in them: " + ", ".join(f"{k} {v:.1f}%" for k, v in want.items()))
 sys.exit(1 if total < 2000 or wrong_line or wrong_caller or any(abs(100 * n[k] / total - want[k]) > 5 for k in want)
          else 0)
 PY
@@ -74,7 +85,8 @@ lib313=$PYENV_VERSIONS/3.13.0/lib/libpython3.13.so.1.0
 for v in 3.8.18 3.9.18 3.10.13 3.11.7 3.12.1 3.13.0; do
 	pyenv_mount "$v" || { note "$v: not installed"; continue; }
 	F=$TMP/$v.data
-	pyv_record "$F" "$TMP/pub/spin.py" 4
+	install -m 666 /dev/null "$TMP/pub/truth"   # the user's program writes its measure there
+	pyv_record "$F" "$TMP/pub/spin.py" 4 "$TMP/pub/truth"
 	pyv_folded "$F" "$TMP/$v.folded"
 	if grep -qE '^prof: Python: no Python frames for 1 interpreter\(s\): .*(CPython '"${v//./\\.}"'[:( ].*not a (version|build) prof knows|a CPython older than 3\.11 \(no Py_Version\): not a version prof knows)' "$TMP/summary"; then
 		note "$v: $(sed -nE 's/^prof: Python: no Python frames for 1 interpreter\(s\): (.*)/\1/p' "$TMP/summary")"
@@ -85,7 +97,8 @@ for v in 3.8.18 3.9.18 3.10.13 3.11.7 3.12.1 3.13.0; do
 	fi
 	read -r samples verified < <(sed -nE 's/^prof: Python: ([0-9]+) samples .*, ([0-9]+) of them all verified.*/\1 \2/p' "$TMP/summary")
 	[ -n "${samples:-}" ] || fail "$v: no Python line in the summary: $(grep -i python "$TMP/summary")"
-	check_shares "$TMP/$v.folded" || fail "$v: shares off or a wrong line"
+	[ -s "$TMP/pub/truth" ] || fail "$v: the program wrote no measure of its own"
+	check_shares "$TMP/$v.folded" "$TMP/pub/truth" || fail "$v: shares off or a wrong line"
 	[ "$((verified * 100))" -ge "$((samples * 60))" ] || fail "$v: only $verified of $samples samples verified"
 	note "$v: $verified of $samples samples verified"
 	done_versions=$((done_versions + 1))
