@@ -493,6 +493,7 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 			d->loads[d->nr_loads++] = ph;
 	}
 	d->nr_syms = elf_funcs__read(d->mod, &s->names, s->lean, &d->syms);
+	d->nr_syms = elf_funcs__add_go(d->mod, &s->names, s->lean, &d->syms, d->nr_syms);
 	if (s->lean)
 		lean_keep(s, d);
 	d->bad = false;
