@@ -410,7 +410,7 @@ static int by_scan(Elf *elf, const uint8_t *img, size_t size, uint64_t lo, uint6
 int gopclntab__from_elf(Elf *elf, struct gopclntab **ret)
 {
 	uint64_t lo, hi, off, len, text;
-	size_t size;
+	size_t size, shnum;
 	const uint8_t *img = (const uint8_t *)elf_rawfile(elf, &size);
 	int err;
 
@@ -420,5 +420,9 @@ int gopclntab__from_elf(Elf *elf, struct gopclntab **ret)
 		err = gopclntab__parse(img + off, (size_t)len, lo, hi, text, ret);
 		return err == -EINVAL ? -ENOENT : err;
 	}
+	/* an object with section headers names its table, if it has one: only one
+	 * stripped of them is scanned (not every stripped library's read-only data) */
+	if (elf_getshdrnum(elf, &shnum) < 0 || shnum > 0)
+		return -ENOENT;
 	return by_scan(elf, img, size, lo, hi, ret);
 }

@@ -87,6 +87,17 @@ int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct buil
 			     enum build_id_cache_result *ret);
 
 /*
+ * A debug file for the object of build id b mapped at path (its bytes open on fd:
+ * an ELF with that build id, e.g. the symbol table prof makes of a stripped Go
+ * program's own table), kept as DIR/<path>/<hex>/debug, where perf report looks
+ * for one (DSO_BINARY_TYPE__BUILD_ID_CACHE_DEBUGINFO: .build-id/xx/yyyy/debug),
+ * by the same rules and limits as build_id_cache__add().  A .build-id link of the
+ * build id that exists already (the object kept at another path) is left alone.
+ */
+int build_id_cache__add_debug(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
+			      uint64_t size, enum build_id_cache_result *ret);
+
+/*
  * Every path of a recording's objects kept by build id, as readers that look an
  * object up by its path and build id find it (hotspot's perfparser: DIR/PATH/HEX/elf;
  * perf looks in .build-id/): for each record of build_ids (len bytes of
