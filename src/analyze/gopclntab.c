@@ -149,6 +149,15 @@ static int check_funcs(const struct gopclntab *t, uint64_t text_lo, uint64_t tex
 
 	if (!t->nfunc || t->nfunc > (t->len - t->functab) / (2 * t->field))
 		return -EINVAL;
+	/* 1.16+: the first _func follows the function table, pointer-aligned: a count
+	 * that is off (more or fewer) does not fit it */
+	if (t->magic != GOPCLNTAB_MAGIC_12) {
+		uint64_t size = (2 * t->nfunc + 1) * t->field, first;
+
+		if (!rdword(t, t->functab + t->field, t->field, &first) || first < size ||
+		    first > (size + t->ptrsize - 1) / t->ptrsize * t->ptrsize)
+			return -EINVAL;
+	}
 	for (uint64_t i = 0; i <= t->nfunc; i++) {
 		if (!entry_of(t, i, &e) || e < prev || e > text_hi || (i < t->nfunc && e == text_hi))
 			return -EINVAL;
