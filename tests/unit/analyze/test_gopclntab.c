@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The .gopclntab reader on a real Go program, built here by Debian's go (skipped
+ * without it): every function of the stripped build's table is the unstripped
+ * build's symbol of that name and address; a pc's file and line are the source's;
+ * a table with its count or header changed, or cut short, is refused, and
+ * corrupted bytes are read without a fault (the sanitizer build checks).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prof/analyze/gopclntab.h"
+
+static char dir[] = "/tmp/prof-gopclntab.XXXXXX";
+
+static const char prog[] = "package main\n\n"
+			   "//go:noinline\n"
+			   "func alphaWork(n int) int {\n"
+			   "\ts := 0\n"
+			   "\tfor i := 0; i < n; i++ {\n"
+			   "\t\ts += i * i % 7\n"
+			   "\t}\n"
+			   "\treturn s\n"
+			   "}\n\n"
+			   "func main() { println(alphaWork(10)) }\n";
+
+/* Build the program (full or -s -w) into dir; false when go is not there. */
+static bool build(void)
+{
+	char cmd[1024];
+	FILE *f;
+
+	if (system("command -v go >/dev/null 2>&1") != 0 || !mkdtemp(dir))
+		return false;
+	snprintf(cmd, sizeof(cmd), "%s/p.go", dir);
+	f = fopen(cmd, "w");
+	cr_assert(f);
+	fputs(prog, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && export HOME=%s GOCACHE=%s/cache GO111MODULE=off && go build -o full p.go && "
+		 "go build -ldflags='-s -w' -o stripped p.go", dir, dir, dir);
+	cr_assert_eq(system(cmd), 0, "go build failed");
+	return true;
+}
+
+static void cleanup(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (dir[strlen(dir) - 1] != 'X')
+		(void)!system(cmd);
+}
+
+static Elf *open_elf(const char *name, int *ret_fd)
+{
+	char path[512];
+	Elf *e;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	*ret_fd = open(path, O_RDONLY);
+	cr_assert_geq(*ret_fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(*ret_fd, ELF_C_READ_MMAP, NULL);
+	cr_assert(e);
+	return e;
+}
+
+/*
+ * Go's table spells some names shorter than its symbol table: an assembly
+ * function's ABI wrapper without ".abi0", an array length in a generated name as
+ * "[...]" ("type..eq.[...]internal/cpu.option" for "type..eq.[5]internal/cpu.option").
+ */
+static bool same_go_name(const char *table, const char *sym)
+{
+	while (*table && *sym) {
+		if (!strncmp(table, "[...]", 5) && sym[0] == '[') {
+			table += 5;
+			sym += 1 + strspn(sym + 1, "0123456789");
+			if (*sym++ != ']')
+				return false;
+		} else if (*table++ != *sym++) {
+			return false;
+		}
+	}
+	return !*table && (!*sym || !strcmp(sym, ".abi0"));
+}
+
+/* Whether the unstripped build has a function symbol name at addr (aliases too:
+ * runtime.text is internal/cpu.Initialize's address). */
+static bool symbol_at(Elf *e, uint64_t addr, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym s;
+
+				if (gelf_getsym(d, (int)i, &s) && s.st_value == addr &&
+				    GELF_ST_TYPE(s.st_info) == STT_FUNC && same_go_name(name, elf_strptr(e, sh.sh_link, s.st_name)))
+					return true;
+			}
+		}
+	return false;
+}
+
+static size_t count_of(Elf *e)
+{
+	struct gopclntab *t = NULL;
+	size_t n;
+
+	cr_assert_eq(gopclntab__from_elf(e, &t), 0);
+	n = gopclntab__count(t);
+	gopclntab__free(t);
+	return n;
+}
+
+TestSuite(gopclntab, .fini = cleanup);
+
+Test(gopclntab, names_as_the_symbol_table)
+{
+	int fd_full, fd;
+	Elf *full, *e;
+	struct gopclntab *t = NULL;
+	size_t n, same = 0, alpha = SIZE_MAX;
+
+	if (!build())
+		cr_skip_test("needs go (Debian package golang-go)");
+	full = open_elf("full", &fd_full);
+	e = open_elf("stripped", &fd);
+	cr_assert_eq(gopclntab__from_elf(e, &t), 0);
+	cr_assert_eq(gopclntab__count(t), count_of(full), "the stripped build's table has the full one's functions");
+	t = gopclntab__free(t);
+	/* the full build's table against its own symbol table */
+	cr_assert_eq(gopclntab__from_elf(full, &t), 0);
+	cr_assert_eq(gopclntab__magic(t), GOPCLNTAB_MAGIC_118, "Go 1.18/1.19's table (magic %#x)", gopclntab__magic(t));
+	n = gopclntab__count(t);
+	cr_assert_gt(n, 100);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t s, end;
+		const char *name;
+
+		cr_assert(gopclntab__func(t, i, &s, &end, &name));
+		cr_assert_lt(s, end);
+		cr_assert_eq(gopclntab__find(t, s), i);
+		cr_assert_eq(gopclntab__find(t, end - 1), i);
+		if (symbol_at(full, s, name))
+			same++;
+		else
+			cr_log_error("%#lx %s: not the symbol table's name", (unsigned long)s, name);
+		if (!strcmp(name, "main.alphaWork"))
+			alpha = i;
+	}
+	cr_assert_eq(same, n, "%zu of %zu functions as the symbol table names them", same, n);
+	cr_assert_neq(alpha, SIZE_MAX);
+	{
+		uint64_t s, end;
+		const char *name, *file;
+		int32_t line = 0;
+		bool loop = false;
+
+		gopclntab__func(t, alpha, &s, &end, &name);
+		for (uint64_t pc = s; pc < end; pc++) {
+			/* the padding after its code has no line */
+			if (!gopclntab__line(t, pc, &file, &line)) {
+				cr_assert_gt(pc, s);
+				continue;
+			}
+			cr_assert(strstr(file, "/p.go"), "file %s", file);
+			cr_assert(line >= 4 && line <= 10, "line %d", line);
+			loop |= line == 7;
+		}
+		cr_assert(loop, "no pc of alphaWork on its loop's line 7");
+	}
+	gopclntab__free(t);
+	elf_end(e);
+	elf_end(full);
+	close(fd);
+	close(fd_full);
+}
+
+Test(gopclntab, refuses_what_does_not_check_out)
+{
+	int fd;
+	Elf *e;
+	struct gopclntab *t = NULL;
+	size_t size;
+	const uint8_t *img;
+	uint8_t *copy;
+	uint64_t off = 0, len = 0, lo = 0, hi = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (!build())
+		cr_skip_test("needs go (Debian package golang-go)");
+	e = open_elf("stripped", &fd);
+	img = (const uint8_t *)elf_rawfile(e, &size);
+	elf_getshdrstrndx(e, &shstrndx);
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh)) {
+			const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+
+			if (!strcmp(name, ".gopclntab"))
+				off = sh.sh_offset, len = sh.sh_size;
+			if (!strcmp(name, ".text"))
+				lo = sh.sh_addr, hi = sh.sh_addr + sh.sh_size;
+		}
+	cr_assert(len && hi);
+	copy = malloc(len);
+	memcpy(copy, img + off, len);
+	cr_assert_eq(gopclntab__parse(copy, len, lo, hi, lo, &t), 0);
+	t = gopclntab__free(t);
+	/* the count one more or one fewer, a magic of no version, a quantum of 3 */
+	for (int d = -1; d <= 1; d += 2) {
+		copy[8] = (uint8_t)(img[off + 8] + d);
+		cr_assert_eq(gopclntab__parse(copy, len, lo, hi, lo, &t), -EINVAL, "count %+d", d);
+	}
+	copy[8] = img[off + 8];
+	copy[0] ^= 0x04;
+	cr_assert_eq(gopclntab__parse(copy, len, lo, hi, lo, &t), -EINVAL);
+	copy[0] ^= 0x04;
+	copy[6] = 3;
+	cr_assert_eq(gopclntab__parse(copy, len, lo, hi, lo, &t), -EINVAL);
+	copy[6] = img[off + 6];
+	/* text elsewhere, the table cut short */
+	cr_assert_eq(gopclntab__parse(copy, len, hi, hi + 0x1000, 0, &t), -EINVAL);
+	cr_assert_eq(gopclntab__parse(copy, len / 2, lo, hi, lo, &t), -EINVAL);
+	/* any byte of the header's words flipped: refused, or a table that checks out
+	 * whole (read by lookups without a fault) */
+	for (size_t i = 8; i < 72; i++) {
+		copy[i] ^= 0x55;
+		if (gopclntab__parse(copy, len, lo, hi, lo, &t) == 0) {
+			const char *file;
+			int32_t line;
+
+			for (uint64_t pc = lo; pc < hi; pc += 97)
+				(void)gopclntab__line(t, pc, &file, &line);
+			t = gopclntab__free(t);
+		}
+		copy[i] ^= 0x55;
+	}
+	free(copy);
+	elf_end(e);
+	close(fd);
+}
