@@ -325,7 +325,8 @@ static bool covered(const struct elf_func *f, size_t n, uint64_t start, uint64_t
 	return lo && f[lo - 1].end > start;
 }
 
-size_t elf_funcs__add_go(Dwfl_Module *mod, struct strset *names, bool lean, struct elf_func **funcs, size_t n)
+size_t elf_funcs__add_go(Dwfl_Module *mod, struct strset *names, bool lean, struct elf_func **funcs, size_t n,
+			 struct gopclntab **ret_table)
 {
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
@@ -356,7 +357,10 @@ size_t elf_funcs__add_go(Dwfl_Module *mod, struct strset *names, bool lean, stru
 		f[w++] = (struct elf_func){ .start = s + bias, .end = e + bias, .name = name, .named = !lean,
 					   .bind = STB_GLOBAL };
 	}
-	gopclntab__free(t);
+	if (ret_table && w > n)
+		*ret_table = t;
+	else
+		gopclntab__free(t);
 	if (w > n)
 		qsort(f, w, sizeof(*f), cmp_sym);
 	if (!w) {

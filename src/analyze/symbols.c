@@ -17,6 +17,7 @@
 #include "prof/base/strset.h"
 #include "prof/base/vec.h"
 #include "prof/analyze/elf_funcs.h"
+#include "prof/analyze/gopclntab.h"
 #include "prof/analyze/kallsyms.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/util.h"
@@ -49,6 +50,7 @@ struct dso_entry {
 	uint8_t found[20];              /* the file's, when it differs */
 	uint8_t found_len;
 	struct elf_func *syms;          /* functions by address, aliases resolved */
+	struct gopclntab *go;           /* not lean: Go's table, when it named functions */
 	size_t nr_syms;
 	char *raw;                      /* lean: the names of syms as the file has them */
 	size_t bytes;                   /* lean: of syms and raw, counted in held */
@@ -186,6 +188,7 @@ struct symbols *symbols__free(struct symbols *s)
 		free(s->dsos[i].path);
 		free(s->dsos[i].loads);
 		free(s->dsos[i].syms);
+		gopclntab__free(s->dsos[i].go);
 		free(s->dsos[i].raw);
 		hashtable__release(&s->dsos[i].inl);
 		free(s->dsos[i].inl_names);
@@ -493,7 +496,7 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 			d->loads[d->nr_loads++] = ph;
 	}
 	d->nr_syms = elf_funcs__read(d->mod, &s->names, s->lean, &d->syms);
-	d->nr_syms = elf_funcs__add_go(d->mod, &s->names, s->lean, &d->syms, d->nr_syms);
+	d->nr_syms = elf_funcs__add_go(d->mod, &s->names, s->lean, &d->syms, d->nr_syms, s->lean ? NULL : &d->go);
 	if (s->lean)
 		lean_keep(s, d);
 	d->bad = false;
@@ -685,6 +688,15 @@ const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint6
 const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t off)
 {
 	return symbols__user_in(s, o, off, NULL);
+}
+
+bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret_file,
+		      int32_t *ret_line)
+{
+	uint64_t a;
+	struct dso_entry *d = dso_addr(s, o, off, &a);
+
+	return d && d->go && gopclntab__line(d->go, a - d->bias, ret_file, ret_line);
 }
 
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret)

@@ -48,6 +48,15 @@ const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint6
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret);
 
 /*
+ * The source file and line of file offset off of o (trusted as for symbols__user)
+ * from a Go program's own table, when that table names o's functions (no
+ * .symtab; gopclntab.h).  The file name lives as long as s.  false otherwise, and
+ * always for a lean reader (which keeps no table).
+ */
+bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret_file,
+		      int32_t *ret_line);
+
+/*
  * The file of object o that lookups trust (found as for symbols__user: by build id,
  * the cache first), opened for reading as the user, for the unwinder's CFI.  An fd,
  * or -errno (-ENOENT: no trusted file).

@@ -79,6 +79,14 @@ for v in full stripped noshdr; do
 done
 [ "$(cat "$TMP/top-full-fp")" = "main.alphaWork main.betaWork" ] || fail "the unstripped build's: $(cat "$TMP/top-full-fp")"
 
+# pprof: Go's own fields (Function.filename, Line.line) from the table, as go tool pprof reads them
+"$PROF" report -i "$TMP/stripped-fp.data" -g -F pprof -o "$TMP/stripped.pb.gz" 2>"$TMP/err" || fail "prof report -F pprof: $(cat "$TMP/err")"
+go tool pprof -top -lines "$TMP/stripped.pb.gz" >"$TMP/pprof.top" 2>"$TMP/err" || fail "go tool pprof: $(cat "$TMP/err")"
+# the loop bodies' lines of go_hot.go: alphaWork's 14-17, betaWork's 23-26
+grep -Eq 'main\.alphaWork .*/go_hot\.go:1[4-7]$' "$TMP/pprof.top" &&
+	grep -Eq 'main\.betaWork .*/go_hot\.go:2[3-6]$' "$TMP/pprof.top" ||
+	fail "pprof has no go_hot.go lines: $(head -20 "$TMP/pprof.top")"
+
 # perf report of prof's file: the debug file prof record kept names them
 for v in stripped noshdr; do
 	perf_clean "$TMP/$v.perf" report -i "$TMP/$v-fp.data" --stdio --no-children --sort dso,sym -g none -F sample,dso,sym -t '|'
