@@ -294,7 +294,8 @@ static bool pcvalue(const struct gopclntab *t, uint32_t off, uint64_t entry, uin
 		if (!varint(t, &p, &uv) || (uv == 0 && !first) || !varint(t, &p, &pcd))
 			return false;
 		first = false;
-		val += (int32_t)(uv & 1 ? ~(uv >> 1) : uv >> 1);
+		/* wrapping, as Go's int32 does: hostile deltas are no undefined behaviour */
+		val = (int32_t)((uint32_t)val + (uv & 1 ? ~(uv >> 1) : uv >> 1));
 		at += (uint64_t)pcd * t->quantum;
 		if (pc < at)
 			break;
