@@ -4,7 +4,8 @@
  * without it): every function of the stripped build's table is the unstripped
  * build's symbol of that name and address; a pc's file and line are the source's;
  * a table with its count or header changed, or cut short, is refused, and
- * corrupted bytes are read without a fault (the sanitizer build checks).
+ * corrupted bytes are read without a fault (the sanitizer build checks); a running
+ * stripped program is named alike by a report's reader and profd's lean one.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -13,13 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "prof/analyze/gopclntab.h"
+#include "prof/analyze/model.h"
+#include "prof/analyze/resolver.h"
+#include "prof/analyze/symbols.h"
+#include "prof/base/strset.h"
+#include "own_maps.h"
 
 static char dir[] = "/tmp/prof-gopclntab.XXXXXX";
 
-static const char prog[] = "package main\n\n"
+static const char prog[] = "package main\n\nimport \"os\"\n\n"
 			   "//go:noinline\n"
 			   "func alphaWork(n int) int {\n"
 			   "\ts := 0\n"
@@ -28,7 +35,7 @@ static const char prog[] = "package main\n\n"
 			   "\t}\n"
 			   "\treturn s\n"
 			   "}\n\n"
-			   "func main() { println(alphaWork(10)) }\n";
+			   "func main() { println(alphaWork(10)); os.Stdin.Read(make([]byte, 1)) }\n";
 
 /* Build the program (full or -s -w) into dir; false when go is not there. */
 static bool build(void)
@@ -45,7 +52,7 @@ static bool build(void)
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
 		 "cd %s && export HOME=%s GOCACHE=%s/cache GO111MODULE=off && go build -o full p.go && "
-		 "go build -ldflags='-s -w' -o stripped p.go", dir, dir, dir);
+		 "go build -ldflags='-s -w' -o stripped p.go </dev/null", dir, dir, dir);
 	cr_assert_eq(system(cmd), 0, "go build failed");
 	return true;
 }
@@ -178,10 +185,10 @@ Test(gopclntab, names_as_the_symbol_table)
 				continue;
 			}
 			cr_assert(strstr(file, "/p.go"), "file %s", file);
-			cr_assert(line >= 4 && line <= 10, "line %d", line);
-			loop |= line == 7;
+			cr_assert(line >= 6 && line <= 12, "line %d", line);
+			loop |= line == 9;
 		}
-		cr_assert(loop, "no pc of alphaWork on its loop's line 7");
+		cr_assert(loop, "no pc of alphaWork on its loop's line 9");
 	}
 	gopclntab__free(t);
 	elf_end(e);
@@ -252,6 +259,116 @@ Test(gopclntab, refuses_what_does_not_check_out)
 		copy[i] ^= 0x55;
 	}
 	free(copy);
+	elf_end(e);
+	close(fd);
+}
+
+static void feed(const struct perf_event_header *ev, void *ctx)
+{
+	cr_assert_eq(model__process(ctx, ev), 0);
+}
+
+/* MMAP2 records of pid's executable file mappings (own_maps.h's, of another task). */
+static int task_maps(pid_t pid, struct model *m)
+{
+	char line[4608], file[4096], maps[64];
+	static union record r;
+	FILE *f;
+	int n = 0;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off, ino;
+		unsigned int maj, min;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %4095s", &lo, &hi, perms, &off, &maj, &min, &ino,
+			   file) != 8 || perms[2] != 'x' || file[0] != '/')
+			continue;
+		feed(mmap2_record(&r, pid, PERF_RECORD_MISC_USER, lo, hi - lo, off, maj, min, ino,
+				  PROT_READ | PROT_EXEC, file), m);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The function at ip of task pid as a resolver over syms names it. */
+static const char *name_at(struct model *m, struct symbols *syms, struct strset *names, int32_t pid, uint64_t ip)
+{
+	struct resolver r = { .model = m, .syms = syms, .names = names };
+	struct profile_frame f;
+
+	resolver__frame(&r, pid, false, ip, &f);
+	return f.sym;
+}
+
+/* A running stripped Go program, named by a report's reader and by profd's lean one
+ * alike, and its table let go within the lean reader's budget. */
+Test(gopclntab, lean_and_report_alike)
+{
+	struct symbols *full, *lean;
+	struct symbols_stats st;
+	struct strset names = { 0 };
+	struct model *m = model__new();
+	struct gopclntab *t = NULL;
+	char path[512];
+	int in[2], out[2], fd;
+	char said[8] = { 0 };
+	uint64_t alpha = 0;
+	Elf *e;
+	pid_t pid;
+
+	if (!build())
+		cr_skip_test("needs go (Debian package golang-go)");
+	e = open_elf("stripped", &fd);
+	cr_assert_eq(gopclntab__from_elf(e, &t), 0);
+	for (size_t i = 0; i < gopclntab__count(t) && !alpha; i++) {
+		uint64_t s, end;
+		const char *name;
+
+		if (gopclntab__func(t, i, &s, &end, &name) && !strcmp(name, "main.alphaWork"))
+			alpha = s;
+	}
+	cr_assert(alpha);
+	cr_assert_eq(pipe(in), 0);
+	cr_assert_eq(pipe(out), 0);
+	snprintf(path, sizeof(path), "%s/stripped", dir);
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 2);
+		close(in[1]);
+		close(out[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	/* it has run main (its mappings made) once it says alphaWork(10)'s 19 */
+	cr_assert_gt(read(out[0], said, sizeof(said) - 1), 0);
+	cr_assert_str_eq(said, "19\n");
+	cr_assert_gt(task_maps(pid, m), 0);
+	full = symbols__new();
+	lean = symbols__new();
+	symbols__set_lean(lean, 1u << 20);
+	/* non-PIE: the address is the ELF's */
+	cr_assert_str_eq(name_at(m, full, &names, pid, alpha + 1), "main.alphaWork");
+	cr_assert_str_eq(name_at(m, lean, &names, pid, alpha + 1), "main.alphaWork");
+	symbols__stats(lean, &st);
+	cr_assert_eq(st.loaded, 1);
+	cr_assert_gt(st.bytes, 0);
+	cr_assert_leq(st.bytes, 1u << 20, "lean holds %lu bytes", (unsigned long)st.bytes);
+	close(in[1]);           /* it reads EOF and exits */
+	waitpid(pid, NULL, 0);
+	close(out[0]);
+	symbols__free(full);
+	symbols__free(lean);
+	model__free(m);
+	strset__release(&names);
+	gopclntab__free(t);
 	elf_end(e);
 	close(fd);
 }
