@@ -335,9 +335,14 @@ size_t elf_funcs__add_go(Dwfl_Module *mod, struct strset *names, bool lean, stru
 	GElf_Shdr sh;
 	size_t w = n, nr;
 
-	/* a symbol table names them already (perf's names, its aliases) */
-	if (!elf || section_named(elf, ".symtab", &sh) || gopclntab__from_elf(elf, &t) < 0)
+	if (!elf || (!ret_table && section_named(elf, ".symtab", &sh)) || gopclntab__from_elf(elf, &t) < 0)
 		return n;
+	if (section_named(elf, ".symtab", &sh)) {
+		/* a symbol table names them already (perf's names, its aliases): the
+		 * table for inline chains and lines only */
+		*ret_table = t;
+		return n;
+	}
 	nr = gopclntab__count(t);
 	f = realloc(n ? *funcs : NULL, (n + nr + 1) * sizeof(*f));
 	if (!f) {

@@ -25,7 +25,18 @@ struct gopclntab {
 	size_t cu, filetab, filetab_end, pctab, functab;
 	size_t funcdata;                /* what a _func offset is relative to */
 	uint32_t nfiletab;              /* 1.2: the file table's entries */
+	/* 1.18-1.19: the read-only segment holding go:func.*, which the inline trees'
+	 * offsets (FUNCDATA_InlTree) are relative to; gofunc 0: not known */
+	const uint8_t *ro;
+	size_t ro_len;
+	uint64_t ro_vaddr, gofunc;
 };
+
+/* The _func of Go 1.18-1.19: its fixed fields' size, then pcdata and funcdata. */
+#define FUNC118_SIZE 40
+#define PCDATA_INLTREEINDEX 2
+#define FUNCDATA_INLTREE 3
+#define INLINED_CALL118_SIZE 20
 
 static bool rd32(const struct gopclntab *t, size_t off, uint32_t *ret)
 {
@@ -417,6 +428,8 @@ static int by_scan(Elf *elf, const uint8_t *img, size_t size, uint64_t lo, uint6
 	return -ENOENT;
 }
 
+static void find_gofunc(Elf *elf, const uint8_t *img, size_t size, struct gopclntab *t);
+
 int gopclntab__from_elf(Elf *elf, struct gopclntab **ret)
 {
 	uint64_t lo, hi, off, len, text;
@@ -428,11 +441,117 @@ int gopclntab__from_elf(Elf *elf, struct gopclntab **ret)
 		return -ENOENT;
 	if (by_section(elf, size, &off, &len, &text)) {
 		err = gopclntab__parse(img + off, (size_t)len, lo, hi, text, ret);
-		return err == -EINVAL ? -ENOENT : err;
-	}
-	/* an object with section headers names its table, if it has one: only one
-	 * stripped of them is scanned (not every stripped library's read-only data) */
-	if (elf_getshdrnum(elf, &shnum) < 0 || shnum > 0)
+		err = err == -EINVAL ? -ENOENT : err;
+	} else if (elf_getshdrnum(elf, &shnum) < 0 || shnum > 0) {
+		/* an object with section headers names its table, if it has one: only one
+		 * stripped of them is scanned (not every stripped library's read-only data) */
 		return -ENOENT;
-	return by_scan(elf, img, size, lo, hi, ret);
+	} else {
+		err = by_scan(elf, img, size, lo, hi, ret);
+	}
+	if (err == 0)
+		find_gofunc(elf, img, size, *ret);
+	return err;
+}
+
+/* The u32 at virtual address va of the read-only segment given. */
+static bool ro32(const struct gopclntab *t, uint64_t va, uint32_t *ret)
+{
+	const uint8_t *p;
+
+	if (va < t->ro_vaddr || va - t->ro_vaddr > t->ro_len || t->ro_len - (va - t->ro_vaddr) < 4)
+		return false;
+	p = t->ro + (va - t->ro_vaddr);
+	*ret = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return true;
+}
+
+size_t gopclntab__inlined(const struct gopclntab *t, uint64_t pc, const char **ret, size_t max)
+{
+	size_t i = gopclntab__find(t, pc), f, n = 0;
+	uint32_t npcdata, inl_pc, tree;
+	uint64_t s, e;
+	int32_t idx;
+
+	if (!t->gofunc || i == SIZE_MAX || !entry_of(t, i, &s) || !entry_of(t, i + 1, &e) || !func_of(t, i, &f) ||
+	    !field_of(t, f, 7, &npcdata) || npcdata <= PCDATA_INLTREEINDEX || f + FUNC118_SIZE + 4 * (size_t)npcdata + 4 * (FUNCDATA_INLTREE + 1) > t->len ||
+	    t->b[f + FUNC118_SIZE - 1] <= FUNCDATA_INLTREE ||
+	    !rd32(t, f + FUNC118_SIZE + 4 * PCDATA_INLTREEINDEX, &inl_pc) ||
+	    !rd32(t, f + FUNC118_SIZE + 4 * (size_t)npcdata + 4 * FUNCDATA_INLTREE, &tree) || tree == UINT32_MAX ||
+	    !pcvalue(t, inl_pc, s, e, pc, &idx))
+		return 0;
+	/* innermost first: the call at idx, then its parents, while inside the tree's
+	 * segment (a loop in hostile bytes ends at max or after 64 steps) */
+	for (int step = 0; idx >= 0 && n < max && step < 64; step++) {
+		uint64_t at = t->gofunc + tree + (uint64_t)idx * INLINED_CALL118_SIZE;
+		uint32_t head, name_off;
+		const char *name;
+
+		if (!ro32(t, at, &head) || !ro32(t, at + 12, &name_off) || (int32_t)name_off < 0 ||
+		    !(name = str_at(t, t->funcname + name_off, t->funcname_end)))
+			return 0;       /* a chain cut short would name the wrong caller */
+		ret[n++] = name;
+		idx = (int16_t)(head & 0xffff);
+	}
+	return idx < 0 ? n : 0;
+}
+
+/* The bytes and address of the PT_LOAD holding file offset off, or of address va. */
+static bool load_of(Elf *elf, const uint8_t *img, size_t size, uint64_t off, uint64_t va, bool by_va, GElf_Phdr *ret)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) < 0)
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_offset > size ||
+		    ph.p_filesz > size - ph.p_offset)
+			continue;
+		if (by_va ? va >= ph.p_vaddr && va - ph.p_vaddr < ph.p_filesz
+			  : off >= ph.p_offset && off - ph.p_offset < ph.p_filesz) {
+			*ret = ph;
+			return img != NULL;
+		}
+	}
+	return false;
+}
+
+/*
+ * Go 1.18-1.19: the runtime's moduledata (in a writable segment), found by its
+ * first word, the table's address, and checked by more of its words (the name and
+ * function tables' addresses, the text start, the first entry), gives go:func.*
+ * (its word at 304), which must lie in a read-only segment.
+ */
+static void find_gofunc(Elf *elf, const uint8_t *img, size_t size, struct gopclntab *t)
+{
+	GElf_Phdr tab, ph, ro;
+	uint64_t va, first;
+	size_t phnum;
+
+	if (t->magic != GOPCLNTAB_MAGIC_118 || t->ptrsize != 8 || !entry_of(t, 0, &first) ||
+	    !load_of(elf, img, size, (uint64_t)(t->b - img), 0, false, &tab) || elf_getphdrnum(elf, &phnum) < 0)
+		return;
+	va = tab.p_vaddr + ((uint64_t)(t->b - img) - tab.p_offset);
+	for (size_t i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_W) ||
+		    ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+			continue;
+		for (uint64_t o = ph.p_offset; o + 312 <= ph.p_offset + ph.p_filesz; o += 8) {
+			uint64_t md[39];
+
+			if (memcmp(img + o, &va, 8))
+				continue;
+			memcpy(md, img + o, sizeof(md));
+			if (md[1] != va + t->funcname || md[16] != va + t->functab || md[22] != t->text_start ||
+			    md[20] != first || !load_of(elf, img, size, 0, md[38], true, &ro) || (ro.p_flags & PF_W))
+				continue;
+			t->ro = img + ro.p_offset;
+			t->ro_len = (size_t)ro.p_filesz;
+			t->ro_vaddr = ro.p_vaddr;
+			t->gofunc = md[38];
+			return;
+		}
+	}
 }

@@ -735,6 +735,22 @@ static const char *inlined_name(struct symbols *s, Dwarf_Die *die)
  * it, it lists the inlined function's abstract definition), then the DIEs that
  * contain that one hold the rest, out to the concrete subprogram.
  */
+/* A Go program's inline chain at module address a, from its own table. */
+static size_t go_inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
+{
+	const char *raw[SYMBOLS_INLINE_MAX];
+	size_t n = gopclntab__inlined(d->go, a - d->bias, raw, MIN(max, (size_t)SYMBOLS_INLINE_MAX)), k = 0;
+	char buf[512];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%s (inlined)", raw[i]);
+		if (!(ret[k] = strset__intern(&s->names, buf)))
+			return 0;       /* a chain with a gap would misname the callers */
+		k++;
+	}
+	return k;
+}
+
 static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
 {
 	Dwarf_Addr bias;
@@ -743,6 +759,8 @@ static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, 
 	int nr, i;
 	size_t n = 0;
 
+	if (d->go)
+		return go_inline_lookup(s, d, a, ret, max);     /* Go's DWARF gives none here */
 	if (!cu)
 		return 0;
 	nr = dwarf_getscopes(cu, a - bias, &scopes);

@@ -41,7 +41,8 @@ size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, bool lean, struct
  * again.  *funcs (n functions, the caller's, may be NULL when n is 0) is
  * reallocated; the new count, n when nothing was added (no table, none that checks
  * out, ENOMEM).  lean as for elf_funcs__read (the names are the file's own).
- * ret_table (may be NULL): the table, when one named functions (the caller's, to
+ * ret_table (may be NULL): the table, when one named functions or the object has
+ * a .symtab besides (for its inline chains and lines; the caller's, to
  * gopclntab__free before mod's Dwfl ends: it reads mod's mapped bytes).
  */
 struct gopclntab;

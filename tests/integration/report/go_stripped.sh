@@ -3,8 +3,10 @@
 # of its section headers too, is named by its own .gopclntab: >= 95 % of its
 # samples named, the same names as the unstripped build's, with -g and with
 # --call-graph dwarf; perf report of prof's file names them too (the symbol table
-# prof record keeps as the program's debug file in ~/.debug); a table whose header
-# or function count is corrupted names nothing ([unknown]), never a wrong name.
+# prof record keeps as the program's debug file in ~/.debug); -F pprof has the
+# lines of go_hot.go; -g stacks show main.mix inlined into main.betaWork (the
+# table's inline tree); a table whose header or function count is corrupted names
+# nothing ([unknown]), never a wrong name.
 . "$(dirname "$0")/../lib.sh"
 require_root
 require_perf
@@ -82,10 +84,19 @@ done
 # pprof: Go's own fields (Function.filename, Line.line) from the table, as go tool pprof reads them
 "$PROF" report -i "$TMP/stripped-fp.data" -g -F pprof -o "$TMP/stripped.pb.gz" 2>"$TMP/err" || fail "prof report -F pprof: $(cat "$TMP/err")"
 go tool pprof -top -lines "$TMP/stripped.pb.gz" >"$TMP/pprof.top" 2>"$TMP/err" || fail "go tool pprof: $(cat "$TMP/err")"
-# the loop bodies' lines of go_hot.go: alphaWork's 14-17, betaWork's 23-26
+# the loop bodies' lines of go_hot.go: alphaWork's 14-17, betaWork's 28-31
 grep -Eq 'main\.alphaWork .*/go_hot\.go:1[4-7]$' "$TMP/pprof.top" &&
-	grep -Eq 'main\.betaWork .*/go_hot\.go:2[3-6]$' "$TMP/pprof.top" ||
+	grep -Eq 'main\.betaWork .*/go_hot\.go:(2[89]|3[01])$' "$TMP/pprof.top" ||
 	fail "pprof has no go_hot.go lines: $(head -20 "$TMP/pprof.top")"
+
+# inlined frames from the table's inline tree (Go 1.18-1.19): mix, inlined into
+# betaWork, a frame of its own in -g stacks (folded: "main.mix_(inlined)"), as the
+# unstripped build shows it too
+for v in full stripped noshdr; do
+	"$PROF" report -i "$TMP/$v-fp.data" -g -F folded >"$TMP/$v.folded" 2>"$TMP/err" || fail "prof report -F folded: $(cat "$TMP/err")"
+	grep -q ';main\.betaWork;main\.mix_(inlined) [0-9]*$' "$TMP/$v.folded" ||
+		fail "go-$v: no main.mix (inlined) under main.betaWork: $(grep betaWork "$TMP/$v.folded" | head -5)"
+done
 
 # perf report of prof's file: the debug file prof record kept names them
 for v in stripped noshdr; do

@@ -2,7 +2,8 @@
 /*
  * The .gopclntab reader on a real Go program, built here by Debian's go (skipped
  * without it): every function of the stripped build's table is the unstripped
- * build's symbol of that name and address; a pc's file and line are the source's;
+ * build's symbol of that name and address; a pc's file and line are the source's,
+ * and the function inlined there is named where the line is the inlined one's;
  * a table with its count or header changed, or cut short, is refused, and
  * corrupted bytes are read without a fault (the sanitizer build checks); a running
  * stripped program is named alike by a report's reader and profd's lean one.
@@ -27,15 +28,22 @@
 static char dir[] = "/tmp/prof-gopclntab.XXXXXX";
 
 static const char prog[] = "package main\n\nimport \"os\"\n\n"
+			   "func sq(i int) int {\n"
+			   "\treturn i * i % 7\n"
+			   "}\n\n"
 			   "//go:noinline\n"
 			   "func alphaWork(n int) int {\n"
 			   "\ts := 0\n"
 			   "\tfor i := 0; i < n; i++ {\n"
-			   "\t\ts += i * i % 7\n"
+			   "\t\ts += sq(i)\n"
 			   "\t}\n"
 			   "\treturn s\n"
 			   "}\n\n"
 			   "func main() { println(alphaWork(10)); os.Stdin.Read(make([]byte, 1)) }\n";
+/* sq's body (inlined into alphaWork), alphaWork's lines */
+#define SQ_LINE 6
+#define ALPHA_FIRST 10
+#define ALPHA_LAST 16
 
 /* Build the program (full or -s -w) into dir; false when go is not there. */
 static bool build(void)
@@ -173,22 +181,34 @@ Test(gopclntab, names_as_the_symbol_table)
 	cr_assert_neq(alpha, SIZE_MAX);
 	{
 		uint64_t s, end;
-		const char *name, *file;
+		const char *name, *file, *inl[4];
 		int32_t line = 0;
-		bool loop = false;
+		size_t in_sq = 0;
 
+		/* the table of the stripped build: its inline tree too */
+		gopclntab__free(t);
+		cr_assert_eq(gopclntab__from_elf(e, &t), 0);
 		gopclntab__func(t, alpha, &s, &end, &name);
+		cr_assert_str_eq(name, "main.alphaWork");
 		for (uint64_t pc = s; pc < end; pc++) {
+			size_t k = gopclntab__inlined(t, pc, inl, 4);
+
 			/* the padding after its code has no line */
 			if (!gopclntab__line(t, pc, &file, &line)) {
 				cr_assert_gt(pc, s);
+				cr_assert_eq(k, 0);
 				continue;
 			}
 			cr_assert(strstr(file, "/p.go"), "file %s", file);
-			cr_assert(line >= 6 && line <= 12, "line %d", line);
-			loop |= line == 9;
+			cr_assert(line == SQ_LINE || (line >= ALPHA_FIRST && line <= ALPHA_LAST), "line %d", line);
+			/* sq's line is where sq is inlined, and only there */
+			cr_assert_eq(k, line == SQ_LINE, "%#lx: line %d, %zu inlined", (unsigned long)pc, line, k);
+			if (k) {
+				cr_assert_str_eq(inl[0], "main.sq");
+				in_sq++;
+			}
 		}
-		cr_assert(loop, "no pc of alphaWork on its loop's line 9");
+		cr_assert_gt(in_sq, 0, "no pc of alphaWork in the inlined sq");
 	}
 	gopclntab__free(t);
 	elf_end(e);
@@ -348,7 +368,12 @@ Test(gopclntab, lean_and_report_alike)
 	close(in[0]);
 	close(out[1]);
 	/* it has run main (its mappings made) once it says alphaWork(10)'s 19 */
-	cr_assert_gt(read(out[0], said, sizeof(said) - 1), 0);
+	for (size_t got = 0; got < 3;) {
+		ssize_t r = read(out[0], said + got, 3 - got);
+
+		cr_assert_gt(r, 0, "the program said %s", said);
+		got += (size_t)r;
+	}
 	cr_assert_str_eq(said, "19\n");
 	cr_assert_gt(task_maps(pid, m), 0);
 	full = symbols__new();
