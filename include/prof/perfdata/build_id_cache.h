@@ -8,6 +8,10 @@
  *                                                at each other path it was mapped at)
  *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../<path>/<build id in hex>
  *
+ *   DIR/<path>/<build id in hex>/debug           a debug file of the object (the symbol
+ *                                                table prof makes of a stripped Go
+ *                                                program), where perf report looks
+ *
  *   DIR/[vdso]/<build id in hex>/vdso           the vDSO image (perf's name and layout)
  *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../[vdso]/<build id in hex>
  *
