@@ -390,7 +390,9 @@ static bool by_section(Elf *elf, size_t size, uint64_t *ret_off, uint64_t *ret_l
 			continue;
 		if (!strcmp(name, ".text"))
 			*ret_text = sh.sh_addr;
-		if (!strcmp(name, ".gopclntab") && sh.sh_type != SHT_NOBITS && sh.sh_offset <= size &&
+		/* a position-independent build's is in its RELRO data */
+		if ((!strcmp(name, ".gopclntab") || !strcmp(name, ".data.rel.ro.gopclntab")) &&
+		    sh.sh_type != SHT_NOBITS && sh.sh_offset <= size &&
 		    sh.sh_size <= size - sh.sh_offset) {
 			*ret_off = sh.sh_offset;
 			*ret_len = sh.sh_size;
@@ -400,7 +402,8 @@ static bool by_section(Elf *elf, size_t size, uint64_t *ret_off, uint64_t *ret_l
 	return found;
 }
 
-/* The first offset in a read-only load whose bytes are a table that checks out. */
+/* The first offset in a load that is not code (read-only data; a position-
+ * independent build's RELRO data) whose bytes are a table that checks out. */
 static int by_scan(Elf *elf, const uint8_t *img, size_t size, uint64_t lo, uint64_t hi, struct gopclntab **ret)
 {
 	size_t phnum;
@@ -410,7 +413,7 @@ static int by_scan(Elf *elf, const uint8_t *img, size_t size, uint64_t lo, uint6
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || (ph.p_flags & (PF_X | PF_W)) ||
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || (ph.p_flags & PF_X) ||
 		    ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
 			continue;
 		/* Go's linker aligns the table (to 32 bytes): a magic at 4-byte steps */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A Go program stripped of its symbol table (-ldflags="-s -w"), and a copy stripped
-# of its section headers too, is named by its own .gopclntab: >= 95 % of its
+# of its section headers too, each also built position-independent (-buildmode=pie,
+# with -g only), is named by its own .gopclntab: >= 95 % of its
 # samples named, the same names as the unstripped build's, with -g and with
 # --call-graph dwarf; perf report of prof's file names them too (the symbol table
 # prof record keeps as the program's debug file in ~/.debug); -F pprof has the
@@ -23,13 +24,17 @@ go build -o "$TMP/go-full" "$src" || fail "go build (unstripped)"
 go build -ldflags="-s -w -B 0x$bid" -o "$TMP/go-stripped" "$src" || fail "go build -s -w"
 # external linking puts the build id in a PT_NOTE: it survives losing the section headers
 go build -ldflags="-s -w -linkmode=external" -o "$TMP/go-ext" "$src" || fail "go build -linkmode=external"
+# position-independent: the table is in .data.rel.ro.gopclntab, a RELRO segment
+bid2=$(head -c 20 /dev/urandom | od -An -tx1 | tr -d ' \n')
+go build -buildmode=pie -ldflags="-s -w -B 0x$bid2" -o "$TMP/go-pie" "$src" || fail "go build -buildmode=pie"
 python3 - "$TMP" <<'PY' || fail "making the variants"
 import struct, sys
 tmp = sys.argv[1]
-b = bytearray(open(f"{tmp}/go-ext", "rb").read())
-b[0x28:0x30] = bytes(8)         # e_shoff
-b[0x3c:0x40] = bytes(4)         # e_shnum, e_shstrndx
-open(f"{tmp}/go-noshdr", "wb").write(b)
+for src, dst in (("go-ext", "go-noshdr"), ("go-pie", "go-pienoshdr")):
+    b = bytearray(open(f"{tmp}/{src}", "rb").read())
+    b[0x28:0x30] = bytes(8)         # e_shoff
+    b[0x3c:0x40] = bytes(4)         # e_shnum, e_shstrndx
+    open(f"{tmp}/{dst}", "wb").write(b)
 # the table's header at .gopclntab: magic, then nfunc (a pointer-sized word at 8)
 s = bytearray(open(f"{tmp}/go-stripped", "rb").read())
 shoff, = struct.unpack_from("<Q", s, 0x28)
@@ -64,8 +69,9 @@ top = sorted(named, key=named.get, reverse=True)[:2]
 print(n, sum(named.values()), " ".join(sorted(top)))
 PY
 }
-for v in full stripped noshdr; do
+for v in full stripped noshdr pie pienoshdr; do
 	for cg in fp dwarf; do
+		[ "$cg" = dwarf ] && [ "${v#pie}" != "$v" ] && continue
 		"$PROF" record -q --call-graph "$cg" -o "$TMP/$v-$cg.data" -- "$TMP/go-$v" 2 2>"$TMP/err" >/dev/null ||
 			fail "prof record go-$v ($cg): $(cat "$TMP/err")"
 		"$PROF" report -i "$TMP/$v-$cg.data" --sort dso,sym -F json >"$TMP/$v-$cg.json" 2>"$TMP/err" ||
@@ -92,14 +98,14 @@ grep -Eq 'main\.alphaWork .*/go_hot\.go:1[4-7]$' "$TMP/pprof.top" &&
 # inlined frames from the table's inline tree (Go 1.18-1.19): mix, inlined into
 # betaWork, a frame of its own in -g stacks (folded: "main.mix_(inlined)"), as the
 # unstripped build shows it too
-for v in full stripped noshdr; do
+for v in full stripped noshdr pie pienoshdr; do
 	"$PROF" report -i "$TMP/$v-fp.data" -g -F folded >"$TMP/$v.folded" 2>"$TMP/err" || fail "prof report -F folded: $(cat "$TMP/err")"
 	grep -q ';main\.betaWork;main\.mix_(inlined) [0-9]*$' "$TMP/$v.folded" ||
 		fail "go-$v: no main.mix (inlined) under main.betaWork: $(grep betaWork "$TMP/$v.folded" | head -5)"
 done
 
 # perf report of prof's file: the debug file prof record kept names them
-for v in stripped noshdr; do
+for v in stripped noshdr pie; do
 	perf_clean "$TMP/$v.perf" report -i "$TMP/$v-fp.data" --stdio --no-children --sort dso,sym -g none -F sample,dso,sym -t '|'
 	python3 - "$TMP/$v.perf" "go-$v" <<'PY' || fail "perf report of prof's file (go-$v)"
 import sys
@@ -118,7 +124,9 @@ assert n >= 200 and named * 100 >= n * 95, f"{named} of {n} named"
 assert set(sorted(syms, key=syms.get, reverse=True)[:2]) == {"main.alphaWork", "main.betaWork"}, syms
 PY
 done
-ls "$HOME"/.debug/.build-id/"${bid:0:2}"/"${bid:2}"/debug >/dev/null || fail "no debug file kept for build id $bid"
+for b in "$bid" "$bid2"; do
+	ls "$HOME"/.debug/.build-id/"${b:0:2}"/"${b:2}"/debug >/dev/null || fail "no debug file kept for build id $b"
+done
 
 # a corrupted table names nothing of the program, never a wrong name.  Go's runtime
 # refuses to start with a bad table, so the program recorded is the good one, and
