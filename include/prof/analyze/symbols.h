@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Symbol lookup.  User space through elfutils' libdwfl (.symtab, .dynsym, build-id
- * and .gnu_debuglink debug files); the kernel through /proc/kallsyms, when the
+ * and .gnu_debuglink debug files), and a Go program's own table where no ELF
+ * symbol names an address (gopclntab.h); the kernel through /proc/kallsyms, when the
  * recording host is this host.  A lookup that cannot be trusted (no file, a build id
  * that does not match) answers NULL: the caller shows [unknown], never a wrong name.
  *
