@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "prof/analyze/elf_funcs.h"
+#include "prof/analyze/gopclntab.h"
 #include "prof/base/strset.h"
 #include "prof/base/util.h"
 
@@ -305,4 +306,71 @@ size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, bool lean, struct
 		}
 	*ret = f;
 	return k;
+}
+
+/* Whether [start, end) overlaps a function of f[0, n) (sorted by start). */
+static bool covered(const struct elf_func *f, size_t n, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first function starting at or past end; the one before it may reach in */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f[mid].start < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && f[lo - 1].end > start;
+}
+
+size_t elf_funcs__add_go(Dwfl_Module *mod, struct strset *names, bool lean, struct elf_func **funcs, size_t n,
+			 struct gopclntab **ret_table)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	struct gopclntab *t = NULL;
+	struct elf_func *f;
+	GElf_Shdr sh;
+	size_t w = n, nr;
+
+	if (!elf || (!ret_table && section_named(elf, ".symtab", &sh)) || gopclntab__from_elf(elf, &t) < 0)
+		return n;
+	if (section_named(elf, ".symtab", &sh)) {
+		/* a symbol table names them already (perf's names, its aliases): the
+		 * table for inline chains and lines only */
+		*ret_table = t;
+		return n;
+	}
+	nr = gopclntab__count(t);
+	f = realloc(n ? *funcs : NULL, (n + nr + 1) * sizeof(*f));
+	if (!f) {
+		gopclntab__free(t);
+		return n;
+	}
+	*funcs = f;
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t s, e;
+		const char *name;
+
+		if (!gopclntab__func(t, i, &s, &e, &name) || !name[0] || covered(f, n, s + bias, e + bias))
+			continue;
+		name = lean ? name : strset__intern(names, name);       /* lean: the caller copies */
+		if (!name)
+			break;
+		f[w++] = (struct elf_func){ .start = s + bias, .end = e + bias, .name = name, .named = !lean,
+					   .bind = STB_GLOBAL };
+	}
+	if (ret_table && w > n)
+		*ret_table = t;
+	else
+		gopclntab__free(t);
+	if (w > n)
+		qsort(f, w, sizeof(*f), cmp_sym);
+	if (!w) {
+		free(f);
+		*funcs = NULL;
+	}
+	return w;
 }

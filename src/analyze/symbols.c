@@ -17,6 +17,7 @@
 #include "prof/base/strset.h"
 #include "prof/base/vec.h"
 #include "prof/analyze/elf_funcs.h"
+#include "prof/analyze/gopclntab.h"
 #include "prof/analyze/kallsyms.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/util.h"
@@ -49,6 +50,7 @@ struct dso_entry {
 	uint8_t found[20];              /* the file's, when it differs */
 	uint8_t found_len;
 	struct elf_func *syms;          /* functions by address, aliases resolved */
+	struct gopclntab *go;           /* not lean: Go's table, when it named functions */
 	size_t nr_syms;
 	char *raw;                      /* lean: the names of syms as the file has them */
 	size_t bytes;                   /* lean: of syms and raw, counted in held */
@@ -186,6 +188,7 @@ struct symbols *symbols__free(struct symbols *s)
 		free(s->dsos[i].path);
 		free(s->dsos[i].loads);
 		free(s->dsos[i].syms);
+		gopclntab__free(s->dsos[i].go);
 		free(s->dsos[i].raw);
 		hashtable__release(&s->dsos[i].inl);
 		free(s->dsos[i].inl_names);
@@ -493,6 +496,7 @@ static void dso_open(struct symbols *s, struct dso_entry *d)
 			d->loads[d->nr_loads++] = ph;
 	}
 	d->nr_syms = elf_funcs__read(d->mod, &s->names, s->lean, &d->syms);
+	d->nr_syms = elf_funcs__add_go(d->mod, &s->names, s->lean, &d->syms, d->nr_syms, s->lean ? NULL : &d->go);
 	if (s->lean)
 		lean_keep(s, d);
 	d->bad = false;
@@ -686,6 +690,15 @@ const char *symbols__user(struct symbols *s, const struct model_dso *o, uint64_t
 	return symbols__user_in(s, o, off, NULL);
 }
 
+bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret_file,
+		      int32_t *ret_line)
+{
+	uint64_t a;
+	struct dso_entry *d = dso_addr(s, o, off, &a);
+
+	return d && d->go && gopclntab__line(d->go, a - d->bias, ret_file, ret_line);
+}
+
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret)
 {
 	uint64_t a;
@@ -722,6 +735,22 @@ static const char *inlined_name(struct symbols *s, Dwarf_Die *die)
  * it, it lists the inlined function's abstract definition), then the DIEs that
  * contain that one hold the rest, out to the concrete subprogram.
  */
+/* A Go program's inline chain at module address a, from its own table. */
+static size_t go_inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
+{
+	const char *raw[SYMBOLS_INLINE_MAX];
+	size_t n = gopclntab__inlined(d->go, a - d->bias, raw, MIN(max, (size_t)SYMBOLS_INLINE_MAX)), k = 0;
+	char buf[512];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%s (inlined)", raw[i]);
+		if (!(ret[k] = strset__intern(&s->names, buf)))
+			return 0;       /* a chain with a gap would misname the callers */
+		k++;
+	}
+	return k;
+}
+
 static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
 {
 	Dwarf_Addr bias;
@@ -730,6 +759,8 @@ static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, 
 	int nr, i;
 	size_t n = 0;
 
+	if (d->go)
+		return go_inline_lookup(s, d, a, ret, max);     /* Go's DWARF gives none here */
 	if (!cu)
 		return 0;
 	nr = dwarf_getscopes(cu, a - bias, &scopes);

@@ -21,6 +21,7 @@
 #include "prof/python/python.h"
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
+#include "prof/analyze/go_symtab.h"
 #include "prof/perfdata/build_id_table.h"
 #include "prof/perfdata/vdso.h"
 #include "prof/perfdata/features.h"
@@ -312,8 +313,11 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 	build_id_table__write(r->build_ids, &bids, build_id_of, r->session);
 	/* each kept object also at every path it had, where hotspot looks (best effort:
 	 * perf and prof report find it by build id either way) */
-	if (r->cache && !bids.err && bids.len)
+	if (r->cache && !bids.err && bids.len) {
 		build_id_cache__add_paths(r->cache, bids.data, bids.len, NULL);
+		/* stripped Go named for perf too: a symbol table of its own, as its debug file */
+		go_symtab__keep(r->cache, bids.data, bids.len);
+	}
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);
 	feat_buf__release(&bids);

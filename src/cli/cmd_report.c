@@ -446,6 +446,18 @@ static int events_reported(struct report *r, struct report_event **evs, size_t *
 }
 
 /* -F pprof's description of the recording: the event, its period, the duration. */
+/* pprof's file and line of a native frame: a Go program's, from its own table. */
+static bool native_line(void *ctx, const char *dso, uint64_t off, const char **ret_file, int32_t *ret_line)
+{
+	const struct report *r = ctx;
+	const struct model_dso *d;
+
+	for (uint32_t i = 0; (d = model__dso(r->an.model, i)); i++)
+		if (d->name == dso && symbols__go_line(r->an.syms, d, off, ret_file, ret_line))
+			return true;
+	return false;
+}
+
 static struct pprof_meta pprof_meta_of(const struct report *r, const struct report_event *e)
 {
 	const struct reader_attr *a = e->a;
@@ -462,6 +474,8 @@ static struct pprof_meta pprof_meta_of(const struct report *r, const struct repo
 		.duration_ns = e->last_time > e->first_time ? (int64_t)(e->last_time - e->first_time) : 0,
 		.model = r->an.model,
 		.reader = r->reader,
+		.line = native_line,
+		.line_ctx = (void *)r,
 	};
 }
 

@@ -209,7 +209,7 @@ static void map_learn(struct map_facts *f, const struct pprof_loc *l)
  * and prof report's name), or "qualname (file)" for the lines of one function, which
  * are one function with a line each (location_of).
  */
-static int function_of(struct build *b, const char *obj, const char *sym, uint64_t *ret)
+static int function_of(struct build *b, const char *obj, const char *sym, const char *native_file, uint64_t *ret)
 {
 	struct pyframe ps;
 	bool py = pyframe__parse(obj, sym, &ps), created;
@@ -243,6 +243,8 @@ static int function_of(struct build *b, const char *obj, const char *sym, uint64
 		f->name = str_index(&b->strs, name);
 		f->filename = str_index(&b->strs, file);
 		f->start_line = ps.def ? ps.line : 0;
+	} else if (native_file) {
+		f->filename = str_index(&b->strs, native_file);
 	}
 	err = b->strs.err;
 out:
@@ -270,7 +272,7 @@ static int location_of(struct build *b, const struct pprof_source *src, uint32_t
 	src->loc(src->ctx, i, &l);
 	if (!l.obj)
 		l.obj = "[unknown]";
-	if (mapping_of(b, &l, &mi) < 0 || (l.sym && function_of(b, l.obj, l.sym, &fid) < 0) ||
+	if (mapping_of(b, &l, &mi) < 0 || (l.sym && function_of(b, l.obj, l.sym, l.file, &fid) < 0) ||
 	    VEC_RESERVE(b->locs, b->cap_locs, n + 1) < 0 || VEC_RESERVE(b->lines, b->cap_lines, n + 1) < 0)
 		return -ENOMEM;
 	map_learn(&b->facts[mi], &l);
@@ -287,6 +289,8 @@ static int location_of(struct build *b, const struct pprof_source *src, uint32_t
 		/* the line a Python frame ran, where its symbol says it */
 		if (pyframe__parse(l.obj, l.sym, &ps) && !ps.def)
 			b->lines[n].line = ps.line;
+		else if (l.file && l.line > 0)
+			b->lines[n].line = l.line;      /* a Go frame's, from its own table */
 		loc->n_line = 1;
 	}
 	b->prof.n_location = n + 1;
@@ -592,6 +596,12 @@ static void engine_loc(void *ctx, uint32_t i, struct pprof_loc *ret)
 	/* what prof could not name, a backend may, by the address and the build id */
 	if (f->has_addr && !strncmp(f->sym, "[unknown]", 9))
 		ret->sym = NULL;
+	else if (f->has_addr && !f->kernel && !f->inlined && e->m->line) {
+		int32_t line;
+
+		if (e->m->line(e->m->line_ctx, f->dso, f->off, &ret->file, &line))
+			ret->line = line;
+	}
 }
 
 static bool engine_sample(void *ctx, size_t i, struct pprof_sample *ret)

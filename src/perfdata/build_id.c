@@ -74,6 +74,36 @@ static int segment_build_id(int fd, uint64_t off, uint64_t size, uint64_t align,
 	return r == -EINVAL ? -ENOENT : r;      /* a bad segment: try the next */
 }
 
+/*
+ * The SHT_NOTE sections' build id, as perf finds it (elf_read_build_id): Go's own
+ * linker (-ldflags=-B) writes .note.gnu.build-id outside any PT_NOTE segment.  At
+ * most BUILD_ID_MAX_SHDRS section headers are read.
+ */
+#define BUILD_ID_MAX_SHDRS 256
+static int sections_build_id(int fd, uint64_t shoff, unsigned shnum, unsigned shentsize, bool is64,
+			     struct build_id *ret)
+{
+	if (!shoff || shnum > BUILD_ID_MAX_SHDRS || shentsize != (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)))
+		return -ENOENT;
+	for (unsigned i = 1; i < shnum; i++) {
+		union {
+			Elf32_Shdr s32;
+			Elf64_Shdr s64;
+		} sh;
+		int r = pread_exact(fd, &sh, shentsize, shoff + (uint64_t)i * shentsize);
+
+		if (r < 0)
+			return -ENOENT;
+		if ((is64 ? sh.s64.sh_type : sh.s32.sh_type) != SHT_NOTE)
+			continue;
+		r = is64 ? segment_build_id(fd, sh.s64.sh_offset, sh.s64.sh_size, sh.s64.sh_addralign, ret)
+			 : segment_build_id(fd, sh.s32.sh_offset, sh.s32.sh_size, sh.s32.sh_addralign, ret);
+		if (r != -ENOENT)
+			return r;
+	}
+	return -ENOENT;
+}
+
 #define READ_PHDRS(Ehdr, Phdr)                                                             \
 	do {                                                                               \
 		const Ehdr *eh = (const void *)&hdr;                                      \
@@ -91,7 +121,8 @@ static int segment_build_id(int fd, uint64_t off, uint64_t size, uint64_t align,
 			if (r != -ENOENT)                                                  \
 				return r;                                                  \
 		}                                                                          \
-		return -ENOENT;                                                            \
+		return sections_build_id(fd, eh->e_shoff, eh->e_shnum, eh->e_shentsize,    \
+					 sizeof(Phdr) == sizeof(Elf64_Phdr), ret);         \
 	} while (0)
 
 int build_id__read_elf(int fd, struct build_id *ret)

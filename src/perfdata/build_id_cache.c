@@ -305,6 +305,7 @@ struct add_call {
 	struct build_id_cache *c;
 	int fd;
 	const char *path;               /* NULL: the vDSO's entry */
+	const char *base;               /* "elf", "vdso", "debug" */
 	const struct build_id *b;
 	uint64_t size;
 	enum build_id_cache_result result;
@@ -355,7 +356,7 @@ static int do_add(void *arg)
 	struct add_call *a = arg;
 	char rel[PATH_MAX], hex[2 * BUILD_ID_MAX + 1], link[PATH_MAX];
 	_cleanup_close_ int top = -1, entry = -1;
-	const char *base = a->path ? "elf" : "vdso";
+	const char *base = a->base;
 	int r;
 
 	if (!a->path)
@@ -401,7 +402,7 @@ static int do_add(void *arg)
 int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
 			uint64_t size, enum build_id_cache_result *ret)
 {
-	struct add_call a = { .c = c, .fd = fd, .path = path, .b = b, .size = size };
+	struct add_call a = { .c = c, .fd = fd, .path = path, .base = "elf", .b = b, .size = size };
 	int r;
 
 	if (!b->size || !path)
@@ -415,10 +416,24 @@ int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, cons
 int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct build_id *b, uint64_t size,
 			     enum build_id_cache_result *ret)
 {
-	struct add_call a = { .c = c, .fd = fd, .b = b, .size = size };
+	struct add_call a = { .c = c, .fd = fd, .base = "vdso", .b = b, .size = size };
 	int r;
 
 	if (!b->size)
+		return -EINVAL;
+	r = privs__as_user(do_add, &a);
+	if (r == 0)
+		*ret = a.result;
+	return r;
+}
+
+int build_id_cache__add_debug(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
+			      uint64_t size, enum build_id_cache_result *ret)
+{
+	struct add_call a = { .c = c, .fd = fd, .path = path, .base = "debug", .b = b, .size = size };
+	int r;
+
+	if (!b->size || !path)
 		return -EINVAL;
 	r = privs__as_user(do_add, &a);
 	if (r == 0)

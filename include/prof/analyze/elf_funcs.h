@@ -34,6 +34,21 @@ struct elf_func {
  */
 size_t elf_funcs__read(Dwfl_Module *mod, struct strset *names, bool lean, struct elf_func **ret);
 
+/*
+ * Go's own table (gopclntab.h) of an object without a .symtab (a Go binary built
+ * with -ldflags="-s -w", or stripped): its functions that no function of
+ * (*funcs)[0, n) covers are added, named as Go names them, and the whole sorted
+ * again.  *funcs (n functions, the caller's, may be NULL when n is 0) is
+ * reallocated; the new count, n when nothing was added (no table, none that checks
+ * out, ENOMEM).  lean as for elf_funcs__read (the names are the file's own).
+ * ret_table (may be NULL): the table, when one named functions or the object has
+ * a .symtab besides (for its inline chains and lines; the caller's, to
+ * gopclntab__free before mod's Dwfl ends: it reads mod's mapped bytes).
+ */
+struct gopclntab;
+size_t elf_funcs__add_go(Dwfl_Module *mod, struct strset *names, bool lean, struct elf_func **funcs, size_t n,
+			 struct gopclntab **ret_table);
+
 /* name demangled as perf shows a C++ name ("ns::f", no parameters), interned in
  * names; a name that is not mangled, interned as it is.  NULL on ENOMEM. */
 const char *elf_funcs__demangle(struct strset *names, const char *name);

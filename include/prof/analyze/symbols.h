@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Symbol lookup.  User space through elfutils' libdwfl (.symtab, .dynsym, build-id
- * and .gnu_debuglink debug files); the kernel through /proc/kallsyms, when the
+ * and .gnu_debuglink debug files), and a Go program's own table where no ELF
+ * symbol names an address (gopclntab.h); the kernel through /proc/kallsyms, when the
  * recording host is this host.  A lookup that cannot be trusted (no file, a build id
  * that does not match) answers NULL: the caller shows [unknown], never a wrong name.
  *
@@ -46,6 +47,15 @@ const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint6
  * is in no PT_LOAD segment.
  */
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret);
+
+/*
+ * The source file and line of file offset off of o (trusted as for symbols__user)
+ * from a Go program's own table, when that table names o's functions (no
+ * .symtab; gopclntab.h).  The file name lives as long as s.  false otherwise, and
+ * always for a lean reader (which keeps no table).
+ */
+bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret_file,
+		      int32_t *ret_line);
 
 /*
  * The file of object o that lookups trust (found as for symbols__user: by build id,

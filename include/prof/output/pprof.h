@@ -52,6 +52,10 @@ struct pprof_meta {
 	const char *comments[4];        /* free text (scope, cut counts); NULL ends */
 	const struct model *model;      /* object build ids, cgroup paths (may be NULL) */
 	const struct perf_reader *reader;       /* its HEADER_BUILD_ID names objects' build ids (may be NULL) */
+	/* the source file and line of a named user frame (dso, file offset off), for
+	 * pprof's own fields (Function.filename, Line.line); NULL: none */
+	bool (*line)(void *ctx, const char *dso, uint64_t off, const char **ret_file, int32_t *ret_line);
+	void *line_ctx;
 };
 
 /* A location of a source (strings are copied before the next call). */
@@ -63,6 +67,8 @@ struct pprof_loc {
 	uint64_t addr;                  /* the object's ELF virtual address */
 	bool has_off;
 	uint64_t off;                   /* addr's file offset: gives the mapping a range */
+	const char *file;               /* sym's source file, and the line at addr (0: not known) */
+	int64_t line;
 };
 
 struct pprof_label {

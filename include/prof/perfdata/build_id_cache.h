@@ -8,6 +8,10 @@
  *                                                at each other path it was mapped at)
  *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../<path>/<build id in hex>
  *
+ *   DIR/<path>/<build id in hex>/debug           a debug file of the object (the symbol
+ *                                                table prof makes of a stripped Go
+ *                                                program), where perf report looks
+ *
  *   DIR/[vdso]/<build id in hex>/vdso           the vDSO image (perf's name and layout)
  *   DIR/.build-id/<2 hex>/<the other hex>        -> ../../[vdso]/<build id in hex>
  *
@@ -85,6 +89,17 @@ int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, cons
  * does ([vdso]/<hex>/vdso), by the same rules and limits as build_id_cache__add(). */
 int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct build_id *b, uint64_t size,
 			     enum build_id_cache_result *ret);
+
+/*
+ * A debug file for the object of build id b mapped at path (its bytes open on fd:
+ * an ELF with that build id, e.g. the symbol table prof makes of a stripped Go
+ * program's own table), kept as DIR/<path>/<hex>/debug, where perf report looks
+ * for one (DSO_BINARY_TYPE__BUILD_ID_CACHE_DEBUGINFO: .build-id/xx/yyyy/debug),
+ * by the same rules and limits as build_id_cache__add().  A .build-id link of the
+ * build id that exists already (the object kept at another path) is left alone.
+ */
+int build_id_cache__add_debug(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
+			      uint64_t size, enum build_id_cache_result *ret);
 
 /*
  * Every path of a recording's objects kept by build id, as readers that look an
