@@ -59,6 +59,11 @@ int32_t jvm_method__bci(const struct jvm *j, const struct jvm_method *m, uint64_
 int jvm_nmethod__frames(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, struct jvm_frame *ret,
 			size_t max);
 
+/* The same, only for a pc that has a pc desc of its own (a call's return address, a
+ * safepoint): -ENOENT when pc has none, its frames and lines then exact. */
+int jvm_nmethod__frames_exact(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, struct jvm_frame *ret,
+			      size_t max);
+
 /* UNSIGNED5 (HotSpot's CompressedStream) at *at in buf[0, len) with x excluded bytes:
  * 0 with the value, -EINVAL past the end or on an excluded byte.  For tests. */
 int jvm_unsigned5__read(const uint8_t *buf, size_t len, size_t *at, uint8_t x, uint32_t *ret);
