@@ -180,7 +180,11 @@ static void judge(struct jvm_frames *jf, struct jproc *p, uint64_t now)
 	int err;
 
 	p->ok = false;
-	err = jvm__find(p->pid, jvm_frames__read_mem, (void *)(intptr_t)p->pid, &p->j, why, sizeof(why));
+	/* its tables once (a fifth of a second for a JDK 25's libjvm.so), then its heaps
+	 * until the JVM made them */
+	err = p->has_layout ? 0 : jvm__find(p->pid, jvm_frames__read_mem, (void *)(intptr_t)p->pid, &p->j, why,
+					     sizeof(why));
+	p->has_layout = err == 0;
 	if (err == 0)
 		err = jvm__read_heaps(&p->j, why, sizeof(why));
 	if (err == -EAGAIN || err == -ENOENT) {

@@ -37,7 +37,7 @@ struct jmethod_sym {
 
 struct jproc {
 	int32_t pid;
-	bool judged, ok, counted;
+	bool judged, ok, counted, has_layout;
 	bool interp_ok;                 /* its exported interpreter frame constants agree with x86_64's */
 	size_t maps_nr;                 /* the model's maps of it when judged */
 	uint64_t retry_ns;              /* a JVM starting: not looked at again before */

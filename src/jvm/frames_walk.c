@@ -123,7 +123,7 @@ static int proven(struct walk *w, uint64_t pc, struct jvm_blob *b)
 	return created ? JAVA_NOT_SEEN : JAVA_CHANGED;
 }
 
-/* The symbol of a method's frame: "pkg.Class.method(sig) (File.java:LINE)", the line
+/* The symbol of a method's frame: "pkg.Class.method (File.java:LINE)", the line
  * only where exact; UINT32_MAX when the method does not read. */
 static uint32_t method_sym(struct walk *w, uint64_t method, int32_t bci, bool exact)
 {
@@ -138,7 +138,7 @@ static uint32_t method_sym(struct walk *w, uint64_t method, int32_t bci, bool ex
 		return e->sym;
 	if (jvm_method__read(&w->p->j, method, &m) < 0)
 		return UINT32_MAX;
-	jvm_method__format(&m, name, sizeof(name));
+	jvm_method__format_short(&m, name, sizeof(name));
 	if (exact && bci >= 0 && (line = jvm_method__line(&w->p->j, &m, bci)) < 0)
 		return UINT32_MAX;
 	if (line > 0)

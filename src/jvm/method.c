@@ -177,14 +177,28 @@ int jvm_method__read(const struct jvm *j, uint64_t method, struct jvm_method *re
 	return 0;
 }
 
-void jvm_method__format(const struct jvm_method *m, char *buf, size_t len)
+static size_t class_dotted(const struct jvm_method *m, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	for (const char *p = m->klass; *p && at + 1 < len; p++)
 		buf[at++] = *p == '/' ? '.' : *p;
 	buf[at] = '\0';
+	return at;
+}
+
+void jvm_method__format(const struct jvm_method *m, char *buf, size_t len)
+{
+	size_t at = class_dotted(m, buf, len);
+
 	snprintf(buf + at, len - at, ".%s%s", m->name, m->signature);
+}
+
+void jvm_method__format_short(const struct jvm_method *m, char *buf, size_t len)
+{
+	size_t at = class_dotted(m, buf, len);
+
+	snprintf(buf + at, len - at, ".%s", m->name);
 }
 
 int32_t jvm_method__bci(const struct jvm *j, const struct jvm_method *m, uint64_t bcp)

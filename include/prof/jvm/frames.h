@@ -32,9 +32,10 @@
  * of each compile are therefore unverified (a steady program's: a handful).
  *
  * Names are written as symbols of a synthetic object (runtime/elf_writer.h) at
- * JAVA_BASE in each such process, as the JVM prints methods (jcmd Compiler.codelist,
- * hs_err): "pkg.Class.method(signature)" followed by " (File.java:LINE)" where the
- * line is exact (interpreted frames and compiled callers: a PcDesc at the return
+ * JAVA_BASE in each such process, as async-profiler and JFR's views name them:
+ * "pkg.Class.method" (no signature: its ';' would split a folded stack's frame, and
+ * an overload is told by its line) followed by " (File.java:LINE)" where the line is
+ * exact (interpreted frames and compiled callers: a PcDesc at the return
  * address; a compiled leaf only when a PcDesc is at its pc), else " (File.java)".
  * An nmethod's frames are its inlined scopes, innermost first, when they are exact;
  * a compiled leaf between PcDescs is named by its nmethod's own method alone.

@@ -39,6 +39,9 @@ int jvm_method__read(const struct jvm *j, uint64_t method, struct jvm_method *re
 
 /* "java.lang.String.hashCode()I": as the JVM prints methods (jcmd Compiler.codelist). */
 void jvm_method__format(const struct jvm_method *m, char *buf, size_t len);
+/* "java.lang.String.hashCode": async-profiler's and JFR's views' name, no signature
+ * (whose ';' a folded stack's frames cannot hold). */
+void jvm_method__format_short(const struct jvm_method *m, char *buf, size_t len);
 
 /* The source line of bci in m (its line number table): > 0; 0 when it has none or
  * bci is past its code; -errno of the read; -ESTALE on a table that does not decode. */
