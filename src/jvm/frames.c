@@ -85,6 +85,7 @@ static void proc_release(struct jproc *p)
 {
 	hashtable__release(&p->blobs);
 	hashtable__release(&p->methods);
+	hashtable__release(&p->pcs);
 }
 
 struct jvm_frames *jvm_frames__free(struct jvm_frames *jf)
@@ -224,6 +225,7 @@ struct jproc *jvm_frames__proc(struct jvm_frames *jf, int32_t pid, uint64_t now)
 		*p = (struct jproc){ .pid = pid };
 		hashtable__init(&p->blobs, sizeof(struct jblob_seen), jvm_frames__blob_eq, NULL);
 		hashtable__init(&p->methods, sizeof(struct jmethod_sym), jvm_frames__method_eq, NULL);
+		hashtable__init(&p->pcs, sizeof(struct jpc_syms), jvm_frames__pc_eq, NULL);
 	}
 	p->maps_nr = nr;
 	judge(jf, p, now);

@@ -35,6 +35,15 @@ struct jmethod_sym {
 	uint32_t sym;
 };
 
+/* A compile's frames at a pc, named (its scopes read once: a compile's never change). */
+#define JAVA_PC_FRAMES 16
+struct jpc_syms {
+	uint64_t start, pc;
+	int32_t compile_id;
+	uint8_t leaf, n;                /* n 0: the pc has no pc desc (no return address) */
+	uint32_t syms[JAVA_PC_FRAMES];
+};
+
 struct jproc {
 	int32_t pid;
 	bool judged, ok, counted, has_layout;
@@ -44,6 +53,7 @@ struct jproc {
 	struct jvm j;
 	struct hashtable blobs;         /* struct jblob_seen by start */
 	struct hashtable methods;       /* struct jmethod_sym */
+	struct hashtable pcs;           /* struct jpc_syms */
 };
 
 struct jvm_frames {
@@ -63,6 +73,7 @@ struct jproc *jvm_frames__proc(struct jvm_frames *jf, int32_t pid, uint64_t now)
 int jvm_frames__map_object(struct jvm_frames *jf, const struct sample *s);
 bool jvm_frames__blob_eq(const void *e, const void *key, const void *ctx);
 bool jvm_frames__method_eq(const void *e, const void *key, const void *ctx);
+bool jvm_frames__pc_eq(const void *e, const void *key, const void *ctx);
 /* Do the interpreter frame's slots the JVM exports agree with the walk's? */
 bool jvm_frames__interp_ok(const struct jvm_layout *l);
 

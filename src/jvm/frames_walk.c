@@ -18,7 +18,6 @@
 enum { IF_SENDER_SP = -1, IF_LAST_SP = -2, IF_METHOD = -3, IF_LOCALS = -7, IF_BCP = -8, IF_INITIAL_SP = -9 };
 
 #define JAVA_MAX_DEPTH 64
-#define INLINE_MAX 16
 
 /* proven()'s answers besides enum java_why */
 #define W_PROVEN JAVA_WHYS
@@ -54,6 +53,14 @@ bool jvm_frames__interp_ok(const struct jvm_layout *l)
 		found++;
 	}
 	return found > 0;
+}
+
+bool jvm_frames__pc_eq(const void *e, const void *key, const void *ctx)
+{
+	const struct jpc_syms *a = e, *b = key;
+
+	(void)ctx;
+	return a->start == b->start && a->pc == b->pc && a->compile_id == b->compile_id && a->leaf == b->leaf;
 }
 
 struct walk {
@@ -160,34 +167,58 @@ static void unverified(struct walk *w, int why)
 	emit(w, JAVA_SYM_UNVERIFIED);
 }
 
-/* An nmethod's frames at f (its inlined ones innermost first): false when f's pc is
- * no return address (a caller's pc must have its own pc desc). */
-static bool compiled_frames(struct walk *w, const struct jvm_blob *b, const struct jfr *f)
+/* An nmethod's frames at f named into *e (its inlined ones innermost first): 0, or
+ * -why; e->n 0 when f's pc is no return address (a caller's pc must have its own pc
+ * desc). */
+static int compiled_syms(struct walk *w, const struct jvm_blob *b, const struct jfr *f, struct jpc_syms *e)
 {
-	struct jvm_frame fr[INLINE_MAX];
-	uint32_t syms[INLINE_MAX];
-	int n = jvm_nmethod__frames_exact(&w->p->j, b, f->pc, fr, INLINE_MAX);
+	struct jvm_frame fr[JAVA_PC_FRAMES + 1];
+	int n = jvm_nmethod__frames_exact(&w->p->j, b, f->pc, fr, JAVA_PC_FRAMES + 1);
 	bool exact = n > 0;
 
+	e->n = 0;
+	if (n > JAVA_PC_FRAMES)
+		return -JAVA_UNREADABLE;       /* inlined deeper than kept: not cut short */
 	if (n == -ENOENT && !f->leaf)
-		return false;
-	if (n < 0 && n != -ENOENT) {
-		unverified(w, JAVA_UNREADABLE);
-		return true;
-	}
+		return 0;
+	if (n < 0 && n != -ENOENT)
+		return -JAVA_UNREADABLE;
 	if (!exact) {
 		/* a leaf between pc descs: the nmethod's own method, no line */
 		fr[0] = (struct jvm_frame){ .method = b->method, .bci = -1 };
 		n = 1;
 	}
 	for (int i = 0; i < n; i++)
-		if ((syms[i] = method_sym(w, fr[i].method, fr[i].bci, exact)) == UINT32_MAX) {
-			unverified(w, JAVA_UNREADABLE);
+		if ((e->syms[i] = method_sym(w, fr[i].method, fr[i].bci, exact)) == UINT32_MAX)
+			return -JAVA_UNREADABLE;
+	e->n = (uint8_t)n;
+	return 0;
+}
+
+/* An nmethod's frames at f (kept per compile and pc): false when f's pc is no
+ * return address. */
+static bool compiled_frames(struct walk *w, const struct jvm_blob *b, const struct jfr *f)
+{
+	struct jpc_syms key = { .start = b->start, .pc = f->pc, .compile_id = b->compile_id, .leaf = f->leaf }, *e;
+	uint64_t h = hash__mix(hash__mix(hash__u64(b->start), f->pc), (uint64_t)(uint32_t)b->compile_id * 2 + f->leaf);
+	bool created;
+	int err;
+
+	if (!(e = hashtable__find(&w->p->pcs, h, &key))) {
+		if ((err = compiled_syms(w, b, f, &key)) < 0) {
+			unverified(w, -err);
 			return true;
 		}
-	for (int i = 0; i < n; i++)
-		emit(w, syms[i]);
-	w->jf->st.frames += (uint64_t)n;
+		if ((e = hashtable__insert(&w->p->pcs, h, &key, &created)))
+			*e = key;
+		else
+			e = &key;
+	}
+	if (!e->n)
+		return false;
+	for (int i = 0; i < e->n; i++)
+		emit(w, e->syms[i]);
+	w->jf->st.frames += e->n;
 	w->jf->st.compiled++;
 	return true;
 }
