@@ -74,8 +74,6 @@ int jvm_frames__map_object(struct jvm_frames *jf, const struct sample *s);
 bool jvm_frames__blob_eq(const void *e, const void *key, const void *ctx);
 bool jvm_frames__method_eq(const void *e, const void *key, const void *ctx);
 bool jvm_frames__pc_eq(const void *e, const void *key, const void *ctx);
-/* Do the interpreter frame's slots the JVM exports agree with the walk's? */
-bool jvm_frames__interp_ok(const struct jvm_layout *l);
 
 static inline uint64_t jvm_frames__addr(uint32_t sym)
 {

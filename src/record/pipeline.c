@@ -655,7 +655,8 @@ static size_t edit_frames(void *ctx, const struct sample *s, uint64_t *ips, cons
 static int open_jvm(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct jvm_frames_config jc = { .model = unwinder__model(p->unwinder), .cache = cfg->cache,
-					.synth = p->synth, .sink = sink, .sink_ctx = p };
+					.synth = p->synth, .sink = sink, .sink_ctx = p,
+					.as_user = cfg->verdict && cfg->verdict->restrict_uid };
 	int err = jvm_frames__new(&jc, &p->jvm);
 
 	if (err == 0)

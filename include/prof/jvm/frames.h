@@ -24,6 +24,10 @@
  * the first Java frame (a leaf in libjvm.so, libc) stay; what it guessed above it is
  * dropped (JIT code has no CFI).
  *
+ * Memory is read only of processes whose samples were written (in scope), and for
+ * a user who may record only their own with no effective capability: the kernel's
+ * ptrace rules decide (their own processes only), as Python's frames are read.
+ *
  * Identity: a frame's blob is read when the sample is unwound, after its instant T;
  * it is named only when the same blob (address, compile id, Method*, code range) was
  * read before T too, for an earlier sample of that process: a compile id is given
@@ -63,6 +67,8 @@ struct jvm_frames_config {
 	struct synth_env synth;         /* the MMAP2s' sample_id trailer */
 	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
 	void *sink_ctx;
+	bool as_user;                   /* read with no effective capability (privs__as_user):
+					 * a user who may record only their own */
 };
 
 /* Why a Java frame was not named. */
@@ -107,6 +113,11 @@ void jvm_frames__note(struct jvm_frames *jf, const struct perf_event_header *ev)
 void jvm_frames__finish(struct jvm_frames *jf);
 
 const struct jvm_frames_stats *jvm_frames__stats(const struct jvm_frames *jf);
+
+/* Do the interpreter frame's slots a JVM exports (frame::interpreter_frame_*_offset,
+ * any of them) agree with x86_64's that the walk reads?  False when it exports none. */
+struct jvm_layout;
+bool jvm_frames__interp_ok(const struct jvm_layout *l);
 
 /* "N samples of M JVM(s), K with Java frames, V all named; F frames (I interpreted,
  * C compiled, S stubs); U [java: unverified] (why); X callers not proven". */
