@@ -224,16 +224,37 @@ static bool compiled_frames(struct walk *w, const struct jvm_blob *b, const stru
 	return true;
 }
 
+/* Could v be a return address: an nmethod's call site (a pc desc at exactly v), or
+ * in the interpreter?  Read now, not proven: for refusing an ambiguous leaf only. */
+static bool return_address(const struct walk *w, uint64_t v)
+{
+	struct jvm_frame fr[1];
+	struct jvm_blob b;
+
+	if (!jvm__in_code(&w->p->j, v) || jvm__find_blob(&w->p->j, v, &b) < 0)
+		return false;
+	if (b.kind == JVM_BLOB_INTERPRETER)
+		return true;
+	return b.kind == JVM_BLOB_NMETHOD && jvm_nmethod__frames_exact(&w->p->j, &b, v, fr, 1) != -ENOENT;
+}
+
 /* The caller of compiled frame f (frame::sender_for_compiled_frame): false when it
  * cannot be found (a leaf still making its frame, a frame size that is not one). */
 static bool compiled_sender(const struct walk *w, const struct jvm_blob *b, const struct jfr *f, struct jfr *ret)
 {
-	uint64_t sp = (f->usp ? f->usp : f->sp) + 8 * (uint64_t)b->frame_size, ra, fp;
+	uint64_t sp = (f->usp ? f->usp : f->sp) + 8 * (uint64_t)b->frame_size, ra, fp, v;
 
 	if (f->leaf && (b->frame_complete < 0 || f->pc < b->code_begin + (uint64_t)b->frame_complete))
 		return false;
 	if (b->frame_size < 2 || b->frame_size > 65536 || !word_at(w, sp - 8, &ra) || !word_at(w, sp - 16, &fp))
 		return false;
+	/* a leaf in its epilogue (its frame popped: the return address at sp or one word
+	 * above) reads its caller's words there: a return address at either that is not
+	 * the one the frame size gives makes the caller ambiguous, not proven */
+	if (f->leaf)
+		for (int k = 0; k < 2; k++)
+			if (word_at(w, f->sp + 8 * (uint64_t)k, &v) && v != ra && return_address(w, v))
+				return false;
 	*ret = (struct jfr){ .pc = ra, .sp = sp, .fp = fp, .fp_ok = true };
 	return true;
 }

@@ -9,7 +9,8 @@
  * frame::sender, x86_64):
  *   - a compiled frame (nmethod) by its blob's frame size from its sp: its return
  *     address one word below sp + frame_size words, the caller's rbp one below that;
- *     the leaf only once its pc is past the blob's frame set-up (_frame_complete_offset);
+ *     the leaf only once its pc is past the blob's frame set-up (_frame_complete_offset)
+ *     and when no other return address is at sp or sp + 8 (its epilogue);
  *   - an interpreted frame by rbp: its Method* and bcp in the interpreter frame's
  *     slots (x86_64's layout, checked against the constants the JVM exports), the
  *     Method* read as one and the bcp inside its bytecodes, its return address above
