@@ -113,7 +113,8 @@ const struct jvm_frames_stats *jvm_frames__stats(const struct jvm_frames *jf)
 void jvm_frames_stats__describe(const struct jvm_frames_stats *st, char *buf, size_t len)
 {
 	static const char *const why[JAVA_WHYS] = { "code not seen before the sample", "code changed",
-						    "unreadable", "interpreter between frames" };
+						    "unreadable", "interpreter between frames",
+						    "process gone before the sample was read" };
 	uint64_t unverified = 0;
 	size_t at;
 

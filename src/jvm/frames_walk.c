@@ -119,7 +119,7 @@ static int proven(struct walk *w, uint64_t pc, struct jvm_blob *b)
 	if (err == -ENOENT)
 		return W_NOT_CODE;
 	if (err < 0)
-		return JAVA_UNREADABLE;
+		return err == -ESRCH ? JAVA_GONE : JAVA_UNREADABLE;
 	e = hashtable__insert(&w->p->blobs, hash__u64(b->start), &b->start, &created);
 	if (!e)
 		return JAVA_UNREADABLE;

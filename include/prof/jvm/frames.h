@@ -78,6 +78,7 @@ enum java_why {
 	JAVA_CHANGED,                   /* ... read before with another compile, method or code */
 	JAVA_UNREADABLE,                /* its blob, method or scopes did not read or decode */
 	JAVA_BETWEEN,                   /* an interpreter leaf between frames (a call being made) */
+	JAVA_GONE,                      /* the process exited before the sample was unwound */
 	JAVA_WHYS,
 };
 
