@@ -863,7 +863,7 @@ void unwinder__set_edit(struct unwinder *u, unwinder_edit_fn fn, void *ctx)
 
 int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, void *out, size_t outlen)
 {
-	uint64_t ips[UNWIND_MAX_OUT_FRAMES], sps[UNWIND_MAX_FRAMES], nr_k, nr, ctx = PERF_CONTEXT_USER;
+	uint64_t ips[UNWIND_MAX_OUT_FRAMES], sps[UNWIND_MAX_FRAMES], nr_k, nr, ctx = PERF_CONTEXT_USER, leaf = 0;
 	struct usample us = { .ips = ips, .sps = u->edit ? sps : NULL, .fregs = u->edit ? &u->fregs : NULL };
 	const uint8_t *in = (const void *)ev;
 	size_t tail, len;
@@ -880,11 +880,17 @@ int unwinder__rewrite(struct unwinder *u, const struct perf_event_header *ev, vo
 		return -EINVAL;
 	if (s.regs_user.regs) {
 		unwind_sample(u, &s, &us);
+		leaf = us.nr_ips ? ips[0] : 0;
 		if (u->edit && us.nr_ips)
 			us.nr_ips = (unsigned int)u->edit(u->edit_ctx, &s, ips, sps, &u->fregs, us.nr_ips, UNWIND_MAX_OUT_FRAMES);
 	}
 	nr = nr_k + (us.nr_ips ? 1 + us.nr_ips : 0);
 	memcpy(o, in, u->head_size);
+	/* an edit that named the user leaf itself (a JIT's pc, jvm/frames.h): the sample's
+	 * IP too, which perf report's symbol column reads */
+	if (us.nr_ips && leaf && ips[0] != leaf && s.ip == leaf && (u->attr.sample_type & PERF_SAMPLE_IP))
+		memcpy(o + sizeof(struct perf_event_header) + ((u->attr.sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0),
+		       &ips[0], 8);
 	o += u->head_size;
 	memcpy(o, &nr, 8);
 	o += 8;

@@ -8,6 +8,7 @@
 #include "prof/cli/record_opts.h"
 #include "prof/cli/record_summary.h"
 #include "prof/perfdata/build_id_cache.h"
+#include "prof/jvm/frames.h"
 #include "prof/python/hint.h"
 #include "prof/python/python.h"
 #include "prof/record/session.h"
@@ -46,6 +47,22 @@ static void add_count(char *buf, size_t len, size_t *n, uint64_t *sum, uint64_t 
 		return;
 	*n += (size_t)snprintf(buf + *n, len - *n, "%s%" PRIu64 " %s", *n ? ", " : "", v, why);
 	*sum += v;
+}
+
+/* The Java frames (jvm/frames.h): how many samples had them named, why not, and the
+ * JVMs that got none. */
+static void summary_jvm(const struct jvm_frames_stats *st)
+{
+	char line[1024];
+
+	jvm_frames_stats__describe(st, line, sizeof(line));
+	if (st->samples)
+		fprintf(stderr, "prof: Java: %s\n", line);
+	if (st->rejected)
+		fprintf(stderr, "prof: Java: no Java frames for %" PRIu64 " JVM(s): %s\n", st->rejected, st->why_rejected);
+	if (st->with_java && st->kept < 0)
+		fprintf(stderr, "prof: Java: the object naming the Java frames could not be kept in the build-id cache "
+			"(%s): readers show them as addresses\n", strerror(-st->kept));
 }
 
 /*
@@ -345,6 +362,8 @@ void record_summary__print(const struct record_summary *r)
 		summary_unwinding(r, &s);
 	if (s.python)
 		summary_python(r, s.python);
+	if (s.jvm)
+		summary_jvm(s.jvm);
 	/* without a stack copy nothing pins a Python frame: what would (with -g, the
 	 * chains read at the sample instant alone, python.h: what dwarf adds) */
 	if (s.python_hint && s.python_hint->samples && s.python && s.python->chained)

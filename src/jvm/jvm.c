@@ -336,6 +336,9 @@ int jvm__find_blob(const struct jvm *j, uint64_t pc, struct jvm_blob *ret)
 		return err;
 	ret->size = (uint32_t)i32_at(blob, l->v[JF_BLOB_SIZE]);
 	ret->frame_size = i32_at(blob, l->v[JF_BLOB_FRAME_SIZE]);
+	/* an int up to JDK 22, an int16_t since: the low half of either (little-endian) */
+	ret->frame_complete = l->v[JF_BLOB_FRAME_COMPLETE] != JVM_NONE ?
+				      (int16_t)(i32_at(blob, l->v[JF_BLOB_FRAME_COMPLETE]) & 0xffff) : -1;
 	if (l->blob_offsets) {
 		ret->code_begin = ret->start + (uint32_t)i32_at(blob, l->v[JF_BLOB_CODE_BEGIN]);
 		ret->code_end = ret->start + (uint32_t)i32_at(blob, l->v[JF_BLOB_CODE_END]);

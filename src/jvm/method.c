@@ -3,6 +3,7 @@
  * Java methods' names, lines and inlined frames: see include/prof/jvm/method.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -176,14 +177,28 @@ int jvm_method__read(const struct jvm *j, uint64_t method, struct jvm_method *re
 	return 0;
 }
 
-void jvm_method__format(const struct jvm_method *m, char *buf, size_t len)
+static size_t class_dotted(const struct jvm_method *m, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	for (const char *p = m->klass; *p && at + 1 < len; p++)
 		buf[at++] = *p == '/' ? '.' : *p;
 	buf[at] = '\0';
+	return at;
+}
+
+void jvm_method__format(const struct jvm_method *m, char *buf, size_t len)
+{
+	size_t at = class_dotted(m, buf, len);
+
 	snprintf(buf + at, len - at, ".%s%s", m->name, m->signature);
+}
+
+void jvm_method__format_short(const struct jvm_method *m, char *buf, size_t len)
+{
+	size_t at = class_dotted(m, buf, len);
+
+	snprintf(buf + at, len - at, ".%s", m->name);
 }
 
 int32_t jvm_method__bci(const struct jvm *j, const struct jvm_method *m, uint64_t bcp)
@@ -282,7 +297,7 @@ static int scopes_of(const struct jvm *j, const struct jvm_blob *b, struct scope
 
 /* The decode offset of the pc desc for pc: exact, else the nearest after (0: none). */
 static int pc_desc(const struct jvm *j, const struct jvm_blob *b, const struct scopes *s, uint64_t pc,
-		   int32_t *ret)
+		   int32_t *ret, bool *exact)
 {
 	const struct jvm_layout *l = &j->l;
 	uint64_t stride = l->v[JT_PCDESC];
@@ -310,21 +325,25 @@ static int pc_desc(const struct jvm *j, const struct jvm_blob *b, const struct s
 		}
 		at += n;
 	}
+	*exact = best == want;
 	return 0;
 }
 
-int jvm_nmethod__frames(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, struct jvm_frame *ret,
-			size_t max)
+static int frames_at(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, bool exact_only,
+		     struct jvm_frame *ret, size_t max)
 {
 	struct scopes s;
 	int32_t off;
 	size_t n = 0;
+	bool exact;
 	int err;
 
 	if (!max)
 		return -EINVAL;
-	if ((err = scopes_of(j, b, &s)) < 0 || (err = pc_desc(j, b, &s, pc, &off)) < 0)
+	if ((err = scopes_of(j, b, &s)) < 0 || (err = pc_desc(j, b, &s, pc, &off, &exact)) < 0)
 		return err;
+	if (exact_only && !exact)
+		return -ENOENT;
 	if (off == SERIALIZED_NULL) {
 		ret[0] = (struct jvm_frame){ .method = b->method, .bci = -1 };
 		return 1;
@@ -359,4 +378,16 @@ int jvm_nmethod__frames(const struct jvm *j, const struct jvm_blob *b, uint64_t 
 	if (off == SERIALIZED_NULL && ret[n - 1].method != b->method)
 		return -ESTALE;
 	return (int)n;
+}
+
+int jvm_nmethod__frames(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, struct jvm_frame *ret,
+			size_t max)
+{
+	return frames_at(j, b, pc, false, ret, max);
+}
+
+int jvm_nmethod__frames_exact(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, struct jvm_frame *ret,
+			      size_t max)
+{
+	return frames_at(j, b, pc, true, ret, max);
 }

@@ -91,6 +91,7 @@ static const struct want {
 	[JF_BLOB_CODE_BEGIN] = { "CodeBlob", "_code_begin|_code_offset", FIELD, 0, JT_CODEBLOB },
 	[JF_BLOB_CODE_END] = { "CodeBlob", "_code_end|_data_offset", FIELD, 0, JT_CODEBLOB },
 	[JF_BLOB_FRAME_SIZE] = { "CodeBlob", "_frame_size", FIELD, 0, JT_CODEBLOB },
+	[JF_BLOB_FRAME_COMPLETE] = { "CodeBlob", "_frame_complete_offset", FIELD, OPT, JT_CODEBLOB },
 	[JF_BLOB_MUTABLE_DATA] = { "CodeBlob", "_mutable_data", FIELD, OPT, JT_CODEBLOB },
 	[JF_BLOB_RELOC_SIZE] = { "CodeBlob", "_relocation_size", FIELD, OPT, JT_CODEBLOB },
 	[JF_BLOB_MUTABLE_SIZE] = { "CodeBlob", "_mutable_data_size", FIELD, OPT, JT_CODEBLOB },

@@ -24,7 +24,7 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
 #include "prof/python/early.h"
-#include "prof/python/elf_writer.h"
+#include "prof/runtime/elf_writer.h"
 #include "prof/python/interp.h"
 #include "prof/python/python.h"
 #include "prof/sys/privs.h"
@@ -170,9 +170,9 @@ bool python__name(const struct python *py, const struct model_dso *d, uint64_t o
 	if (d->build_id_len != py->id.size || memcmp(d->build_id, py->id.data, py->id.size) != 0)
 		return false;
 	*ret = NULL;
-	if (off < PYTHON_ELF_TEXT || off - PYTHON_ELF_TEXT < py->names_base)
+	if (off < RUNTIME_ELF_TEXT || off - RUNTIME_ELF_TEXT < py->names_base)
 		return true;    /* a window of names gone: nothing, never another's */
-	off -= PYTHON_ELF_TEXT + py->names_base;
+	off -= RUNTIME_ELF_TEXT + py->names_base;
 	if (off < py->nr_names)
 		*ret = py->names[off];
 	return true;
@@ -480,7 +480,7 @@ int python__map_object(struct python *py, const struct sample *s)
 	if (ms && maps__find(ms, PYTHON_BASE))
 		return 0;
 	return synth__mmap2_build_id(&py->cfg.synth, (pid_t)s->pid, (pid_t)s->tid, PYTHON_BASE,
-				     py->cfg.live_names ? 1ull << 40 : 1u << 24, PYTHON_ELF_TEXT, py->id.data, py->id.size,
+				     py->cfg.live_names ? 1ull << 40 : 1u << 24, RUNTIME_ELF_TEXT, py->id.data, py->id.size,
 				     PYTHON_OBJECT_PATH, s->time, py->cfg.sink, py->cfg.sink_ctx);
 }
 
@@ -592,7 +592,7 @@ void python__finish(struct python *py)
 		py->st.kept = -errno;
 		return;
 	}
-	err = python_elf__write(fd, &py->id, (const char *const *)py->names, py->nr_names);
+	err = runtime_elf__write(fd, &py->id, (const char *const *)py->names, py->nr_names);
 	if (err == 0)
 		err = build_id_cache__add(py->cfg.cache, fd, PYTHON_OBJECT_PATH, &py->id,
 					  (uint64_t)lseek(fd, 0, SEEK_END), &res);

@@ -7,6 +7,7 @@
 #include <perf/event.h>
 
 #include "prof/base/util.h"
+#include "prof/jvm/frames.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/hint.h"
 #include "prof/python/interp.h"
@@ -37,6 +38,7 @@ struct pipeline {
 	struct offcpu_quota *quota;     /* ... the scope's cgroups' CPU quotas (not profd's) */
 	int v1_cpu_fd;                  /* ... the v1 cpu hierarchy, where mounted (-1) */
 	struct python *python;          /* Python frames in the unwound samples */
+	struct jvm_frames *jvm;         /* Java frames in the unwound samples (to a file) */
 	struct python_hint *python_hint; /* without unwinding: Python processes' samples counted */
 	/* -g with Python callers read at the sample instant (python/chain.h): the maps the
 	 * interpreters are found in, and the samples' attr */
@@ -117,6 +119,8 @@ static int sink(const void *rec, size_t len, void *ctx)
 		python_hint__note(p->python_hint, rec);
 	if (p->python)
 		python__note(p->python, rec);   /* an exited process's interpreter let go */
+	if (p->jvm)
+		jvm_frames__note(p->jvm, rec);
 	if (err == 0)
 		err = p->sink(rec, len, p->sink_ctx);
 	if (err < 0) {
@@ -429,6 +433,8 @@ void pipeline__finish(struct pipeline *p)
 		objects__finish(p->objects);
 	if (p->python)
 		python__finish(p->python);
+	if (p->jvm)
+		jvm_frames__finish(p->jvm);
 }
 
 bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -630,6 +636,34 @@ static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 	return err;
 }
 
+/* The unwound frames edited by each runtime: the JVM's (a sample of a process in
+ * which prof read a JVM), else Python's. */
+static size_t edit_frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+			  const struct unwind_regs *regs, size_t nr, size_t max)
+{
+	struct pipeline *p = ctx;
+	uint64_t with = p->jvm ? jvm_frames__stats(p->jvm)->with_java : 0;
+	size_t n = p->jvm ? jvm_frames__edit(p->jvm, s, ips, sps, regs, nr, max) : nr;
+
+	if (p->jvm && jvm_frames__stats(p->jvm)->with_java != with)
+		return n;
+	return p->python ? python__frames(p->python, s, ips, sps, regs, nr, max) : nr;
+}
+
+/* Java frames (jvm/frames.h): with the unwound stacks, into a file whose cache keeps
+ * their object. */
+static int open_jvm(struct pipeline *p, const struct pipeline_config *cfg)
+{
+	struct jvm_frames_config jc = { .model = unwinder__model(p->unwinder), .cache = cfg->cache,
+					.synth = p->synth, .sink = sink, .sink_ctx = p,
+					.as_user = cfg->verdict && cfg->verdict->restrict_uid };
+	int err = jvm_frames__new(&jc, &p->jvm);
+
+	if (err == 0)
+		unwinder__set_edit(p->unwinder, edit_frames, p);
+	return err;
+}
+
 int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 {
 	struct pipeline *p = calloc(1, sizeof(*p));
@@ -663,6 +697,8 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 		err = -ENOMEM;
 	}
 	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
+		goto err;
+	if (p->unwinder && cfg->cache && !cfg->live && open_jvm(p, cfg) < 0)
 		goto err;
 	/* -g: Python frames only from the chains read at the sample instant */
 	if (!p->unwinder && cfg->python_chains && (cfg->sample_type & PERF_SAMPLE_CALLCHAIN) &&
@@ -703,6 +739,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	objects__free(p->objects);
 	unwinder__free(p->unwinder);
 	python__free(p->python);
+	jvm_frames__free(p->jvm);
 	model__free(p->py_model);
 	python_hint__free(p->python_hint);
 	free(p->unwound);
@@ -741,6 +778,11 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
 const struct python_stats *pipeline__python_stats(const struct pipeline *p)
 {
 	return p->python ? python__stats(p->python) : NULL;
+}
+
+const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p)
+{
+	return p->jvm ? jvm_frames__stats(p->jvm) : NULL;
 }
 
 bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)

@@ -77,6 +77,7 @@ struct jvm_blob {
 	uint64_t code_begin, code_end;
 	uint32_t size;                  /* CodeBlob::_size */
 	int32_t frame_size;             /* in words */
+	int32_t frame_complete;         /* from code_begin: where its frame is set up; -1 unknown */
 	enum jvm_blob_kind kind;
 	char name[64];                  /* CodeBlob::_name: "nmethod", "Interpreter", a stub's */
 	/* an nmethod's: */

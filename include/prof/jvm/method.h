@@ -39,6 +39,9 @@ int jvm_method__read(const struct jvm *j, uint64_t method, struct jvm_method *re
 
 /* "java.lang.String.hashCode()I": as the JVM prints methods (jcmd Compiler.codelist). */
 void jvm_method__format(const struct jvm_method *m, char *buf, size_t len);
+/* "java.lang.String.hashCode": async-profiler's and JFR's views' name, no signature
+ * (whose ';' a folded stack's frames cannot hold). */
+void jvm_method__format_short(const struct jvm_method *m, char *buf, size_t len);
 
 /* The source line of bci in m (its line number table): > 0; 0 when it has none or
  * bci is past its code; -errno of the read; -ESTALE on a table that does not decode. */
@@ -58,6 +61,11 @@ int32_t jvm_method__bci(const struct jvm *j, const struct jvm_method *m, uint64_
  */
 int jvm_nmethod__frames(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, struct jvm_frame *ret,
 			size_t max);
+
+/* The same, only for a pc that has a pc desc of its own (a call's return address, a
+ * safepoint): -ENOENT when pc has none, its frames and lines then exact. */
+int jvm_nmethod__frames_exact(const struct jvm *j, const struct jvm_blob *b, uint64_t pc, struct jvm_frame *ret,
+			      size_t max);
 
 /* UNSIGNED5 (HotSpot's CompressedStream) at *at in buf[0, len) with x excluded bytes:
  * 0 with the value, -EINVAL past the end or on an excluded byte.  For tests. */

@@ -133,6 +133,9 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
 /* NULL without Python frames (no unwinding, or no build-id cache and not live). */
 struct python_stats;
 struct python_chains;
+struct jvm_frames_stats;
+/* NULL without Java frames (jvm/frames.h: --call-graph dwarf into a file). */
+const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p);
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
 /* A live pipeline's Python frames' names (python__name): false when d is not their
  * object. */

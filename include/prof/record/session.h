@@ -91,6 +91,7 @@ struct session_stats {
 	const struct tracker_stats *scope;      /* the judging's accounting */
 	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
 	const struct python_stats *python;      /* NULL without Python frames */
+	const struct jvm_frames_stats *jvm;     /* NULL without Java frames */
 	const struct python_hint_stats *python_hint; /* NULL with unwinding */
 	const struct objects_stats *objects;    /* NULL without objects */
 	const struct perf_maps *perf_maps;      /* copied from containers (perf_maps.h), or NULL */

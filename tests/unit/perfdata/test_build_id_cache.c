@@ -17,7 +17,7 @@
 
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/perf_data.h"
-#include "prof/python/elf_writer.h"
+#include "prof/runtime/elf_writer.h"
 
 static struct stat entry(const char *dir, const char *path, const char *hex)
 {
@@ -43,7 +43,7 @@ Test(build_id_cache, one_object_at_each_of_its_paths)
 	int fd = memfd_create("obj", 0);
 
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(python_elf__write(fd, &b, names, 2), 0);
+	cr_assert_eq(runtime_elf__write(fd, &b, names, 2), 0);
 	size = (uint64_t)lseek(fd, 0, SEEK_END);
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(build_id_cache__new(dir, &l, &c), 0);
@@ -94,7 +94,7 @@ Test(build_id_cache, add_paths_links_each_kept_objects_paths)
 	int fd = memfd_create("obj", 0);
 
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(python_elf__write(fd, &b, names, 1), 0);
+	cr_assert_eq(runtime_elf__write(fd, &b, names, 1), 0);
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_eq(build_id_cache__new(dir, &l, &c), 0);
 	cr_assert_eq(build_id_cache__add(c, fd, "/prof/python-frames", &b, (uint64_t)lseek(fd, 0, SEEK_END), &r), 0);

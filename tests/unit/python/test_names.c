@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prof/python/elf_writer.h"
+#include "prof/runtime/elf_writer.h"
 #include "prof/python/python.h"
 #include "src/python/python_internal.h"
 
@@ -37,7 +37,7 @@ static const char *name_at(const struct python *py, uint64_t addr)
 	struct model_dso d = dso_of(py);
 	const char *name = "not asked";
 
-	cr_assert(python__name(py, &d, addr - PYTHON_BASE + PYTHON_ELF_TEXT, &name));
+	cr_assert(python__name(py, &d, addr - PYTHON_BASE + RUNTIME_ELF_TEXT, &name));
 	return name;
 }
 
@@ -104,9 +104,9 @@ Test(names, another_object_is_not_asked)
 	const char *name = NULL;
 
 	d.build_id[0] ^= 1;
-	cr_assert_not(python__name(py, &d, PYTHON_ELF_TEXT, &name));
+	cr_assert_not(python__name(py, &d, RUNTIME_ELF_TEXT, &name));
 	d = dso_of(py);
-	cr_assert(python__name(py, &d, PYTHON_ELF_TEXT - 1, &name));
+	cr_assert(python__name(py, &d, RUNTIME_ELF_TEXT - 1, &name));
 	cr_assert_null(name, "below the object's text: nothing");
 	python__free(py);
 }

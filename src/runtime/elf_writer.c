@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The synthetic object of a recording's Python frames: see
- * include/prof/python/elf_writer.h.  Written by hand (no libelf writing): a handful
+ * The synthetic object of a recording's runtime frames: see
+ * include/prof/runtime/elf_writer.h.  Written by hand (no libelf writing): a handful
  * of fixed sections, laid out in one pass.
  */
 #include <elf.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "prof/base/util.h"
-#include "prof/python/elf_writer.h"
+#include "prof/runtime/elf_writer.h"
 
 /* Sections, in file order after the ELF header and the program header. */
 enum { S_NULL, S_NOTE, S_TEXT, S_SYMTAB, S_STRTAB, S_SHSTRTAB, S_NR };
@@ -50,7 +50,7 @@ static void lay_out(struct layout *lo, const struct build_id *b, const char *con
 	for (size_t i = 0; i < nr; i++)
 		lo->strtab_len += strlen(names[i]) + 1;
 	lo->note = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr);
-	lo->text = PYTHON_ELF_TEXT;
+	lo->text = RUNTIME_ELF_TEXT;
 	lo->symtab = ALIGN_UP(lo->text + nr, 8);
 	lo->strtab = lo->symtab + sizeof(Elf64_Sym) * (nr + 1);
 	lo->shstrtab = lo->strtab + lo->strtab_len;
@@ -72,7 +72,7 @@ static int write_heads(int fd, const struct layout *lo, size_t nr)
 	 * readers that place a module by its mapping (hotspot's perfparser reports it
 	 * at the MMAP2's start - pgoff, dwfl_report_elf(add_p_vaddr = false)) take the
 	 * first PT_LOAD's address as that start, so a first PT_LOAD at the text put
-	 * every symbol PYTHON_ELF_TEXT below its frames. */
+	 * every symbol RUNTIME_ELF_TEXT below its frames. */
 	Elf64_Phdr ph[3] = {
 		{ .p_type = PT_LOAD, .p_flags = PF_R, .p_filesz = lo->note + lo->note_len,
 		  .p_memsz = lo->note + lo->note_len, .p_align = 0x1000 },
@@ -153,7 +153,7 @@ out:
 	return err;
 }
 
-int python_elf__write(int fd, const struct build_id *b, const char *const *names, size_t nr)
+int runtime_elf__write(int fd, const struct build_id *b, const char *const *names, size_t nr)
 {
 	struct layout lo;
 	int err;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The synthetic object read back with libelf, as perf and prof report read it: its
- * build id (by prof's reader), one STT_FUNC symbol per name at PYTHON_ELF_TEXT + i,
+ * build id (by prof's reader), one STT_FUNC symbol per name at RUNTIME_ELF_TEXT + i,
  * in an executable .text that a PT_LOAD maps at the same offset and address; and
  * placed by libdwfl as hotspot's perfparser places a mapped object.
  */
@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 
 #include "prof/perfdata/build_id.h"
-#include "prof/python/elf_writer.h"
+#include "prof/runtime/elf_writer.h"
 
 Test(elf_writer, symbols_and_build_id_read_back)
 {
@@ -28,7 +28,7 @@ Test(elf_writer, symbols_and_build_id_read_back)
 	for (int i = 0; i < 20; i++)
 		b.data[i] = (uint8_t)(i * 7 + 1);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(python_elf__write(fd, &b, names, 3), 0);
+	cr_assert_eq(runtime_elf__write(fd, &b, names, 3), 0);
 	cr_assert_eq(build_id__read_elf(fd, &got), 0);
 	cr_expect_eq(got.size, 20);
 	cr_expect_eq(memcmp(got.data, b.data, 20), 0);
@@ -47,8 +47,8 @@ Test(elf_writer, symbols_and_build_id_read_back)
 			cr_expect(!(ph.p_flags & PF_X));
 		} else if (ph.p_type == PT_LOAD) {
 			cr_expect(ph.p_flags & PF_X);
-			cr_expect_eq(ph.p_offset, PYTHON_ELF_TEXT);
-			cr_expect_eq(ph.p_vaddr, PYTHON_ELF_TEXT);
+			cr_expect_eq(ph.p_offset, RUNTIME_ELF_TEXT);
+			cr_expect_eq(ph.p_vaddr, RUNTIME_ELF_TEXT);
 			cr_expect_eq(ph.p_filesz, 3);
 		}
 	}
@@ -65,7 +65,7 @@ Test(elf_writer, symbols_and_build_id_read_back)
 
 			cr_assert(gelf_getsym(d, (int)i, &sym));
 			cr_expect_eq(GELF_ST_TYPE(sym.st_info), STT_FUNC);
-			cr_expect_eq(sym.st_value, PYTHON_ELF_TEXT + i - 1);
+			cr_expect_eq(sym.st_value, RUNTIME_ELF_TEXT + i - 1);
 			cr_expect_eq(sym.st_size, 1);
 			cr_expect_str_eq(elf_strptr(elf, sh.sh_link, sym.st_name), names[i - 1]);
 			seen++;
@@ -79,7 +79,7 @@ Test(elf_writer, symbols_and_build_id_read_back)
 /* hotspot's perfparser (app/perfsymboltable.cpp, reportElf) reports a mapped object
  * with dwfl_report_elf(base = the MMAP2's address - its pgoff, add_p_vaddr = false)
  * and names an address from that module's symbols: the frame at the MMAP2's start +
- * i (prof maps the text at pgoff PYTHON_ELF_TEXT) must be names[i]. */
+ * i (prof maps the text at pgoff RUNTIME_ELF_TEXT) must be names[i]. */
 Test(elf_writer, placed_by_libdwfl_as_perfparser_places_it)
 {
 	static const char *const names[] = { "[python: unverified]", "main (/app/x.py:12)", "f (/app/x.py:def 3)" };
@@ -88,7 +88,7 @@ Test(elf_writer, placed_by_libdwfl_as_perfparser_places_it)
 					   .find_debuginfo = dwfl_standard_find_debuginfo,
 					   .section_address = dwfl_offline_section_address,
 					   .debuginfo_path = &debuginfo_path };
-	const uint64_t start = 1ull << 60, base = start - PYTHON_ELF_TEXT;
+	const uint64_t start = 1ull << 60, base = start - RUNTIME_ELF_TEXT;
 	struct build_id b = { .size = 20, .data = { 1, 2, 3 } };
 	int fd = memfd_create("t", 0);
 	Dwfl *dwfl = dwfl_begin(&cb);
@@ -96,7 +96,7 @@ Test(elf_writer, placed_by_libdwfl_as_perfparser_places_it)
 
 	cr_assert_geq(fd, 0);
 	cr_assert_not_null(dwfl);
-	cr_assert_eq(python_elf__write(fd, &b, names, 3), 0);
+	cr_assert_eq(runtime_elf__write(fd, &b, names, 3), 0);
 	dwfl_report_begin_add(dwfl);
 	mod = dwfl_report_elf(dwfl, "python-frames", "/proc/self/fd/x", fd, base, false);
 	cr_assert_not_null(mod, "%s", dwfl_errmsg(-1));

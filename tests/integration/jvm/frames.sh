@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Java frames in prof record --call-graph dwarf samples, on real JVMs run by a tenant
+# (--uid): the machine's OpenJDK 17, the other OpenJDK 17 build apt offers
+# (apt-get download, extracted here) and Temurin 25 where it is installed.  One JVM
+# per build runs Hot: alpha() does twice beta()'s work, each its own frame
+# (-XX:CompileCommand=dontinline), both called by main().  For each:
+#   - >= 80 % of the main thread's samples carry a Java frame;
+#   - among samples whose leaf is a named Hot method, alpha's share within 5 points
+#     of 66.7 %, in prof report and in perf script (the frames are symbols of the
+#     object prof keeps in the build-id cache), and perf report names Hot.alpha;
+#   - every caller shown of alpha or beta is Hot.main; no Hot method the program
+#     does not have;
+#   - the summary's Java line says how many were named.
+# A decoy on Debian's build: 300 methods hot in turns in a 4 MiB code cache, so code
+# is flushed and its addresses reused by other compiles, and a method deoptimized and
+# compiled again: every Churn frame shown under its only real caller (m* under
+# call(), call() and trap() under main()), and unverified frames counted.
+. "$(dirname "$0")/../lib.sh"
+require_root
+require_perf
+
+JDK17=/usr/lib/jvm/java-17-openjdk-amd64
+[ -x "$JDK17/bin/javac" ] || skip "needs openjdk-17-jdk-headless (scripts/dev's test packages)"
+USER_=profjvm
+make_user "$USER_"
+mkdir -p "$TMP/pub/classes"
+chmod 755 "$TMP" "$TMP/pub"
+
+cat >"$TMP/Hot.java" <<'JAVA'
+public class Hot {
+    static long alpha(long x) { long s = x; for (int i = 0; i < 2000; i++) s = s * 31 + (i ^ (s >>> 7)); return s; }
+    static long beta(long x) { long s = x; for (int i = 0; i < 1000; i++) s = s * 31 + (i ^ (s >>> 7)); return s; }
+    public static void main(String[] args) throws Exception {
+        long end = System.currentTimeMillis() + 1000L * Integer.parseInt(args[0]);
+        long s = 0;
+        while (System.currentTimeMillis() < end) { s += alpha(s); s += beta(s); }
+        System.out.println(s);
+    }
+}
+JAVA
+{
+	echo 'public class Churn {'
+	for i in $(seq 0 299); do
+		printf '    static long m%d(long x) { long s = %d; for (int i = 0; i < 200; i++) {' "$i" "$i"
+		for j in $(seq 1 24); do printf ' s += (x + i * %d) * %d ^ (s >>> %d);' "$j" $((i * 7 + j)) $(((i + j) % 13 + 1)); done
+		echo ' } return s; }'
+	done
+	echo '    static long trap(long x) { if (x < 0) return -x * 3 + new StringBuilder().append(x).length(); return x + 1; }'
+	echo '    public static void main(String[] args) throws Exception {'
+	echo '        long end = System.currentTimeMillis() + 1000L * Integer.parseInt(args[0]); long s = 0; int round = 0;'
+	echo '        while (System.currentTimeMillis() < end) {'
+	echo '            int base = (round++ % 10) * 30;'
+	echo '            for (int k = 0; k < 20000; k++) { int m = base + k % 30; s += call(m, s); s += trap(round > 20 && k % 1000 == 0 ? -k : k); }'
+	echo '        }'
+	echo '        System.out.println(s);'
+	echo '    }'
+	echo '    static long call(int m, long s) {'
+	echo '        switch (m) {'
+	for i in $(seq 0 299); do echo "        case $i: return m$i(s);"; done
+	echo '        default: return 0; } }'
+	echo '}'
+} >"$TMP/Churn.java"
+"$JDK17/bin/javac" -d "$TMP/pub/classes" "$TMP/Hot.java" "$TMP/Churn.java" || fail "javac failed"
+chmod -R a+rX "$TMP/pub"
+
+builds=("$JDK17")
+other=$(apt-cache policy openjdk-17-jre-headless 2>/dev/null | awk '/Installed:/ { i = $2 } /^ +(\*\*\* )?[0-9]/ { v = ($1 == "***") ? $2 : $1; if (v != i && !seen[v]++) print v }' | head -n 1)
+if [ -n "$other" ]; then
+	mkdir -p "$TMP/pub/deb"
+	if (cd "$TMP/pub/deb" && apt-get download "openjdk-17-jre-headless=$other" >/dev/null 2>&1); then
+		dpkg-deb -x "$TMP"/pub/deb/*.deb "$TMP/pub/deb/x" && chmod -R a+rX "$TMP/pub/deb" && builds+=("$TMP/pub/deb/x$JDK17")
+	else
+		note "openjdk-17-jre-headless $other could not be downloaded: that build not checked"
+	fi
+else
+	note "apt offers no other openjdk-17-jre-headless build: one Debian build checked"
+fi
+if [ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]; then
+	builds+=(/usr/lib/jvm/temurin-25-jdk-amd64)
+else
+	note "Temurin 25 is not installed here: JDK 25 not checked"
+fi
+[ "${#builds[@]}" -ge 2 ] || note "only one JDK build here: the test's two-build check is this one"
+
+# record JDK OUT CLASS SECONDS [JVM options]: the tenant's run of CLASS recorded by uid
+record() {
+	local jdk=$1 out=$2 class=$3 secs=$4
+	shift 4
+	"$PROF" record --uid "$USER_" --call-graph dwarf -F 1000 -o "$out" -- \
+		"$jdk/bin/java" -XX:CompileCommand=quiet "$@" -cp "$TMP/pub/classes" "$class" "$secs" \
+		2>"$TMP/summary" >/dev/null || fail "$jdk: prof record: $(tail -5 "$TMP/summary")"
+	grep -E '^prof: Java' "$TMP/summary" | sed 's/^/# /'
+	grep -qE '^prof: Java: [0-9]+ samples of 1 JVM\(s\), [0-9]+ with Java frames' "$TMP/summary" ||
+		fail "$jdk: no Java line in the summary: $(cat "$TMP/summary")"
+}
+
+# check_hot WHO FOLDED: the main thread's (comm java) stacks, leaf last
+check_hot() {
+	python3 - "$1" "$2" <<'PY' || fail "$1: Java frames wrong or missing"
+import re, sys
+who, path = sys.argv[1], sys.argv[2]
+total = java = alpha = beta = wrong = callers = 0
+for line in open(path):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = stack.split(";")
+    if frames[0] != "java":
+        continue
+    n = int(count)
+    total += n
+    names = [f for f in frames[1:] if f.startswith(("Hot.", "java.", "jdk.", "sun.", "[java"))]
+    if names:
+        java += n
+    hot = [f.split(" (")[0] for f in frames if f.startswith("Hot.")]
+    for h in hot:
+        if h not in ("Hot.alpha", "Hot.beta", "Hot.main"):
+            print(f"# WRONG {who}: a method Hot does not have: {h}")
+            wrong += n
+    leaf = frames[-1].split(" (")[0]
+    if leaf in ("Hot.alpha", "Hot.beta"):
+        if leaf == "Hot.alpha":
+            alpha += n
+        else:
+            beta += n
+        caller = frames[-2] if len(frames) > 2 else ""
+        if not caller.startswith("[java"):
+            callers += n
+            if not caller.startswith("Hot.main ("):
+                print(f"# WRONG {who}: {leaf} under {caller}")
+                wrong += n
+named = alpha + beta
+share = 100 * alpha / max(named, 1)
+print(f"# {who}: {total} samples of the main thread, {100 * java / max(total, 1):.1f} % with Java frames; "
+      f"alpha {share:.1f} % of {named} (truth 66.7), {callers} with their caller shown, {wrong} wrong")
+sys.exit(1 if wrong or total < 500 or java * 100 < total * 80 or named < 300 or abs(share - 66.7) > 5 or
+         callers * 2 < named else 0)
+PY
+}
+
+# perf script's stacks folded (lib.sh's perf_folded), perf's notice of records the
+# rings lost on a loaded host aside (prof's summary counts them too), any other
+# word on stderr a failure
+folded() {
+	"$PERF" script -i "$1" -F comm,ip,sym >"$TMP/script.txt" 2>"$TMP/perf.err" || fail "perf script: $(head -c 2000 "$TMP/perf.err")"
+	grep -vE '^Warning:$|^Processed [0-9]+ events and lost [0-9]+ chunks!$|^Check IO/CPU overload!$|^$' "$TMP/perf.err" |
+		grep -q . && fail "perf script wrote to stderr: $(head -c 2000 "$TMP/perf.err")"
+	grep -q 'lost' "$TMP/perf.err" && note "perf script: $(grep lost "$TMP/perf.err")"
+	python3 "$LIB_DIR/perf_folded.py" "$TMP/script.txt" >"$2" || fail "folding perf script's stacks"
+}
+
+n=0
+for jdk in "${builds[@]}"; do
+	n=$((n + 1))
+	F=$TMP/hot$n.data
+	note "$jdk: $("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.vm.version = //p')"
+	record "$jdk" "$F" Hot 6 -XX:CompileCommand=dontinline,Hot::alpha -XX:CompileCommand=dontinline,Hot::beta
+	"$PROF" report -i "$F" -F folded -g --no-inline >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+	sed -E 's/_\(/ (/g; s/\[java:_/[java: /g' "$TMP/pf.raw" >"$TMP/prof$n.folded"
+	check_hot "prof report" "$TMP/prof$n.folded"
+	folded "$F" "$TMP/perf$n.folded"
+	check_hot "perf script" "$TMP/perf$n.folded"
+	"$PERF" report -i "$F" --no-children --sort sym --stdio -g none >"$TMP/report.txt" 2>/dev/null || fail "perf report failed"
+	grep -E '^ +[0-9.]+% +\[\.\] Hot\.alpha \(Hot\.java' "$TMP/report.txt" | sed 's/^/# perf report: /' | grep -q . ||
+		fail "$jdk: perf report does not name Hot.alpha: $(grep -E '^ +[0-9.]+%' "$TMP/report.txt" | head -5)"
+done
+
+# the decoy, on Debian's build
+F=$TMP/churn.data
+record "$JDK17" "$F" Churn 8 -XX:ReservedCodeCacheSize=4m
+folded "$F" "$TMP/churn.folded"
+python3 - "$TMP/churn.folded" <<'PY' || fail "the decoy: a Churn frame under a caller it does not have"
+import sys
+callers = {"call": "main", "trap": "main"}
+shown = wrong = churn = 0
+for line in open(sys.argv[1]):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = [f.split(" (")[0] for f in stack.split(";")[1:]]
+    for i, f in enumerate(frames):
+        if not f.startswith("Churn."):
+            if f.startswith("Hot."):
+                wrong += int(count)
+            continue
+        churn += int(count)
+        name = f[6:]
+        if i == 0 or frames[i - 1].startswith("[java"):
+            continue
+        want = "call" if name.startswith("m") and name[1:].isdigit() else callers.get(name)
+        if want is None:
+            continue
+        shown += int(count)
+        if frames[i - 1] != "Churn." + want:
+            print(f"# WRONG: Churn.{name} under {frames[i - 1]}")
+            wrong += int(count)
+print(f"# decoy: {churn} Churn frames, {shown} with their caller shown, {wrong} wrong")
+sys.exit(1 if wrong or not shown else 0)
+PY
+unverified=$(sed -nE 's/^prof: Java: .* ([0-9]+) \[java: unverified\].*/\1/p' "$TMP/summary")
+note "decoy: ${unverified:-0} [java: unverified] frames counted"
+pass "Java frames named in prof report, perf script and perf report on ${#builds[@]} JDK build(s); the decoy named nothing wrong"
