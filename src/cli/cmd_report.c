@@ -186,6 +186,8 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 		e->first_time = s.time;
 	if (s.time > e->last_time)
 		e->last_time = s.time;
+	if (r->on_counted)
+		r->on_counted(r->counted_ctx, e, &s, r->attr.last_ref);
 	return 0;
 }
 
@@ -209,7 +211,7 @@ static int on_queued_record(const struct perf_event_header *ev, uint64_t time, v
  * chunk as it comes, marking rounds: sort within them the way perf does (everything
  * older than the previous round's newest record is final).
  */
-static int read_all(struct report *r, bool sorted)
+int report__read(struct report *r, bool sorted)
 {
 	struct ordered_queue *q = sorted ? NULL : ordered_queue__new();
 	uint64_t prev_max = 0, max = 0, off;
@@ -426,7 +428,7 @@ static int pick_event(struct report *r)
  * empty ones), else the one asked for or the first sampling event, empty.  0 or
  * -ENOMEM.
  */
-static int events_reported(struct report *r, struct report_event **evs, size_t *ret_nr)
+int report__events(struct report *r, struct report_event **evs, size_t *ret_nr)
 {
 	size_t n = 0, nr_attrs = perf_reader__nr_attrs(r->reader), first = 0;
 
@@ -621,7 +623,7 @@ static int report_open_dwarf(struct report *r)
 }
 
 /* The input open and its header read: model, symbols, engine ready for its records. */
-static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
+int report__open(struct report *r, const char *in_path, bool *ret_sorted)
 {
 	int err = perf_reader__open(in_path, &r->reader, &r->err);
 
@@ -654,7 +656,7 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 	return report_open_dwarf(r);
 }
 
-static void report_close(struct report *r)
+void report__close(struct report *r)
 {
 	char cache[4096];
 
@@ -675,7 +677,7 @@ static void report_close(struct report *r)
 }
 
 /* A file its recording did not finish: what was read of it. */
-static void say_unfinished(const struct report *r)
+void report__say_unfinished(const struct report *r)
 {
 	uint64_t end;
 	enum reader_finish how = perf_reader__finish_state(r->reader, &end);
@@ -776,7 +778,7 @@ static int report_run(struct report *r, bool sorted, struct daemon_query *dq)
 {
 	struct report_event *evs[READER_MAX_ATTRS];
 	size_t n;
-	int err = read_all(r, sorted);
+	int err = report__read(r, sorted);
 
 	if (!err && dq)
 		err = fill_from_daemon(r, dq);
@@ -791,11 +793,11 @@ static int report_run(struct report *r, bool sorted, struct daemon_query *dq)
 				r->o.input, r->err.offset, r->err.type, record_type_name(r->err.type), r->err.msg);
 		return EXIT_PROF_FAIL;
 	}
-	if (events_reported(r, evs, &n) < 0) {
+	if (report__events(r, evs, &n) < 0) {
 		fprintf(stderr, "prof report: out of memory\n");
 		return EXIT_PROF_FAIL;
 	}
-	say_unfinished(r);
+	report__say_unfinished(r);
 	warn_after_reading(r, evs, n);
 	if (report_containers(r) < 0)
 		return EXIT_PROF_USAGE;
@@ -825,9 +827,9 @@ int cmd_report(int argc, char **argv)
 	}
 	in_fd = dq.on ? daemon_query__open(&dq, &r.o, in_path, sizeof(in_path))
 		      : open_input(r.o.input, in_path, sizeof(in_path));
-	if (in_fd >= 0 && report_open(&r, in_path, &sorted) == 0)
+	if (in_fd >= 0 && report__open(&r, in_path, &sorted) == 0)
 		ret = pick_event(&r) < 0 ? EXIT_PROF_USAGE : report_run(&r, sorted, dq.on ? &dq : NULL);
-	report_close(&r);
+	report__close(&r);
 	daemon_query__release(&dq);
 	return ret;
 }
