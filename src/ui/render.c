@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prof ui's answers, drawn from a window's profile by prof report's own writers
+ * (folded.c, flamegraph.c) and its engine's rows (profile__rows), so every number
+ * the page shows is one prof report prints for the same samples.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof/base/escape.h"
+#include "prof/base/util.h"
+#include "prof/output/folded.h"
+#include "prof/ui/ui.h"
+
+/* A memory stream closed into *ret: 0, or err (or -EIO) after freeing it. */
+static int stream_close(FILE *f, char **buf, size_t *len, int err)
+{
+	if (ferror(f) && !err)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return err;
+}
+
+int ui_render__folded(const struct profile *p, char **ret, size_t *ret_len)
+{
+	struct folded *fo;
+	FILE *f;
+	int err = folded__new(p, &fo);
+
+	if (err < 0)
+		return err;
+	*ret = NULL;
+	f = open_memstream(ret, ret_len);
+	if (!f) {
+		folded__free(fo);
+		return -ENOMEM;
+	}
+	err = folded__write(fo, f);
+	folded__free(fo);
+	return stream_close(f, ret, ret_len, err);
+}
+
+int ui_render__svg(const struct profile *p, const char *title, char **ret, size_t *ret_len)
+{
+	struct folded *fo;
+	FILE *f;
+	int err = folded__new(p, &fo);
+
+	if (err < 0)
+		return err;
+	*ret = NULL;
+	f = open_memstream(ret, ret_len);
+	if (!f) {
+		folded__free(fo);
+		return -ENOMEM;
+	}
+	err = folded__write_svg(fo, f, title);
+	folded__free(fo);
+	return stream_close(f, ret, ret_len, err);
+}
+
+/* A symbol row and its total: rows sorted by (dso, sym) pointers (names are interned). */
+struct top_row {
+	const char *dso, *sym;
+	uint64_t self, total, seen;     /* seen: the last entry counted into total, + 1 */
+};
+
+static int by_names(const void *x, const void *y)
+{
+	const struct top_row *a = x, *b = y;
+
+	if (a->dso != b->dso)
+		return (uintptr_t)a->dso < (uintptr_t)b->dso ? -1 : 1;
+	return a->sym == b->sym ? 0 : (uintptr_t)a->sym < (uintptr_t)b->sym ? -1 : 1;
+}
+
+static int by_self(const void *x, const void *y)
+{
+	const struct top_row *a = x, *b = y;
+
+	if (a->self != b->self)
+		return a->self < b->self ? 1 : -1;
+	return a->total == b->total ? 0 : a->total < b->total ? 1 : -1;
+}
+
+/* Each entry's samples into the total of every symbol its stack holds, once. */
+static void add_totals(const struct profile *p, struct top_row *v, size_t nr)
+{
+	size_t nr_entries, nr_frames;
+	const struct profile_entry *e = profile__entries(p, &nr_entries);
+	const struct profile_frame *frames = profile__frames(p, &nr_frames);
+
+	for (size_t i = 0; i < nr_entries; i++) {
+		size_t n;
+		const uint32_t *ids = profile__stack(p, e[i].stack, &n);
+
+		for (size_t k = 0; k < n; k++) {
+			struct top_row key = { .dso = frames[ids[k]].dso, .sym = frames[ids[k]].sym };
+			struct top_row *t = bsearch(&key, v, nr, sizeof(*v), by_names);
+
+			if (t && t->seen != i + 1) {
+				t->total += e[i].samples;
+				t->seen = i + 1;
+			}
+		}
+	}
+}
+
+static void write_top(FILE *f, const struct profile *p, const struct top_row *v, size_t nr)
+{
+	fprintf(f, "{\"total\":%" PRIu64 ",\"rows\":[", profile__stats(p)->samples);
+	for (size_t i = 0; i < nr; i++) {
+		fputs(i ? ",{\"sym\":" : "{\"sym\":", f);
+		escape__json(f, v[i].sym ? v[i].sym : "", v[i].sym ? strlen(v[i].sym) : 0);
+		fputs(",\"dso\":", f);
+		escape__json(f, v[i].dso ? v[i].dso : "", v[i].dso ? strlen(v[i].dso) : 0);
+		fprintf(f, ",\"self\":%" PRIu64 ",\"total\":%" PRIu64 "}", v[i].self, v[i].total);
+	}
+	fputs("]}\n", f);
+}
+
+int ui_render__top(const struct profile *p, char **ret, size_t *ret_len)
+{
+	bool key_on[PROFILE_KEY__MAX] = { [PROFILE_KEY_SYM] = true };
+	_cleanup_free_ struct profile_row *rows = NULL;
+	_cleanup_free_ struct top_row *v = NULL;
+	size_t nr;
+	FILE *f;
+	int err = profile__rows(p, key_on, false, &rows, &nr);
+
+	if (err < 0)
+		return err;
+	v = calloc(nr ? nr : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		v[i] = (struct top_row){ .dso = rows[i].dso, .sym = rows[i].sym, .self = rows[i].samples };
+	qsort(v, nr, sizeof(*v), by_names);
+	add_totals(p, v, nr);
+	qsort(v, nr, sizeof(*v), by_self);
+	*ret = NULL;
+	f = open_memstream(ret, ret_len);
+	if (!f)
+		return -ENOMEM;
+	write_top(f, p, v, nr);
+	return stream_close(f, ret, ret_len, 0);
+}
