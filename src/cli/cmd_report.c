@@ -756,7 +756,7 @@ static int write_output(struct report *r, struct report_event *const *evs, size_
 
 /* prof report --daemon: the answer's entries into the engines of the header's events
  * (the daemon's; with off-CPU time, offcpu-runq and offcpu-blocked too). */
-static int fill_from_daemon(struct report *r, struct daemon_query *dq)
+int report__fill_from_daemon(struct report *r, struct daemon_query *dq)
 {
 	size_t n = MIN(daemon_query__nr_events(dq), perf_reader__nr_attrs(r->reader));
 	int err = n ? 0 : -ENOMEM;
@@ -781,7 +781,7 @@ static int report_run(struct report *r, bool sorted, struct daemon_query *dq)
 	int err = report__read(r, sorted);
 
 	if (!err && dq)
-		err = fill_from_daemon(r, dq);
+		err = report__fill_from_daemon(r, dq);
 
 	if (err < 0) {
 		if (err == -ENOMEM)

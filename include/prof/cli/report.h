@@ -75,6 +75,7 @@ struct report {
  * keys); *ret_sorted: in time order already (prof's files).  0 or -errno.
  * report__read: every record (r->err says where one was bad).  0 or -errno.
  * report__events: the events reported (READER_MAX_ATTRS at most) in the file's order.
+ * report__say_unfinished: what the reader says of a file its recording did not finish.
  * report__close frees what report__open made, whatever it reached.
  */
 int report__open(struct report *r, const char *in_path, bool *ret_sorted);
@@ -82,6 +83,10 @@ int report__read(struct report *r, bool sorted);
 int report__events(struct report *r, struct report_event **evs, size_t *ret_nr);
 void report__say_unfinished(const struct report *r);
 void report__close(struct report *r);
+/* --daemon: the answer's entries into the engines of the header report__open read
+ * (daemon_query__open's).  0 or -ENOMEM. */
+struct daemon_query;
+int report__fill_from_daemon(struct report *r, struct daemon_query *dq);
 
 /* The name of an event as the file gives it ("?" when it gives none). */
 const char *report__event_name(const struct report_event *e);
