@@ -5,11 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
+#include "prof/cli/daemon_client.h"
+#include "prof/cli/daemon_report.h"
 #include "prof/cli/report.h"
 #include "prof/cli/ui_sources.h"
 #include "prof/sys/privs.h"
@@ -18,6 +23,8 @@
 #define TIMELINE_BARS 4000
 #define SHORT_BUCKET_NS 100000000ull
 #define SHORT_SPAN_NS 60000000000ull
+/* profd's: each bar an answer of its own */
+#define TIMELINE_BARS_DAEMON 120
 
 /* A sample counted: when, its period, the entry of the source's profile it went to. */
 struct sample_ref {
@@ -41,6 +48,12 @@ struct ui_source {
 	struct profile *win;            /* the last window asked, [from, until) after t0 */
 	uint64_t from, until;
 	uint64_t *win_ref;              /* ... each entry of all's ref in win, UINT64_MAX: none yet */
+	/* profd's history: each window an answer of its own, read as prof report --daemon */
+	bool daemon;
+	const char *socket;
+	struct daemon_query dq;         /* r's answer */
+	struct report *wr;              /* the last window's, and its answer */
+	struct daemon_query wdq;
 };
 
 struct ui_sources {
@@ -54,13 +67,21 @@ int ui_sources__new(struct ui_sources **ret)
 	return *ret ? 0 : -ENOMEM;
 }
 
+static void report_drop(struct report **r, struct daemon_query *dq)
+{
+	if (*r) {
+		report__close(*r);
+		free(*r);
+		*r = NULL;
+	}
+	daemon_query__release(dq);
+	memset(dq, 0, sizeof(*dq));
+}
+
 static void source_drop_report(struct ui_source *s)
 {
-	if (!s->r)
-		return;
-	report__close(s->r);
-	free(s->r);
-	s->r = NULL;
+	report_drop(&s->r, &s->dq);
+	report_drop(&s->wr, &s->wdq);
 	s->all = NULL;
 }
 
@@ -267,6 +288,9 @@ int ui_sources__add_file(struct ui_sources *s, const char *path)
 	return 0;
 }
 
+static int daemon_window(struct ui_source *src, uint64_t from, uint64_t until, const struct profile **ret,
+			 char *err, size_t errlen);
+
 /* The first sample at or after t (after t0). */
 static size_t lower_bound(const struct ui_source *src, uint64_t t)
 {
@@ -314,6 +338,8 @@ int ui_sources__window(struct ui_sources *s, size_t i, uint64_t from, uint64_t u
 
 	if (src->info.error)
 		return errorf(err, errlen, "%s", src->error);
+	if (src->daemon && !(from == 0 && until == UINT64_MAX))
+		return daemon_window(src, from, until, ret, err, errlen);
 	if (from == 0 && until == UINT64_MAX) {
 		*ret = src->all;
 		return 0;
@@ -345,14 +371,170 @@ enomem:
 	return -ENOMEM;
 }
 
+/* ---- profd's history ---------------------------------------------------------------------- */
+
+/* The history's samples of [from, until) (realtime ns; from 0: the last since) as
+ * prof report --daemon reads them, into *ret and dq.  0, or -errno (the terminal
+ * told by the report's steps). */
+static int daemon_read(struct ui_source *src, const char *since, uint64_t from, uint64_t until, struct report **ret,
+		       struct daemon_query *dq)
+{
+	struct report *r = calloc(1, sizeof(*r));
+	char fromb[40], untilb[40], path[64];
+	bool sorted = false;
+	int fd, e;
+
+	if (!r)
+		return -ENOMEM;
+	*ret = r;
+	*dq = (struct daemon_query){ .on = true, .socket = src->socket, .since = from ? NULL : since };
+	if (from) {
+		snprintf(fromb, sizeof(fromb), "@%" PRIu64 ".%09" PRIu64, from / 1000000000, from % 1000000000);
+		snprintf(untilb, sizeof(untilb), "@%" PRIu64 ".%09" PRIu64, until / 1000000000, until % 1000000000);
+		dq->from = fromb;
+		dq->until = untilb;
+	}
+	r->only = -1;
+	r->o.format = FORMAT_FOLDED;
+	r->o.callchain = true;
+	r->o.input = src->name;
+	fd = daemon_query__open(dq, &r->o, path, sizeof(path));
+	dq->from = dq->until = NULL;    /* fromb and untilb go out of scope */
+	if (fd < 0)
+		return fd;
+	e = report__open(r, path, &sorted);
+	if (!e)
+		e = report__read(r, sorted);
+	if (!e)
+		e = report__fill_from_daemon(r, dq);
+	close(fd);
+	return e;
+}
+
+/* The first event's samples of r (0 when it has none). */
+static const struct profile *first_event(struct report *r, uint64_t *ret_samples)
+{
+	struct report_event *evs[READER_MAX_ATTRS];
+	size_t n;
+
+	*ret_samples = 0;
+	if (report__events(r, evs, &n) < 0 || !n)
+		return NULL;
+	*ret_samples = evs[0]->samples;
+	return evs[0]->prof;
+}
+
+/* Whether profd's socket takes a connection: else why not, in err. */
+static bool daemon_reachable(const char *path, char *err, size_t errlen)
+{
+	struct daemon_client c;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+	bool ok;
+
+	if (daemon_client__init(&c, path, err, errlen) < 0)
+		return false;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c.socket);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	if (!ok)
+		errorf(err, errlen, "profd's socket %s: %s: is profd running? (start it: systemctl start profd; "
+		       "or give prof ui -i FILE)", c.socket, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The timeline: bars of whole history buckets, each the answer's samples of its span. */
+static int daemon_timeline(struct ui_source *src)
+{
+	const struct answer *a = &src->dq.a;
+	uint64_t b = a->m.bucket_ns ? a->m.bucket_ns : 1000000000ull, start, end, bar;
+	size_t nr;
+
+	if (!a->window.start_ns || a->window.end_ns <= a->window.start_ns) {
+		src->info = (struct ui_source_info){ .name = src->name, .event = src->event };
+		return 0;       /* no history yet: no bars */
+	}
+	start = a->window.start_ns - a->window.start_ns % b;
+	end = MAX(a->window.end_ns, start + 1);
+	bar = ((end - start) / TIMELINE_BARS_DAEMON / b + 1) * b;
+	nr = (size_t)((end - start + bar - 1) / bar);
+	src->counts = calloc(nr, sizeof(*src->counts));
+	if (!src->counts)
+		return -ENOMEM;
+	src->t0 = start;
+	src->info = (struct ui_source_info){ .name = src->name, .event = src->event, .start_ns = start,
+					     .bucket_ns = bar, .counts = src->counts, .nr_counts = nr };
+	for (size_t i = 0; i < nr; i++) {
+		struct report *r = NULL;
+		struct daemon_query dq;
+		int e = daemon_read(src, NULL, start + i * bar, start + (i + 1) * bar, &r, &dq);
+
+		if (e == 0)
+			first_event(r, &src->counts[i]);
+		report_drop(&r, &dq);
+		if (e == -ENOMEM)
+			return e;
+		if (e < 0)
+			return 0;       /* profd went away: the bars it gave */
+	}
+	return 0;
+}
+
 int ui_sources__add_daemon(struct ui_sources *s, const char *socket, const char *since)
 {
 	struct ui_source *src = source_new(s, "profd");
+	char err[600];
+	int e;
 
-	(void)socket;
-	(void)since;
 	if (!src)
 		return -ENOMEM;
-	source_fail(src, "profd's history is not in prof ui yet: use prof report --daemon");
+	src->daemon = true;
+	src->socket = socket;
+	if (!daemon_reachable(socket, err, sizeof(err))) {
+		source_fail(src, "%s", err);
+		return 0;
+	}
+	e = daemon_read(src, since ? since : "1h", 0, 0, &src->r, &src->dq);
+	if (e == -ENOMEM)
+		return e;
+	if (e < 0) {
+		source_fail(src, "profd's history could not be read (the terminal says why); nothing shown of it");
+		source_drop_report(src);
+		return 0;
+	}
+	escape__text(src->name, sizeof(src->name), src->dq.label);
+	src->all = first_event(src->r, &src->info.samples);
+	snprintf(src->event, sizeof(src->event), "%s", src->dq.a.m.event);
+	e = daemon_timeline(src);
+	src->info.samples = src->all ? profile__stats(src->all)->samples : 0;
+	return e;
+}
+
+/* A window of profd's history: an answer of its own. */
+static int daemon_window(struct ui_source *src, uint64_t from, uint64_t until, const struct profile **ret,
+			 char *err, size_t errlen)
+{
+	uint64_t n;
+	int e;
+
+	if (!(src->wr && src->from == from && src->until == until)) {
+		report_drop(&src->wr, &src->wdq);
+		e = daemon_read(src, NULL, src->t0 + from, src->t0 + MIN(until, UINT64_MAX / 2), &src->wr, &src->wdq);
+		if (e < 0) {
+			report_drop(&src->wr, &src->wdq);
+			errorf(err, errlen, "profd did not answer for the window (%s): see prof ui's terminal",
+			       strerror(-e));
+			return e;
+		}
+		src->from = from;
+		src->until = until;
+	}
+	*ret = first_event(src->wr, &n);
+	if (!*ret) {
+		errorf(err, errlen, "profd's answer for the window has no event");
+		return -ENODATA;
+	}
 	return 0;
 }
