@@ -67,7 +67,8 @@ int ui_render__svg(const struct profile *p, const char *title, char **ret, size_
 	return stream_close(f, ret, ret_len, err);
 }
 
-/* A symbol row and its total: rows sorted by (dso, sym) pointers (names are interned). */
+/* A function (a symbol of an object), its self and total samples; sorted by (dso, sym)
+ * pointers to be found (names are interned). */
 struct top_row {
 	const char *dso, *sym;
 	uint64_t self, total, seen;     /* seen: the last entry counted into total, + 1 */
@@ -86,9 +87,14 @@ static int by_self(const void *x, const void *y)
 {
 	const struct top_row *a = x, *b = y;
 
+	int c;
+
 	if (a->self != b->self)
 		return a->self < b->self ? 1 : -1;
-	return a->total == b->total ? 0 : a->total < b->total ? 1 : -1;
+	if (a->total != b->total)
+		return a->total < b->total ? 1 : -1;
+	c = strcmp(a->sym ? a->sym : "", b->sym ? b->sym : "");
+	return c ? c : strcmp(a->dso ? a->dso : "", b->dso ? b->dso : "");
 }
 
 /* Each entry's samples into the total of every symbol its stack holds, once. */
@@ -127,23 +133,47 @@ static void write_top(FILE *f, const struct profile *p, const struct top_row *v,
 	fputs("]}\n", f);
 }
 
+/* Every function of p's stacks once, sorted by (dso, sym); *ret_nr of them. */
+static struct top_row *functions_of(const struct profile *p, size_t *ret_nr)
+{
+	size_t nr_frames, w = 0;
+	const struct profile_frame *frames = profile__frames(p, &nr_frames);
+	struct top_row *v = calloc(nr_frames ? nr_frames : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < nr_frames; i++)
+		v[i] = (struct top_row){ .dso = frames[i].dso, .sym = frames[i].sym };
+	qsort(v, nr_frames, sizeof(*v), by_names);
+	for (size_t i = 0; i < nr_frames; i++)
+		if (!w || by_names(&v[w - 1], &v[i]))
+			v[w++] = v[i];
+	*ret_nr = w;
+	return v;
+}
+
 int ui_render__top(const struct profile *p, char **ret, size_t *ret_len)
 {
-	bool key_on[PROFILE_KEY__MAX] = { [PROFILE_KEY_SYM] = true };
+	bool key_on[PROFILE_KEY__MAX] = { [PROFILE_KEY_DSO] = true, [PROFILE_KEY_SYM] = true };
 	_cleanup_free_ struct profile_row *rows = NULL;
 	_cleanup_free_ struct top_row *v = NULL;
-	size_t nr;
+	size_t nr, nr_rows;
 	FILE *f;
-	int err = profile__rows(p, key_on, false, &rows, &nr);
+	int err = profile__rows(p, key_on, false, &rows, &nr_rows);
 
 	if (err < 0)
 		return err;
-	v = calloc(nr ? nr : 1, sizeof(*v));
+	v = functions_of(p, &nr);
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < nr; i++)
-		v[i] = (struct top_row){ .dso = rows[i].dso, .sym = rows[i].sym, .self = rows[i].samples };
-	qsort(v, nr, sizeof(*v), by_names);
+	/* self: the rows' (a leaf past its inlined frames is a function of the stack) */
+	for (size_t i = 0; i < nr_rows; i++) {
+		struct top_row key = { .dso = rows[i].dso, .sym = rows[i].sym };
+		struct top_row *t = bsearch(&key, v, nr, sizeof(*v), by_names);
+
+		if (t)
+			t->self += rows[i].samples;
+	}
 	add_totals(p, v, nr);
 	qsort(v, nr, sizeof(*v), by_self);
 	*ret = NULL;

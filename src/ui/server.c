@@ -73,8 +73,9 @@ static void logf_(struct ui_server *s, const char *fmt, ...)
 
 /* ---- answers ------------------------------------------------------------------------------ */
 
+/* An answer of body (mode: whose it is), with one more header when name is not NULL. */
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type, void *body,
-			       size_t len, enum MHD_ResponseMemoryMode mode, const char *cookie)
+			       size_t len, enum MHD_ResponseMemoryMode mode, const char *name, const char *value)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
@@ -91,8 +92,8 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const 
 	/* the page's own script and style only: nothing is fetched from elsewhere */
 	MHD_add_response_header(r, "Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; "
 				"style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
-	if (cookie)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+	if (name)
+		MHD_add_response_header(r, name, value);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -109,7 +110,7 @@ static enum MHD_Result respond_text(struct MHD_Connection *c, unsigned status, c
 	va_end(ap);
 	n = n < 0 ? 0 : MIN(n, (int)sizeof(msg) - 2);
 	msg[n++] = '\n';
-	return respond(c, status, "text/plain; charset=utf-8", msg, (size_t)n, MHD_RESPMEM_MUST_COPY, NULL);
+	return respond(c, status, "text/plain; charset=utf-8", msg, (size_t)n, MHD_RESPMEM_MUST_COPY, NULL, NULL);
 }
 
 static const char *arg(struct MHD_Connection *c, const char *name)
@@ -176,7 +177,7 @@ static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection
 	if (arg_u64(c, "src", 0, &src) < 0 || arg_u64(c, "from", 0, &from) < 0 ||
 	    arg_u64(c, "until", UINT64_MAX, &until) < 0)
 		return respond_text(c, MHD_HTTP_BAD_REQUEST, "src, from and until are numbers (from and until: ns "
-				    "since the source's first sample)");
+				    "after the source's start_ns, /api/sources)");
 	if (src >= p->nr_sources)
 		return respond_text(c, MHD_HTTP_NOT_FOUND, "no source %" PRIu64 " (there are %zu)", src,
 				    p->nr_sources);
@@ -197,23 +198,12 @@ static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection
 	if (e < 0)
 		return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", strerror(-e));
 	if (!strcmp(what, "top"))
-		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL);
+		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	if (!strcmp(what, "folded"))
-		return respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8", body, len, MHD_RESPMEM_MUST_FREE, NULL);
+		return respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	snprintf(disp, sizeof(disp), "attachment; filename=\"prof-%" PRIu64 ".svg\"", src);
-	{
-		struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-		enum MHD_Result ret;
-
-		if (!r)
-			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "image/svg+xml");
-		MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
-		ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-		MHD_destroy_response(r);
-		return ret;
-	}
+	return respond(c, MHD_HTTP_OK, "image/svg+xml", body, len, MHD_RESPMEM_MUST_FREE,
+		       MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
 }
 
 /* The token of the query or of the page's cookie: the run's, or refused. */
@@ -271,12 +261,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		/* the page's requests carry the cookie, so its own URLs need no token */
 		snprintf(cookie, sizeof(cookie), COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict", s->token);
 		return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)ui_page, ui_page_len,
-			       MHD_RESPMEM_PERSISTENT, by_query ? cookie : NULL);
+			       MHD_RESPMEM_PERSISTENT, by_query ? MHD_HTTP_HEADER_SET_COOKIE : NULL, cookie);
 	}
 	if (!strcmp(url, "/api/sources")) {
 		if (render_sources(s->p, &body, &len) < 0)
 			return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
-		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL);
+		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	}
 	if (!strcmp(url, "/api/folded") || !strcmp(url, "/api/top") || !strcmp(url, "/api/svg"))
 		return respond_window(s, c, url + 5);
