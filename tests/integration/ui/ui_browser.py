@@ -4,6 +4,8 @@
 Browser: the DevTools protocol on a pipe, no network port, no extra module).
 
   ui_browser.py URL SCREENSHOT.PNG FUNCTION
+  ui_browser.py measure URL [N]     (bench/ui) one JSON line: the first view's ms and
+                                    bytes, N window changes' ms (default 10)
 
 The timeline draws; a drag over its first half selects a window, whose flame graph
 holds fewer samples, as /api/top says for that window; a search for FUNCTION
@@ -135,9 +137,34 @@ def main():
         b.close()
 
 
+def measure():
+    url, n = sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 10
+    b = Browser()
+    try:
+        b.call("Emulation.setDeviceMetricsOverride", width=W, height=H, deviceScaleFactor=1, mobile=False)
+        b.call("Page.navigate", url=url)
+        wait(b, "window.profUi && profUi.ready", "the first view", timeout=600)
+        first = b.eval("profUi.firstView")
+        weight = b.eval("(() => { const n = performance.getEntriesByType('navigation')[0]; let t = n.transferSize;"
+                        " for (const r of performance.getEntriesByType('resource')) t += r.transferSize;"
+                        " return t; })()")
+        total = b.eval("profUi.total")
+        wins = []
+        for k in range(n):
+            a = 0.05 + 0.4 * k / max(n, 1)
+            drag(b, "#tl", a, a + 0.3 + 0.02 * k)
+            wait(b, f"profUi.windows.length >= {k + 2} && "
+                 "document.getElementById('status').textContent.indexOf('ms') > 0", "a window", timeout=600)
+            wins.append(b.eval("profUi.windows[profUi.windows.length - 1]"))
+        print(json.dumps({"first_view_ms": first, "first_view_bytes": weight, "window_ms": wins,
+                          "samples": total}))
+    finally:
+        b.close()
+
+
 if __name__ == "__main__":
     try:
-        main()
+        measure() if sys.argv[1] == "measure" else main()
     except AssertionError as e:
         print(f"FAIL: {e}")
         sys.exit(1)
