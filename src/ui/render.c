@@ -83,6 +83,13 @@ static int by_names(const void *x, const void *y)
 	return a->sym == b->sym ? 0 : (uintptr_t)a->sym < (uintptr_t)b->sym ? -1 : 1;
 }
 
+static int by_u64_desc(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
 static int by_self(const void *x, const void *y)
 {
 	const struct top_row *a = x, *b = y;
@@ -120,11 +127,28 @@ static void add_totals(const struct profile *p, struct top_row *v, size_t nr)
 	}
 }
 
-static void write_top(FILE *f, const struct profile *p, const struct top_row *v, size_t nr)
+/* The rows (in v's order) of the limit first by self (v's order) and by total. */
+static void write_top(FILE *f, const struct profile *p, const struct top_row *v, size_t nr, size_t limit)
 {
-	fprintf(f, "{\"total\":%" PRIu64 ",\"rows\":[", profile__stats(p)->samples);
+	uint64_t kth = 0;               /* the limit-th largest total */
+	bool first = true;
+
+	if (limit && nr > limit) {
+		_cleanup_free_ uint64_t *t = malloc(nr * sizeof(*t));
+
+		for (size_t i = 0; t && i < nr; i++)
+			t[i] = v[i].total;
+		if (t) {
+			qsort(t, nr, sizeof(*t), by_u64_desc);
+			kth = t[limit - 1];
+		}
+	}
+	fprintf(f, "{\"total\":%" PRIu64 ",\"functions\":%zu,\"rows\":[", profile__stats(p)->samples, nr);
 	for (size_t i = 0; i < nr; i++) {
-		fputs(i ? ",{\"sym\":" : "{\"sym\":", f);
+		if (limit && i >= limit && (!kth || v[i].total < kth))
+			continue;
+		fputs(first ? "{\"sym\":" : ",{\"sym\":", f);
+		first = false;
 		escape__json(f, v[i].sym ? v[i].sym : "", v[i].sym ? strlen(v[i].sym) : 0);
 		fputs(",\"dso\":", f);
 		escape__json(f, v[i].dso ? v[i].dso : "", v[i].dso ? strlen(v[i].dso) : 0);
@@ -152,7 +176,7 @@ static struct top_row *functions_of(const struct profile *p, size_t *ret_nr)
 	return v;
 }
 
-int ui_render__top(const struct profile *p, char **ret, size_t *ret_len)
+int ui_render__top(const struct profile *p, size_t limit, char **ret, size_t *ret_len)
 {
 	bool key_on[PROFILE_KEY__MAX] = { [PROFILE_KEY_DSO] = true, [PROFILE_KEY_SYM] = true };
 	_cleanup_free_ struct profile_row *rows = NULL;
@@ -180,6 +204,6 @@ int ui_render__top(const struct profile *p, char **ret, size_t *ret_len)
 	f = open_memstream(ret, ret_len);
 	if (!f)
 		return -ENOMEM;
-	write_top(f, p, v, nr);
+	write_top(f, p, v, nr, limit);
 	return stream_close(f, ret, ret_len, 0);
 }

@@ -21,6 +21,7 @@ extern const size_t ui_page_len;
 
 #define COOKIE "prof_ui"
 #define REQUEST_MEMORY (64u << 10)
+#define FLAME_ZOOM 16                   /* /api/flame?px=: detail kept for this zoom */
 
 struct ui_server {
 	struct MHD_Daemon *mhd;
@@ -163,12 +164,26 @@ static int render_sources(const struct ui_provider *p, char **ret, size_t *ret_l
 	return 0;
 }
 
-/* /api/folded, /api/top, /api/svg: the window's profile through its writer. */
+/* The nodes a flame graph of px pixels leaves out: min samples (given), or those
+ * narrower than half a pixel zoomed FLAME_ZOOM times.  0 or -EINVAL. */
+static int flame_min(struct MHD_Connection *c, const struct profile *p, uint64_t *ret)
+{
+	uint64_t px;
+
+	if (arg_u64(c, "min", 0, ret) < 0 || arg_u64(c, "px", 0, &px) < 0)
+		return -EINVAL;
+	if (!*ret && px)
+		*ret = profile__stats(p)->samples / (2 * FLAME_ZOOM * MIN(px, (uint64_t)1 << 20));
+	return 0;
+}
+
+/* /api/folded, /api/top, /api/flame, /api/search, /api/svg: the window's profile
+ * through its writer. */
 static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection *c, const char *what)
 {
 	const struct ui_provider *p = s->p;
 	const struct profile *prof;
-	uint64_t src, from, until;
+	uint64_t src, from, until, limit, min;
 	char err[400], title[300], disp[120];
 	char *body = NULL;
 	size_t len = 0;
@@ -190,14 +205,20 @@ static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection
 	if (!strcmp(what, "folded"))
 		e = ui_render__folded(prof, &body, &len);
 	else if (!strcmp(what, "top"))
-		e = ui_render__top(prof, &body, &len);
+		e = arg_u64(c, "limit", 0, &limit) < 0 ? -EINVAL : ui_render__top(prof, (size_t)limit, &body, &len);
+	else if (!strcmp(what, "flame"))
+		e = flame_min(c, prof, &min) < 0 ? -EINVAL : ui_render__flame(prof, min, &body, &len);
+	else if (!strcmp(what, "search"))
+		e = ui_render__search(prof, arg(c, "q") ? arg(c, "q") : "", &body, &len);
 	else {
 		snprintf(title, sizeof(title), "prof ui: %s", p->info(p->ctx, src)->name);
 		e = ui_render__svg(prof, title, &body, &len);
 	}
+	if (e == -EINVAL)
+		return respond_text(c, MHD_HTTP_BAD_REQUEST, "limit, min and px are numbers");
 	if (e < 0)
 		return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", strerror(-e));
-	if (!strcmp(what, "top"))
+	if (strcmp(what, "folded") && strcmp(what, "svg"))
 		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	if (!strcmp(what, "folded"))
 		return respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
@@ -268,10 +289,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	}
-	if (!strcmp(url, "/api/folded") || !strcmp(url, "/api/top") || !strcmp(url, "/api/svg"))
+	if (!strcmp(url, "/api/folded") || !strcmp(url, "/api/top") || !strcmp(url, "/api/flame") ||
+	    !strcmp(url, "/api/search") || !strcmp(url, "/api/svg"))
 		return respond_window(s, c, url + 5);
-	return respond_text(c, MHD_HTTP_NOT_FOUND, "prof ui serves /, /api/sources, /api/folded, /api/top and "
-			    "/api/svg");
+	return respond_text(c, MHD_HTTP_NOT_FOUND, "prof ui serves /, /api/sources, /api/folded, /api/top, "
+			    "/api/flame, /api/search and /api/svg");
 }
 
 /* ---- the socket --------------------------------------------------------------------------- */

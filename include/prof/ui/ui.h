@@ -70,12 +70,20 @@ struct ui_server *ui_server__stop(struct ui_server *s);
 /*
  * The API's bodies, for the server and its tests; each a malloc'd string (*ret, its
  * length *ret_len) the caller frees.  0 or -ENOMEM (-EIO from a writer).
- * folded: prof report -F folded's text of p.  top: JSON {"total":N,"rows":[{"sym",
- * "dso","self","total"}]}, self by the leaf's symbol as prof report --sort sym,
- * total of the stacks that hold it.  svg: prof report -F svg's flame graph.
+ * folded: prof report -F folded's text of p.  top: JSON {"total":N,"functions":N,
+ * "rows":[{"sym","dso","self","total"}]}: every function of the stacks, self by the
+ * leaf's symbol as prof report --sort sym, total of the stacks that hold it; with
+ * limit, only the limit first by self and the limit first by total.  svg: prof
+ * report -F svg's flame graph.  flame: JSON {"total","min","tree"}, tree a node
+ * ["name",samples,[children]] from "all" down (the comm, then the frames outermost
+ * first), children by name, those of fewer than min samples left out.  search: JSON
+ * {"term","samples","total","names"}: the samples whose stack has a frame (or comm)
+ * whose name holds term, and the first 50 such names.
  */
 int ui_render__folded(const struct profile *p, char **ret, size_t *ret_len);
-int ui_render__top(const struct profile *p, char **ret, size_t *ret_len);
+int ui_render__top(const struct profile *p, size_t limit, char **ret, size_t *ret_len);
 int ui_render__svg(const struct profile *p, const char *title, char **ret, size_t *ret_len);
+int ui_render__flame(const struct profile *p, uint64_t min, char **ret, size_t *ret_len);
+int ui_render__search(const struct profile *p, const char *term, char **ret, size_t *ret_len);
 
 #endif

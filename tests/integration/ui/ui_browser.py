@@ -31,11 +31,15 @@ def wait(b, expr, what, timeout=60):
     raise AssertionError(f"timed out waiting for {what}: {shown}")
 
 
-def api(url, path):
+def api_text(url, path):
     base, token = url.split("/?token=")
     sep = "&" if "?" in path else "?"
     with urllib.request.urlopen(f"{base}{path}{sep}token={token}") as r:
-        return json.loads(r.read())
+        return r.read().decode()
+
+
+def api(url, path):
+    return json.loads(api_text(url, path))
 
 
 def drag(b, selector, x0, x1):
@@ -72,7 +76,10 @@ def main():
         assert painted(b, "tl") > 500, "the timeline is blank"
         assert painted(b, "fg") > 5000 and b.eval("profUi.drawn") > 3, "the flame graph is blank"
         rows = b.eval("document.querySelectorAll('#top tbody tr').length")
-        assert rows == min(500, len(whole["rows"])), f"{rows} rows in the table, {len(whole['rows'])} in /api/top"
+        shown = api(url, "/api/top?limit=300")
+        assert rows == len(shown["rows"]) and shown["functions"] == len(whole["rows"]), \
+            f"{rows} rows in the table, {len(shown['rows'])} in /api/top?limit=300"
+        assert b.eval("flame.value") == whole["total"], "the flame graph's root is not the total"
         print(f"ok: the timeline draws ({len(src['counts'])} bars), the flame graph and the table of "
               f"{whole['total']} samples")
 
@@ -87,7 +94,11 @@ def main():
         expect = sum(src["counts"][max(lo - 1, 0):hi + 1])
         assert sum(src["counts"][lo + 1:hi - 1]) <= t[0] <= expect, \
             f"the window's {t[0]} samples are not its bars' ({expect})"
-        assert t[0] == b.eval("parseFolded(folded).value"), "the flame graph's root is not the window's total"
+        assert t[0] == b.eval("flame.value"), "the flame graph's root is not the window's total"
+        lo_ns, hi_ns = b.eval("win")
+        folded = api_text(url, f"/api/folded?from={lo_ns}&until={hi_ns}")
+        assert t[0] == sum(int(l.rsplit(" ", 1)[1]) for l in folded.splitlines()), \
+            "the window's total is not its folded stacks'"
         win_ms = b.eval("profUi.windows[profUi.windows.length - 1]")
         print(f"ok: a drag selects a window ({t[1]}): its flame graph holds {t[0]} of {whole['total']} samples")
 
@@ -99,6 +110,10 @@ def main():
         matched = b.eval("profUi.matched")
         assert func in matched, f"{func} not among the matches {matched}"
         assert 0.5 < share["samples"] / share["total"] <= 1, f"{func}'s share is {share}"
+        lines = [l.rsplit(" ", 1) for l in folded.splitlines()]
+        want = sum(int(n) for stack, n in lines if func in stack)
+        assert share["samples"] == want and share["total"] == t[0], \
+            f"the share {share} is not the folded stacks' ({want} of {t[0]})"
         magenta = b.eval("(() => { const c = document.getElementById('fg'), d = c.getContext('2d')"
                          ".getImageData(0, 0, c.width, c.height).data; let n = 0;"
                          " for (let i = 0; i < d.length; i += 4) n += d[i] == 0xee && d[i+1] == 0 && d[i+2] == 0xee;"
