@@ -88,6 +88,10 @@ static int parse_opts(struct ui_opts *o, int argc, char **argv)
 	}
 	if (!o->nr_inputs)
 		o->daemon = true;
+	if (!o->daemon && (o->since || o->socket)) {
+		fprintf(stderr, "prof ui: --since and --socket ask profd: give --daemon too\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -43,6 +43,7 @@ struct ui_source {
 	const struct profile *all;      /* ... its profile */
 	struct sample_ref *v;           /* the shown event's samples, by time */
 	size_t nr, cap;
+	bool index_failed;              /* ... out of memory while noting them */
 	uint64_t *counts;               /* the timeline */
 	uint64_t t0;                    /* the first sample's time (the file's clock) */
 	struct profile *win;            /* the last window asked, [from, until) after t0 */
@@ -148,12 +149,10 @@ static void note_sample(void *ctx, const struct report_event *e, const struct sa
 {
 	struct ui_source *src = ctx;
 
-	if (src->nr == src->cap && VEC_RESERVE(src->v, src->cap, src->nr + 1) < 0) {
-		src->cap = SIZE_MAX;    /* said once read: the windows would miss samples */
+	if (src->index_failed || (src->nr == src->cap && VEC_RESERVE(src->v, src->cap, src->nr + 1) < 0)) {
+		src->index_failed = true;       /* said once read: the windows would miss samples */
 		return;
 	}
-	if (src->cap == SIZE_MAX)
-		return;
 	src->v[src->nr++] = (struct sample_ref){ .time = smp->time, .period = smp->period ? smp->period : 1,
 						 .entry = ref == UINT64_MAX ? UINT32_MAX : (uint32_t)ref,
 						 .attr = (uint32_t)e->attr };
@@ -182,7 +181,7 @@ static int source_read(struct ui_source *src, char *err, size_t errlen)
 		return e;
 	}
 	e = report__read(r, sorted);
-	if (e == 0 && src->cap == SIZE_MAX)
+	if (e == 0 && src->index_failed)
 		e = -ENOMEM;
 	if (e == -ENOMEM)
 		errorf(err, errlen, "%s: out of memory", src->name);
