@@ -448,7 +448,7 @@ int report__events(struct report *r, struct report_event **evs, size_t *ret_nr)
 }
 
 /* -F pprof's description of the recording: the event, its period, the duration. */
-static struct pprof_meta pprof_meta_of(const struct report *r, const struct report_event *e)
+struct pprof_meta report__pprof_meta(const struct report *r, const struct report_event *e)
 {
 	const struct reader_attr *a = e->a;
 	const struct profile_stats *st = profile__stats(e->prof);
@@ -493,7 +493,7 @@ static int write_pprof(struct report *r, struct report_event *const *evs, size_t
 {
 	const struct profile *profiles[PPROF_MAX_EVENTS];
 	struct pprof_event events[PPROF_MAX_EVENTS];
-	struct pprof_meta m = pprof_meta_of(r, evs[0]);
+	struct pprof_meta m = report__pprof_meta(r, evs[0]);
 	uint64_t cut = 0, first = UINT64_MAX, last = 0;
 	bool by_budget = false;
 	char scope[600], cuts[200], list[1024];
@@ -508,7 +508,7 @@ static int write_pprof(struct report *r, struct report_event *const *evs, size_t
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_stats *st = profile__stats(evs[i]->prof);
-		struct pprof_meta one = pprof_meta_of(r, evs[i]);
+		struct pprof_meta one = report__pprof_meta(r, evs[i]);
 
 		profiles[i] = evs[i]->prof;
 		events[i] = (struct pprof_event){ .name = one.event, .time_period = one.time_period,

@@ -112,11 +112,17 @@ static int provider_window(void *ctx, size_t i, uint64_t from, uint64_t until, c
 	return ui_sources__window(ctx, i, from, until, ret, err, errlen);
 }
 
+static int provider_pprof(void *ctx, size_t i, const struct profile *p, uint64_t from, uint64_t until, int fd,
+			  char *err, size_t errlen)
+{
+	return ui_sources__pprof(ctx, i, p, from, until, fd, err, errlen);
+}
+
 /* Serve until SIGINT or SIGTERM.  An exit code. */
 static int serve(struct ui_opts *o, struct ui_sources *srcs)
 {
 	struct ui_provider p = { .nr_sources = ui_sources__count(srcs), .info = provider_info,
-				 .window = provider_window, .ctx = srcs };
+				 .window = provider_window, .pprof = provider_pprof, .ctx = srcs };
 	struct ui_server *s;
 	char err[400];
 	int e = ui_token__new(o->server.token);

@@ -537,3 +537,33 @@ static int daemon_window(struct ui_source *src, uint64_t from, uint64_t until, c
 	}
 	return 0;
 }
+
+int ui_sources__pprof(struct ui_sources *s, size_t i, const struct profile *p, uint64_t from, uint64_t until,
+		      int fd, char *err, size_t errlen)
+{
+	struct ui_source *src = s->v[i];
+	bool whole = from == 0 && until == UINT64_MAX;
+	struct report *r = src->daemon && !whole ? src->wr : src->r;
+	struct report_event *evs[READER_MAX_ATTRS];
+	struct pprof_meta m;
+	char note[400];
+	size_t n;
+	int e;
+
+	if (!r || report__events(r, evs, &n) < 0 || !n)
+		return errorf(err, errlen, "the window's event is not known");
+	m = report__pprof_meta(r, src->daemon ? evs[0] : r->event_of[src->attr] ? r->event_of[src->attr] : evs[0]);
+	if (!whole) {
+		m.duration_ns = (int64_t)MIN(until - MIN(from, until), (uint64_t)m.duration_ns);
+		snprintf(note, sizeof(note), "prof ui: %s, %.3f s to %.3f s after its start", src->name, from / 1e9,
+			 MIN(until, UINT64_MAX / 2) / 1e9);
+	} else {
+		snprintf(note, sizeof(note), "prof ui: %s", src->name);
+	}
+	m.comments[0] = note;
+	m.comments[1] = NULL;
+	e = pprof__write_events(&p, &m, fd);
+	if (e < 0)
+		errorf(err, errlen, "pprof: %s", strerror(-e));
+	return e;
+}

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
@@ -177,14 +180,40 @@ static int flame_min(struct MHD_Connection *c, const struct profile *p, uint64_t
 	return 0;
 }
 
-/* /api/folded, /api/top, /api/flame, /api/search, /api/svg: the window's profile
- * through its writer. */
+/* The window as pprof, through the provider (it knows the event and objects). */
+static int render_pprof(const struct ui_provider *p, size_t src, const struct profile *prof, uint64_t from,
+			uint64_t until, char **ret, size_t *ret_len, char *err, size_t errlen)
+{
+	_cleanup_close_ int fd = memfd_create("prof-ui-pprof", MFD_CLOEXEC);
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	e = p->pprof(p->ctx, src, prof, from, until, fd, err, errlen);
+	if (e < 0)
+		return e;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*ret = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!*ret)
+		return -ENOMEM;
+	*ret_len = (size_t)st.st_size;
+	if (pread(fd, *ret, *ret_len, 0) != (ssize_t)*ret_len) {
+		free(*ret);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* /api/folded, /api/top, /api/flame, /api/search, /api/svg, /api/pprof: the window's
+ * profile through its writer. */
 static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection *c, const char *what)
 {
 	const struct ui_provider *p = s->p;
 	const struct profile *prof;
 	uint64_t src, from, until, limit, min;
-	char err[400], title[300], disp[120];
+	char err[400] = "", title[300], disp[120];
 	char *body = NULL;
 	size_t len = 0;
 	int e;
@@ -210,7 +239,10 @@ static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection
 		e = flame_min(c, prof, &min) < 0 ? -EINVAL : ui_render__flame(prof, min, &body, &len);
 	else if (!strcmp(what, "search"))
 		e = ui_render__search(prof, arg(c, "q") ? arg(c, "q") : "", &body, &len);
-	else {
+	else if (!strcmp(what, "pprof") && (e = render_pprof(p, src, prof, from, until, &body, &len, err,
+							      sizeof(err))) < 0)
+		return respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err[0] ? err : strerror(-e));
+	else if (strcmp(what, "pprof")) {
 		snprintf(title, sizeof(title), "prof ui: %s", p->info(p->ctx, src)->name);
 		e = ui_render__svg(prof, title, &body, &len);
 	}
@@ -218,6 +250,11 @@ static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection
 		return respond_text(c, MHD_HTTP_BAD_REQUEST, "limit, min and px are numbers");
 	if (e < 0)
 		return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", strerror(-e));
+	if (!strcmp(what, "pprof")) {
+		snprintf(disp, sizeof(disp), "attachment; filename=\"prof-%" PRIu64 ".pb.gz\"", src);
+		return respond(c, MHD_HTTP_OK, "application/octet-stream", body, len, MHD_RESPMEM_MUST_FREE,
+			       MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
+	}
 	if (strcmp(what, "folded") && strcmp(what, "svg"))
 		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	if (!strcmp(what, "folded"))
@@ -290,10 +327,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	}
 	if (!strcmp(url, "/api/folded") || !strcmp(url, "/api/top") || !strcmp(url, "/api/flame") ||
-	    !strcmp(url, "/api/search") || !strcmp(url, "/api/svg"))
+	    !strcmp(url, "/api/search") || !strcmp(url, "/api/svg") || !strcmp(url, "/api/pprof"))
 		return respond_window(s, c, url + 5);
 	return respond_text(c, MHD_HTTP_NOT_FOUND, "prof ui serves /, /api/sources, /api/folded, /api/top, "
-			    "/api/flame, /api/search and /api/svg");
+			    "/api/flame, /api/search, /api/svg and /api/pprof");
 }
 
 /* ---- the socket --------------------------------------------------------------------------- */

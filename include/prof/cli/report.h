@@ -22,6 +22,7 @@
 #include "prof/analyze/symbols.h"
 #include "prof/base/strset.h"
 #include "prof/cli/report_opts.h"
+#include "prof/output/pprof.h"
 #include "prof/perfdata/perf_reader.h"
 #include "prof/perfdata/prof_section.h"
 
@@ -87,6 +88,9 @@ void report__close(struct report *r);
  * (daemon_query__open's).  0 or -ENOMEM. */
 struct daemon_query;
 int report__fill_from_daemon(struct report *r, struct daemon_query *dq);
+
+/* -F pprof's description of event e of r: its name, period, duration, model, reader. */
+struct pprof_meta report__pprof_meta(const struct report *r, const struct report_event *e);
 
 /* The name of an event as the file gives it ("?" when it gives none). */
 const char *report__event_name(const struct report_event *e);

@@ -33,4 +33,8 @@ const struct ui_source_info *ui_sources__info(struct ui_sources *s, size_t i);
 int ui_sources__window(struct ui_sources *s, size_t i, uint64_t from, uint64_t until, const struct profile **ret,
 		       char *err, size_t errlen);
 
+/* ui_provider's pprof: p (a window of source i) as -F pprof writes it, to fd. */
+int ui_sources__pprof(struct ui_sources *s, size_t i, const struct profile *p, uint64_t from, uint64_t until,
+		      int fd, char *err, size_t errlen);
+
 #endif

@@ -40,6 +40,10 @@ struct ui_provider {
 	 */
 	int (*window)(void *ctx, size_t src, uint64_t from, uint64_t until, const struct profile **ret,
 		      char *err, size_t errlen);
+	/* The window's profile p as pprof (gzipped profile.proto) written to fd, with what
+	 * the source knows of its event, objects and span.  0; -errno with err. */
+	int (*pprof)(void *ctx, size_t src, const struct profile *p, uint64_t from, uint64_t until, int fd,
+		     char *err, size_t errlen);
 	void *ctx;
 };
 

@@ -2,7 +2,8 @@
 # prof ui's numbers are prof report's, on the same file: the whole file's folded
 # stacks byte for byte (prof report -g -F folded), its top functions' self samples
 # (prof report -g --sort sym -F json); a window's samples are those perf script
-# prints in that time range, and two halves add up to the whole.
+# prints in that time range, and two halves add up to the whole; its pprof is read
+# by go tool pprof.
 . "$(dirname "$0")/ui_lib.sh"
 require_root
 require_perf
@@ -71,6 +72,20 @@ print("# window [1 s, 2 s): %d samples as perf script's, hot_function %d; halves
       (len(inwin), hot, sum(a.values()), sum(b.values())))
 PY
 pass "a window's samples are perf script's in that range; two windows add up to the whole"
+
+# the window as pprof: go tool pprof reads it, with the window's samples
+ui_get "/api/pprof?from=1000000000&until=2000000000" >"$TMP/win.pb.gz"
+[ "$(cat "$TMP/status")" = 200 ] || fail "/api/pprof answered $(cat "$TMP/status"): $(cat "$TMP/win.pb.gz")"
+if command -v go >/dev/null; then
+	HOME=$TMP go tool pprof -sample_index=samples -top "$TMP/win.pb.gz" >"$TMP/pprof.top" 2>&1 ||
+		fail "go tool pprof: $(head -5 "$TMP/pprof.top")"
+	want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"])' "$TMP/win.json")
+	grep -q "Total samples = $want\b" "$TMP/pprof.top" || fail "pprof's total is not the window's $want: $(head -8 "$TMP/pprof.top")"
+	grep -q 'hot_function' "$TMP/pprof.top" || fail "no hot_function in the window's pprof"
+	pass "/api/pprof of the window: go tool pprof reads it, $want samples"
+else
+	note "go tool pprof not checked: needs go (scripts/dev test installs golang-go)"
+fi
 
 # a bad window is refused, not guessed
 ui_get "/api/top?from=abc" >/dev/null
