@@ -45,7 +45,10 @@ import json, sys
 s = json.load(open(sys.argv[1]))["sources"][0]
 assert s["name"].startswith("profd") and s["error"] is None, s
 assert s["samples"] > 0 and s["counts"], s
-assert sum(s["counts"]) == s["samples"], ("the bars", sum(s["counts"]), "the history", s["samples"])
+# the bars are asked after the whole: the newest bucket may have grown by what the
+# tenant's own prof ui did meanwhile (19 Hz: a few samples), never shrunk
+grown = sum(s["counts"]) - s["samples"]
+assert 0 <= grown <= 20, ("the bars", sum(s["counts"]), "the history", s["samples"])
 print(s["bucket_ns"], len(s["counts"]))
 PY
 )" || fail "the timeline is not the history's"
