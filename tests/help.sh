@@ -17,7 +17,7 @@ check() {       # check LABEL: the help text on stdin
 "$PROF" --help | check "prof --help"
 "$PROFD" --help | check "profd --help"
 cmds=$("$PROF" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit } on { print $1 }')
-for want in record report top daemon; do
+for want in record report top daemon ui; do
 	grep -qx "$want" <<<"$cmds" || { echo "prof --help does not name '$want'"; fail=1; }
 done
 for c in $cmds; do

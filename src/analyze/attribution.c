@@ -176,8 +176,10 @@ int attribution__add(struct attribution *a, const struct sample *s)
 	if (a->memo && nr <= MEMO_CHAIN) {
 		gen = model__generation(a->res->model, true) + 1;
 		m = memo_find(a, &t, pid, kernel, s, nr, gen, &hit);
-		if (hit && profile__add_again(a->prof, m->ref, period) == 0)
+		if (hit && profile__add_again(a->prof, m->ref, period) == 0) {
+			a->last_ref = m->ref;
 			return 1;
+		}
 	}
 	jit = a->res->jit_lookups;
 	if (a->res->jit)
@@ -185,6 +187,7 @@ int attribution__add(struct attribution *a, const struct sample *s)
 	n = resolver__stack(a->res, pid, s->misc, s->ip, s->callchain, s->nr_callchain, a->callchain, a->frames,
 			    ARRAY_SIZE(a->frames));
 	err = profile__add_ref(a->prof, &t, a->frames, n, period, &ref);
+	a->last_ref = err == 0 ? ref : UINT64_MAX;
 	if (err == 0 && m && jit == a->res->jit_lookups) {
 		*m = (struct memo_slot){ .gen = gen, .prof = a->prof, .ref = ref, .t = t, .pid = pid,
 					 .kernel = kernel, .nr = nr, .ip = s->ip };

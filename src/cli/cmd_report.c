@@ -186,6 +186,8 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 		e->first_time = s.time;
 	if (s.time > e->last_time)
 		e->last_time = s.time;
+	if (r->on_counted)
+		r->on_counted(r->counted_ctx, e, &s, r->attr.last_ref);
 	return 0;
 }
 
@@ -209,7 +211,7 @@ static int on_queued_record(const struct perf_event_header *ev, uint64_t time, v
  * chunk as it comes, marking rounds: sort within them the way perf does (everything
  * older than the previous round's newest record is final).
  */
-static int read_all(struct report *r, bool sorted)
+int report__read(struct report *r, bool sorted)
 {
 	struct ordered_queue *q = sorted ? NULL : ordered_queue__new();
 	uint64_t prev_max = 0, max = 0, off;
@@ -426,7 +428,7 @@ static int pick_event(struct report *r)
  * empty ones), else the one asked for or the first sampling event, empty.  0 or
  * -ENOMEM.
  */
-static int events_reported(struct report *r, struct report_event **evs, size_t *ret_nr)
+int report__events(struct report *r, struct report_event **evs, size_t *ret_nr)
 {
 	size_t n = 0, nr_attrs = perf_reader__nr_attrs(r->reader), first = 0;
 
@@ -458,7 +460,7 @@ static bool native_line(void *ctx, const char *dso, uint64_t off, const char **r
 	return false;
 }
 
-static struct pprof_meta pprof_meta_of(const struct report *r, const struct report_event *e)
+struct pprof_meta report__pprof_meta(const struct report *r, const struct report_event *e)
 {
 	const struct reader_attr *a = e->a;
 	const struct profile_stats *st = profile__stats(e->prof);
@@ -505,7 +507,7 @@ static int write_pprof(struct report *r, struct report_event *const *evs, size_t
 {
 	const struct profile *profiles[PPROF_MAX_EVENTS];
 	struct pprof_event events[PPROF_MAX_EVENTS];
-	struct pprof_meta m = pprof_meta_of(r, evs[0]);
+	struct pprof_meta m = report__pprof_meta(r, evs[0]);
 	uint64_t cut = 0, first = UINT64_MAX, last = 0;
 	bool by_budget = false;
 	char scope[600], cuts[200], list[1024];
@@ -520,7 +522,7 @@ static int write_pprof(struct report *r, struct report_event *const *evs, size_t
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_stats *st = profile__stats(evs[i]->prof);
-		struct pprof_meta one = pprof_meta_of(r, evs[i]);
+		struct pprof_meta one = report__pprof_meta(r, evs[i]);
 
 		profiles[i] = evs[i]->prof;
 		events[i] = (struct pprof_event){ .name = one.event, .time_period = one.time_period,
@@ -635,7 +637,7 @@ static int report_open_dwarf(struct report *r)
 }
 
 /* The input open and its header read: model, symbols, engine ready for its records. */
-static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
+int report__open(struct report *r, const char *in_path, bool *ret_sorted)
 {
 	int err = perf_reader__open(in_path, &r->reader, &r->err);
 
@@ -668,7 +670,7 @@ static int report_open(struct report *r, const char *in_path, bool *ret_sorted)
 	return report_open_dwarf(r);
 }
 
-static void report_close(struct report *r)
+void report__close(struct report *r)
 {
 	char cache[4096];
 
@@ -689,7 +691,7 @@ static void report_close(struct report *r)
 }
 
 /* A file its recording did not finish: what was read of it. */
-static void say_unfinished(const struct report *r)
+void report__say_unfinished(const struct report *r)
 {
 	uint64_t end;
 	enum reader_finish how = perf_reader__finish_state(r->reader, &end);
@@ -768,7 +770,7 @@ static int write_output(struct report *r, struct report_event *const *evs, size_
 
 /* prof report --daemon: the answer's entries into the engines of the header's events
  * (the daemon's; with off-CPU time, offcpu-runq and offcpu-blocked too). */
-static int fill_from_daemon(struct report *r, struct daemon_query *dq)
+int report__fill_from_daemon(struct report *r, struct daemon_query *dq)
 {
 	size_t n = MIN(daemon_query__nr_events(dq), perf_reader__nr_attrs(r->reader));
 	int err = n ? 0 : -ENOMEM;
@@ -790,10 +792,10 @@ static int report_run(struct report *r, bool sorted, struct daemon_query *dq)
 {
 	struct report_event *evs[READER_MAX_ATTRS];
 	size_t n;
-	int err = read_all(r, sorted);
+	int err = report__read(r, sorted);
 
 	if (!err && dq)
-		err = fill_from_daemon(r, dq);
+		err = report__fill_from_daemon(r, dq);
 
 	if (err < 0) {
 		if (err == -ENOMEM)
@@ -805,11 +807,11 @@ static int report_run(struct report *r, bool sorted, struct daemon_query *dq)
 				r->o.input, r->err.offset, r->err.type, record_type_name(r->err.type), r->err.msg);
 		return EXIT_PROF_FAIL;
 	}
-	if (events_reported(r, evs, &n) < 0) {
+	if (report__events(r, evs, &n) < 0) {
 		fprintf(stderr, "prof report: out of memory\n");
 		return EXIT_PROF_FAIL;
 	}
-	say_unfinished(r);
+	report__say_unfinished(r);
 	warn_after_reading(r, evs, n);
 	if (report_containers(r) < 0)
 		return EXIT_PROF_USAGE;
@@ -839,9 +841,9 @@ int cmd_report(int argc, char **argv)
 	}
 	in_fd = dq.on ? daemon_query__open(&dq, &r.o, in_path, sizeof(in_path))
 		      : open_input(r.o.input, in_path, sizeof(in_path));
-	if (in_fd >= 0 && report_open(&r, in_path, &sorted) == 0)
+	if (in_fd >= 0 && report__open(&r, in_path, &sorted) == 0)
 		ret = pick_event(&r) < 0 ? EXIT_PROF_USAGE : report_run(&r, sorted, dq.on ? &dq : NULL);
-	report_close(&r);
+	report__close(&r);
 	daemon_query__release(&dq);
 	return ret;
 }

@@ -17,6 +17,7 @@ static const struct command {
 	{ "report", cmd_report, "break a perf.data file (or profd's history) down by user, ..." },
 	{ "top", cmd_top, "a live view of the hottest symbols of a user, cgroup, tree" },
 	{ "daemon", cmd_daemon, "what profd, the host's always-on profiler, is doing" },
+	{ "ui", cmd_ui, "a web view of files or your profd history: timeline, flame graph" },
 };
 
 static void usage(FILE *f)
@@ -39,7 +40,7 @@ static void usage(FILE *f)
 	      "  prof report --daemon --since 1h   your own last hour, from profd\n"
 	      "\n"
 	      "The output is a standard perf.data file: perf report and perf script read it.\n"
-	      "See prof(1), then prof-record(1), prof-report(1), prof-top(1), profd(8).\n", f);
+	      "See prof(1), prof-record(1), prof-report(1), prof-top(1), prof-ui(1), profd(8).\n", f);
 }
 
 int main(int argc, char **argv)

@@ -48,6 +48,9 @@ struct attribution {
 	struct profile_frame frames[ATTRIBUTION_MAX_FRAMES];
 	struct attribution_task_slot tasks[ATTRIBUTION_TASK_SLOTS];    /* private */
 	struct attribution_memo *memo;  /* owned: attribution__memo_init(); NULL: none */
+	/* the entry (profile__add_ref's ref) the last sample attribution__add counted went
+	 * to, UINT64_MAX when it was cut: prof ui's index of samples by time */
+	uint64_t last_ref;
 };
 
 /*

@@ -7,6 +7,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_daemon(int argc, char **argv);
+int cmd_ui(int argc, char **argv);
 
 /* Exit codes shared by the commands. */
 enum {

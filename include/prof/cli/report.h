@@ -22,6 +22,7 @@
 #include "prof/analyze/symbols.h"
 #include "prof/base/strset.h"
 #include "prof/cli/report_opts.h"
+#include "prof/output/pprof.h"
 #include "prof/perfdata/perf_reader.h"
 #include "prof/perfdata/prof_section.h"
 
@@ -62,8 +63,34 @@ struct report {
 	uint64_t offcpu_measured_ns, offcpu_span_ns;
 	char scope[512];
 	size_t nr_sampling;             /* the file's sampling events */
+	/* prof ui: told of each sample counted, with the entry of e->prof it went to
+	 * (attr.last_ref); NULL: not */
+	void (*on_counted)(void *ctx, const struct report_event *e, const struct sample *s, uint64_t ref);
+	void *counted_ctx;
 	struct reader_error err;
 };
+
+/*
+ * The steps of reading a file, shared by prof report and prof ui; each prints what
+ * failed on stderr.  report__open: in_path's header read, the model, symbols and engine ready (r->o says which outputs: their
+ * keys); *ret_sorted: in time order already (prof's files).  0 or -errno.
+ * report__read: every record (r->err says where one was bad).  0 or -errno.
+ * report__events: the events reported (READER_MAX_ATTRS at most) in the file's order.
+ * report__say_unfinished: what the reader says of a file its recording did not finish.
+ * report__close frees what report__open made, whatever it reached.
+ */
+int report__open(struct report *r, const char *in_path, bool *ret_sorted);
+int report__read(struct report *r, bool sorted);
+int report__events(struct report *r, struct report_event **evs, size_t *ret_nr);
+void report__say_unfinished(const struct report *r);
+void report__close(struct report *r);
+/* --daemon: the answer's entries into the engines of the header report__open read
+ * (daemon_query__open's).  0 or -ENOMEM. */
+struct daemon_query;
+int report__fill_from_daemon(struct report *r, struct daemon_query *dq);
+
+/* -F pprof's description of event e of r: its name, period, duration, model, reader. */
+struct pprof_meta report__pprof_meta(const struct report *r, const struct report_event *e);
 
 /* The name of an event as the file gives it ("?" when it gives none). */
 const char *report__event_name(const struct report_event *e);
