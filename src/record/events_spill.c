@@ -28,8 +28,12 @@
 #include "prof/base/vec.h"
 #include "events_internal.h"
 
+/* The main thread's ordinary turn (a 25 ms poll, 5 ms rounds) is well under
+ * SPILL_AFTER_NS, so a host that lets it keep up sees no copy of the thread's (nor
+ * the heap it would take); the rings hold ~150 ms at the rate they are sized for
+ * (record_opts__auto_pages), several ticks past it. */
 #define SPILL_TICK_NS (10ull * 1000 * 1000)
-#define SPILL_AFTER_NS (10ull * 1000 * 1000)
+#define SPILL_AFTER_NS (40ull * 1000 * 1000)
 /* past this the rings are left to the kernel, which counts what it loses (as the
  * session's queue does past its bound) */
 #define SPILL_MAX_BYTES (128ull << 20)
