@@ -7,13 +7,14 @@
  * CPU share in long waits on the run queue (/proc/PID/schedstat: ~4.8 s waiting for
  * ~0.4 s run over a 4 s recording at 40 kHz) and read its rings 5-10 times in 4 s,
  * the longest gap 0.4-2.6 s: a fifth to a half of the records were lost where perf,
- * which sleeps between short copies, lost few.  This thread only copies: it sleeps,
- * wakes every SPILL_TICK_NS, and when the main thread has been out of its poll for
- * SPILL_AFTER_NS without reading the rings, copies each ring's records, whole and in
- * order, into that ring's buffer.  The main thread's read (events_spill__read)
- * appends each ring's new records to its buffer under the same lock and swaps the
- * buffers out, to judge them with the lock let go: a ring's records reach the queue
- * in the order the kernel wrote them, whichever thread copied them.
+ * which sleeps between short copies, lost few.  This thread only copies: when the
+ * main thread has been out of its poll for SPILL_AFTER_NS without reading the rings,
+ * it copies each ring's records, whole and in order, into that ring's buffer, and
+ * again every SPILL_TICK_NS while the main thread stays away.  The main thread's
+ * read (events_spill__read) appends each ring's new records to its buffer under the
+ * same lock and swaps the buffers out, to judge them with the lock let go: a ring's
+ * records reach the queue in the order the kernel wrote them, whichever thread
+ * copied them.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -104,17 +105,29 @@ static void spill_all(struct events_spill *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/*
+ * It sleeps until the main thread has been away SPILL_AFTER_NS since its last read,
+ * then copies every SPILL_TICK_NS while it stays away: a main thread that reads
+ * every 25 ms or waits in its poll wakes this one ~25 times a second, not 100.
+ */
 static void *spill_main(void *arg)
 {
 	struct events_spill *s = arg;
-	struct timespec tick = { 0, (long)SPILL_TICK_NS };
 
 	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
-		nanosleep(&tick, NULL);
-		if (__atomic_load_n(&s->idle, __ATOMIC_RELAXED) ||
-		    clock_mono_ns() - load_u64(&s->last_read) < SPILL_AFTER_NS)
-			continue;
-		spill_all(s);
+		uint64_t now = clock_mono_ns(), due = load_u64(&s->last_read) + SPILL_AFTER_NS;
+		struct timespec ts;
+
+		if (__atomic_load_n(&s->idle, __ATOMIC_RELAXED)) {
+			due = now + SPILL_AFTER_NS;     /* in its poll: it reads when it returns */
+		} else if (now >= due) {
+			spill_all(s);
+			due = now + SPILL_TICK_NS;
+		}
+		ts.tv_sec = (time_t)(due / 1000000000ull);
+		ts.tv_nsec = (long)(due % 1000000000ull);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
 	}
 	return NULL;
 }
