@@ -201,28 +201,38 @@ void events_spill__idle(struct events *e, bool idle)
 		__atomic_store_n(&e->spill->idle, idle, __ATOMIC_RELAXED);
 }
 
-size_t events_spill__read(struct events *e)
+int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_t *ret_nr)
 {
 	struct events_spill *s = e->spill;
 	struct perf_mmap *map;
 	uint64_t nr = 0;
 	size_t i = 0;
+	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
-	perf_evlist__for_each_mmap(s->evlist, map, false)
-		if (i < s->nr_rings)
-			copy_ring(s, map, &s->rings[i++], SIZE_MAX, &nr);
-	for (i = 0; i < s->nr_rings; i++) {
-		struct spill_ring t = s->taken[i];
+	perf_evlist__for_each_mmap(s->evlist, map, false) {
+		struct spill_ring *r = &s->rings[i], t;
 
-		s->taken[i] = s->rings[i];
-		t.len = 0;
-		s->rings[i] = t;
+		if (i++ >= s->nr_rings)
+			break;
+		s->taken[i - 1].len = 0;
+		if (!r->len) {
+			/* nothing copied: read in place, as without the thread */
+			err = direct(map, ctx);
+			if (err < 0)
+				break;
+			continue;
+		}
+		copy_ring(s, map, r, SIZE_MAX, &nr);
+		t = s->taken[i - 1];
+		s->taken[i - 1] = *r;
+		*r = t;
 	}
 	s->bytes = 0;
 	__atomic_store_n(&s->last_read, clock_mono_ns(), __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&s->lock);
-	return s->nr_rings;
+	*ret_nr = s->nr_rings;
+	return err;
 }
 
 const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t *ret_len)
