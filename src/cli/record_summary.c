@@ -213,6 +213,9 @@ static void summary_verbose(const struct session_stats *s)
 	fprintf(stderr, "prof: rings read %" PRIu64 " times, longest gap %.1f ms, queue peak %.1f MB%s\n",
 		s->drain.drains, (double)s->drain.max_gap_ns / 1e6, (double)s->drain.queue_peak / (1 << 20),
 		s->drain.queue_full ? " (at its limit)" : "");
+	fprintf(stderr, "prof: rings read %" PRIu64 " times by the spill thread while the main one was busy: %" PRIu64
+		" records, %.1f MB at most\n", s->drain.spill.spills, s->drain.spill.records,
+		(double)s->drain.spill.peak_bytes / (1 << 20));
 	if (t->nr_unattributed_tids) {
 		fprintf(stderr, "prof: unattributed tasks:");
 		for (unsigned int i = 0; i < t->nr_unattributed_tids; i++) {

@@ -648,6 +648,7 @@ struct events *events__free(struct events *e)
 {
 	if (!e)
 		return NULL;
+	events_spill__free(e);
 	if (e->evlist) {
 		/* The evlist owns every evsel added to it; closing unopened ones is a no-op. */
 		perf_evlist__munmap(e->evlist);
@@ -738,6 +739,8 @@ int events__enable(struct events *e)
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__enable(e->by_cgroup[i]);
 	offcpu_events__enable(e->offcpu, true);
+	/* best effort: without it the main thread reads the rings alone, as before */
+	events_spill__start(e);
 	return 0;
 }
 
@@ -768,6 +771,7 @@ int events__disable(struct events *e)
 {
 	struct perf_evsel *sel;
 
+	events_spill__stop(e);  /* the last drain takes what it copied */
 	offcpu_events__enable(e->offcpu, false);
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__disable(e->by_cgroup[i]);
@@ -782,170 +786,11 @@ int events__disable(struct events *e)
 
 int events__poll(struct events *e, int timeout_ms)
 {
-	int n = perf_evlist__poll(e->evlist, timeout_ms);
-	return n < 0 ? -errno : n;
-}
+	int n;
 
-/* Into the queue, and into what this drain read. */
-static int push(struct ordered_queue *q, struct drained *read, const struct perf_event_header *ev, uint64_t time)
-{
-	int err = read->nr < read->cap ? 0 : VEC_RESERVE(read->recs, read->cap, read->nr + 1);
-
-	if (!err)
-		err = ordered_queue__push(q, ev, time);
-	if (!err)
-		read->recs[read->nr++] = ordered_queue__last(q);
-	return err;
-}
-
-/*
- * The context-switch event's sample held back (e->held) until the ring's next record:
- * the kernel writes it in schedule(), interrupts off, right before the SWITCH_OUT of
- * the same task (perf_event_task_sched_out()).  Its fields may be another
- * recording's (events__foreign_samples: one perf_sample_data for every software
- * event of the CPU), even when its id is this recording's (the other's event had no
- * id to set), so its time is taken from that SWITCH_OUT, this recording's own record,
- * and a SWITCH_OUT of another task there says its tid is not this recording's:
- * dropped.  A sample with another recording's id is held too when the context-switch
- * event is the only software event of the recording's that samples through the
- * kernel's shared data (e->salvage): followed by the SWITCH_OUT of its task, it is
- * that event's sample of that switch, and gets its id; otherwise it is dropped.  Not
- * followed by a SWITCH_OUT (the drain's last record; records lost): as written.
- */
-static int push_held(struct events *e, struct ordered_queue *q, struct drained *read,
-		     const struct perf_event_header *next)
-{
-	struct perf_event_header *h = (struct perf_event_header *)(void *)e->held;
-	const struct sample_layout *l = &e->layout;
-	uint64_t time = sample_layout__time(l, h), tid, *u = (uint64_t *)(void *)(h + 1);
-	bool foreign = e->held_foreign;
-
-	e->held_len = 0;
-	if (next && (next->type == PERF_RECORD_SWITCH_CPU_WIDE || next->type == PERF_RECORD_SWITCH) &&
-	    (next->misc & PERF_RECORD_MISC_SWITCH_OUT) && (tid = sample_layout__trailer(l, next, l->t_tid)) != 0 &&
-	    l->s_tid >= 0 && l->s_time >= 0 && h->size >= sizeof(*h) + 8 * (size_t)(l->s_time + 1)) {
-		if (u[l->s_tid] != tid) {
-			e->foreign_samples++;
-			return 0;
-		}
-		time = sample_layout__time(l, next);
-		u[l->s_time] = time;
-		if (foreign) {
-			u[0] = e->info.switch_ids[0];   /* IDENTIFIER, first */
-			e->foreign_kept++;
-		}
-	} else if (foreign) {
-		e->foreign_samples++;
-		return 0;
-	}
-	return push(q, read, h, time);
-}
-
-/* A sample id's kind (own_ids) through a one-entry memo: a ring's records are nearly
- * all its CPU's sampling event's, and the look-up per record was a twentieth of
- * record's instructions per sample (bench/record-instr). */
-struct id_memo {
-	uint64_t id;
-	uint32_t kind;
-	bool valid, own;
-};
-
-static inline bool own_id(const struct events *e, struct id_memo *m, uint64_t id, uint32_t *kind)
-{
-	if (!m->valid || m->id != id) {
-		m->own = idmap__get(e->own_ids, id, &m->kind);
-		m->id = id;
-		m->valid = true;
-	}
-	if (m->own)
-		*kind = m->kind;
-	return m->own;
-}
-
-/*
- * Each record is copied out at once (perf_mmap__read_event's pointer is valid only
- * until the next read), so the ring's tail moves once per ring, after its last
- * record, not once per record: the per-record store and barrier were a tenth of
- * prof record's CPU at 80 kHz.
- */
-int events__drain(struct events *e, struct ordered_queue *q, struct drained *read)
-{
-	struct id_memo memo = { 0 };
-	struct perf_mmap *map;
-	int n = 0;
-
-	perf_evlist__for_each_mmap(e->evlist, map, false) {
-		union perf_event *ev;
-		int err = 0;
-
-		if (perf_mmap__read_init(map) < 0)
-			continue;
-		while ((ev = perf_mmap__read_event(map)) != NULL) {
-			const struct perf_event_header *h = &ev->header;
-			uint32_t kind = OWN_EVENT;
-			uint64_t id;
-
-			n++;
-			/* every event of prof's has PERF_SAMPLE_IDENTIFIER: its id first,
-			 * whatever the layout; another id is another recording's sample */
-			if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 8) {
-				memcpy(&id, h + 1, 8);
-				if (!own_id(e, &memo, id, &kind)) {
-					if (!e->salvage) {
-						e->foreign_samples++;
-						continue;
-					}
-					kind = FOREIGN;
-				}
-			}
-			if (e->chain_len)
-				events__pair_chain(e, h);
-			if (kind == OWN_CHAIN) {
-				err = VEC_RESERVE(e->chain, e->chain_cap, h->size);
-				if (!err && e->chains) {
-					memcpy(e->chain, h, h->size);
-					e->chain_len = h->size;
-				}
-				if (err < 0)
-					break;
-				continue;
-			}
-			if (e->held_len)
-				err = push_held(e, q, read, h);
-			if (!err && (kind == OWN_SWITCH || kind == FOREIGN)) {
-				err = VEC_RESERVE(e->held, e->held_cap, h->size);
-				if (!err) {
-					memcpy(e->held, h, h->size);
-					e->held_len = h->size;
-					e->held_foreign = kind == FOREIGN;
-				}
-			} else if (!err) {
-				const struct perf_event_header *w = h;
-				uint64_t time;
-
-				err = events__fix_lost(e, &w, e->last_time);
-				time = sample_layout__time(&e->layout, w);
-				if (!err)
-					err = push(q, read, w, time);
-				e->last_time = MAX(e->last_time, time);
-			}
-			if (err < 0)
-				break;
-		}
-		if (e->chain_len)
-			events__pair_chain(e, NULL);
-		if (!err && e->held_len)
-			err = push_held(e, q, read, NULL);
-		perf_mmap__consume(map);
-		if (err < 0)
-			return err;
-		/*
-		 * No perf_mmap__read_done(): it sets the read position to the head as it
-		 * is *now* (what the backward, overwrite mode needs), so records the
-		 * kernel committed since the last read_event found the ring empty were
-		 * skipped, never read and never counted as lost: a fork storm's FORK went
-		 * missing from 1 recording in ~10.  The position read_event left is right.
-		 */
-	}
+	events_spill__idle(e, true);
+	n = perf_evlist__poll(e->evlist, timeout_ms);
+	n = n < 0 ? -errno : n;
+	events_spill__idle(e, false);
 	return n;
 }

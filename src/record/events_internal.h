@@ -71,6 +71,8 @@ struct events {
 	uint8_t *lost_fix;
 	size_t lost_fix_cap;
 	uint64_t last_time;             /* ... its time: the latest the rings gave */
+	/* the rings read by a thread of their own while the main one is busy (events_spill.c) */
+	struct events_spill *spill;
 };
 
 /* What a sample id in the rings is (events__drain). */
@@ -119,5 +121,26 @@ int events__read_wakeup_ids(struct events *e);
 /* Before the evlist closes: the tracepoints' last close handed to a child (its pipe in
  * e->release_fd, -1 without one). */
 void events__close_creds_later(struct events *e);
+
+/*
+ * The spill thread (events_spill.c): it copies the rings' records into a buffer per
+ * ring while the main thread has not read them for a few milliseconds and is not
+ * waiting in its poll.  start: after the rings are mapped (e->spill then; the thread
+ * best effort: 0 or -errno, the buffers serve the main thread alone then).  stop:
+ * joined (before the last drain).  read: under the lock, a ring the thread copied
+ * nothing of is read in place by direct (0 or -errno: the read stops); any other
+ * ring's new records are appended to what the thread copied, and all of it swapped
+ * out for the main thread, its records then from taken, in order (empty for the
+ * rings read in place); *ret_nr: the number of rings.  0 or direct's -errno.  idle:
+ * the main thread is in its poll.
+ */
+struct perf_mmap;
+typedef int (*events_ring_fn)(struct perf_mmap *map, void *ctx);
+int events_spill__start(struct events *e);
+void events_spill__stop(struct events *e);
+void events_spill__free(struct events *e);
+void events_spill__idle(struct events *e, bool idle);
+int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_t *ret_nr);
+const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t *ret_len);
 
 #endif

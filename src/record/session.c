@@ -360,6 +360,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.filter_cgroups = events__info(s->events)->filter_cgroups,
 	};
 	ret->drain.foreign_samples = events__foreign_samples(s->events, &ret->drain.foreign_kept);
+	events__spill_stats(s->events, &ret->drain.spill);
 	ledger__written_tasks(pipeline__ledger(s->pipeline), &ret->tasks_written);
 }
 

@@ -130,4 +130,11 @@ uint64_t events__foreign_samples(const struct events *e, uint64_t *ret_kept);
  */
 int events__drain(struct events *e, struct ordered_queue *q, struct drained *read);
 
+/* The spill thread's work (events_spill.c): the times it read the rings (the main
+ * thread busy elsewhere), the records it copied, the most bytes it held. */
+struct events_spill_stats {
+	uint64_t spills, records, peak_bytes;
+};
+void events__spill_stats(struct events *e, struct events_spill_stats *ret);
+
 #endif

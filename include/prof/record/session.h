@@ -84,6 +84,7 @@ struct session_drain_stats {
 	uint64_t queue_full;            /* reads skipped: the queue was at its limit */
 	uint64_t foreign_samples;       /* another recording's id: dropped (events__foreign_samples) */
 	uint64_t foreign_kept;          /* ... told for the context-switch event's and kept */
+	struct events_spill_stats spill; /* the rings read by the spill thread (events.h) */
 };
 
 struct session_stats {

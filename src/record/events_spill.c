@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The rings read by a thread of their own while the main one is busy (judging,
+ * looking tasks up in /proc, copying objects into the build-id cache, writing).
+ *
+ * On two busy CPUs the main thread, always runnable once it falls behind, got its
+ * CPU share in long waits on the run queue (/proc/PID/schedstat: ~4.8 s waiting for
+ * ~0.4 s run over a 4 s recording at 40 kHz) and read its rings 5-10 times in 4 s,
+ * the longest gap 0.4-2.6 s: a fifth to a half of the records were lost where perf,
+ * which sleeps between short copies, lost few.  This thread only copies: when the
+ * main thread has been out of its poll for SPILL_AFTER_NS without reading the rings,
+ * it copies each ring's records, whole and in order, into that ring's buffer, and
+ * again every SPILL_TICK_NS while the main thread stays away.  The main thread's
+ * read (events_spill__read) appends each ring's new records to its buffer under the
+ * same lock and swaps the buffers out, to judge them with the lock let go: a ring's
+ * records reach the queue in the order the kernel wrote them, whichever thread
+ * copied them.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <perf/event.h>
+#include <perf/mmap.h>
+
+#include "prof/base/util.h"
+#include "prof/base/vec.h"
+#include "events_internal.h"
+
+/* The main thread's ordinary turn (a 25 ms poll, 5 ms rounds) is well under
+ * SPILL_AFTER_NS, so a host that lets it keep up sees no copy of the thread's (nor
+ * the heap it would take); the rings hold ~150 ms at the rate they are sized for
+ * (record_opts__auto_pages), several ticks past it. */
+#define SPILL_TICK_NS (10ull * 1000 * 1000)
+#define SPILL_AFTER_NS (40ull * 1000 * 1000)
+/* past this the rings are left to the kernel, which counts what it loses (as the
+ * session's queue does past its bound) */
+#define SPILL_MAX_BYTES (128ull << 20)
+
+struct spill_ring {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+struct events_spill {
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;           /* the rings' read positions and rings[] */
+	struct perf_evlist *evlist;
+	struct spill_ring *rings;       /* what the spill thread copied, per ring */
+	struct spill_ring *taken;       /* ... swapped out by the main thread, read by it */
+	size_t nr_rings;
+	size_t bytes;                   /* in rings[] */
+	uint64_t last_read;             /* the main thread's last read (ns), atomic */
+	bool idle;                      /* ... it waits in its poll, atomic */
+	bool stop;                      /* atomic */
+	struct events_spill_stats st;
+};
+
+static uint64_t load_u64(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* One ring's records appended to r, while below max bytes.  Under s->lock. */
+static void copy_ring(struct events_spill *s, struct perf_mmap *map, struct spill_ring *r, size_t max,
+		      uint64_t *nr)
+{
+	union perf_event *ev;
+	bool any = false;
+
+	if (perf_mmap__read_init(map) < 0)
+		return;
+	while (s->bytes < max && (ev = perf_mmap__read_event(map)) != NULL) {
+		size_t sz = ev->header.size;
+
+		if (VEC_RESERVE(r->buf, r->cap, r->len + sz) < 0)
+			break;  /* the record stays in the ring: perf_mmap__consume moves to it only */
+		memcpy(r->buf + r->len, ev, sz);
+		r->len += sz;
+		s->bytes += sz;
+		(*nr)++;
+		any = true;
+	}
+	if (any)
+		perf_mmap__consume(map);
+}
+
+static void spill_all(struct events_spill *s)
+{
+	struct perf_mmap *map;
+	size_t i = 0;
+
+	pthread_mutex_lock(&s->lock);
+	/* the main thread may have read them while this one waited for the lock */
+	if (clock_mono_ns() - load_u64(&s->last_read) >= SPILL_AFTER_NS) {
+		perf_evlist__for_each_mmap(s->evlist, map, false)
+			if (i < s->nr_rings)
+				copy_ring(s, map, &s->rings[i++], SPILL_MAX_BYTES, &s->st.records);
+		s->st.spills++;
+		s->st.peak_bytes = MAX(s->st.peak_bytes, s->bytes);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * It sleeps until the main thread has been away SPILL_AFTER_NS since its last read,
+ * then copies every SPILL_TICK_NS while it stays away: a main thread that reads
+ * every 25 ms or waits in its poll wakes this one ~25 times a second, not 100.
+ */
+static void *spill_main(void *arg)
+{
+	struct events_spill *s = arg;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
+		uint64_t now = clock_mono_ns(), due = load_u64(&s->last_read) + SPILL_AFTER_NS;
+		struct timespec ts;
+
+		if (__atomic_load_n(&s->idle, __ATOMIC_RELAXED)) {
+			due = now + SPILL_AFTER_NS;     /* in its poll: it reads when it returns */
+		} else if (now >= due) {
+			spill_all(s);
+			due = now + SPILL_TICK_NS;
+		}
+		ts.tv_sec = (time_t)(due / 1000000000ull);
+		ts.tv_nsec = (long)(due % 1000000000ull);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
+	return NULL;
+}
+
+int events_spill__start(struct events *e)
+{
+	struct events_spill *s;
+	struct perf_mmap *map;
+	sigset_t all, old;
+
+	if (e->spill)
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	perf_evlist__for_each_mmap(e->evlist, map, false)
+		s->nr_rings++;
+	s->rings = calloc(s->nr_rings + 1, sizeof(*s->rings));
+	s->taken = calloc(s->nr_rings + 1, sizeof(*s->taken));
+	if (!s->rings || !s->taken) {
+		free(s->rings);
+		free(s->taken);
+		free(s);
+		return -ENOMEM;
+	}
+	s->evlist = e->evlist;
+	s->last_read = clock_mono_ns();
+	pthread_mutex_init(&s->lock, NULL);
+	e->spill = s;
+	/* signals stay the main thread's (its poll returns on them); without the thread
+	 * the main one reads alone, through the same buffers */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->running = pthread_create(&s->thread, NULL, spill_main, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return s->running ? 0 : -EAGAIN;
+}
+
+void events_spill__stop(struct events *e)
+{
+	struct events_spill *s = e->spill;
+
+	if (!s || !s->running)
+		return;
+	__atomic_store_n(&s->stop, true, __ATOMIC_RELAXED);
+	pthread_join(s->thread, NULL);
+	s->running = false;
+}
+
+void events_spill__free(struct events *e)
+{
+	struct events_spill *s = e->spill;
+
+	if (!s)
+		return;
+	events_spill__stop(e);
+	pthread_mutex_destroy(&s->lock);
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		free(s->rings[i].buf);
+		free(s->taken[i].buf);
+	}
+	free(s->rings);
+	free(s->taken);
+	free(s);
+	e->spill = NULL;
+}
+
+void events_spill__idle(struct events *e, bool idle)
+{
+	if (e->spill)
+		__atomic_store_n(&e->spill->idle, idle, __ATOMIC_RELAXED);
+}
+
+int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_t *ret_nr)
+{
+	struct events_spill *s = e->spill;
+	struct perf_mmap *map;
+	uint64_t nr = 0;
+	size_t i = 0;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	perf_evlist__for_each_mmap(s->evlist, map, false) {
+		struct spill_ring *r = &s->rings[i], t;
+
+		if (i++ >= s->nr_rings)
+			break;
+		s->taken[i - 1].len = 0;
+		if (!r->len) {
+			/* nothing copied: read in place, as without the thread */
+			err = direct(map, ctx);
+			if (err < 0)
+				break;
+			continue;
+		}
+		copy_ring(s, map, r, SIZE_MAX, &nr);
+		t = s->taken[i - 1];
+		s->taken[i - 1] = *r;
+		*r = t;
+	}
+	s->bytes = 0;
+	__atomic_store_n(&s->last_read, clock_mono_ns(), __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&s->lock);
+	*ret_nr = s->nr_rings;
+	return err;
+}
+
+const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t *ret_len)
+{
+	*ret_len = e->spill->taken[ring].len;
+	return e->spill->taken[ring].buf;
+}
+
+void events__spill_stats(struct events *e, struct events_spill_stats *ret)
+{
+	struct events_spill *s = e->spill;
+
+	*ret = (struct events_spill_stats){ 0 };
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	*ret = s->st;
+	pthread_mutex_unlock(&s->lock);
+}
