@@ -619,8 +619,10 @@ ctr_rt_cmd() {
 	elif [ "${a[2]}" = - ]; then
 		podman "$@"
 	else
-		setpriv --reuid="${a[2]}" --regid="$(id -g "${a[2]}")" --init-groups env -i HOME="${a[3]}" \
-			XDG_RUNTIME_DIR="${a[4]}" PATH=/usr/sbin:/usr/bin:/sbin:/bin podman "$@"
+		# from the user's home: the test's cwd (meson's, under a clone in /root on a
+		# fresh machine) may be closed to the user, and podman's process chdirs to it
+		( cd "${a[3]}" && setpriv --reuid="${a[2]}" --regid="$(id -g "${a[2]}")" --init-groups env -i HOME="${a[3]}" \
+			XDG_RUNTIME_DIR="${a[4]}" PATH=/usr/sbin:/usr/bin:/sbin:/bin podman "$@" )
 	fi
 }
 ctr_rt_exists() {

@@ -29,11 +29,34 @@ require_perf() {
 	"$PERF" --version >/dev/null 2>&1 || skip "perf does not run here"
 }
 
-# Run perf report/script; fail if it exits non-zero or says anything on stderr.
+# True in a chroot: entering our own mount namespace (as perf enters a task's) puts a
+# process at the namespace's root, which is not this shell's.  Needs root.
+in_chroot() {
+	local ns
+	ns=$(nsenter --mount=/proc/self/ns/mnt -- stat -c %d:%i / 2>/dev/null) &&
+		[ -n "$ns" ] && [ "$ns" != "$(stat -c %d:%i /)" ]
+}
+
+# Run perf report/script; fail if it exits non-zero or says anything on stderr.  A test
+# comparing prof and perf on the same file sets perf_lost_ok=1: records the kernel
+# lost on a loaded host (prof's file holds them as LOST, perf warns "lost N chunks")
+# are then noted, not failed; nothing else perf says may be.
 perf_clean() {
 	local out=$1; shift
 	"$PERF" "$@" >"$out" 2>"$TMP/perf.err" || fail "perf $* exited $?: $(head -c 2000 "$TMP/perf.err")"
+	if [ -s "$TMP/perf.err" ] && [ "${perf_lost_ok:-0}" = 1 ] &&
+		! grep -vqE '^(Warning:|Processed [0-9]+ events and lost [0-9]+ chunks!|Check IO/CPU overload!|)$' "$TMP/perf.err"; then
+		note "perf $1: $(grep -oE 'lost [0-9]+ chunks' "$TMP/perf.err") (the kernel's, on a loaded host; the same file for both)"
+		return 0
+	fi
 	if [ -s "$TMP/perf.err" ]; then
+		# perf reads a task's files in its mount namespace (setns); coming back puts
+		# perf at that namespace's root, outside a chroot, where its chdir back to
+		# its cwd fails: WARN_ON_ONCE in nsinfo__mountns_exit.  What it read after
+		# that was the host's files, not the chroot's: no reference.
+		if grep -q '^assertion failed at util/namespaces.c:' "$TMP/perf.err" && in_chroot; then
+			skip "in a chroot perf $1 entered a task's mount namespace and came back outside the chroot (util/namespaces.c's warning): it is no reference here"
+		fi
 		fail "perf $* wrote to stderr: $(head -c 2000 "$TMP/perf.err")"
 	fi
 }

@@ -82,7 +82,7 @@ grep -qF "$A (/$A_CG)" "$TMP/err" && grep -qF "$C (/$C_CG)" "$TMP/err" || fail "
 expect_refused "missing container" "no container 'ffffffffffff0000'.*containers here: .*${A:0:12} \\(/$A_CG\\)" \
 	record --container ffffffffffff0000 -q -o "$F" -d 0.3
 expect_refused "short prefix" "at least its first 12 hex digits" record --container "${A:0:11}" -q -o "$F" -d 0.3
-expect_refused "missing pod" "no pod with uid.*pods here: $POD \\(/$POD_CG\\)" \
+expect_refused "missing pod" "no pod with uid.*pods here: .*$POD \\(/$POD_CG\\)" \
 	record --pod 00000000-0000-0000-0000-000000000000 -q -o "$F" -d 0.3
 expect_refused "top, ambiguous" "ambiguous" top --container "${A:0:12}" --stdio -n 1 -d 0.2
 pass "ambiguous, missing and malformed ids and pods refused (exit 2), naming the candidates"

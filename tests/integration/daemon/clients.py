@@ -10,6 +10,8 @@ Cases print one line "ok: ..." and exit 0 when the daemon behaved, else "FAIL: .
   huge               a header announcing 1 GiB gets "request too large" at once
   version            a request of protocol version 2 is refused, naming version 1
   other_uid UID      asking for UID's samples gets EPERM naming the rule
+  large SECONDS      the caller's query answer grows past what stalls the daemon (512 KiB)
+                     within SECONDS (its workload gets CPU slowly on a loaded host)
   stall TIMEOUT      a client that reads the header of a large answer then stops is cut off
   many N             N connections at once, each asking status: each gets an answer
                      (some "busy"), none hangs
@@ -21,6 +23,8 @@ import sys
 import time
 
 EPERM, E2BIG, EINVAL, EBUSY, EPROTONOSUPPORT = 1, 7, 22, 16, 93
+# an answer this large fills the socket's buffers and stalls a daemon whose reader stops
+STALL_MIN = 512 << 10
 
 
 def connect(path):
@@ -101,6 +105,31 @@ def case_other_uid(path, uid):
     print(f"ok: {body.decode()}")
 
 
+def answer_length(path):
+    s = connect(path)
+    s.sendall(request(b"op=query\n"))
+    hdr = read_n(s, 16)
+    s.close()
+    status, length = struct.unpack("<iQ", hdr[4:])
+    if status != 0:
+        fail(f"the query was refused: {status}")
+    return length
+
+
+def case_large(path, seconds):
+    start = time.monotonic()
+    while True:
+        length = answer_length(path)
+        waited = time.monotonic() - start
+        if length >= STALL_MIN:
+            break
+        if waited > float(seconds):
+            fail(f"the answer is {length} bytes after {waited:.0f} s, under {STALL_MIN}: "
+                 "the workload got too little CPU to make the stall case meaningful")
+        time.sleep(1)
+    print(f"ok: an answer of {length} bytes after {waited:.0f} s")
+
+
 def case_stall(path, timeout):
     s = connect(path)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -109,7 +138,7 @@ def case_stall(path, timeout):
     status, length = struct.unpack("<iQ", hdr[4:])
     if status != 0:
         fail(f"the query was refused: {status}")
-    if length < 512 << 10:
+    if length < STALL_MIN:
         fail(f"the answer ({length} bytes) is too small to stall the daemon: the check proves nothing")
     time.sleep(float(timeout) + 3)
     got = 0
@@ -168,6 +197,8 @@ def main():
         case_error(path, request(b"op=query\nsecret=1\n"), EINVAL, "unknown request key 'secret'")
     elif case == "other_uid":
         case_other_uid(path, *args)
+    elif case == "large":
+        case_large(path, *args)
     elif case == "stall":
         case_stall(path, *args)
     elif case == "many":

@@ -39,6 +39,7 @@ while time.process_time() < end:
 PY
 F=$TMP/under_c.data
 py_record "$F" "$TMP/pub/under_c.py" 4
+perf_lost_ok=1  # dwarf at 4 kHz loses records on a loaded host: its stacks are read as they are
 perf_folded "$F" "$TMP/perf.folded"
 python3 - "$TMP/perf.folded" <<'PY' || fail "native frames not between the Python frames"
 import re, sys
