@@ -161,8 +161,9 @@ static int mkdirs_at(int dirfd, const char *rel)
 	return fd;
 }
 
-/* The bytes of the regular files under dirfd (owned by the caller), into *size;
- * false when the walk was cut (too many entries, too deep). */
+/* The bytes of the regular files under dirfd (owned by the caller), into *size,
+ * a file with several links once; false when the walk was cut (too many entries,
+ * too deep). */
 static bool walk_size(int dirfd, int depth, uint64_t *size, uint64_t *entries)
 {
 	DIR *d = fdopendir(dirfd);
@@ -183,7 +184,9 @@ static bool walk_size(int dirfd, int depth, uint64_t *size, uint64_t *entries)
 		else if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		else if (S_ISREG(st.st_mode))
-			*size += (uint64_t)st.st_size;
+			/* an object kept at several paths is hard links to one file (link_entry):
+			 * each link counts its share, so the file counts once */
+			*size += (uint64_t)st.st_size / (st.st_nlink ? st.st_nlink : 1);
 		else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 

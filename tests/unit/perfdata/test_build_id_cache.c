@@ -64,6 +64,45 @@ Test(build_id_cache, one_object_at_each_of_its_paths)
 	cr_assert_eq(system(cmd), 0);
 }
 
+/* An object kept at ten paths is ten hard links to one file: a later recording
+ * sizing the cache counts its bytes once, not ten times (else a cache of many
+ * recordings' paths looks full long before it is). */
+Test(build_id_cache, hard_links_counted_once_by_a_later_recording)
+{
+	static const char *const names[] = { "f", "g" };
+	char dir[] = "/tmp/prof-test-cache-XXXXXX", path[64], cmd[PATH_MAX];
+	struct build_id a = { .size = 20, .data = { 0xaa, 1 } }, b = { .size = 20, .data = { 0xbb, 2 } };
+	struct build_id_cache_limits l = { 1 << 20, 1 << 20, 0 };
+	enum build_id_cache_result r;
+	struct build_id_cache *c;
+	int fa = memfd_create("a", 0), fb = memfd_create("b", 0);
+	uint64_t size;
+
+	cr_assert_geq(fa, 0);
+	cr_assert_geq(fb, 0);
+	cr_assert_eq(runtime_elf__write(fa, &a, names, 2), 0);
+	cr_assert_eq(runtime_elf__write(fb, &b, names, 2), 0);
+	size = (uint64_t)lseek(fa, 0, SEEK_END);
+	cr_assert_eq((uint64_t)lseek(fb, 0, SEEK_END), size);
+	l.cache_max = 4 * size;         /* room for a and b, not for ten copies of a */
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(build_id_cache__new(dir, &l, &c), 0);
+	for (int i = 0; i < 10; i++) {
+		snprintf(path, sizeof(path), "/run%d/lib/liba.so", i);
+		cr_assert_eq(build_id_cache__add(c, fa, path, &a, size, &r), 0);
+		cr_assert_eq(r, i ? BUILD_ID_CACHE_PRESENT : BUILD_ID_CACHE_KEPT);
+	}
+	build_id_cache__free(c);
+	cr_assert_eq(build_id_cache__new(dir, &l, &c), 0);
+	cr_assert_eq(build_id_cache__add(c, fb, "/run/lib/libb.so", &b, size, &r), 0);
+	cr_assert_eq(r, BUILD_ID_CACHE_KEPT, "the cache holds one copy of a, not ten: b fits (%d)", r);
+	build_id_cache__free(c);
+	close(fa);
+	close(fb);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
 /* One HEADER_BUILD_ID record (perf's build_id_event, the name padded to 8) into buf. */
 static size_t record(uint8_t *buf, const struct build_id *b, const char *name)
 {
