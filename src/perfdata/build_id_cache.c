@@ -402,24 +402,11 @@ static int do_add(void *arg)
 	return put_link(top, rel, hex);
 }
 
-int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
-			uint64_t size, enum build_id_cache_result *ret)
+/* One object (path NULL: the vDSO's entry) kept as base, as the invoking user. */
+static int add_as_user(struct build_id_cache *c, int fd, const char *path, const char *base,
+		       const struct build_id *b, uint64_t size, enum build_id_cache_result *ret)
 {
-	struct add_call a = { .c = c, .fd = fd, .path = path, .base = "elf", .b = b, .size = size };
-	int r;
-
-	if (!b->size || !path)
-		return -EINVAL;
-	r = privs__as_user(do_add, &a);
-	if (r == 0)
-		*ret = a.result;
-	return r;
-}
-
-int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct build_id *b, uint64_t size,
-			     enum build_id_cache_result *ret)
-{
-	struct add_call a = { .c = c, .fd = fd, .base = "vdso", .b = b, .size = size };
+	struct add_call a = { .c = c, .fd = fd, .path = path, .base = base, .b = b, .size = size };
 	int r;
 
 	if (!b->size)
@@ -430,18 +417,22 @@ int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct buil
 	return r;
 }
 
+int build_id_cache__add(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
+			uint64_t size, enum build_id_cache_result *ret)
+{
+	return path ? add_as_user(c, fd, path, "elf", b, size, ret) : -EINVAL;
+}
+
+int build_id_cache__add_vdso(struct build_id_cache *c, int fd, const struct build_id *b, uint64_t size,
+			     enum build_id_cache_result *ret)
+{
+	return add_as_user(c, fd, NULL, "vdso", b, size, ret);
+}
+
 int build_id_cache__add_debug(struct build_id_cache *c, int fd, const char *path, const struct build_id *b,
 			      uint64_t size, enum build_id_cache_result *ret)
 {
-	struct add_call a = { .c = c, .fd = fd, .path = path, .base = "debug", .b = b, .size = size };
-	int r;
-
-	if (!b->size || !path)
-		return -EINVAL;
-	r = privs__as_user(do_add, &a);
-	if (r == 0)
-		*ret = a.result;
-	return r;
+	return path ? add_as_user(c, fd, path, "debug", b, size, ret) : -EINVAL;
 }
 
 struct paths_call {
