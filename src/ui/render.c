@@ -29,7 +29,8 @@ static int stream_close(FILE *f, char **buf, size_t *len, int err)
 	return err;
 }
 
-int ui_render__folded(const struct profile *p, char **ret, size_t *ret_len)
+/* p's folded stacks into a buffer: as text, or (svg) as a flame graph titled title. */
+static int render_folded(const struct profile *p, bool svg, const char *title, char **ret, size_t *ret_len)
 {
 	struct folded *fo;
 	FILE *f;
@@ -43,28 +44,19 @@ int ui_render__folded(const struct profile *p, char **ret, size_t *ret_len)
 		folded__free(fo);
 		return -ENOMEM;
 	}
-	err = folded__write(fo, f);
+	err = svg ? folded__write_svg(fo, f, title) : folded__write(fo, f);
 	folded__free(fo);
 	return stream_close(f, ret, ret_len, err);
 }
 
+int ui_render__folded(const struct profile *p, char **ret, size_t *ret_len)
+{
+	return render_folded(p, false, NULL, ret, ret_len);
+}
+
 int ui_render__svg(const struct profile *p, const char *title, char **ret, size_t *ret_len)
 {
-	struct folded *fo;
-	FILE *f;
-	int err = folded__new(p, &fo);
-
-	if (err < 0)
-		return err;
-	*ret = NULL;
-	f = open_memstream(ret, ret_len);
-	if (!f) {
-		folded__free(fo);
-		return -ENOMEM;
-	}
-	err = folded__write_svg(fo, f, title);
-	folded__free(fo);
-	return stream_close(f, ret, ret_len, err);
+	return render_folded(p, true, title, ret, ret_len);
 }
 
 /* A function (a symbol of an object), its self and total samples; sorted by (dso, sym)
