@@ -582,21 +582,30 @@ static bool daemon_reachable(const char *path, char *err, size_t errlen)
 	return ok;
 }
 
-/* The bar's answer r into each event's counts[i] (by name: a bar may lack an event). */
-static void daemon_bar(struct ui_source *src, struct report *r, size_t i)
+/* Bar i: the samples of each event of profd's answer for [from, until), counted
+ * without reading the answer's stacks (a window's read names them all).  0 or -errno. */
+static int daemon_bar(struct ui_source *src, uint64_t from, uint64_t until, size_t i)
 {
-	struct report_event *evs[READER_MAX_ATTRS];
-	char buf[256];
-	size_t n;
+	struct daemon_query dq = { .on = true, .socket = src->socket, .off_cpu = true };
+	struct report_opts o = { .callchain = true };
+	uint64_t n[DAEMON_QUERY_EVENTS];
+	char fromb[40], untilb[40];
+	int e;
 
-	if (report__events(r, evs, &n) < 0)
-		return;
-	for (size_t k = 0; k < n; k++) {
-		escape__text(buf, sizeof(buf), report__event_name(evs[k]));
-		for (size_t j = 0; j < src->nr_ev; j++)
-			if (!strcmp(buf, src->ev[j].name))
-				src->ev[j].counts[i] = profile__stats(evs[k]->prof)->samples;
+	snprintf(fromb, sizeof(fromb), "@%" PRIu64 ".%09" PRIu64, from / 1000000000, from % 1000000000);
+	snprintf(untilb, sizeof(untilb), "@%" PRIu64 ".%09" PRIu64, until / 1000000000, until % 1000000000);
+	dq.from = fromb;
+	dq.until = untilb;
+	report_keys(&o, false);
+	e = daemon_query__ask(&dq, &o, "prof ui");
+	if (e == 0) {
+		daemon_query__event_samples(&dq, n);
+		for (size_t k = 0; k < src->nr_ev; k++)
+			if (src->ev[k].attr < DAEMON_QUERY_EVENTS)
+				src->ev[k].counts[i] = n[src->ev[k].attr];
 	}
+	daemon_query__release(&dq);
+	return e;
 }
 
 /* The timeline: bars of whole history buckets, each the answer's samples of its span. */
@@ -620,13 +629,8 @@ static int daemon_timeline(struct ui_source *src)
 	src->info.bucket_ns = bar;
 	source_info_events(src, nr);
 	for (size_t i = 0; i < nr; i++) {
-		struct report *r = NULL;
-		struct daemon_query dq;
-		int e = daemon_read(src, NULL, start + i * bar, start + (i + 1) * bar, &r, &dq);
+		int e = daemon_bar(src, start + i * bar, start + (i + 1) * bar, i);
 
-		if (e == 0)
-			daemon_bar(src, r, i);
-		report_drop(&r, &dq);
 		if (e == -ENOMEM)
 			return e;
 		if (e < 0)
