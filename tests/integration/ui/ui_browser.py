@@ -121,6 +121,7 @@ def views(b, url, shot, func, grew):
                     " return r && deltaOf(r[3], profUi.diff); })()")
     print(f"ok: the diff of the two files draws {grew} red (+{100 * box[0]:.1f} points: {box[4]} -> {box[5]} samples;"
           f" {func} {100 * (shrank or 0):+.1f} points)")
+    b.eval("window.scrollTo(0, 0)")
     shot_b64 = b.call("Page.captureScreenshot", format="png")["data"]
     with open(shot.replace(".png", "-diff.png"), "wb") as f:
         f.write(base64.b64decode(shot_b64))
