@@ -106,16 +106,16 @@ static const struct ui_source_info *provider_info(void *ctx, size_t i)
 	return ui_sources__info(ctx, i);
 }
 
-static int provider_window(void *ctx, size_t i, uint64_t from, uint64_t until, const struct profile **ret,
-			   char *err, size_t errlen)
+static int provider_window(void *ctx, size_t i, size_t ev, uint64_t from, uint64_t until,
+			   const struct profile **ret, const struct model **ret_model, char *err, size_t errlen)
 {
-	return ui_sources__window(ctx, i, from, until, ret, err, errlen);
+	return ui_sources__window(ctx, i, ev, from, until, ret, ret_model, err, errlen);
 }
 
-static int provider_pprof(void *ctx, size_t i, const struct profile *p, uint64_t from, uint64_t until, int fd,
-			  char *err, size_t errlen)
+static int provider_pprof(void *ctx, size_t i, size_t ev, const struct profile *p, uint64_t from, uint64_t until,
+			  int fd, char *err, size_t errlen)
 {
-	return ui_sources__pprof(ctx, i, p, from, until, fd, err, errlen);
+	return ui_sources__pprof(ctx, i, ev, p, from, until, fd, err, errlen);
 }
 
 /* Serve until SIGINT or SIGTERM.  An exit code. */

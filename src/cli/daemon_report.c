@@ -550,6 +550,13 @@ static int fill_entries(const struct answer *a, size_t event, struct profile *p,
 	return err;
 }
 
+void daemon_query__event_samples(const struct daemon_query *q, uint64_t counts[DAEMON_QUERY_EVENTS])
+{
+	memset(counts, 0, DAEMON_QUERY_EVENTS * sizeof(*counts));
+	for (size_t i = 0; i < q->a.nr; i++)
+		counts[event_of_task(dict__task_get(q->a.dict, q->a.e[i].task))] += q->a.e[i].samples;
+}
+
 int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct model *m, struct strset *names)
 {
 	return fill_entries(a, 0, p, m, names);

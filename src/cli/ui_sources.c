@@ -26,35 +26,54 @@
 /* profd's: each bar an answer of its own */
 #define TIMELINE_BARS_DAEMON 120
 
-/* A sample counted: when, its period, the entry of the source's profile it went to. */
+/* A sample counted: when, its period, the entry of its event's profile it went to. */
 struct sample_ref {
 	uint64_t time, period;
 	uint32_t entry;                 /* UINT32_MAX: cut (under [cut]) */
-	uint32_t attr;
+	uint32_t attr;                  /* the attr index; once sorted, the event's */
+};
+
+/* An event of the source: its profile whole, its samples by time, its timeline. */
+struct ui_event {
+	char name[256];
+	size_t attr;                    /* a file's: the attr index */
+	const struct profile *all;
+	size_t off, nr;                 /* a file's samples: v[off, off + nr) */
+	uint64_t *counts;
+};
+
+/* A window asked: a file's built from its samples, profd's an answer of its own. */
+struct win_slot {
+	bool set;
+	size_t ev;
+	uint64_t from, until, used;
+	struct profile *win;
+	uint64_t *ref;                  /* each entry of the event's whole profile's in win,
+					 * UINT64_MAX: none yet */
+	struct report *wr;              /* profd's answer for it */
+	struct daemon_query wdq;
 };
 
 struct ui_source {
 	struct ui_source_info info;
-	char name[300], error[700], warning[700], event[256];
+	char name[300], error[700], warning[700];
 	int fd;                         /* the file, opened with the user's rights */
 	char fdpath[64];
 	struct report *r;               /* the source read whole: its model, names, profiles */
-	size_t attr;                    /* the shown event's attr index */
-	const struct profile *all;      /* ... its profile */
-	struct sample_ref *v;           /* the shown event's samples, by time */
+	struct ui_event *ev;            /* its events with samples, in the file's order */
+	struct ui_event_info *evinfo;
+	size_t nr_ev;
+	struct sample_ref *v;           /* a file's samples, by event, then time */
 	size_t nr, cap;
 	bool index_failed;              /* ... out of memory while noting them */
-	uint64_t *counts;               /* the timeline */
 	uint64_t t0;                    /* the first sample's time (the file's clock) */
-	struct profile *win;            /* the last window asked, [from, until) after t0 */
-	uint64_t from, until;
-	uint64_t *win_ref;              /* ... each entry of all's ref in win, UINT64_MAX: none yet */
+	struct win_slot slot[2];        /* the last two windows asked */
+	uint64_t clock;
+	struct profile *empty;          /* a window of profd without the event */
 	/* profd's history: each window an answer of its own, read as prof report --daemon */
 	bool daemon;
 	const char *socket;
 	struct daemon_query dq;         /* r's answer */
-	struct report *wr;              /* the last window's, and its answer */
-	struct daemon_query wdq;
 };
 
 struct ui_sources {
@@ -79,11 +98,22 @@ static void report_drop(struct report **r, struct daemon_query *dq)
 	memset(dq, 0, sizeof(*dq));
 }
 
+static void slot_drop(struct win_slot *w)
+{
+	report_drop(&w->wr, &w->wdq);
+	w->win = profile__free(w->win);
+	free(w->ref);
+	w->ref = NULL;
+	w->set = false;
+}
+
 static void source_drop_report(struct ui_source *s)
 {
+	for (size_t k = 0; k < ARRAY_SIZE(s->slot); k++)
+		slot_drop(&s->slot[k]);
 	report_drop(&s->r, &s->dq);
-	report_drop(&s->wr, &s->wdq);
-	s->all = NULL;
+	for (size_t k = 0; k < s->nr_ev; k++)
+		s->ev[k].all = NULL;
 }
 
 struct ui_sources *ui_sources__free(struct ui_sources *s)
@@ -94,9 +124,11 @@ struct ui_sources *ui_sources__free(struct ui_sources *s)
 		source_drop_report(s->v[i]);
 		if (s->v[i]->fd >= 0)
 			close(s->v[i]->fd);
-		profile__free(s->v[i]->win);
-		free(s->v[i]->win_ref);
-		free(s->v[i]->counts);
+		for (size_t k = 0; k < s->v[i]->nr_ev; k++)
+			free(s->v[i]->ev[k].counts);
+		free(s->v[i]->ev);
+		free(s->v[i]->evinfo);
+		profile__free(s->v[i]->empty);
 		free(s->v[i]->v);
 		free(s->v[i]);
 	}
@@ -144,6 +176,24 @@ static void source_fail(struct ui_source *src, const char *fmt, ...)
 	fprintf(stderr, "prof ui: %s\n", src->error);
 }
 
+/*
+ * The task facts the window's samples keep apart, for grouping and filtering (the
+ * JSON output's choice: each of its --sort keys kept): user, cgroup, container,
+ * comm, the off-CPU holder, and the holder's cgroup and container where the source
+ * may name them (profd tells them to root and its admins only).  Not the pid: one
+ * entry per process would multiply a busy file's entries.  The folded stacks and the
+ * flame graph merge what these keep apart, as prof report -F folded's.
+ */
+static void report_keys(struct report_opts *o, bool holder_places)
+{
+	static const enum profile_key keys[] = { PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_CONTAINER,
+		PROFILE_KEY_COMM, PROFILE_KEY_HOLDER, PROFILE_KEY_HOLDER_CGROUP, PROFILE_KEY_HOLDER_CONTAINER };
+
+	o->format = FORMAT_JSON;
+	o->view.nr_keys = holder_places ? ARRAY_SIZE(keys) : ARRAY_SIZE(keys) - 2;
+	memcpy(o->view.keys, keys, o->view.nr_keys * sizeof(keys[0]));
+}
+
 /* Each sample counted: the index of the source's samples by time. */
 static void note_sample(void *ctx, const struct report_event *e, const struct sample *smp, uint64_t ref)
 {
@@ -171,7 +221,7 @@ static int source_read(struct ui_source *src, char *err, size_t errlen)
 	src->r = r;
 	r->only = -1;
 	r->o.input = src->name;
-	r->o.format = FORMAT_FOLDED;    /* the folded stacks' keys: the comm */
+	report_keys(&r->o, true);
 	r->o.callchain = true;          /* as prof report -g */
 	r->on_counted = note_sample;
 	r->counted_ctx = src;
@@ -193,45 +243,95 @@ static int source_read(struct ui_source *src, char *err, size_t errlen)
 	return e;
 }
 
-static int by_time(const void *x, const void *y)
+static int by_event_time(const void *x, const void *y)
 {
 	const struct sample_ref *a = x, *b = y;
 
+	if (a->attr != b->attr)
+		return a->attr < b->attr ? -1 : 1;
 	return a->time < b->time ? -1 : a->time > b->time;
 }
 
-/* The shown event (the first with samples, as prof report -F folded shows), its
- * samples by time, and the timeline of them. */
-static int source_timeline(struct ui_source *src)
+/* The events of r with samples, into src->ev (names, profiles).  0 or -ENOMEM. */
+static int source_events(struct ui_source *src, struct report *r)
 {
 	struct report_event *evs[READER_MAX_ATTRS];
-	uint64_t span;
-	size_t n, w = 0;
+	size_t n;
 
-	if (report__events(src->r, evs, &n) < 0 || !n)
+	if (report__events(r, evs, &n) < 0)
 		return -ENOMEM;
-	src->attr = evs[0]->attr;
-	src->all = evs[0]->prof;
-	escape__text(src->event, sizeof(src->event), report__event_name(evs[0]));
-	src->info.event = src->event;
-	src->info.samples = evs[0]->samples;
-	for (size_t i = 0; i < src->nr; i++)
-		if (src->v[i].attr == src->attr)
-			src->v[w++] = src->v[i];
+	src->ev = calloc(n ? n : 1, sizeof(*src->ev));
+	src->evinfo = calloc(n ? n : 1, sizeof(*src->evinfo));
+	if (!src->ev || !src->evinfo)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		struct ui_event *e = &src->ev[k];
+
+		escape__text(e->name, sizeof(e->name), report__event_name(evs[k]));
+		e->attr = evs[k]->attr;
+		e->all = evs[k]->prof;
+		src->evinfo[k] = (struct ui_event_info){ .name = e->name, .samples = evs[k]->samples };
+	}
+	src->nr_ev = n;
+	return 0;
+}
+
+/* What the page is told of the events: the first's timeline is the source's. */
+static void source_info_events(struct ui_source *src, size_t nr_counts)
+{
+	for (size_t k = 0; k < src->nr_ev; k++)
+		src->evinfo[k].counts = src->ev[k].counts;
+	src->info.events = src->evinfo;
+	src->info.nr_events = src->nr_ev;
+	src->info.nr_counts = nr_counts;
+	if (src->nr_ev) {
+		src->info.event = src->ev[0].name;
+		src->info.samples = src->evinfo[0].samples;
+		src->info.counts = src->ev[0].counts;
+	}
+}
+
+/* Each event's samples by time (the first event with samples is shown first, as prof
+ * report -F folded shows it), and the timeline of them. */
+static int source_timeline(struct ui_source *src)
+{
+	uint32_t index[READER_MAX_ATTRS];
+	uint64_t span, last = 0;
+	size_t w = 0, nr_counts;
+
+	if (source_events(src, src->r) < 0)
+		return -ENOMEM;
+	memset(index, 0xff, sizeof(index));
+	for (size_t k = 0; k < src->nr_ev; k++)
+		index[src->ev[k].attr] = (uint32_t)k;
+	src->t0 = UINT64_MAX;
+	for (size_t i = 0; i < src->nr; i++) {
+		if (src->v[i].attr >= READER_MAX_ATTRS || index[src->v[i].attr] == UINT32_MAX)
+			continue;
+		src->v[w] = src->v[i];
+		src->v[w].attr = index[src->v[i].attr];
+		src->t0 = MIN(src->t0, src->v[w].time);
+		last = MAX(last, src->v[w].time);
+		w++;
+	}
 	src->nr = w;
-	qsort(src->v, src->nr, sizeof(*src->v), by_time);
-	src->t0 = src->nr ? src->v[0].time : 0;
-	span = src->nr ? src->v[src->nr - 1].time - src->t0 + 1 : 1;
+	qsort(src->v, src->nr, sizeof(*src->v), by_event_time);
+	src->t0 = src->nr ? src->t0 : 0;
+	span = src->nr ? last - src->t0 + 1 : 1;
+	for (size_t i = 0; i < src->nr; i++)
+		src->ev[src->v[i].attr].nr++;
+	for (size_t k = 1; k < src->nr_ev; k++)
+		src->ev[k].off = src->ev[k - 1].off + src->ev[k - 1].nr;
 	src->info.start_ns = src->t0;
 	src->info.bucket_ns = span < SHORT_SPAN_NS ? SHORT_BUCKET_NS
 			      : (span / TIMELINE_BARS / 1000000000ull + 1) * 1000000000ull;
-	src->info.nr_counts = (size_t)(span / src->info.bucket_ns) + 1;
-	src->counts = calloc(src->info.nr_counts, sizeof(*src->counts));
-	if (!src->counts)
-		return -ENOMEM;
+	nr_counts = (size_t)(span / src->info.bucket_ns) + 1;
+	for (size_t k = 0; k < src->nr_ev; k++)
+		if (!(src->ev[k].counts = calloc(nr_counts, sizeof(uint64_t))))
+			return -ENOMEM;
 	for (size_t i = 0; i < src->nr; i++)
-		src->counts[(src->v[i].time - src->t0) / src->info.bucket_ns]++;
-	src->info.counts = src->counts;
+		src->ev[src->v[i].attr].counts[(src->v[i].time - src->t0) / src->info.bucket_ns]++;
+	source_info_events(src, nr_counts);
 	return 0;
 }
 
@@ -287,13 +387,12 @@ int ui_sources__add_file(struct ui_sources *s, const char *path)
 	return 0;
 }
 
-static int daemon_window(struct ui_source *src, uint64_t from, uint64_t until, const struct profile **ret,
-			 char *err, size_t errlen);
+static int daemon_window(struct ui_source *src, struct win_slot *w, char *err, size_t errlen);
 
-/* The first sample at or after t (after t0). */
-static size_t lower_bound(const struct ui_source *src, uint64_t t)
+/* The first sample of event e at or after t (after t0). */
+static size_t lower_bound(const struct ui_source *src, const struct ui_event *e, uint64_t t)
 {
-	size_t lo = 0, hi = src->nr;
+	size_t lo = e->off, hi = e->off + e->nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -306,68 +405,120 @@ static size_t lower_bound(const struct ui_source *src, uint64_t t)
 	return lo;
 }
 
-/* Entry i of the whole profile into w, its frames as the whole profile has them
- * (interned there: w's names and the whole's are one). */
-static int add_entry(struct ui_source *src, struct profile *w, uint32_t i, uint64_t period)
+/* Entry i of the event's whole profile into the window, its frames as the whole has
+ * them (interned there: the window's names and the whole's are one). */
+static int add_entry(const struct profile *all, struct win_slot *w, uint32_t i, uint64_t period)
 {
 	static const struct profile_task none;
 	static const struct profile_frame cut = { .dso = PROFILE_CUT_SYM, .sym = PROFILE_CUT_SYM };
 	struct profile_frame frames[ATTRIBUTION_MAX_FRAMES];
 	size_t nr_entries, nr_frames, n;
-	const struct profile_entry *e = profile__entries(src->all, &nr_entries);
-	const struct profile_frame *all = profile__frames(src->all, &nr_frames);
+	const struct profile_entry *e = profile__entries(all, &nr_entries);
+	const struct profile_frame *fr = profile__frames(all, &nr_frames);
 	const uint32_t *ids;
 
 	if (i == UINT32_MAX)            /* cut in the whole: [cut] in the window too */
-		return profile__add(w, &none, &cut, 1, period) < 0 ? -ENOMEM : 0;
-	if (src->win_ref[i] != UINT64_MAX && profile__add_again(w, src->win_ref[i], period) == 0)
+		return profile__add(w->win, &none, &cut, 1, period) < 0 ? -ENOMEM : 0;
+	if (w->ref[i] != UINT64_MAX && profile__add_again(w->win, w->ref[i], period) == 0)
 		return 0;
-	ids = profile__stack(src->all, e[i].stack, &n);
+	ids = profile__stack(all, e[i].stack, &n);
 	n = MIN(n, ARRAY_SIZE(frames));
 	for (size_t k = 0; k < n; k++)
-		frames[k] = all[ids[k]];
-	return profile__add_ref(w, &e[i].task, frames, n, period, &src->win_ref[i]) < 0 ? -ENOMEM : 0;
+		frames[k] = fr[ids[k]];
+	return profile__add_ref(w->win, &e[i].task, frames, n, period, &w->ref[i]) < 0 ? -ENOMEM : 0;
 }
 
-int ui_sources__window(struct ui_sources *s, size_t i, uint64_t from, uint64_t until, const struct profile **ret,
-		       char *err, size_t errlen)
+/* A file's window of event w->ev, [w->from, w->until), from its samples.  0 or -ENOMEM. */
+static int file_window(struct ui_source *src, struct win_slot *w)
+{
+	const struct ui_event *e = &src->ev[w->ev];
+	size_t nr_entries, a, b;
+
+	profile__entries(e->all, &nr_entries);
+	w->ref = malloc((nr_entries ? nr_entries : 1) * sizeof(*w->ref));
+	w->win = profile__new(PROFILE_UNLIMITED);
+	if (!w->win || !w->ref)
+		return -ENOMEM;
+	memset(w->ref, 0xff, (nr_entries ? nr_entries : 1) * sizeof(*w->ref));
+	a = lower_bound(src, e, w->from);
+	b = w->until > w->from ? lower_bound(src, e, w->until) : a;
+	for (size_t k = a; k < b; k++)
+		if (add_entry(e->all, w, src->v[k].entry, src->v[k].period) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* The slot holding event ev's [from, until), NULL when none does. */
+static struct win_slot *slot_find(struct ui_source *src, size_t ev, uint64_t from, uint64_t until)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(src->slot); k++)
+		if (src->slot[k].set && src->slot[k].ev == ev && src->slot[k].from == from && src->slot[k].until == until)
+			return &src->slot[k];
+	return NULL;
+}
+
+/* The profile of event ev of r (the one of that name), or NULL. */
+static const struct profile *event_named(struct report *r, const char *name)
+{
+	struct report_event *evs[READER_MAX_ATTRS];
+	char buf[256];
+	size_t n;
+
+	if (!r || report__events(r, evs, &n) < 0)
+		return NULL;
+	for (size_t k = 0; k < n; k++) {
+		escape__text(buf, sizeof(buf), report__event_name(evs[k]));
+		if (!strcmp(buf, name))
+			return evs[k]->prof;
+	}
+	return NULL;
+}
+
+int ui_sources__window(struct ui_sources *s, size_t i, size_t ev, uint64_t from, uint64_t until,
+		       const struct profile **ret, const struct model **ret_model, char *err, size_t errlen)
 {
 	struct ui_source *src = s->v[i];
-	size_t nr_entries, a, b;
+	struct win_slot *w;
+	int e;
 
 	if (src->info.error)
 		return errorf(err, errlen, "%s", src->error);
-	if (src->daemon && !(from == 0 && until == UINT64_MAX))
-		return daemon_window(src, from, until, ret, err, errlen);
+	if (ev >= src->nr_ev)
+		return errorf(err, errlen, "no event %zu: %s has %zu with samples (/api/sources)", ev, src->name,
+			      src->nr_ev);
+	*ret_model = src->r->an.model;
 	if (from == 0 && until == UINT64_MAX) {
-		*ret = src->all;
+		*ret = src->ev[ev].all;
 		return 0;
 	}
-	if (src->win && src->from == from && src->until == until) {
-		*ret = src->win;
+	w = slot_find(src, ev, from, until);
+	if (!w) {
+		/* the one used longer ago: the other may be the first of a diff */
+		w = src->slot[0].used <= src->slot[1].used ? &src->slot[0] : &src->slot[1];
+		slot_drop(w);
+		w->ev = ev;
+		w->from = from;
+		w->until = until;
+		e = src->daemon ? daemon_window(src, w, err, errlen) : file_window(src, w);
+		if (e < 0) {
+			slot_drop(w);
+			if (e == -ENOMEM)
+				errorf(err, errlen, "out of memory");
+			return e;
+		}
+		w->set = true;
+	}
+	w->used = ++src->clock;
+	if (src->daemon) {
+		*ret_model = w->wr->an.model;
+		*ret = event_named(w->wr, src->ev[ev].name);
+		if (!*ret && !src->empty && !(src->empty = profile__new(0)))
+			return errorf(err, errlen, "out of memory");
+		*ret = *ret ? *ret : src->empty;   /* none of the event in the window */
 		return 0;
 	}
-	profile__free(src->win);
-	profile__entries(src->all, &nr_entries);
-	free(src->win_ref);
-	src->win_ref = malloc((nr_entries ? nr_entries : 1) * sizeof(*src->win_ref));
-	src->win = profile__new(PROFILE_UNLIMITED);
-	if (!src->win || !src->win_ref)
-		goto enomem;
-	memset(src->win_ref, 0xff, (nr_entries ? nr_entries : 1) * sizeof(*src->win_ref));
-	a = lower_bound(src, from);
-	b = until > from ? lower_bound(src, until) : a;
-	for (size_t k = a; k < b; k++)
-		if (add_entry(src, src->win, src->v[k].entry, src->v[k].period) < 0)
-			goto enomem;
-	src->from = from;
-	src->until = until;
-	*ret = src->win;
+	*ret = w->win;
 	return 0;
-enomem:
-	src->win = profile__free(src->win);
-	errorf(err, errlen, "out of memory");
-	return -ENOMEM;
 }
 
 /* ---- profd's history ---------------------------------------------------------------------- */
@@ -394,7 +545,7 @@ static int daemon_read(struct ui_source *src, const char *since, uint64_t from, 
 		dq->until = untilb;
 	}
 	r->only = -1;
-	r->o.format = FORMAT_FOLDED;
+	report_keys(&r->o, false);
 	r->o.callchain = true;
 	r->o.input = src->name;
 	fd = daemon_query__open(dq, &r->o, path, sizeof(path));
@@ -408,19 +559,6 @@ static int daemon_read(struct ui_source *src, const char *since, uint64_t from, 
 		e = report__fill_from_daemon(r, dq);
 	close(fd);
 	return e;
-}
-
-/* The first event's samples of r (0 when it has none). */
-static const struct profile *first_event(struct report *r, uint64_t *ret_samples)
-{
-	struct report_event *evs[READER_MAX_ATTRS];
-	size_t n;
-
-	*ret_samples = 0;
-	if (report__events(r, evs, &n) < 0 || !n)
-		return NULL;
-	*ret_samples = evs[0]->samples;
-	return evs[0]->prof;
 }
 
 /* Whether profd's socket takes a connection: else why not, in err. */
@@ -444,6 +582,32 @@ static bool daemon_reachable(const char *path, char *err, size_t errlen)
 	return ok;
 }
 
+/* Bar i: the samples of each event of profd's answer for [from, until), counted
+ * without reading the answer's stacks (a window's read names them all).  0 or -errno. */
+static int daemon_bar(struct ui_source *src, uint64_t from, uint64_t until, size_t i)
+{
+	struct daemon_query dq = { .on = true, .socket = src->socket, .off_cpu = true };
+	struct report_opts o = { .callchain = true };
+	uint64_t n[DAEMON_QUERY_EVENTS];
+	char fromb[40], untilb[40];
+	int e;
+
+	snprintf(fromb, sizeof(fromb), "@%" PRIu64 ".%09" PRIu64, from / 1000000000, from % 1000000000);
+	snprintf(untilb, sizeof(untilb), "@%" PRIu64 ".%09" PRIu64, until / 1000000000, until % 1000000000);
+	dq.from = fromb;
+	dq.until = untilb;
+	report_keys(&o, false);
+	e = daemon_query__ask(&dq, &o, "prof ui");
+	if (e == 0) {
+		daemon_query__event_samples(&dq, n);
+		for (size_t k = 0; k < src->nr_ev; k++)
+			if (src->ev[k].attr < DAEMON_QUERY_EVENTS)
+				src->ev[k].counts[i] = n[src->ev[k].attr];
+	}
+	daemon_query__release(&dq);
+	return e;
+}
+
 /* The timeline: bars of whole history buckets, each the answer's samples of its span. */
 static int daemon_timeline(struct ui_source *src)
 {
@@ -451,28 +615,22 @@ static int daemon_timeline(struct ui_source *src)
 	uint64_t b = a->m.bucket_ns ? a->m.bucket_ns : 1000000000ull, start, end, bar;
 	size_t nr;
 
-	if (!a->window.start_ns || a->window.end_ns <= a->window.start_ns) {
-		src->info = (struct ui_source_info){ .name = src->name, .event = src->event };
+	if (!a->window.start_ns || a->window.end_ns <= a->window.start_ns)
 		return 0;       /* no history yet: no bars */
-	}
 	start = a->window.start_ns - a->window.start_ns % b;
 	end = MAX(a->window.end_ns, start + 1);
 	bar = ((end - start) / TIMELINE_BARS_DAEMON / b + 1) * b;
 	nr = (size_t)((end - start + bar - 1) / bar);
-	src->counts = calloc(nr, sizeof(*src->counts));
-	if (!src->counts)
-		return -ENOMEM;
+	for (size_t k = 0; k < src->nr_ev; k++)
+		if (!(src->ev[k].counts = calloc(nr, sizeof(uint64_t))))
+			return -ENOMEM;
 	src->t0 = start;
-	src->info = (struct ui_source_info){ .name = src->name, .event = src->event, .start_ns = start,
-					     .bucket_ns = bar, .counts = src->counts, .nr_counts = nr };
+	src->info.start_ns = start;
+	src->info.bucket_ns = bar;
+	source_info_events(src, nr);
 	for (size_t i = 0; i < nr; i++) {
-		struct report *r = NULL;
-		struct daemon_query dq;
-		int e = daemon_read(src, NULL, start + i * bar, start + (i + 1) * bar, &r, &dq);
+		int e = daemon_bar(src, start + i * bar, start + (i + 1) * bar, i);
 
-		if (e == 0)
-			first_event(r, &src->counts[i]);
-		report_drop(&r, &dq);
 		if (e == -ENOMEM)
 			return e;
 		if (e < 0)
@@ -504,55 +662,47 @@ int ui_sources__add_daemon(struct ui_sources *s, const char *socket, const char 
 		return 0;
 	}
 	escape__text(src->name, sizeof(src->name), src->dq.label);
-	src->all = first_event(src->r, &src->info.samples);
-	snprintf(src->event, sizeof(src->event), "%s", src->dq.a.m.event);
-	e = daemon_timeline(src);
-	src->info.samples = src->all ? profile__stats(src->all)->samples : 0;
-	return e;
+	src->info.admin = src->dq.a.m.admin;
+	if (source_events(src, src->r) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < src->nr_ev; k++)
+		src->evinfo[k].samples = profile__stats(src->ev[k].all)->samples;
+	source_info_events(src, 0);
+	return daemon_timeline(src);
 }
 
 /* A window of profd's history: an answer of its own. */
-static int daemon_window(struct ui_source *src, uint64_t from, uint64_t until, const struct profile **ret,
-			 char *err, size_t errlen)
+static int daemon_window(struct ui_source *src, struct win_slot *w, char *err, size_t errlen)
 {
-	uint64_t n;
-	int e;
+	int e = daemon_read(src, NULL, src->t0 + w->from, src->t0 + MIN(w->until, UINT64_MAX / 2), &w->wr, &w->wdq);
 
-	if (!(src->wr && src->from == from && src->until == until)) {
-		report_drop(&src->wr, &src->wdq);
-		e = daemon_read(src, NULL, src->t0 + from, src->t0 + MIN(until, UINT64_MAX / 2), &src->wr, &src->wdq);
-		if (e < 0) {
-			report_drop(&src->wr, &src->wdq);
-			errorf(err, errlen, "profd did not answer for the window (%s): see prof ui's terminal",
-			       strerror(-e));
-			return e;
-		}
-		src->from = from;
-		src->until = until;
-	}
-	*ret = first_event(src->wr, &n);
-	if (!*ret) {
-		errorf(err, errlen, "profd's answer for the window has no event");
-		return -ENODATA;
-	}
-	return 0;
+	if (e < 0 && e != -ENOMEM)
+		errorf(err, errlen, "profd did not answer for the window (%s): see prof ui's terminal", strerror(-e));
+	return e;
 }
 
-int ui_sources__pprof(struct ui_sources *s, size_t i, const struct profile *p, uint64_t from, uint64_t until,
-		      int fd, char *err, size_t errlen)
+int ui_sources__pprof(struct ui_sources *s, size_t i, size_t ev, const struct profile *p, uint64_t from,
+		      uint64_t until, int fd, char *err, size_t errlen)
 {
 	struct ui_source *src = s->v[i];
 	bool whole = from == 0 && until == UINT64_MAX;
-	struct report *r = src->daemon && !whole ? src->wr : src->r;
-	struct report_event *evs[READER_MAX_ATTRS];
+	struct win_slot *w = whole ? NULL : slot_find(src, ev, from, until);
+	struct report *r = src->daemon && w ? w->wr : src->r;
+	struct report_event *evs[READER_MAX_ATTRS], *e = NULL;
 	struct pprof_meta m;
-	char note[400];
+	char note[400], buf[256];
 	size_t n;
-	int e;
+	int ret;
 
-	if (!r || report__events(r, evs, &n) < 0 || !n)
+	if (!r || ev >= src->nr_ev || report__events(r, evs, &n) < 0)
 		return errorf(err, errlen, "the window's event is not known");
-	m = report__pprof_meta(r, src->daemon ? evs[0] : r->event_of[src->attr] ? r->event_of[src->attr] : evs[0]);
+	for (size_t k = 0; k < n && !e; k++) {
+		escape__text(buf, sizeof(buf), report__event_name(evs[k]));
+		e = !strcmp(buf, src->ev[ev].name) ? evs[k] : NULL;
+	}
+	if (!e && !(e = src->r->event_of[src->ev[ev].attr]))
+		return errorf(err, errlen, "the window's event is not known");
+	m = report__pprof_meta(e == src->r->event_of[src->ev[ev].attr] ? src->r : r, e);
 	if (!whole) {
 		m.duration_ns = (int64_t)MIN(until - MIN(from, until), (uint64_t)m.duration_ns);
 		snprintf(note, sizeof(note), "prof ui: %s, %.3f s to %.3f s after its start", src->name, from / 1e9,
@@ -562,8 +712,8 @@ int ui_sources__pprof(struct ui_sources *s, size_t i, const struct profile *p, u
 	}
 	m.comments[0] = note;
 	m.comments[1] = NULL;
-	e = pprof__write_events(&p, &m, fd);
-	if (e < 0)
-		errorf(err, errlen, "pprof: %s", strerror(-e));
-	return e;
+	ret = pprof__write_events(&p, &m, fd);
+	if (ret < 0)
+		errorf(err, errlen, "pprof: %s", strerror(-ret));
+	return ret;
 }

@@ -16,6 +16,7 @@
 
 #include "prof/base/escape.h"
 #include "prof/base/util.h"
+#include "prof/output/keys.h"
 #include "prof/ui/ui.h"
 
 /* The page (src/ui/page.html), embedded by the build. */
@@ -25,6 +26,20 @@ extern const size_t ui_page_len;
 #define COOKIE "prof_ui"
 #define REQUEST_MEMORY (64u << 10)
 #define FLAME_ZOOM 16                   /* /api/flame?px=: detail kept for this zoom */
+
+/* The answers about a window's profile (/api/NAME). */
+static const char *const window_apis[] = { "folded", "top", "flame", "search", "svg", "pprof", "group",
+					   "sandwich", "diff" };
+
+static void profile_freep(struct profile **p)
+{
+	profile__free(*p);
+}
+
+/* A window a query asks: source, event (an index of its events), [from, until) ns. */
+struct window_ask {
+	uint64_t src, ev, from, until;
+};
 
 struct ui_server {
 	struct MHD_Daemon *mhd;
@@ -157,6 +172,15 @@ static int render_sources(const struct ui_provider *p, char **ret, size_t *ret_l
 			s->start_ns, s->bucket_ns);
 		for (size_t k = 0; k < s->nr_counts; k++)
 			fprintf(f, k ? ",%" PRIu64 : "%" PRIu64, s->counts[k]);
+		fprintf(f, "],\"admin\":%s,\"events\":[", s->admin ? "true" : "false");
+		for (size_t e = 0; e < s->nr_events; e++) {
+			fputs(e ? ",{\"name\":" : "{\"name\":", f);
+			escape__json(f, s->events[e].name, strlen(s->events[e].name));
+			fprintf(f, ",\"samples\":%" PRIu64 ",\"counts\":[", s->events[e].samples);
+			for (size_t k = 0; k < s->nr_counts; k++)
+				fprintf(f, k ? ",%" PRIu64 : "%" PRIu64, s->events[e].counts ? s->events[e].counts[k] : 0);
+			fputs("]}", f);
+		}
 		fputs("]}", f);
 	}
 	fputs("]}\n", f);
@@ -181,8 +205,8 @@ static int flame_min(struct MHD_Connection *c, const struct profile *p, uint64_t
 }
 
 /* The window as pprof, through the provider (it knows the event and objects). */
-static int render_pprof(const struct ui_provider *p, size_t src, const struct profile *prof, uint64_t from,
-			uint64_t until, char **ret, size_t *ret_len, char *err, size_t errlen)
+static int render_pprof(const struct ui_provider *p, const struct window_ask *w, const struct profile *prof,
+			char **ret, size_t *ret_len, char *err, size_t errlen)
 {
 	_cleanup_close_ int fd = memfd_create("prof-ui-pprof", MFD_CLOEXEC);
 	struct stat st;
@@ -190,7 +214,7 @@ static int render_pprof(const struct ui_provider *p, size_t src, const struct pr
 
 	if (fd < 0)
 		return -errno;
-	e = p->pprof(p->ctx, src, prof, from, until, fd, err, errlen);
+	e = p->pprof(p->ctx, w->src, w->ev, prof, w->from, w->until, fd, err, errlen);
 	if (e < 0)
 		return e;
 	if (fstat(fd, &st) < 0)
@@ -206,62 +230,201 @@ static int render_pprof(const struct ui_provider *p, size_t src, const struct pr
 	return 0;
 }
 
-/* /api/folded, /api/top, /api/flame, /api/search, /api/svg, /api/pprof: the window's
- * profile through its writer. */
-static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection *c, const char *what)
+/* The filters a query gives, named as prof report's --sort keys: uid=, cgroup=,
+ * container=, comm=, holder=, holder_cgroup=, holder_container=. */
+static size_t filters_of(struct MHD_Connection *c, struct ui_filter *f)
 {
-	const struct ui_provider *p = s->p;
-	const struct profile *prof;
-	uint64_t src, from, until, limit, min;
-	char err[400] = "", title[300], disp[120];
-	char *body = NULL;
-	size_t len = 0;
+	static const struct { const char *name; enum profile_key key; } by[] = {
+		{ "uid", PROFILE_KEY_UID }, { "cgroup", PROFILE_KEY_CGROUP },
+		{ "container", PROFILE_KEY_CONTAINER }, { "comm", PROFILE_KEY_COMM },
+		{ "holder", PROFILE_KEY_HOLDER }, { "holder_cgroup", PROFILE_KEY_HOLDER_CGROUP },
+		{ "holder_container", PROFILE_KEY_HOLDER_CONTAINER },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(by) && n < UI_FILTERS_MAX; i++)
+		if (arg(c, by[i].name))
+			f[n++] = (struct ui_filter){ by[i].key, arg(c, by[i].name) };
+	return n;
+}
+
+/* A window the query asks (suffix "2": a diff's second, whose src, ev, from and until
+ * default to the first's, the source whole).  0, or -EINVAL. */
+static int window_ask_of(struct MHD_Connection *c, const char *suffix, const struct window_ask *dflt,
+			 struct window_ask *w)
+{
+	char name[4][16];
+	const char *key[] = { "src", "ev", "from", "until" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(key); i++)
+		snprintf(name[i], sizeof(name[i]), "%s%s", key[i], suffix);
+	if (arg_u64(c, name[0], dflt ? dflt->src : 0, &w->src) < 0 ||
+	    arg_u64(c, name[1], dflt ? dflt->ev : 0, &w->ev) < 0 ||
+	    arg_u64(c, name[2], 0, &w->from) < 0 || arg_u64(c, name[3], UINT64_MAX, &w->until) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* The profile of window w, filtered (*owned then holds it, the caller frees).  0, or an
+ * HTTP status with a message in err. */
+static unsigned view_get(const struct ui_provider *p, const struct window_ask *w, const struct ui_filter *f,
+			 size_t nr_filters, const struct profile **ret, struct profile **owned, char *err,
+			 size_t errlen)
+{
+	const struct model *m = NULL;
 	int e;
 
-	if (arg_u64(c, "src", 0, &src) < 0 || arg_u64(c, "from", 0, &from) < 0 ||
-	    arg_u64(c, "until", UINT64_MAX, &until) < 0)
-		return respond_text(c, MHD_HTTP_BAD_REQUEST, "src, from and until are numbers (from and until: ns "
-				    "after the source's start_ns, /api/sources)");
-	if (src >= p->nr_sources)
-		return respond_text(c, MHD_HTTP_NOT_FOUND, "no source %" PRIu64 " (there are %zu)", src,
-				    p->nr_sources);
-	if (p->info(p->ctx, src)->error)
-		return respond_text(c, MHD_HTTP_CONFLICT, "%s", p->info(p->ctx, src)->error);
-	e = p->window(p->ctx, src, from, until, &prof, err, sizeof(err));
-	if (e < 0)
-		return respond_text(c, e == -ENOMEM ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
-				    "%s", err);
-	if (!strcmp(what, "folded"))
-		e = ui_render__folded(prof, &body, &len);
-	else if (!strcmp(what, "top"))
-		e = arg_u64(c, "limit", 0, &limit) < 0 ? -EINVAL : ui_render__top(prof, (size_t)limit, &body, &len);
-	else if (!strcmp(what, "flame"))
-		e = flame_min(c, prof, &min) < 0 ? -EINVAL : ui_render__flame(prof, min, &body, &len);
-	else if (!strcmp(what, "search"))
-		e = ui_render__search(prof, arg(c, "q") ? arg(c, "q") : "", &body, &len);
-	else if (!strcmp(what, "pprof") && (e = render_pprof(p, src, prof, from, until, &body, &len, err,
-							      sizeof(err))) < 0)
-		return respond_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err[0] ? err : strerror(-e));
-	else if (strcmp(what, "pprof")) {
-		snprintf(title, sizeof(title), "prof ui: %s", p->info(p->ctx, src)->name);
-		e = ui_render__svg(prof, title, &body, &len);
+	*owned = NULL;
+	if (w->src >= p->nr_sources) {
+		snprintf(err, errlen, "no source %" PRIu64 " (there are %zu)", w->src, p->nr_sources);
+		return MHD_HTTP_NOT_FOUND;
 	}
-	if (e == -EINVAL)
-		return respond_text(c, MHD_HTTP_BAD_REQUEST, "limit, min and px are numbers");
+	if (p->info(p->ctx, w->src)->error) {
+		snprintf(err, errlen, "%s", p->info(p->ctx, w->src)->error);
+		return MHD_HTTP_CONFLICT;
+	}
+	if (w->ev >= p->info(p->ctx, w->src)->nr_events) {
+		snprintf(err, errlen, "no event %" PRIu64 " in source %" PRIu64 " (/api/sources lists its events)",
+			 w->ev, w->src);
+		return MHD_HTTP_NOT_FOUND;
+	}
+	e = p->window(p->ctx, w->src, w->ev, w->from, w->until, ret, &m, err, errlen);
+	if (e < 0)
+		return e == -ENOMEM ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR;
+	if (nr_filters && ui_filter__apply(*ret, m, f, nr_filters, owned) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return MHD_HTTP_SERVICE_UNAVAILABLE;
+	}
+	if (*owned)
+		*ret = *owned;
+	return 0;
+}
+
+/* The model of a window (for /api/group's names): asked again, cached by the provider. */
+static const struct model *view_model(const struct ui_provider *p, const struct window_ask *w)
+{
+	const struct profile *prof;
+	const struct model *m = NULL;
+	char err[200];
+
+	return p->window(p->ctx, w->src, w->ev, w->from, w->until, &prof, &m, err, sizeof(err)) < 0 ? NULL : m;
+}
+
+/* A --sort key /api/group takes: a task's, not a frame's. */
+static int group_key(const char *name, enum profile_key *ret)
+{
+	static const enum profile_key ok[] = { PROFILE_KEY_UID, PROFILE_KEY_CGROUP, PROFILE_KEY_CONTAINER,
+		PROFILE_KEY_COMM, PROFILE_KEY_HOLDER, PROFILE_KEY_HOLDER_CGROUP,
+		PROFILE_KEY_HOLDER_CONTAINER };
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(ok); i++)
+		if (!strcmp(name, keys__name(ok[i]))) {
+			*ret = ok[i];
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* The body of what (the window's profile prof through its writer).  0, -EINVAL for a
+ * bad parameter, -errno (err may say). */
+static int render_what(struct ui_server *s, struct MHD_Connection *c, const char *what, const struct window_ask *w,
+		       const struct profile *prof, char **body, size_t *len, char *err, size_t errlen)
+{
+	const struct ui_provider *p = s->p;
+	char title[300];
+	uint64_t limit, min;
+	enum profile_key k;
+
+	if (!strcmp(what, "folded"))
+		return ui_render__folded(prof, body, len);
+	if (!strcmp(what, "top"))
+		return arg_u64(c, "limit", 0, &limit) < 0 ? -EINVAL : ui_render__top(prof, (size_t)limit, body, len);
+	if (!strcmp(what, "flame"))
+		return flame_min(c, prof, &min) < 0 ? -EINVAL : ui_render__flame(prof, min, body, len);
+	if (!strcmp(what, "search"))
+		return ui_render__search(prof, arg(c, "q") ? arg(c, "q") : "", body, len);
+	if (!strcmp(what, "pprof"))
+		return render_pprof(p, w, prof, body, len, err, errlen);
+	if (!strcmp(what, "group"))
+		return group_key(arg(c, "key"), &k) < 0 ? -EINVAL
+		       : ui_render__group(prof, view_model(p, w), k, body, len);
+	if (!strcmp(what, "sandwich"))
+		return !arg(c, "sym") || flame_min(c, prof, &min) < 0 ? -EINVAL
+		       : ui_render__sandwich(prof, arg(c, "sym"), arg(c, "dso"), min, body, len);
+	snprintf(title, sizeof(title), "prof ui: %s", p->info(p->ctx, w->src)->name);
+	return ui_render__svg(prof, title, body, len);
+}
+
+/* /api/diff: two windows (src, ev, from, until and src2, ev2, from2, until2), each
+ * filtered alike, merged into one tree. */
+static enum MHD_Result respond_diff(struct ui_server *s, struct MHD_Connection *c, const struct window_ask *wa,
+				    const struct ui_filter *f, size_t nf)
+{
+	_cleanup_(profile_freep) struct profile *own_a = NULL, *own_b = NULL;
+	const struct profile *a, *b;
+	struct window_ask wb;
+	char err[400] = "", *body = NULL;
+	size_t len = 0;
+	uint64_t min, px;
+	unsigned st;
+	int e;
+
+	if (window_ask_of(c, "2", wa, &wb) < 0 || arg_u64(c, "min", 0, &min) < 0 || arg_u64(c, "px", 0, &px) < 0)
+		return respond_text(c, MHD_HTTP_BAD_REQUEST, "src2, ev2, from2, until2, min and px are numbers");
+	if ((st = view_get(s->p, wa, f, nf, &a, &own_a, err, sizeof(err))) ||
+	    (st = view_get(s->p, &wb, f, nf, &b, &own_b, err, sizeof(err))))
+		return respond_text(c, st, "%s", err);
+	if (!min && px)
+		min = (profile__stats(a)->samples + profile__stats(b)->samples) / (2 * FLAME_ZOOM * MIN(px, (uint64_t)1 << 20));
+	e = ui_render__diff(a, b, min, &body, &len);
 	if (e < 0)
 		return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "%s", strerror(-e));
+	return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
+}
+
+/* /api/folded, /api/top, /api/flame, /api/search, /api/svg, /api/pprof, /api/group,
+ * /api/sandwich, /api/diff: the window's profile (filtered) through its writer. */
+static enum MHD_Result respond_window(struct ui_server *s, struct MHD_Connection *c, const char *what)
+{
+	_cleanup_(profile_freep) struct profile *owned = NULL;
+	struct ui_filter f[UI_FILTERS_MAX];
+	const struct profile *prof;
+	struct window_ask w;
+	char err[400] = "", disp[120];
+	char *body = NULL;
+	size_t len = 0, nf = filters_of(c, f);
+	unsigned st;
+	int e;
+
+	if (window_ask_of(c, "", NULL, &w) < 0)
+		return respond_text(c, MHD_HTTP_BAD_REQUEST, "src, ev, from and until are numbers (from and until: "
+				    "ns after the source's start_ns, /api/sources)");
+	if (!strcmp(what, "diff"))
+		return respond_diff(s, c, &w, f, nf);
+	st = view_get(s->p, &w, f, nf, &prof, &owned, err, sizeof(err));
+	if (st)
+		return respond_text(c, st, "%s", err);
+	e = render_what(s, c, what, &w, prof, &body, &len, err, sizeof(err));
+	if (e == -EINVAL)
+		return respond_text(c, MHD_HTTP_BAD_REQUEST, "limit, min and px are numbers; key is one of uid, "
+				    "cgroup, container, comm, holder, holder_cgroup, holder_container; "
+				    "sandwich needs sym");
+	if (e < 0)
+		return respond_text(c, !strcmp(what, "pprof") ? MHD_HTTP_INTERNAL_SERVER_ERROR
+				    : MHD_HTTP_SERVICE_UNAVAILABLE, "%s", err[0] ? err : strerror(-e));
 	if (!strcmp(what, "pprof")) {
-		snprintf(disp, sizeof(disp), "attachment; filename=\"prof-%" PRIu64 ".pb.gz\"", src);
+		snprintf(disp, sizeof(disp), "attachment; filename=\"prof-%" PRIu64 ".pb.gz\"", w.src);
 		return respond(c, MHD_HTTP_OK, "application/octet-stream", body, len, MHD_RESPMEM_MUST_FREE,
 			       MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
 	}
-	if (strcmp(what, "folded") && strcmp(what, "svg"))
-		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	if (!strcmp(what, "folded"))
 		return respond(c, MHD_HTTP_OK, "text/plain; charset=utf-8", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
-	snprintf(disp, sizeof(disp), "attachment; filename=\"prof-%" PRIu64 ".svg\"", src);
-	return respond(c, MHD_HTTP_OK, "image/svg+xml", body, len, MHD_RESPMEM_MUST_FREE,
-		       MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
+	if (!strcmp(what, "svg")) {
+		snprintf(disp, sizeof(disp), "attachment; filename=\"prof-%" PRIu64 ".svg\"", w.src);
+		return respond(c, MHD_HTTP_OK, "image/svg+xml", body, len, MHD_RESPMEM_MUST_FREE,
+			       MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
+	}
+	return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 }
 
 /* The token of the query or of the page's cookie: the run's, or refused. */
@@ -326,11 +489,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			return respond_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory");
 		return respond(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 	}
-	if (!strcmp(url, "/api/folded") || !strcmp(url, "/api/top") || !strcmp(url, "/api/flame") ||
-	    !strcmp(url, "/api/search") || !strcmp(url, "/api/svg") || !strcmp(url, "/api/pprof"))
-		return respond_window(s, c, url + 5);
+	for (size_t i = 0; i < ARRAY_SIZE(window_apis); i++)
+		if (!strncmp(url, "/api/", 5) && !strcmp(url + 5, window_apis[i]))
+			return respond_window(s, c, url + 5);
 	return respond_text(c, MHD_HTTP_NOT_FOUND, "prof ui serves /, /api/sources, /api/folded, /api/top, "
-			    "/api/flame, /api/search, /api/svg and /api/pprof");
+			    "/api/flame, /api/search, /api/svg, /api/pprof, /api/group, /api/sandwich and /api/diff");
 }
 
 /* ---- the socket --------------------------------------------------------------------------- */

@@ -68,6 +68,12 @@ bool daemon_query__offcpu_windowed(const struct daemon_query *q, uint64_t *ret_m
 int daemon_query__fill_event(struct daemon_query *q, size_t event, struct profile *p, struct model *m,
 			     struct strset *names, uint64_t *first, uint64_t *last);
 
+/* The samples of each event of q's answer (numbered as daemon_query__fill_event's:
+ * 0, 1 offcpu-runq, 2 offcpu-blocked), without naming a stack: prof ui's timeline
+ * bars, one answer each (daemon_query__ask). */
+#define DAEMON_QUERY_EVENTS 3
+void daemon_query__event_samples(const struct daemon_query *q, uint64_t counts[DAEMON_QUERY_EVENTS]);
+
 /* The answer as an engine, for prof top --daemon (no header). */
 int daemon_query__fill_answer(const struct answer *a, struct profile *p, struct model *m, struct strset *names);
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prof ui's sources: perf.data files (and profd's history), each read by prof
- * report's own steps: once whole for its timeline, then once per window the page
- * asks for (the last one kept).  A source that cannot be read is kept with its
+ * report's own steps: once whole for its timeline (each event's: cpu-clock,
+ * offcpu-runq, offcpu-blocked, ...), then once per window the page asks for (the
+ * last two kept: a diff's).  A source that cannot be read is kept with its
  * error, which the page shows; the terminal has been told already.
  */
 #ifndef PROF_CLI_UI_SOURCES_H
@@ -29,12 +30,13 @@ int ui_sources__add_daemon(struct ui_sources *s, const char *socket, const char 
 
 size_t ui_sources__count(const struct ui_sources *s);
 const struct ui_source_info *ui_sources__info(struct ui_sources *s, size_t i);
-/* ui_provider's window: the profile of [from, until) ns after the source's start. */
-int ui_sources__window(struct ui_sources *s, size_t i, uint64_t from, uint64_t until, const struct profile **ret,
-		       char *err, size_t errlen);
+/* ui_provider's window: the profile of event ev's samples in [from, until) ns after
+ * the source's start, and the model naming its tasks. */
+int ui_sources__window(struct ui_sources *s, size_t i, size_t ev, uint64_t from, uint64_t until,
+		       const struct profile **ret, const struct model **ret_model, char *err, size_t errlen);
 
-/* ui_provider's pprof: p (a window of source i) as -F pprof writes it, to fd. */
-int ui_sources__pprof(struct ui_sources *s, size_t i, const struct profile *p, uint64_t from, uint64_t until,
-		      int fd, char *err, size_t errlen);
+/* ui_provider's pprof: p (a window of event ev of source i) as -F pprof writes it, to fd. */
+int ui_sources__pprof(struct ui_sources *s, size_t i, size_t ev, const struct profile *p, uint64_t from,
+		      uint64_t until, int fd, char *err, size_t errlen);
 
 #endif

@@ -14,9 +14,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prof/analyze/model.h"
 #include "prof/analyze/profile.h"
 
 #define UI_TOKEN_LEN 32                 /* hex characters, 128 bits from getrandom */
+
+/* One event of a source (cpu-clock, offcpu-runq, offcpu-blocked, ...): its samples and
+ * its timeline's bars (the source's start_ns and bucket_ns). */
+struct ui_event_info {
+	const char *name;
+	uint64_t samples;
+	const uint64_t *counts;         /* nr_counts of the source */
+};
 
 /* One source (a file, profd's history): what the page lists and its timeline. */
 struct ui_source_info {
@@ -29,21 +38,27 @@ struct ui_source_info {
 					 * [start_ns + i * bucket_ns, + bucket_ns) */
 	const uint64_t *counts;
 	size_t nr_counts;
+	/* every event with samples (events[0] is event, counts its counts) */
+	const struct ui_event_info *events;
+	size_t nr_events;
+	bool admin;                     /* profd answers with every tenant's samples */
 };
 
 struct ui_provider {
 	size_t nr_sources;
 	const struct ui_source_info *(*info)(void *ctx, size_t src);
 	/*
-	 * The profile of source src's samples in [from, until) ns (0, UINT64_MAX: all),
-	 * borrowed until the next call.  0; -errno with a message in err.
+	 * The profile of event ev (an index of events) of source src's samples in
+	 * [from, until) ns (0, UINT64_MAX: all), and the model that names its tasks
+	 * (cgroups, containers); both borrowed until the second next call (two windows,
+	 * a diff's, are held at once).  0; -errno with a message in err.
 	 */
-	int (*window)(void *ctx, size_t src, uint64_t from, uint64_t until, const struct profile **ret,
-		      char *err, size_t errlen);
+	int (*window)(void *ctx, size_t src, size_t ev, uint64_t from, uint64_t until, const struct profile **ret,
+		      const struct model **ret_model, char *err, size_t errlen);
 	/* The window's profile p as pprof (gzipped profile.proto) written to fd, with what
 	 * the source knows of its event, objects and span.  0; -errno with err. */
-	int (*pprof)(void *ctx, size_t src, const struct profile *p, uint64_t from, uint64_t until, int fd,
-		     char *err, size_t errlen);
+	int (*pprof)(void *ctx, size_t src, size_t ev, const struct profile *p, uint64_t from, uint64_t until,
+		     int fd, char *err, size_t errlen);
 	void *ctx;
 };
 
@@ -89,5 +104,44 @@ int ui_render__top(const struct profile *p, size_t limit, char **ret, size_t *re
 int ui_render__svg(const struct profile *p, const char *title, char **ret, size_t *ret_len);
 int ui_render__flame(const struct profile *p, uint64_t min, char **ret, size_t *ret_len);
 int ui_render__search(const struct profile *p, const char *term, char **ret, size_t *ret_len);
+
+/*
+ * Group and filter (src/ui/group.c) by what prof knows of a sample's task: its key
+ * text is prof report --sort KEY's (keys__raw_text: a user's name, a cgroup's path, a
+ * container's id, the comm, the off-CPU holder as the recording names it: for a
+ * tenant self, other tenants, system, idle).  A container matches by id or name.
+ */
+#define UI_FILTERS_MAX 8
+struct ui_filter {
+	enum profile_key key;           /* UID (a name or a number), CGROUP, CONTAINER, COMM, HOLDER* */
+	const char *value;
+};
+
+/* The samples of p whose task matches every filter, as a profile of their own
+ * (*ret, the caller frees; its names are p's).  0 or -ENOMEM. */
+int ui_filter__apply(const struct profile *p, const struct model *m, const struct ui_filter *f, size_t nr,
+		     struct profile **ret);
+/*
+ * group: JSON {"key","total","rows":[{"value","name","samples","period"}]}: p's samples
+ * by key k (the rows of prof report --sort k, most period first); name: a container's
+ * name (null when the file has none).
+ */
+int ui_render__group(const struct profile *p, const struct model *m, enum profile_key k, char **ret,
+		     size_t *ret_len);
+
+/*
+ * diff: JSON {"total_a","total_b","min","tree"}: the flame trees of a and b merged,
+ * each node ["name",samples in a,samples in b,[children]], those under min in both
+ * left out (the page colours a node by b/total_b - a/total_a, as flamegraph's
+ * difffolded -n normalises).
+ * sandwich: JSON {"sym","dso","total","callers","callees"} of the function sym of dso:
+ * callees the tree below its outermost frame in each stack that holds it, callers
+ * the tree above its innermost one (its caller, the caller's caller, ... the comm),
+ * each with the function at its root and the stack's samples counted once: the
+ * root's samples are /api/top's total of the function.
+ */
+int ui_render__diff(const struct profile *a, const struct profile *b, uint64_t min, char **ret, size_t *ret_len);
+int ui_render__sandwich(const struct profile *p, const char *sym, const char *dso, uint64_t min, char **ret,
+			size_t *ret_len);
 
 #endif

@@ -69,8 +69,42 @@ grep -v '^prof;' "$TMP/w.folded" | cmp -s - "$TMP/ui.nonprof" ||
 	fail "the window of every bar is not the whole history: $(grep -v '^prof;' "$TMP/w.folded" | diff - "$TMP/ui.nonprof" | head -5)"
 ui_get "/api/folded?src=1" >/dev/null
 [ "$(cat "$TMP/status")" = 404 ] || fail "a second source answered $(cat "$TMP/status")"
+# the operator's tenant selector's URLs, typed by a tenant: nothing of the other
+for q in "uid=$B" "uid=$buid" "uid=$B&from=0&until=$((bar * nr))"; do
+	ui_get "/api/folded?$q" >"$TMP/w.folded"
+	[ "$(cat "$TMP/status")" = 200 ] && [ ! -s "$TMP/w.folded" ] ||
+		fail "/api/folded?$q (the operator's selector) by $A answered $(cat "$TMP/status"): $(head -3 "$TMP/w.folded")"
+done
+ui_get "/api/group?key=uid" >"$TMP/g.json"
+python3 - "$TMP/g.json" "$TMP/sources.json" "$A" <<'PY' || fail "$A's tenant list names others, or says $A is an operator"
+import json, sys
+g, s, a = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+assert [r["value"] for r in g["rows"]] == [a], g
+assert s["sources"][0]["admin"] is False, s["sources"][0]["admin"]
+PY
 ui_stop
-pass "windows and any URL $A can type: $A's samples only"
+pass "windows and any URL $A can type (the operator's uid= selector too: empty): $A's samples only"
+
+# the operator (root): every tenant, one picked by the selector as prof report --uid picks
+ui_start - --daemon --socket "$SOCK" --since 2m
+ui_get /api/sources >"$TMP/sources.json"
+ui_get "/api/group?key=uid" >"$TMP/g.json"
+ui_get "/api/folded?uid=$B" >"$TMP/op.folded"
+"$PUB_PROF" report --daemon --socket "$SOCK" --since 2m --uid "$B" -g -F folded >"$TMP/op.report" 2>"$TMP/err" ||
+	fail "prof report --daemon --uid $B: $(cat "$TMP/err")"
+python3 - "$TMP/g.json" "$TMP/sources.json" "$A" "$B" <<'PY' || fail "root's tenant list is not every tenant"
+import json, sys
+g, s, a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
+names = [r["value"] for r in g["rows"]]
+assert a in names and b in names, names
+assert s["sources"][0]["admin"] is True, s["sources"][0]
+PY
+grep -q '^hot-beta;' "$TMP/op.folded" || fail "root's pick of $B has no hot-beta: $(head -3 "$TMP/op.folded")"
+grep -q 'hot-alpha' "$TMP/op.folded" && fail "root's pick of $B holds $A's hot-alpha"
+cmp -s <(grep -v '^prof;' "$TMP/op.folded") <(grep -v '^prof;' "$TMP/op.report") ||
+	fail "root's pick of $B is not prof report --daemon --uid $B: $(diff <(grep -v '^prof;' "$TMP/op.folded") <(grep -v '^prof;' "$TMP/op.report") | head -5)"
+ui_stop
+pass "root sees every tenant and picks $B: prof report --daemon --uid $B's stacks"
 
 stop_profd
 ui_start "$A" --daemon --socket "$SOCK"

@@ -6,7 +6,7 @@
 require_root
 record_hot 1
 ui_start - -i "$TMP/hot.data"
-paths="/ /api/sources /api/folded /api/top /api/flame /api/search?q=hot /api/svg /api/pprof /api/folded?src=0&from=0&until=1000 /favicon.ico /no/such/path"
+paths="/ /api/sources /api/folded /api/top /api/flame /api/search?q=hot /api/svg /api/pprof /api/folded?src=0&from=0&until=1000 /api/group?key=comm /api/sandwich?sym=main /api/diff?from2=0 /api/folded?comm=prof-hot /favicon.ico /no/such/path"
 wrong=$(printf '%s' "$UI_TOKEN" | tr '0-9a-f' '1-9a-f0')
 n=0
 for p in $paths; do
@@ -28,7 +28,8 @@ refused=$(grep -c '^prof ui: refused ' "$TMP/ui.err")
 grep -q "refused GET /api/top from 127.0.0.1: no token (403)" "$TMP/ui.err" || fail "the log does not say what was refused"
 pass "$n requests without the token or with a wrong one: 403, each told on stderr"
 
-for p in / /api/sources /api/folded /api/top /api/flame /api/search?q=hot /api/svg /api/pprof; do
+for p in / /api/sources /api/folded /api/top /api/flame /api/search?q=hot /api/svg /api/pprof /api/group?key=comm \
+	 /api/sandwich?sym=main /api/diff?from2=0 /api/folded?comm=prof-hot; do
 	ui_get "$p" >/dev/null
 	[ "$(cat "$TMP/status")" = 200 ] || fail "$p with the token answered $(cat "$TMP/status")"
 done

@@ -3,13 +3,16 @@
 """Drive prof ui's page in a real headless Chromium (flamegraph_browser.py's
 Browser: the DevTools protocol on a pipe, no network port, no extra module).
 
-  ui_browser.py URL SCREENSHOT.PNG FUNCTION
+  ui_browser.py URL SCREENSHOT.PNG FUNCTION [GREW]
   ui_browser.py measure URL [N]     (bench/ui) one JSON line: the first view's ms and
                                     bytes, N window changes' ms (default 10)
 
 The timeline draws; a drag over its first half selects a window, whose flame graph
 holds fewer samples, as /api/top says for that window; a search for FUNCTION
-highlights it and gives its share; the numbers the page shows are the API's.
+highlights it and gives its share; the numbers the page shows are the API's.  With
+GREW (and a second source where that function grew): a click on FUNCTION in the
+table shows its callers and callees, a group's row filters, and the diff of the two
+sources draws GREW red (a second screenshot, SCREENSHOT-diff.png).
 Prints the page's own performance.now() timings and the bytes of the first view.
 Exit 0 on success, 1 on a failed check, 77 without Chromium."""
 import base64, json, os, sys, time, urllib.request
@@ -60,8 +63,73 @@ def painted(b, canvas):
                   " for (let i = 3; i < d.length; i += 4) n += d[i] > 0; return n; })()")
 
 
+def click_el(b, expr):
+    """A real click in the middle of the element expr gives (scrolled into view)."""
+    r = b.eval(f"(() => {{ const e = {expr}; if (!e) return null; e.scrollIntoView({{block: 'center'}});"
+               " const b = e.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2]; })()")
+    assert r, f"nothing to click: {expr}"
+    b.click(r[0], r[1])
+
+
+def views(b, url, shot, func, grew):
+    """The sandwich of func, a group's filter, and the diff of the two sources, in
+    which the function grew is drawn red."""
+    lo_ns, hi_ns = b.eval("win")
+    top = api(url, f"/api/top?from={lo_ns}&until={hi_ns}")
+    want = next(r["total"] for r in top["rows"] if r["sym"] == func)
+    click_el(b, "[...document.querySelectorAll('#top tbody tr')].find(tr => tr.cells[0].textContent === "
+             + json.dumps(func) + ")")
+    wait(b, "profUi.sandwich && profUi.sandwich.sym === " + json.dumps(func), "the sandwich")
+    sw = b.eval("profUi.sandwich")
+    assert sw["total"] == want == sw["callers"][1] == sw["callees"][1], (sw["total"], want)
+    assert painted(b, "swc") > 500 and painted(b, "swe") > 500, "the sandwich is blank"
+    print(f"ok: a click on {func} in the table shows its callers and callees ({want} samples)")
+
+    b.eval("(() => { const g = document.getElementById('gk'); g.value = 'comm'; g.dispatchEvent(new Event('change')); })()")
+    wait(b, "profUi.groups && profUi.groups.key === 'comm'", "the groups")
+    g = b.eval("profUi.groups")
+    assert g["total"] == b.eval("profUi.total") and sum(r["samples"] for r in g["rows"]) == g["total"], g
+    row = g["rows"][0]
+    n = len(b.eval("profUi.windows"))
+    click_el(b, "document.querySelector('#groups tbody tr')")
+    wait(b, f"profUi.windows.length > {n} && document.getElementById('status').textContent.indexOf('filtered') > 0",
+         "the filter")
+    assert b.eval("profUi.total") == row["samples"], (b.eval("profUi.total"), row)
+    click_el(b, "document.querySelector('#filters .chip')")
+    wait(b, "document.getElementById('status').textContent.indexOf('filtered') < 0 && "
+         "document.getElementById('status').textContent.indexOf('ms') > 0", "the filter dropped")
+    print(f"ok: grouped by command, a click keeps {row['value']}'s {row['samples']} samples; dropped again")
+
+    # the diff: the first source whole is A, the second (where grew grew) is B
+    click_el(b, "document.getElementById('all')")
+    wait(b, "document.getElementById('win').textContent === 'whole source' && "
+         "document.getElementById('status').textContent.indexOf('ms') > 0", "the whole source")
+    click_el(b, "document.getElementById('markA')")
+    wait(b, "profUi.diff", "the diff")
+    b.eval("(() => { const s = document.getElementById('src'); s.value = '1'; s.dispatchEvent(new Event('change')); })()")
+    wait(b, "profUi.diff && src === 1 && document.getElementById('status').textContent.indexOf('ms') > 0", "the diff of two files")
+    d = b.eval("profUi.diff")
+    assert d["total_a"] == api(url, "/api/top?src=0")["total"] and d["total_b"] == api(url, "/api/top?src=1")["total"], d
+    b.eval("document.getElementById('fg').scrollIntoView()")
+    box = b.eval("(() => { const r = rects.filter(r => r[3].name === " + json.dumps(grew) + ").sort((a, b) => b[2] - a[2])[0];"
+                 " if (!r) return null; const c = document.getElementById('fg'), g = c.getContext('2d'),"
+                 " p = g.getImageData(Math.floor(r[0] + r[2] / 2), Math.floor(r[1] + 8), 1, 1).data;"
+                 " return [deltaOf(r[3], profUi.diff), p[0], p[1], p[2], r[3].a, r[3].value]; })()")
+    assert box, f"no {grew} drawn in the diff"
+    assert box[0] > 0 and box[1] == 255 and box[2] == box[3] < 200, f"{grew} is not marked as grown: {box}"
+    shrank = b.eval("(() => { const r = rects.filter(r => r[3].name === " + json.dumps(func) + ").sort((a, b) => b[2] - a[2])[0];"
+                    " return r && deltaOf(r[3], profUi.diff); })()")
+    print(f"ok: the diff of the two files draws {grew} red (+{100 * box[0]:.1f} points: {box[4]} -> {box[5]} samples;"
+          f" {func} {100 * (shrank or 0):+.1f} points)")
+    b.eval("window.scrollTo(0, 0)")
+    shot_b64 = b.call("Page.captureScreenshot", format="png")["data"]
+    with open(shot.replace(".png", "-diff.png"), "wb") as f:
+        f.write(base64.b64decode(shot_b64))
+
+
 def main():
     url, shot, func = sys.argv[1:4]
+    grew = sys.argv[4] if len(sys.argv) > 4 else None
     b = Browser()
     try:
         b.call("Emulation.setDeviceMetricsOverride", width=W, height=H, deviceScaleFactor=1, mobile=False)
@@ -138,6 +206,9 @@ def main():
                    ").sort((a, b) => b[2] - a[2])[0]; return [zoom && zoom.name, r[2]]; })()")
         assert z[0] == func and abs(z[1] - box[3]) < 2, f"the click did not zoom into {func}: {z}"
         print(f"ok: a click zooms into {func}")
+
+        if grew:
+            views(b, url, shot, func, grew)
 
         weight = b.eval("(() => { const n = performance.getEntriesByType('navigation')[0];"
                         " let t = n.transferSize, d = n.decodedBodySize;"

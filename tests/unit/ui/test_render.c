@@ -165,3 +165,91 @@ Test(render, search_counts_each_stack_once)
 	free(text);
 	profile__free(p);
 }
+
+/* n samples of comm with the stack given leaf first, its names interned in set s. */
+static void add_in(struct strset *s, struct profile *p, const char *comm, int n, const char *const *syms, size_t nr)
+{
+	struct profile_task t = { .comm = strset__intern(s, comm) };
+	struct profile_frame f[16];
+
+	for (size_t i = 0; i < nr; i++)
+		f[i] = (struct profile_frame){ .dso = strset__intern(s, "/x"), .sym = strset__intern(s, syms[i]) };
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(profile__add(p, &t, f, nr, 1), 0);
+}
+
+Test(render, diff_of_two_files_merges_names_by_text)
+{
+	struct strset sa = { 0 }, sb = { 0 };
+	struct profile *a = profile__new(0), *b = profile__new(0);
+	char *text;
+	size_t len;
+
+	/* two files: one name, two pointers */
+	add_in(&sa, a, "cmd", 3, (const char *[]){ "hot", "main" }, 2);
+	add_in(&sa, a, "cmd", 1, (const char *[]){ "old", "main" }, 2);
+	add_in(&sb, b, "cmd", 2, (const char *[]){ "hot", "main" }, 2);
+	add_in(&sb, b, "cmd", 4, (const char *[]){ "new", "main" }, 2);
+	cr_assert_eq(ui_render__diff(a, b, 0, &text, &len), 0);
+	cr_assert_str_eq(text, "{\"total_a\":4,\"total_b\":6,\"min\":1,\"tree\":[\"all\",4,6,[[\"cmd\",4,6,[[\"main\",4,6,"
+			 "[[\"hot\",3,2,[]],[\"new\",0,4,[]],[\"old\",1,0,[]]]]]]]]}\n");
+	free(text);
+	/* min 2: kept when either side has 2 */
+	cr_assert_eq(ui_render__diff(a, b, 2, &text, &len), 0);
+	cr_assert_str_eq(text, "{\"total_a\":4,\"total_b\":6,\"min\":2,\"tree\":[\"all\",4,6,[[\"cmd\",4,6,[[\"main\",4,6,"
+			 "[[\"hot\",3,2,[]],[\"new\",0,4,[]]]]]]]]}\n");
+	free(text);
+	profile__free(a);
+	profile__free(b);
+	strset__release(&sa);
+	strset__release(&sb);
+}
+
+Test(render, sandwich_counts_each_stack_once_through_recursion)
+{
+	struct profile *p = profile__new(0);
+	char *text;
+	size_t len;
+
+	add(p, "cmd", "/x", 2, (const char *[]){ "leaf", "f", "g", "main" }, 4);
+	add(p, "cmd", "/x", 3, (const char *[]){ "h", "f", "k", "f", "main" }, 5);   /* f calls itself through k */
+	add(p, "sh", "/x", 1, (const char *[]){ "f" }, 1);
+	add(p, "cmd", "/x", 4, (const char *[]){ "other", "main" }, 2);
+	cr_assert_eq(ui_render__sandwich(p, "f", "/x", 0, &text, &len), 0);
+	/* callers from its innermost frame (k, f, main for the recursion), callees from its
+	 * outermost (k, f, h): each stack's samples once, the root f's total 6 */
+	cr_assert_str_eq(text, "{\"sym\":\"f\",\"dso\":\"/x\",\"total\":6,\"min\":1,"
+			 "\"callers\":[\"f\",6,[[\"g\",2,[[\"main\",2,[[\"cmd\",2,[]]]]]],"
+			 "[\"k\",3,[[\"f\",3,[[\"main\",3,[[\"cmd\",3,[]]]]]]]],[\"sh\",1,[]]]],"
+			 "\"callees\":[\"f\",6,[[\"k\",3,[[\"f\",3,[[\"h\",3,[]]]]]],[\"leaf\",2,[]]]]}\n");
+	free(text);
+	/* another object's f is another function */
+	cr_assert_eq(ui_render__sandwich(p, "f", "/y", 0, &text, &len), 0);
+	cr_assert(strstr(text, "\"total\":0,"), "%s", text);
+	free(text);
+	profile__free(p);
+}
+
+Test(render, group_and_filter_by_comm)
+{
+	struct profile *p = profile__new(0), *w;
+	char *text;
+	size_t len;
+	struct ui_filter f = { PROFILE_KEY_COMM, "sh" };
+
+	add(p, "cmd", "/x", 3, (const char *[]){ "b", "main" }, 2);
+	add(p, "sh", "/x", 2, (const char *[]){ "z", "main" }, 2);
+	add(p, "sh", "/x", 1, (const char *[]){ "y" }, 1);
+	cr_assert_eq(ui_render__group(p, NULL, PROFILE_KEY_COMM, &text, &len), 0);
+	cr_assert_str_eq(text, "{\"key\":\"comm\",\"total\":6,\"rows\":[{\"value\":\"cmd\",\"name\":null,\"samples\":3,"
+			 "\"period\":3},{\"value\":\"sh\",\"name\":null,\"samples\":3,\"period\":3}]}\n");
+	free(text);
+	cr_assert_eq(ui_filter__apply(p, NULL, &f, 1, &w), 0);
+	cr_assert_eq(ui_render__folded(w, &text, &len), 0);
+	cr_assert_str_eq(text, "sh;main;z 2\nsh;y 1\n");
+	free(text);
+	cr_assert_eq(profile__stats(w)->samples, 3);
+	cr_assert_eq(profile__stats(w)->period, 3);
+	profile__free(w);
+	profile__free(p);
+}
