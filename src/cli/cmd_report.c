@@ -170,6 +170,19 @@ static int on_sample(struct report *r, const struct perf_event_header *ev, uint6
 		return 0;       /* a counting-only event */
 	if (r->only >= 0 && a != perf_reader__attr(r->reader, (size_t)r->only))
 		return 0;       /* not the --event asked for */
+	if ((s.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_GUEST_KERNEL ||
+	    (s.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_GUEST_USER) {
+		/*
+		 * A guest's code (a qemu/KVM vCPU thread running its VM): not this host's,
+		 * nothing here can name it; perf report and perf script leave such samples
+		 * out without --guest, and so does prof report, counting them.
+		 */
+		e = event_of(r, a);
+		if (!e)
+			return -ENOMEM;
+		e->guest++;
+		return 0;
+	}
 	if (r->dwarf)           /* with -g only */
 		dwarf_stacks__unwind(r->dwarf, &a->attr, &s);
 	e = event_of(r, a);

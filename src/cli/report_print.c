@@ -88,6 +88,9 @@ static void print_header(const struct report *r, const struct report_event *e)
 	}
 	if (e->filtered)
 		printf("# filtered out: %" PRIu64 " samples\n", e->filtered);
+	if (e->guest)
+		printf("# guest: %" PRIu64 " samples of virtual machines' guests left out (not this host's code; "
+		       "perf report leaves them out too, without --guest)\n", e->guest);
 	if (st->cut_samples)
 		printf("# cut: %" PRIu64 " samples beyond %s, shown as [cut]\n", st->cut_samples,
 		       st->cut_by_budget ? "the report's memory budget" : "--max-stacks");
@@ -296,6 +299,8 @@ static void print_json_event(const struct report *r, const struct report_event *
 	printf(",\"samples\":%" PRIu64 ",\"period\":%" PRIu64, st->samples, st->period);
 	if (e->filtered)
 		printf(",\"filtered\":%" PRIu64, e->filtered);
+	if (e->guest)
+		printf(",\"guest\":%" PRIu64, e->guest);
 	printf(",\"cut\":%" PRIu64 ",\"rows\":[", st->cut_samples);
 	for (size_t i = 0; i < nr && !row_hidden(r, e, &rows[i], i); i++) {
 		printf("%s{\"overhead\":%.4f,\"samples\":%" PRIu64 ",\"period\":%" PRIu64, i ? "," : "",

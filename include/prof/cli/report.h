@@ -32,6 +32,7 @@ struct report_event {
 	size_t attr;                    /* its index among the file's attrs */
 	struct profile *prof;           /* its samples, by the facts the output needs and the stack */
 	uint64_t samples, filtered, first_time, last_time;
+	uint64_t guest;         /* samples in a virtual machine's guest, left out as perf does */
 };
 
 /* The containers of the file --container met, to tell it matched one (interned
