@@ -51,6 +51,9 @@ int v8_scope_info__parse(const uint64_t *slots, size_t n, int64_t ncl, int64_t f
 	locals = v8__smi(slots[ncl]);
 	if (locals < 0 || locals > MAX_CONTEXT_LOCALS)
 		return REFUSE("a ScopeInfo with more context locals than prof reads");
+	/* at most: the locals' names and infos, a saved class variable, the function
+	 * variable, the inferred name, the positions */
+	NEED(i + 2 * (size_t)locals + 7);
 	if (locals) {
 		/* their names inline (Strings), or one hash table (no String) */
 		if ((s = string_at(slots, n, i, is_string, ctx, why)) < 0)
@@ -151,6 +154,7 @@ static int scope_info(const struct node_v8 *v, uint64_t tagged, struct v8_scope_
 	int err;
 
 	for (int tries = 0; tries < 2; tries++) {
+		/* the second read is sized by what the first said it needs */
 		free(slots);
 		if (!(slots = malloc(n * 8)))
 			return -ENOMEM;
@@ -355,12 +359,17 @@ int js_frame__read(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_
 	if (sp && sp > fp + (uint64_t)m[VF_CONTEXT_OR_TYPE])
 		return REFUSE("a frame whose fixed slots are not pushed yet (its prologue)");
 	if (!(ctx & 1)) {
-		/* V8's frame type marker: the type shifted past the Smi tag */
-		if (ctx >> 1 >= V8_FRAME_TYPES)
-			return REFUSE("a frame whose type slot is neither a Context nor a frame type");
+		/* V8's frame type marker: the type shifted past the Smi tag.  Native code's
+		 * frame may hold the same small even word there, so a marker is believed
+		 * only in a frame a JavaScript frame's saved frame pointer led to (V8's
+		 * code made it), never at the top of a stack. */
+		if (sp)
+			return REFUSE("a V8 frame type at the top of the stack (native code's frame could hold it)");
+		if (ctx >> 1 >= V8_FRAME_TYPES || !v->m.frame_type[ctx >> 1][0])
+			return REFUSE("a frame whose type slot is neither a Context nor a frame type this V8 names");
 		ret->kind = JS_FRAME_V8;
 		ret->marker = (int)(ctx >> 1);
-		ret->marker_name = v->m.frame_type[ret->marker][0] ? v->m.frame_type[ret->marker] : NULL;
+		ret->marker_name = v->m.frame_type[ret->marker];
 		return 0;
 	}
 	ret->kind = JS_FRAME_JS;

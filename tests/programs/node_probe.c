@@ -5,25 +5,28 @@
  *   describe PID        finds V8 in PID (node or libnode.so), reads and checks its
  *                       metadata and prints the object, the count of v8dbg_*
  *                       symbols and the items prof uses, or the one line refusing it
- *   stacks PID N [MS]   N times, every MS ms (default 20): stops the main thread
+ *   stacks PID N [MS [live]]
+ *                       N times, every MS ms (default 20): stops the main thread
  *                       (PTRACE_SEIZE once, then PTRACE_INTERRUPT: no signal is sent
- *                       to the program), takes its registers, lets it run on, and walks
- *                       the frame pointers from rbp, naming each frame from the
- *                       process's memory as it runs on (process_vm_readv): one line
- *                       per sample, frames innermost first, '|'-separated:
+ *                       to the program), takes its registers, walks the frame
+ *                       pointers from rbp naming each frame from the process's
+ *                       memory (process_vm_readv), and lets it run on: one line per
+ *                       sample, frames innermost first, '|'-separated:
  *                         js NAME (FILE:LINE:COL) interpreted|compiled
  *                         v8 FRAMETYPE          (V8's own frames: entry, exit, stub)
  *                         stop: WHY             (a frame refused: the walk ends)
- *                       The registers are those of the instant the thread stopped;
- *                       the frames are read after it runs on, as a profiler's sample
- *                       path will read them: a frame that changed in between is what
- *                       the checks are for.
+ *                       With live, the thread runs on before its frames are read:
+ *                       the registers are the stop's, the stack is read as it changes
+ *                       (what a sample path that read the stack late would see: the
+ *                       frames then no longer belong to the registers' instant, and
+ *                       checks on each frame alone cannot tell; frames.sh counts it).
  *
  * Exit 0, 2 (usage, a failure, or V8 refused: the reason on stderr), 77 (no V8 in PID).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +71,7 @@ static void print_frame(const struct js_frame *f)
 	const struct js_function *fn = &f->fn;
 
 	if (f->kind == JS_FRAME_V8) {
-		if (f->marker_name)
-			printf("v8 %s", f->marker_name);
-		else
-			printf("v8 frame type %d", f->marker);
+		printf("v8 %s", f->marker_name);
 		return;
 	}
 	printf("js %s (", fn->anonymous ? "(anonymous)" : fn->name);
@@ -103,7 +103,7 @@ static void walk(const struct node_v8 *v, const struct user_regs_struct *r)
 			break;
 		}
 		print_frame(&f);
-		if (f.kind == JS_FRAME_V8 && f.marker_name && strcmp(f.marker_name, "EntryFrame") == 0) {
+		if (f.kind == JS_FRAME_V8 && strcmp(f.marker_name, "EntryFrame") == 0) {
 			/* native code called into JavaScript here: its frames need more than rbp */
 			printf(" | stop: native code above the entry frame");
 			break;
@@ -117,7 +117,7 @@ static void walk(const struct node_v8 *v, const struct user_regs_struct *r)
 	printf("\n");
 }
 
-static int stacks(pid_t pid, const struct node_v8 *v, int n, int ms)
+static int stacks(pid_t pid, const struct node_v8 *v, int n, int ms, bool live)
 {
 	struct timespec pause = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	int status;
@@ -141,11 +141,14 @@ static int stacks(pid_t pid, const struct node_v8 *v, int n, int ms)
 			fprintf(stderr, "node-probe: PTRACE_GETREGS: %s\n", strerror(errno));
 			return 2;
 		}
+		printf("sample %d: ", i);
+		if (!live)
+			walk(v, &r);
 		/* a signal-delivery stop passes its signal on; a group stop or the
 		 * interrupt's own stop passes none */
 		ptrace(PTRACE_CONT, pid, 0, (status >> 8) == SIGTRAP || (status >> 16) ? 0 : WSTOPSIG(status));
-		printf("sample %d: ", i);
-		walk(v, &r);
+		if (live)
+			walk(v, &r);
 		fflush(stdout);
 		nanosleep(&pause, NULL);
 	}
@@ -164,7 +167,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || (strcmp(argv[1], "describe") != 0 && strcmp(argv[1], "stacks") != 0) ||
 	    (strcmp(argv[1], "stacks") == 0 && argc < 4)) {
-		fprintf(stderr, "usage: prof-node-probe describe PID | stacks PID N [MS]\n");
+		fprintf(stderr, "usage: prof-node-probe describe PID | stacks PID N [MS [live]]\n");
 		return 2;
 	}
 	pid = atoi(argv[2]);
@@ -181,5 +184,5 @@ int main(int argc, char **argv)
 		describe(&v);
 		return 0;
 	}
-	return stacks(pid, &v, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 20);
+	return stacks(pid, &v, atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 20, argc > 5 && strcmp(argv[5], "live") == 0);
 }

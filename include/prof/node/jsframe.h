@@ -66,7 +66,7 @@ struct js_frame {
 	uint64_t fp, caller_fp, return_address;
 	/* JS_FRAME_V8: */
 	int marker;
-	const char *marker_name;        /* the build's frametype_* name, NULL unknown */
+	const char *marker_name;        /* the build's frametype_* name */
 	/* JS_FRAME_JS: */
 	uint64_t function, shared;
 	enum js_tier tier;              /* interpreted: its own bytecode in the frame */
@@ -77,7 +77,9 @@ struct js_frame {
 /*
  * Read the frame at fp.  sp: for the innermost frame, the thread's stack pointer (a
  * slot below it is not pushed yet: the function is in its prologue, and the slot
- * holds an older frame's word); 0 for a caller's frame.  0 with *ret; -EINVAL with why
+ * holds an older frame's word); 0 for a frame a verified frame's saved frame pointer
+ * led to.  A V8 frame (a type marker) is read only in the latter: at the top of a
+ * stack, native code's frame could hold the same word.  0 with *ret; -EINVAL with why
  * when the frame does not check out; -errno of a read.
  */
 int js_frame__read(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_frame *ret, const char **why);
