@@ -127,13 +127,15 @@ bool v8_meta__note(struct v8_meta *m, const char *name, int64_t value)
 	for (int i = 0; i < V8_ITEMS; i++) {
 		int alt = alt_of(wants[i].names, name);
 
+		if (alt < 0)
+			continue;
+		used = true;
 		/* the first name listed wins where a build has two */
-		if (alt < 0 || (m->found[i] && m->alt[i] <= alt))
+		if (m->found[i] && m->alt[i] < alt)
 			continue;
 		m->v[i] = value;
 		m->found[i] = true;
 		m->alt[i] = (uint8_t)alt;
-		used = true;
 	}
 	return used;
 }

@@ -51,7 +51,7 @@ probe() {
 run() {
 	local what=$1 pid; shift
 	for mode in strict live; do
-		"$@" "$TMP/shape.js" 8 >"$TMP/out" 2>&1 &
+		"$@" "$TMP/shape.js" 120 >"$TMP/out" 2>&1 &
 		pid=$!
 		pids+=("$pid")
 		for _ in $(seq 100); do grep -q ready "$TMP/out" && break; sleep 0.1; done
