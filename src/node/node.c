@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include "prof/node/node.h"
 #include "prof/sys/procfs.h"
 #include "prof/sys/task_file.h"
+
+#define MAPS_MAX (64u << 20)     /* a process with more maps text than this is refused */
 
 bool node__looks_like(const char *path)
 {
@@ -173,17 +176,12 @@ int node__find(int32_t pid, v8_read_fn read, void *ctx, struct node_v8 *ret, cha
 {
 	char path[64];
 	_cleanup_free_ char *maps = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err;
+	ssize_t n;
 
 	why[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (!(f = fopen(path, "re")))
-		return errno == ENOENT ? -ESRCH : -errno;
-	err = getdelim(&maps, &len, '\0', f) < 0 ? (feof(f) ? -ESRCH : -errno) : 0;
-	fclose(f);
-	if (err < 0)
-		return err;
+	n = read_file_full(AT_FDCWD, path, MAPS_MAX, &maps);
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
 	return node__find_in_maps(pid, maps, read, ctx, ret, why, why_len);
 }
