@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Finding a process's V8 and reading its metadata: see include/prof/node/node.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "prof/base/util.h"
+#include "prof/node/node.h"
+#include "prof/sys/procfs.h"
+#include "prof/sys/task_file.h"
+
+#define MAPS_MAX (64u << 20)     /* a process with more maps text than this is refused */
+
+bool node__looks_like(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	if (strcmp(b, "node") == 0 || strcmp(b, "nodejs") == 0)
+		return true;
+	if (strncmp(b, "node", 4) == 0 && b[4]) {
+		for (const char *p = b + 4; *p; p++)
+			if (!isdigit((unsigned char)*p))
+				return false;
+		return true;
+	}
+	if (strncmp(b, "libnode.so", 10) != 0)
+		return false;
+	for (const char *p = b + 10; *p; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			return false;
+	return true;
+}
+
+/* The int at address addr (as linked) of the file: its section's bytes, 0 in .bss. */
+static bool value_at(Elf *elf, uint64_t addr, int64_t *ret)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		int32_t v;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || addr < sh.sh_addr ||
+		    addr + 4 > sh.sh_addr + sh.sh_size)
+			continue;
+		if (sh.sh_type == SHT_NOBITS) {
+			*ret = 0;
+			return true;
+		}
+		if (!(d = elf_getdata(scn, NULL)) || !d->d_buf || addr - sh.sh_addr + 4 > d->d_size)
+			return false;
+		memcpy(&v, (const char *)d->d_buf + (addr - sh.sh_addr), 4);
+		*ret = v;
+		return true;
+	}
+	return false;
+}
+
+int node__read_meta(int fd, struct v8_meta *ret)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	unsigned found = 0;
+
+	v8_meta__init(ret);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return -EINVAL;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int64_t v;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || sym.st_size != 4 ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || strncmp(name, "v8dbg_", 6) != 0 ||
+			    !value_at(elf, sym.st_value, &v))
+				continue;
+			v8_meta__note(ret, name, v);
+			found++;
+		}
+	}
+	elf_end(elf);
+	return found ? 0 : -ENOENT;
+}
+
+/* Judge the object of mapping m (its path NUL-terminated in path): 0, -ENOENT (no
+ * metadata: look further), -ENOTSUP (why), -errno. */
+static int judge(int32_t pid, const struct proc_map *m, const char *path, bool same_ns, struct node_v8 *ret,
+		 char *why, size_t why_len)
+{
+	struct task_file f = { .pid = pid, .start = m->start, .end = m->end, .path = path, .maj = m->maj,
+			       .min = m->min, .ino = m->ino };
+	enum task_file_way way;
+	bool refused;
+	int fd, err;
+
+	fd = task_file__open(&f, same_ns ? TASK_FILE_TRY_HOST : 0, &way, &refused);
+	if (fd < 0) {
+		snprintf(why, why_len, "%s: could not be opened (%s)", path, strerror(-fd));
+		return fd;
+	}
+	err = node__read_meta(fd, &ret->m);
+	close(fd);
+	if (err < 0)
+		return err == -EINVAL ? -ENOENT : err;
+	snprintf(ret->path, sizeof(ret->path), "%s", path);
+	if ((err = v8_meta__check(&ret->m, why, why_len)) < 0) {
+		char tail[200];
+
+		snprintf(tail, sizeof(tail), "%s", why);
+		snprintf(why, why_len, "%s: a V8 prof cannot check: %s", path, tail);
+	}
+	return err;
+}
+
+int node__find_in_maps(int32_t pid, const char *maps, v8_read_fn read, void *ctx, struct node_v8 *ret, char *why,
+		       size_t why_len)
+{
+	struct task_ns mine, its;
+	bool same_ns = task_file__mnt_ns(0, &mine) == 0 && task_file__mnt_ns(pid, &its) == 0 &&
+		       mine.dev == its.dev && mine.ino == its.ino;
+	char seen[256] = "";
+
+	why[0] = '\0';
+	ret->read = read;
+	ret->ctx = ctx;
+	for (const char *line = maps; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		struct proc_map m;
+		char path[256];
+
+		if (procfs__parse_maps_line(line, len, &m) == 0 && m.path_len && m.path_len < sizeof(path) &&
+		    (m.prot & PROT_EXEC)) {
+			memcpy(path, m.path, m.path_len);
+			path[m.path_len] = '\0';
+			if (node__looks_like(path) && strcmp(path, seen) != 0) {
+				int err = judge(pid, &m, path, same_ns, ret, why, why_len);
+
+				if (err != -ENOENT)
+					return err;
+				snprintf(seen, sizeof(seen), "%s", path);
+			}
+		}
+		line = nl ? nl + 1 : line + len;
+	}
+	if (seen[0]) {
+		snprintf(why, why_len, "%s: a node without V8's postmortem metadata (no v8dbg_* symbols)", seen);
+		return -ENOTSUP;
+	}
+	return -ENOENT;
+}
+
+int node__find(int32_t pid, v8_read_fn read, void *ctx, struct node_v8 *ret, char *why, size_t why_len)
+{
+	char path[64];
+	_cleanup_free_ char *maps = NULL;
+	ssize_t n;
+
+	why[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	n = read_file_full(AT_FDCWD, path, MAPS_MAX, &maps);
+	if (n < 0)
+		return n == -ENOENT ? -ESRCH : (int)n;
+	return node__find_in_maps(pid, maps, read, ctx, ret, why, why_len);
+}
