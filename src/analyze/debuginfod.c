@@ -51,6 +51,8 @@ bool debuginfod__setup(const char *urls, unsigned int timeout, bool trust_env)
 	else
 		set_default("DEBUGINFOD_TIMEOUT", DEBUGINFOD_DEFAULT_TIMEOUT, trust_env);
 	set_default("DEBUGINFOD_MAXTIME", DEBUGINFOD_DEFAULT_MAXTIME, trust_env);
+	/* libdebuginfod tries a server 3 times by default: 3 timeouts for a hung one */
+	set_default("DEBUGINFOD_RETRY_LIMIT", DEBUGINFOD_DEFAULT_RETRY_LIMIT, trust_env);
 	set_default("DEBUGINFOD_MAXSIZE", DEBUGINFOD_DEFAULT_MAXSIZE, trust_env);
 	return debuginfod__on();
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <dwarf.h>
+#include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -99,12 +100,15 @@ struct symbols {
 	struct symbols_stats st;
 	struct debuginfod_stats dbgd;   /* what libdwfl asked debuginfod for */
 	struct hashtable dbgd_seen;     /* of struct seen_id: the build ids counted there */
+	bool dbgd_skip;                 /* the build id find_debuginfo looks up now was
+					 * asked already, in vain: no server is asked again */
 };
 
-/* A build id counted in dbgd (an object opened again, lean, is not asked again). */
+/* A build id counted in dbgd (an object opened again, lean, is not counted again). */
 struct seen_id {
 	uint8_t len;
 	uint8_t id[20];
+	bool found;
 };
 
 /*
@@ -146,9 +150,14 @@ static void debuginfod_seen(struct symbols *s, const unsigned char *bid, int len
 	struct seen_id k = { .len = (uint8_t)MIN((size_t)len, sizeof(k.id)) };
 	bool created = false;
 
+	struct seen_id *e;
+
 	memcpy(k.id, bid, k.len);
-	if (!hashtable__insert(&s->dbgd_seen, hash__bytes(k.id, k.len), &k, &created) || !created)
+	e = hashtable__insert(&s->dbgd_seen, hash__bytes(k.id, k.len), &k, &created);
+	if (!e || !created)
 		return;
+	*e = k;
+	e->found = r >= 0 && !refused;
 	if (refused) {
 		s->dbgd.asked++;
 		s->dbgd.refused++;
@@ -174,13 +183,26 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	struct symbols *s = *userdata;
 	const unsigned char *bid = NULL;
 	GElf_Addr vaddr;
-	int r = privs__as_user(debuginfo_as_user, &c), len;
+	int r, len = dwfl_module_build_id(mod, &bid, &vaddr);
 
+	if (s && len > 0) {
+		/* libdwfl looks again for DWARF after the symbol table (and again for a lean
+		 * reader's object read anew): a server that failed or had nothing is not
+		 * asked again, which a hung one would make seconds each (dwfl_progress) */
+		struct seen_id k = { .len = (uint8_t)MIN((size_t)len, sizeof(k.id)) };
+		const struct seen_id *e;
+
+		memcpy(k.id, bid, k.len);
+		e = hashtable__find(&s->dbgd_seen, hash__bytes(k.id, k.len), &k);
+		s->dbgd_skip = e && !e->found;
+	}
+	r = privs__as_user(debuginfo_as_user, &c);
+	if (s)
+		s->dbgd_skip = false;
 	if (r < 0)
 		return -1;
 	/* libdebuginfod's answer: an fd without a name (libdwfl passes it none), or -errno */
 	if ((c.fd >= 0 && !*debuginfo_file_name) || c.fd < -1) {
-		len = dwfl_module_build_id(mod, &bid, &vaddr);
 		if (c.fd >= 0 && (len <= 0 || !debuginfod__matches(c.fd, bid, (size_t)len))) {
 			if (len > 0)
 				debuginfod__forget(c.fd, bid, (size_t)len);
@@ -193,6 +215,16 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		}
 	}
 	return c.fd < 0 ? -1 : c.fd;
+}
+
+/* libdebuginfod's progress callback on libdwfl's client: non-zero ends the query. */
+static int dwfl_progress(debuginfod_client *dc, long a, long b)
+{
+	const struct symbols *s = debuginfod_get_user_data(dc);
+
+	(void)a;
+	(void)b;
+	return s && s->dbgd_skip;
 }
 
 static const Dwfl_Callbacks callbacks = {
@@ -320,6 +352,14 @@ static int report_fd(struct symbols *s, struct dso_entry *d, const char *file, i
 		dwfl_end(d->dwfl);
 	d->mod = NULL;
 	d->dwfl = dwfl_begin(&callbacks);
+	if (d->dwfl && debuginfod__on()) {
+		debuginfod_client *dc = dwfl_get_debuginfod_client(d->dwfl);
+
+		if (dc) {
+			debuginfod_set_user_data(dc, s);
+			debuginfod_set_progressfn(dc, dwfl_progress);
+		}
+	}
 	if (!d->dwfl || fd < 0) {
 		if (fd >= 0)
 			close(fd);

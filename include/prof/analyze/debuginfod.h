@@ -20,6 +20,7 @@
 #define DEBUGINFOD_DEFAULT_TIMEOUT 5            /* s: DEBUGINFOD_TIMEOUT, libdebuginfod's is 90 */
 #define DEBUGINFOD_DEFAULT_MAXTIME 30           /* s: DEBUGINFOD_MAXTIME, one file's whole transfer */
 #define DEBUGINFOD_DEFAULT_MAXSIZE (1u << 30)   /* bytes: DEBUGINFOD_MAXSIZE, one file */
+#define DEBUGINFOD_DEFAULT_RETRY_LIMIT 0        /* DEBUGINFOD_RETRY_LIMIT: libdebuginfod's is 2 */
 #define DEBUGINFOD_KEEP_BUDGET 30               /* s: all of prof record's fetches at its end */
 
 /* What was asked of the servers: one count per build id, its first answer. */

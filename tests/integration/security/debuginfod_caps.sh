@@ -23,15 +23,9 @@ export HOME=$TMP/root-home
 "$PROF" record -q -o "$TMP/u/spin.data" -- "$TMP/bin/spin" >/dev/null 2>"$TMP/err" || fail "prof record: $(cat "$TMP/err")"
 chown "$U" "$TMP/u/spin.data"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 -m http.server -b 127.0.0.1 -d "$TMP/www" "$port" >"$TMP/www.log" 2>&1 &
-www=$!
-cleanup_hooks+=("kill $www; wait $www 2>/dev/null")
-for i in $(seq 50); do
-	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-	sleep 0.1
-done
-base=$(grep -c 'GET /buildid/' "$TMP/www.log")
+http_dir "$TMP/www"
+port=$http_port
+base=$(grep -c 'GET /buildid/' "$TMP/http-$port.log")
 printf '[symbols]\ndebuginfod_urls = http://127.0.0.1:%s\n' "$port" >"$TMP/u/.config/prof/prof.conf"
 chown "$U" "$TMP/u/.config/prof/prof.conf"
 report_as_user() {      # $1: the prof copy; the user's environment names the server
@@ -41,13 +35,13 @@ report_as_user() {      # $1: the prof copy; the user's environment names the se
 # with capabilities: neither the environment's server nor the user's file's
 report_as_user "$TMP/capbin/prof" "http://127.0.0.1:$port" || fail "prof report (capabilities): $(cat "$TMP/err")"
 report_as_user "$TMP/capbin/prof" "" || fail "prof report (capabilities, own prof.conf): $(cat "$TMP/err")"
-[ "$(grep -c 'GET /buildid/' "$TMP/www.log")" -eq "$base" ] ||
-	fail "a prof with capabilities asked the user's server: $(grep 'GET /buildid/' "$TMP/www.log" | tail -3)"
+[ "$(grep -c 'GET /buildid/' "$TMP/http-$port.log")" -eq "$base" ] ||
+	fail "a prof with capabilities asked the user's server: $(grep 'GET /buildid/' "$TMP/http-$port.log" | tail -3)"
 grep -q debuginfod "$TMP/err" && fail "a prof with capabilities says it asked: $(cat "$TMP/err")"
 # without: the user's own choice is theirs
 report_as_user "$TMP/bin/prof" "http://127.0.0.1:$port" || fail "prof report: $(cat "$TMP/err")"
-grep -q "GET /buildid/$(readelf -n "$TMP/bin/spin" | awk '/Build ID/ { print $3 }')/debuginfo" "$TMP/www.log" ||
-	fail "the control: the user's own prof did not ask their server: $(cat "$TMP/www.log")"
+grep -q "GET /buildid/$(readelf -n "$TMP/bin/spin" | awk '/Build ID/ { print $3 }')/debuginfo" "$TMP/http-$port.log" ||
+	fail "the control: the user's own prof did not ask their server: $(cat "$TMP/http-$port.log")"
 grep -q "prof report: debuginfod (http://127.0.0.1:$port): asked [0-9]*: found 0, not found [1-9]" "$TMP/err" ||
 	fail "the control: prof report's line: $(cat "$TMP/err")"
 pass "a prof with capabilities asks no server the user names; the user's own prof does"
