@@ -166,7 +166,37 @@ static void debuginfod_seen(struct symbols *s, const unsigned char *bid, int len
 	}
 }
 
+/* The file opened as the user (see find_debuginfo), handed to libdwfl by fd. */
+static int open_object(void *arg);
+
 /*
+ * The debug file prof record kept for build id (bid, len) in perf's build-id cache
+ * (.build-id/xx/yyyy/debug: a server's, or a stripped Go program's symbol table),
+ * opened as the user, with that build id; its name in *ret_name.  -1 when none.
+ */
+static int cached_debug(const struct symbols *s, const unsigned char *bid, int len, char **ret_name)
+{
+	struct build_id b = { .size = (uint8_t)MIN((size_t)len, sizeof(b.data)) };
+	char path[PATH_MAX];
+	int fd;
+
+	memcpy(b.data, bid, b.size);
+	if (!s->cache_dir[0] || !build_id_cache__elf_path(s->cache_dir, &b, path, sizeof(path)) ||
+	    strlen(path) + 2 >= sizeof(path))
+		return -1;
+	strcpy(strrchr(path, '/') + 1, "debug");
+	fd = privs__as_user(open_object, path);
+	if (fd < 0)
+		return -1;
+	if (!debuginfod__matches(fd, bid, (size_t)len) || !(*ret_name = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The debug file prof record kept in the build-id cache, then
  * libdwfl's own search (the object's build id under /usr/lib/debug, its debuglink),
  * then libdebuginfod when DEBUGINFOD_URLS names a server (elfutils 0.188 calls it
  * from dwfl_standard_find_debuginfo).  A file from a server is used only with the
@@ -195,6 +225,12 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		memcpy(k.id, bid, k.len);
 		e = hashtable__find(&s->dbgd_seen, hash__bytes(k.id, k.len), &k);
 		s->dbgd_skip = e && !e->found;
+	}
+	/* not when libdwfl looks for a dwz alt file (a debuglink name without a CRC) */
+	if (s && len > 0 && !(debuglink_file && !debuglink_crc)) {
+		r = cached_debug(s, bid, len, debuginfo_file_name);
+		if (r >= 0)
+			return r;
 	}
 	r = privs__as_user(debuginfo_as_user, &c);
 	if (s)

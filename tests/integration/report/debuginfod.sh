@@ -7,8 +7,8 @@
 #   the programs stay [unknown];
 # - DEBUGINFOD_URLS set: prof record keeps each program's debug file in the build-id
 #   cache (its summary says asked/found), prof report names >= 95 % of each program's
-#   samples and says what it asked, perf report of prof's file names them too, and
-#   prof top names them;
+#   samples and says what it asked, perf report of prof's file names them too, so
+#   does prof report with no server (the kept file), and prof top names them;
 # - prof.conf's [symbols] debuginfod_urls does the same; a malformed line is named;
 # - a server answering another build's debug file for the build id (a plain HTTP
 #   server laid out as debuginfod's API) names nothing: 0 names taken, never a wrong
@@ -147,6 +147,12 @@ for p in "${progs[@]}"; do
 	# perf report of prof's file (Debian's perf has no debuginfod: the kept debug file)
 	perf_clean "$TMP/$p.perf" report -i "$TMP/$p.data" --stdio --no-children --sort dso,sym -g none -F sample,dso,sym -t '|'
 	check_named "$TMP/$p.perf" "$p" "perf report of prof's file" perf
+	# the kept debug file names it for prof report too, with no server and no request
+	rm -rf "$XDG_CACHE_HOME/debuginfod_client"
+	before=$(requests)
+	"$PROF" report -i "$TMP/$p.data" --sort dso,sym -F json >"$TMP/$p.kept.json" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+	check_named "$TMP/$p.kept.json" "$p" "no server, the debug file prof record kept"
+	[ "$(requests)" -eq "$before" ] || fail "prof report without DEBUGINFOD_URLS asked the server"
 done
 
 # ---- prof.conf's [symbols] instead of the environment; a bad line named --------------
