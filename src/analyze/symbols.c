@@ -174,10 +174,14 @@ static int open_object(void *arg);
  * (.build-id/xx/yyyy/debug: a server's, or a stripped Go program's symbol table),
  * opened as the user, with that build id; its name in *ret_name.  -1 when none.
  */
-static int cached_debug(const struct symbols *s, const unsigned char *bid, int len, char **ret_name)
+static int cached_debug(const struct symbols *s, Dwfl_Module *mod, const unsigned char *bid, int len,
+			char **ret_name)
 {
 	struct build_id b = { .size = (uint8_t)MIN((size_t)len, sizeof(b.data)) };
+	struct gopclntab *t = NULL;
 	char path[PATH_MAX];
+	Dwarf_Addr bias;
+	Elf *elf;
 	int fd;
 
 	memcpy(b.data, bid, b.size);
@@ -188,6 +192,15 @@ static int cached_debug(const struct symbols *s, const unsigned char *bid, int l
 	fd = privs__as_user(open_object, path);
 	if (fd < 0)
 		return -1;
+	/* a Go program's is the symbol table prof made of its own table, which names it
+	 * better (lines, inline frames: elf_funcs__add_go keeps it when no debug file
+	 * gives a .symtab) */
+	elf = dwfl_module_getelf(mod, &bias);
+	if (elf && gopclntab__from_elf(elf, &t) == 0) {
+		gopclntab__free(t);
+		close(fd);
+		return -1;
+	}
 	if (!debuginfod__matches(fd, bid, (size_t)len) || !(*ret_name = strdup(path))) {
 		close(fd);
 		return -1;
@@ -228,7 +241,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	}
 	/* not when libdwfl looks for a dwz alt file (a debuglink name without a CRC) */
 	if (s && len > 0 && !(debuglink_file && !debuglink_crc)) {
-		r = cached_debug(s, bid, len, debuginfo_file_name);
+		r = cached_debug(s, mod, bid, len, debuginfo_file_name);
 		if (r >= 0)
 			return r;
 	}

@@ -139,11 +139,6 @@ for p in "${progs[@]}"; do
 		fail "no debug file kept for $p ($bid): $(find "$HOME/.debug" | head)"
 	cmp -s "$HOME"/.debug/.build-id/"${bid:0:2}"/"${bid:2}"/debug "$TMP/srv/$p.debug" ||
 		fail "the debug file kept for $p is not the server's"
-	DEBUGINFOD_URLS=$URL "$PROF" report -i "$TMP/$p.data" --sort dso,sym -F json >"$TMP/$p.on.json" 2>"$TMP/err" ||
-		fail "prof report: $(cat "$TMP/err")"
-	check_named "$TMP/$p.on.json" "$p" "DEBUGINFOD_URLS"
-	grep -Eq "^prof report: debuginfod \($URL\): asked [0-9]+: found [1-9]" "$TMP/err" ||
-		fail "prof report says nothing of debuginfod: $(cat "$TMP/err")"
 	# perf report of prof's file (Debian's perf has no debuginfod: the kept debug file)
 	perf_clean "$TMP/$p.perf" report -i "$TMP/$p.data" --stdio --no-children --sort dso,sym -g none -F sample,dso,sym -t '|'
 	check_named "$TMP/$p.perf" "$p" "perf report of prof's file" perf
@@ -153,6 +148,13 @@ for p in "${progs[@]}"; do
 	"$PROF" report -i "$TMP/$p.data" --sort dso,sym -F json >"$TMP/$p.kept.json" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
 	check_named "$TMP/$p.kept.json" "$p" "no server, the debug file prof record kept"
 	[ "$(requests)" -eq "$before" ] || fail "prof report without DEBUGINFOD_URLS asked the server"
+	# without the kept file, prof report asks the server itself (and says so)
+	rm -f "$HOME"/.debug/.build-id/"${bid:0:2}"/"${bid:2}"/debug "$HOME/.debug$TMP/$p/$bid/debug"
+	DEBUGINFOD_URLS=$URL "$PROF" report -i "$TMP/$p.data" --sort dso,sym -F json >"$TMP/$p.on.json" 2>"$TMP/err" ||
+		fail "prof report: $(cat "$TMP/err")"
+	check_named "$TMP/$p.on.json" "$p" "DEBUGINFOD_URLS"
+	grep -Eq "^prof report: debuginfod \($URL\): asked [0-9]+: found [1-9]" "$TMP/err" ||
+		fail "prof report says nothing of debuginfod: $(cat "$TMP/err")"
 done
 
 # ---- prof.conf's [symbols] instead of the environment; a bad line named --------------
