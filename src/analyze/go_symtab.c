@@ -190,41 +190,10 @@ int64_t go_symtab__write(int fd, Elf *elf, const struct gopclntab *t, const stru
 	return r;
 }
 
-static int open_as_user(void *arg)
-{
-	int fd = open(arg, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/* The file of build id b (its copy in the cache, else path), opened as the user;
- * -errno when neither is there with that build id. */
-static int open_object(struct build_id_cache *c, const char *path, const struct build_id *b)
-{
-	char cached[PATH_MAX];
-	const char *at[2] = { NULL, path };
-
-	if (build_id_cache__elf_path(build_id_cache__dir(c), b, cached, sizeof(cached)))
-		at[0] = cached;
-	for (int i = 0; i < 2; i++) {
-		struct build_id got;
-		struct stat st;
-		int fd = at[i] ? privs__as_user(open_as_user, (void *)at[i]) : -ENOENT;
-
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && build_id__read_elf(fd, &got) == 0 &&
-		    got.size == b->size && !memcmp(got.data, b->data, b->size))
-			return fd;
-		close(fd);
-	}
-	return -ENOENT;
-}
-
 /* Keep the debug file of the object at path (build id b) if it is stripped Go. */
 static bool keep_one(struct build_id_cache *c, const char *path, const struct build_id *b)
 {
-	int fd = open_object(c, path, b), mfd = -1;
+	int fd = build_id_cache__open_object(c, path, b), mfd = -1;
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 	struct gopclntab *t = NULL;
 	enum build_id_cache_result res;
@@ -257,27 +226,23 @@ out:
 	return kept;
 }
 
+struct keep_ctx {
+	struct build_id_cache *c;
+	size_t kept;
+};
+
+static void keep_each(const char *path, const struct build_id *b, void *ctx)
+{
+	struct keep_ctx *k = ctx;
+
+	k->kept += keep_one(k->c, path, b);
+}
+
 size_t go_symtab__keep(struct build_id_cache *c, const void *build_ids, size_t len)
 {
-	const uint8_t *p = build_ids, *end = p + len;
-	struct perf_record_header_build_id e;
-	size_t kept = 0;
+	struct keep_ctx k = { c, 0 };
 
 	elf_version(EV_CURRENT);
-	for (; (size_t)(end - p) > sizeof(e); p += e.header.size) {
-		const char *path = (const char *)p + sizeof(e);
-		struct build_id b;
-		size_t max;
-
-		memcpy(&e, p, sizeof(e));
-		if (e.header.size <= sizeof(e) || e.header.size > (size_t)(end - p))
-			break;
-		max = e.header.size - sizeof(e);
-		b.size = (e.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? e.size : 20;
-		if (strnlen(path, max) == max || !b.size || b.size > BUILD_ID_MAX || path[0] != '/')
-			continue;       /* the kernel's, the vDSO's */
-		memcpy(b.data, e.data, b.size);
-		kept += keep_one(c, path, &b);
-	}
-	return kept;
+	build_id_cache__each_object(build_ids, len, keep_each, &k);
+	return k.kept;
 }

@@ -36,6 +36,7 @@
 #include "prof/sys/output_file.h"
 #include "prof/sys/procfs.h"
 #include "prof/sys/workload.h"
+#include "prof/analyze/debuginfod.h"
 
 /* What prof record adds to a session: the file it writes, and the workload. */
 struct recording {
@@ -271,6 +272,25 @@ static void keep_vdso(struct recording *r)
 }
 
 /* The features, build ids and prof's section after the data, then the header. */
+/*
+ * Each kept object without symbols gets the debug file debuginfod has for it
+ * (DEBUGINFOD_URLS: prof.conf(5)'s [symbols]) beside it in the build-id cache,
+ * where perf report finds it; after sampling, within a time budget.
+ */
+static void keep_debuginfod(struct recording *r, const struct feat_buf *bids)
+{
+	struct debuginfod_stats st = { 0 };
+	char line[256];
+
+	if (!debuginfod__on())
+		return;
+	debuginfod__keep(r->cache, bids->data, bids->len, DEBUGINFOD_KEEP_BUDGET, &st);
+	if ((st.asked || st.skipped) && !r->opts.quiet) {
+		debuginfod__describe(&st, line, sizeof(line));
+		fprintf(stderr, "prof: debuginfod (%s): %s\n", getenv("DEBUGINFOD_URLS"), line);
+	}
+}
+
 static int write_trailer(struct recording *r, int argc, char **argv)
 {
 	struct session_stats st;
@@ -317,6 +337,7 @@ static int write_trailer(struct recording *r, int argc, char **argv)
 		build_id_cache__add_paths(r->cache, bids.data, bids.len, NULL);
 		/* stripped Go named for perf too: a symbol table of its own, as its debug file */
 		go_symtab__keep(r->cache, bids.data, bids.len);
+		keep_debuginfod(r, &bids);
 	}
 	if (!err && bids.len)
 		err = bids.err ? bids.err : perf_writer__add_feature(r->writer, HEADER_BUILD_ID, bids.data, bids.len);

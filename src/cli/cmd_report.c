@@ -18,6 +18,8 @@
 #include "prof/cli/commands.h"
 #include "prof/analyze/dwarf_stacks.h"
 #include "prof/cli/daemon_report.h"
+#include "prof/cli/preflight.h"
+#include "prof/analyze/debuginfod.h"
 #include "prof/cli/report.h"
 #include "prof/output/folded.h"
 #include "prof/output/pprof.h"
@@ -687,9 +689,18 @@ void report__close(struct report *r)
 {
 	char cache[4096];
 
-	if (r->an.syms)
+	if (r->an.syms) {
+		struct debuginfod_stats dst;
+		char line[256];
+
 		symbols__for_each_refused(r->an.syms, say_refused,
 					  build_id_cache__default_dir(cache, sizeof(cache)) < 0 ? NULL : cache);
+		symbols__debuginfod_stats(r->an.syms, &dst);
+		if (dst.asked) {
+			debuginfod__describe(&dst, line, sizeof(line));
+			fprintf(stderr, "prof report: debuginfod (%s): %s\n", getenv("DEBUGINFOD_URLS"), line);
+		}
+	}
 	for (size_t i = 0; i < READER_MAX_ATTRS; i++) {
 		if (r->event_of[i])
 			profile__free(r->event_of[i]->prof);
@@ -835,6 +846,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
 	struct daemon_query dq = { 0 };         /* --daemon: profd's history instead of a file */
+	struct preflight pf;
 	_cleanup_close_ int in_fd = -1;
 	char errbuf[512], in_path[64];
 	bool sorted = false;
@@ -852,6 +864,11 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "prof report: %s\n", errbuf);
 		return EXIT_PROF_USAGE;
 	}
+	/* [symbols]: which debuginfod servers name objects (prof.conf(5)) */
+	preflight__init(&pf);
+	if (preflight__config(&pf, NULL))
+		fprintf(stderr, "prof report: going on without that configuration\n");
+	preflight__release(&pf);
 	in_fd = dq.on ? daemon_query__open(&dq, &r.o, in_path, sizeof(in_path))
 		      : open_input(r.o.input, in_path, sizeof(in_path));
 	if (in_fd >= 0 && report__open(&r, in_path, &sorted) == 0)

@@ -21,6 +21,8 @@
 #include "prof/cli/daemon_top.h"
 #include "prof/base/escape.h"
 #include "prof/analyze/analysis.h"
+#include "prof/analyze/debuginfod.h"
+#include "prof/analyze/symbols.h"
 #include "prof/analyze/model_reaper.h"
 #include "prof/analyze/attribution.h"
 #include "prof/analyze/profile.h"
@@ -524,6 +526,21 @@ static size_t render_python(struct top *t, const struct python_stats *py, const 
 	return n;
 }
 
+/* What debuginfod was asked for the objects named so far (DEBUGINFOD_URLS set). */
+static size_t render_debuginfod(struct top *t, size_t cols)
+{
+	struct debuginfod_stats st;
+	char line[320], what[256];
+
+	symbols__debuginfod_stats(t->an.syms, &st);
+	if (!st.asked)
+		return 0;
+	debuginfod__describe(&st, what, sizeof(what));
+	snprintf(line, sizeof(line), "debuginfod: %s", what);
+	put_line(t, cols, line);
+	return 1;
+}
+
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
@@ -556,6 +573,7 @@ static int render(struct top *t, uint64_t now)
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
 	head = render_python(t, ss.python, ss.python_hint, cols);
+	head += render_debuginfod(t, cols);
 	render_pressure(t, cols);
 	head += t->pressure.nr;
 	if (t->off) {

@@ -399,6 +399,64 @@ static int policy_key(struct parse_ctx *x, const char *name, const char *value)
 	return bad(x, "unknown key '%s' in [policy]", name);
 }
 
+/* ---- [symbols] ------------------------------------------------------------------- */
+
+/* debuginfod_urls: URLs separated by spaces, each http:// or https:// and no quote
+ * or control character (libdebuginfod splits them at spaces).  0 or -EINVAL. */
+static int check_urls(const char *v, char *why, size_t len)
+{
+	const char *p = v;
+
+	if (!v[strspn(v, " ")]) {
+		snprintf(why, len, "no URL");
+		return -EINVAL;
+	}
+	while (*(p += strspn(p, " "))) {
+		size_t n = strcspn(p, " ");
+
+		if (strncmp(p, "http://", 7) && strncmp(p, "https://", 8)) {
+			snprintf(why, len, "'%.*s' is not an http:// or https:// URL", (int)MIN(n, 80), p);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)p[i] < 0x21 || p[i] == '"' || p[i] == '\'' || p[i] == 0x7f) {
+				snprintf(why, len, "'%.*s' has a quote or control character", (int)MIN(n, 80), p);
+				return -EINVAL;
+			}
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * [symbols]: where names come from.  The system file's apply to everyone; a user's
+ * file's only to a prof not privileged for anyone else (preflight__debuginfod),
+ * so they are kept apart.
+ */
+static int symbols_key(struct parse_ctx *x, const char *name, const char *value)
+{
+	struct prof_symbols_config *y = x->allow_policy ? &x->c->symbols : &x->c->user_symbols;
+	char why[160];
+	uint64_t u;
+
+	if (!strcmp(name, "debuginfod_urls")) {
+		if (check_urls(value, why, sizeof(why)) < 0)
+			return bad(x, "bad debuginfod_urls: %s (servers' URLs separated by spaces, "
+				   "e.g. https://debuginfod.debian.net)", why);
+		return copy(y->debuginfod_urls, sizeof(y->debuginfod_urls), value) < 0
+			       ? bad(x, "debuginfod_urls too long")
+			       : 1;
+	}
+	if (!strcmp(name, "debuginfod_timeout")) {
+		if (parse_uint(value, 1, 600, &u) < 0)
+			return bad(x, "bad debuginfod_timeout '%s' (seconds a server may take to answer, 1 to 600)",
+				   value);
+		y->debuginfod_timeout = (unsigned int)u;
+		return 1;
+	}
+	return bad(x, "unknown key '%s' in [symbols]", name);
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse_ctx *x = user;
@@ -413,6 +471,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		return policy_key(x, name, value);
 	if (!strcmp(section, "daemon"))
 		return daemon_key(x, name, value);
+	if (!strcmp(section, "symbols"))
+		return symbols_key(x, name, value);
 	return bad(x, section[0] ? "unknown section [%s]" : "key '%s' outside a section", section[0] ? section : name);
 }
 

@@ -11,6 +11,7 @@
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
 #include "prof/sys/kernel.h"
+#include "prof/analyze/debuginfod.h"
 
 /* ---- privileges ------------------------------------------------------------ */
 
@@ -84,39 +85,70 @@ static int load(struct prof_config *cfg, const char *path, bool policy, bool saf
 	return 0;
 }
 
-/* The system file, then the user's (or --config).  0, or an exit code after a message. */
-static int load_files(struct preflight *p, const struct record_opts *o)
+/* A prof run by someone else than root with rights over others' processes. */
+static bool privileged_for_other(const struct privs *p)
+{
+	return p->uid != 0 && (p->perfmon || p->sys_admin || p->setuid);
+}
+
+/* The system file, then the user's (or config).  0, or an exit code after a message. */
+static int load_files(struct preflight *p, const char *config)
 {
 	/* A privileged prof run by someone else must not take settings from files
 	 * that someone else could have written. */
-	bool privileged_for_other = p->privs.uid != 0 && (p->privs.perfmon || p->privs.sys_admin || p->privs.setuid);
+	bool for_other = privileged_for_other(&p->privs);
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	char user_path[4096] = "";
 	int r;
 
 	config__defaults(&p->cfg);
-	if (o->config && p->privs.uid == 0)
-		return load(&p->cfg, o->config, true, false, false, false);     /* root's replaces the system file */
-	r = load(&p->cfg, PROF_SYSCONFDIR "/prof.conf", true, privileged_for_other, true, false);
+	if (config && p->privs.uid == 0)
+		return load(&p->cfg, config, true, false, false, false);        /* root's replaces the system file */
+	r = load(&p->cfg, PROF_SYSCONFDIR "/prof.conf", true, for_other, true, false);
 	if (r)
 		return r;
-	if (o->config)
-		snprintf(user_path, sizeof(user_path), "%s", o->config);
+	if (config)
+		snprintf(user_path, sizeof(user_path), "%s", config);
 	else if (xdg && xdg[0] == '/')
 		snprintf(user_path, sizeof(user_path), "%s/prof/prof.conf", xdg);
 	else if (home && home[0] == '/')
 		snprintf(user_path, sizeof(user_path), "%s/.config/prof/prof.conf", home);
-	return user_path[0] ? load(&p->cfg, user_path, false, false, !o->config, true) : 0;
+	return user_path[0] ? load(&p->cfg, user_path, false, false, !config, true) : 0;
+}
+
+void preflight__debuginfod(const struct preflight *p)
+{
+	/* the user's own choice (their environment, their file) only for a prof that
+	 * acts with their rights alone: a privileged one asks only what the operator set */
+	bool own = !privileged_for_other(&p->privs);
+	const struct prof_symbols_config *sys = &p->cfg.symbols, *user = &p->cfg.user_symbols;
+
+	debuginfod__setup(own && user->debuginfod_urls[0] ? user->debuginfod_urls : sys->debuginfod_urls,
+			  own && user->debuginfod_timeout ? user->debuginfod_timeout : sys->debuginfod_timeout, own);
+}
+
+int preflight__config(struct preflight *p, const char *config)
+{
+	int r;
+
+	if (privs__probe(&p->privs) < 0)
+		memset(&p->privs, 0, sizeof(p->privs));
+	r = load_files(p, config);
+	if (r)
+		config__defaults(&p->cfg);      /* said: none of it is used */
+	preflight__debuginfod(p);
+	return r;
 }
 
 /* Fill in what the command line left unset.  0, or an exit code after a message. */
 static int apply_config(struct preflight *p, struct record_opts *o)
 {
 	const struct prof_config *cfg = &p->cfg;
-	int r = load_files(p, o);
+	int r = load_files(p, o->config);
 
 	if (r)
 		return r;
+	preflight__debuginfod(p);
 	if (!o->event_given && cfg->event[0]) {
 		if (event_spec__parse(cfg->event, &o->events[0]) < 0)
 			return EXIT_PROF_USAGE;     /* checked when parsed */

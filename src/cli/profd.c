@@ -31,6 +31,7 @@
 #include "prof/cli/commands.h"
 #include "prof/cli/config.h"
 #include "prof/cli/preflight.h"
+#include "prof/analyze/debuginfod.h"
 #include "prof/cli/record_opts.h"
 #include "prof/cli/signals.h"
 #include "prof/daemon/daemon.h"
@@ -642,6 +643,11 @@ static int prepare(struct profd *p)
 	}
 	if (absent)
 		say(p, LOG_INFO, "no configuration file at %s: running on the built-in defaults", p->config_path);
+	/* profd names its samples on the thread that reads them: a server's answer (up to
+	 * DEBUGINFOD_TIMEOUT, per object) would stall sampling, so no debuginfod here,
+	 * whatever the environment it was started with says (profd(8)) */
+	if (debuginfod__setup(NULL, 0, false) || p->pf.cfg.symbols.debuginfod_urls[0])
+		say(p, LOG_INFO, "[symbols] debuginfod_urls is not used by profd (prof report and prof top use it)");
 	/* the daemon records every task: the policy's verdict is an admin's */
 	p->pf.verdict = (struct policy_verdict){ .admin = true, .kernel = true, .uid = getuid() };
 	return open_cgroup_root(&p->pf);

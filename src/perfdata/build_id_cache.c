@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "prof/base/util.h"
+#include "prof/perfdata/build_id.h"
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/perfdata/perf_data.h"
 #include "prof/perfdata/vdso.h"
@@ -488,6 +489,7 @@ int build_id_cache__add_paths(struct build_id_cache *c, const void *build_ids, s
 struct has_call {
 	const struct build_id_cache *c;
 	const struct build_id *b;
+	const char *base;               /* "elf", "debug" */
 };
 
 static int do_has(void *arg)
@@ -496,12 +498,71 @@ static int do_has(void *arg)
 	char path[PATH_MAX];
 	struct stat st;
 
-	if (!build_id_cache__elf_path(h->c->dir, h->b, path, sizeof(path)))
+	if (!build_id_cache__elf_path(h->c->dir, h->b, path, sizeof(path)) ||
+	    strlen(path) - 3 + strlen(h->base) >= sizeof(path))
 		return 0;
+	strcpy(strrchr(path, '/') + 1, h->base);
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 bool build_id_cache__has(struct build_id_cache *c, const struct build_id *b)
 {
-	return privs__as_user(do_has, &(struct has_call){ c, b }) == 1;
+	return privs__as_user(do_has, &(struct has_call){ c, b, "elf" }) == 1;
+}
+
+void build_id_cache__each_object(const void *build_ids, size_t len,
+				 void (*fn)(const char *path, const struct build_id *b, void *ctx), void *ctx)
+{
+	const uint8_t *p = build_ids, *end = p + len;
+	struct perf_record_header_build_id e;
+
+	for (; (size_t)(end - p) > sizeof(e); p += e.header.size) {
+		const char *path = (const char *)p + sizeof(e);
+		struct build_id b;
+		size_t max;
+
+		memcpy(&e, p, sizeof(e));
+		if (e.header.size <= sizeof(e) || e.header.size > (size_t)(end - p))
+			break;
+		max = e.header.size - sizeof(e);
+		b.size = (e.header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) ? e.size : 20;
+		if (strnlen(path, max) == max || !b.size || b.size > BUILD_ID_MAX || path[0] != '/')
+			continue;       /* the kernel's, the vDSO's */
+		memcpy(b.data, e.data, b.size);
+		fn(path, &b, ctx);
+	}
+}
+
+static int open_as_user(void *arg)
+{
+	int fd = open(arg, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int build_id_cache__open_object(const struct build_id_cache *c, const char *path, const struct build_id *b)
+{
+	char cached[PATH_MAX];
+	const char *at[2] = { NULL, path };
+
+	if (c && build_id_cache__elf_path(c->dir, b, cached, sizeof(cached)))
+		at[0] = cached;
+	for (int i = 0; i < 2; i++) {
+		struct build_id got;
+		struct stat st;
+		int fd = at[i] ? privs__as_user(open_as_user, (void *)at[i]) : -ENOENT;
+
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && build_id__read_elf(fd, &got) == 0 &&
+		    got.size == b->size && !memcmp(got.data, b->data, b->size))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+bool build_id_cache__has_debug(struct build_id_cache *c, const struct build_id *b)
+{
+	return privs__as_user(do_has, &(struct has_call){ c, b, "debug" }) == 1;
 }

@@ -77,6 +77,56 @@ pct_of() {
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
 near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
 
+# named_share FILE PROG [json|perf|top]: the samples in program PROG (its object's
+# base name) of a prof report -F json (json, the default), a perf report --stdio -F
+# sample,dso,sym -t '|' (perf), or prof top --stdio's last screen (top): "N NAMED
+# TOP1 TOP2", the two most sampled names in name order (Rust's legacy hash dropped).
+named_share() {
+	python3 - "$1" "$2" "${3:-json}" <<'PY'
+import json, re, sys
+path, prog, kind = sys.argv[1:4]
+rows = []                       # (samples, object, symbol)
+if kind == "json":
+    rows = [(r["samples"], r["dso"].rsplit("/", 1)[-1], r["sym"]) for r in json.load(open(path))["rows"]]
+elif kind == "perf":
+    for line in open(path):
+        f = line.rstrip("\n").split("|")
+        if len(f) >= 3 and f[0].strip().isdigit():
+            rows.append((int(f[0]), f[1].strip(), f[2].strip()[4:]))
+else:
+    for line in open(path).read().split("prof top:")[-1].splitlines():
+        m = re.match(r"\s*[\d.]+%\s+(\d+)\s+(\S+)\s+\[.\]\s+(.*)$", line)
+        if m:
+            rows.append((int(m.group(1)), m.group(2), m.group(3).strip()))
+n = 0
+named = {}
+for c, obj, sym in rows:
+    if obj != prog:
+        continue
+    n += c
+    sym = re.sub(r"::h[0-9a-f]{16}$", "", sym)
+    if not (sym.startswith("[unknown]") or sym.startswith("0x")):
+        named[sym] = named.get(sym, 0) + c
+print(n, sum(named.values()), " ".join(sorted(sorted(named, key=named.get, reverse=True)[:2])))
+PY
+}
+
+# http_dir DIR: a plain HTTP server of DIR on a free loopback port, stopped when the
+# test ends; its port in $http_port, its log (a line a request) in $TMP/http-PORT.log.
+http_dir() {
+	local pid
+	http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	python3 -m http.server -b 127.0.0.1 -d "$1" "$http_port" >"$TMP/http-$http_port.log" 2>&1 &
+	pid=$!
+	cleanup_hooks+=("kill $pid; wait $pid 2>/dev/null")
+	for _ in $(seq 50); do
+		python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
+			"http://127.0.0.1:$http_port/" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "the HTTP server of $1 did not start: $(cat "$TMP/http-$http_port.log")"
+}
+
 # A throwaway user, removed (with every process it has) when the test ends.
 make_user() {
 	local name=$1

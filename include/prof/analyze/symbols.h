@@ -136,6 +136,14 @@ struct symbols_stats {
 void symbols__stats(const struct symbols *s, struct symbols_stats *ret);
 
 /*
+ * What libdwfl asked debuginfod for (DEBUGINFOD_URLS set: objects without a local
+ * debug file), one count per build id; a file of another build id is refused and
+ * counted so, never used.
+ */
+struct debuginfod_stats;
+void symbols__debuginfod_stats(const struct symbols *s, struct debuginfod_stats *ret);
+
+/*
  * Load the running kernel's symbols from kallsyms text, relocated so that ref_addr
  * (the address of the reference symbol in the recording, e.g. _text) maps to this
  * kernel's.  0, or -ENOENT when the reference symbol is missing.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prof.conf (inih format): recording defaults in [record], the live aggregation's in
- * [aggregate], the access policy in [policy], profd's in [daemon].  The system file may set all; a user's
+ * [aggregate], the sources of names in [symbols], the access policy in [policy], profd's in [daemon].  The system file may set all; a user's
  * file (and --config for a user who is not root) may not set [policy].  Errors name file:line.
  */
 #ifndef PROF_CLI_CONFIG_H
@@ -42,6 +42,12 @@ struct prof_config {
 	bool user_kernel;               /* ordinary users get kernel samples and addresses */
 	uint64_t user_max_frequency;    /* highest sampling rate (Hz per CPU) for ordinary users */
 	uint32_t user_off_cpu_max_rate; /* highest --off-cpu-max-rate for ordinary users */
+	/* [symbols]: the system file's, and a user's own file's (which a prof privileged
+	 * for others ignores) */
+	struct prof_symbols_config {
+		char debuginfod_urls[CONFIG_MAX_LINE];  /* "" = unset */
+		unsigned int debuginfod_timeout;        /* s, 0 = prof's default */
+	} symbols, user_symbols;
 	/* [daemon]: profd, and where prof's --daemon clients find it (the system file only) */
 	struct prof_daemon_config {
 		char event[64];

@@ -40,6 +40,20 @@ void preflight__release(struct preflight *p);
  */
 int preflight__run(struct preflight *p, struct record_opts *o);
 
+/*
+ * The configuration alone (prof report's: no scope, no policy): the system file and
+ * the user's (or config), then preflight__debuginfod.  0, or an exit code after a
+ * message.
+ */
+int preflight__config(struct preflight *p, const char *config);
+
+/*
+ * [symbols]: DEBUGINFOD_URLS and its bounds set in the environment, from the user's
+ * environment or own file, else the system file; for a prof privileged for others
+ * (a capability install run by a user), the system file's only.  Before threads.
+ */
+void preflight__debuginfod(const struct preflight *p);
+
 /* The inputs of a session of o, over sink (ctx); workload: its corked child, or 0. */
 struct session_config preflight__session(const struct preflight *p, const struct record_opts *o,
 					 pid_t workload, session_sink_fn sink, void *ctx);

@@ -114,6 +114,22 @@ int build_id_cache__add_debug(struct build_id_cache *c, int fd, const char *path
  */
 int build_id_cache__add_paths(struct build_id_cache *c, const void *build_ids, size_t len, size_t *ret_linked);
 
+/* Whether the cache has a debug file for b (.build-id/xx/yyyy/debug), as the user sees it. */
+bool build_id_cache__has_debug(struct build_id_cache *c, const struct build_id *b);
+
+/*
+ * fn(path, build id, ctx) for each record of build_ids (len bytes of HEADER_BUILD_ID)
+ * that names a file by an absolute path (not the kernel's, nor the vDSO's).
+ */
+void build_id_cache__each_object(const void *build_ids, size_t len,
+				 void (*fn)(const char *path, const struct build_id *b, void *ctx), void *ctx);
+
+/*
+ * The file of build id b, opened read-only as the user: its copy in c (c may be
+ * NULL), else the file at path, each only when its build id is b.  An fd, or -ENOENT.
+ */
+int build_id_cache__open_object(const struct build_id_cache *c, const char *path, const struct build_id *b);
+
 /* Bytes copied in by c. */
 uint64_t build_id_cache__added(const struct build_id_cache *c);
 const char *build_id_cache__dir(const struct build_id_cache *c);

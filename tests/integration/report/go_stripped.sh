@@ -55,20 +55,7 @@ readelf -SW "$TMP/go-stripped" | grep -q '\.symtab' && fail "go build -s -w left
 readelf -SW "$TMP/go-noshdr" 2>&1 | grep -q 'no sections' || fail "the copy still has section headers"
 chmod +x "$TMP"/go-*
 
-share() {       # the share of a prof report's samples in the program named f(sym)
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
-mine = [r for r in rows if r["dso"].endswith("/" + sys.argv[2])]
-n = sum(r["samples"] for r in mine)
-named = {}
-for r in mine:
-    if not r["sym"].startswith("[unknown]"):
-        named[r["sym"]] = named.get(r["sym"], 0) + r["samples"]
-top = sorted(named, key=named.get, reverse=True)[:2]
-print(n, sum(named.values()), " ".join(sorted(top)))
-PY
-}
+share() { named_share "$1" "$2"; }
 for v in full stripped noshdr pie pienoshdr; do
 	for cg in fp dwarf; do
 		[ "$cg" = dwarf ] && [ "${v#pie}" != "$v" ] && continue

@@ -194,3 +194,25 @@ Test(config, off_cpu_window)
 	cr_assert_neq(parse("[daemon]\noff_cpu_period = 0\n", true), 0);
 	cr_assert(strstr(err, "test.conf:2:") && strstr(err, "off_cpu_period"), "%s", err);
 }
+
+Test(config, symbols_system_and_user_apart)
+{
+	cr_assert_eq(parse("[symbols]\ndebuginfod_urls = http://a:8002  https://b.example/x\ndebuginfod_timeout = 7\n",
+			   true), 0, "%s", err);
+	cr_assert_str_eq(c.symbols.debuginfod_urls, "http://a:8002  https://b.example/x");
+	cr_assert_eq(c.symbols.debuginfod_timeout, 7);
+	cr_assert_str_eq(c.user_symbols.debuginfod_urls, "");
+	/* a user's file: kept apart, which a privileged prof ignores */
+	cr_assert_eq(parse("[symbols]\ndebuginfod_urls = https://mine.example\n", false), 0, "%s", err);
+	cr_assert_str_eq(c.user_symbols.debuginfod_urls, "https://mine.example");
+	cr_assert_str_eq(c.symbols.debuginfod_urls, "");
+}
+
+Test(config, symbols_errors_name_the_line)
+{
+	expect_error("[symbols]\n\ndebuginfod_urls = ftp://x\n", true, "test.conf:3:",
+		     "'ftp://x' is not an http:// or https:// URL");
+	expect_error("[symbols]\ndebuginfod_urls = http://a http://b\"c\n", true, "test.conf:2:", "quote");
+	expect_error("[symbols]\ndebuginfod_timeout = 0\n", true, "test.conf:2:", "bad debuginfod_timeout");
+	expect_error("[symbols]\ndebuginfod = x\n", true, "test.conf:2:", "unknown key 'debuginfod' in [symbols]");
+}
