@@ -243,12 +243,14 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 		struct ordered_block *b;
 		const uint8_t *buf;
 		size_t len, k;
+		bool done;
 
-		/* every block handed over is let go, also after an error */
-		for (k = 0; (buf = events_spill__taken(e, i, k, &b, &len)) != NULL; k++) {
+		/* every full block handed over is let go, also after an error */
+		for (k = 0; (buf = events_spill__taken(e, i, k, &b, &len, &done)) != NULL; k++) {
 			if (!err)
 				err = take_buffer(e, q, read, &c.memo, buf, len, b, &c.n);
-			ordered_queue__block_done(q, b);
+			if (done)
+				ordered_queue__block_done(q, b);
 		}
 		if (!err && k)
 			err = ring_end(e, q, read);

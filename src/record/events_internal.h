@@ -131,9 +131,9 @@ void events__close_creds_later(struct events *e);
  * nothing of is read in place by direct (0 or -errno: the read stops); any other
  * ring's new records are appended to what the thread copied, and all of it swapped
  * out for the main thread, its records then from taken, block k of ring after
- * block k - 1 (none for the rings read in place; NULL past the last), each block
- * the main thread's to push_in from and to block_done; *ret_nr: the number of
- * rings.  0 or direct's -errno.  idle: the main thread is in its poll.
+ * block k - 1 (none for the rings read in place; NULL past the last), each the
+ * main thread's to push_in from, and to block_done when *ret_done (the last stays
+ * the ring's, filled on by the next copies); *ret_nr: the number of rings.  0 or direct's -errno.  idle: the main thread is in its poll.
  */
 struct perf_mmap;
 typedef int (*events_ring_fn)(struct perf_mmap *map, void *ctx);
@@ -145,6 +145,6 @@ void events_spill__free(struct events *e);
 void events_spill__idle(struct events *e, bool idle);
 int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_t *ret_nr);
 const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t k, struct ordered_block **ret_block,
-				   size_t *ret_len);
+				   size_t *ret_len, bool *ret_done);
 
 #endif
