@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include "prof/base/hash.h"
 #include "prof/base/util.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/perfdata/build_id_cache.h"
@@ -26,7 +29,28 @@ struct build_id_cache {
 	uint64_t added;                 /* bytes copied in by this object */
 	uint64_t size;                  /* bytes of the cache's files, once walked */
 	bool size_known;
+	bool walked;                    /* ... by this object (not from SIZE_STATE) */
+	bool state_ok;                  /* SIZE_STATE is size as of fp: kept up to date */
+	uint64_t fp;                    /* links_fingerprint when size was last right */
+	unsigned int walks;
 };
+
+/*
+ * The cache's size kept between recordings, so that a recording's first copy does
+ * not walk the whole cache (~/.debug of a few GB: thousands of directories, a
+ * fifth of a busy recording's first seconds).  DIR/SIZE_STATE holds the bytes of
+ * the cache's regular files and a fingerprint of its .build-id directories (each
+ * one's name, inode and mtime): every entry perf or prof adds makes a link there,
+ * so a fingerprint that differs says something was added since, and the cache is
+ * walked again.  prof's own adds update the file (under its flock) when the
+ * fingerprint just before the link is the one the file holds; otherwise it is
+ * removed.  Removals by others only make the figure high: a cache that looks full
+ * is walked before an object is refused.  Older than SIZE_STATE_MAX_AGE, it is not
+ * trusted at all (an add within the same clock tick as prof's own, which leaves a
+ * directory's mtime as it was, is seen by then at the latest).
+ */
+#define SIZE_STATE ".prof-cache-size"
+#define SIZE_STATE_MAX_AGE (24 * 3600)
 
 int build_id_cache__default_dir(char *buf, size_t len)
 {
@@ -101,6 +125,11 @@ uint64_t build_id_cache__added(const struct build_id_cache *c)
 const char *build_id_cache__dir(const struct build_id_cache *c)
 {
 	return c->dir;
+}
+
+unsigned int build_id_cache__walks(const struct build_id_cache *c)
+{
+	return c->walks;
 }
 
 /* The cache-relative directory of path's objects: no leading '/', no " (deleted)",
@@ -315,6 +344,128 @@ struct add_call {
 	enum build_id_cache_result result;
 };
 
+static uint64_t stat_hash(const char *name, const struct stat *st)
+{
+	uint64_t h = hash__u64((uint64_t)st->st_ino);
+
+	for (const char *p = name; *p; p++)
+		h = hash__mix(h, (uint8_t)*p);
+	h = hash__mix(h, (uint64_t)st->st_mtim.tv_sec);
+	return hash__mix(h, (uint64_t)st->st_mtim.tv_nsec);
+}
+
+/* .build-id's and each of its directories' name, inode and mtime hashed (their sum:
+ * the order readdir gives does not matter); 0 without .build-id, 1 when it could not
+ * be read (a fingerprint no state holds). */
+static uint64_t links_fingerprint(int top)
+{
+	int fd = openat(top, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	struct stat st;
+	uint64_t fp;
+	DIR *d;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : 1;
+	if (fstat(fd, &st) < 0 || !(d = fdopendir(fd))) {
+		close(fd);
+		return 1;
+	}
+	fp = stat_hash(".build-id", &st);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			fp += stat_hash(e->d_name, &st);
+	closedir(d);
+	return fp | 2;
+}
+
+/* The size SIZE_STATE holds for fingerprint fp, if it is the user's own recent file
+ * for that fingerprint.  0 or -ENOENT (walk). */
+static int state_read(int top, uint64_t fp, uint64_t *ret_size)
+{
+	_cleanup_close_ int fd = openat(top, SIZE_STATE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	unsigned long long size, have, when;
+	char buf[128];
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return -ENOENT;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	if (sscanf(buf, "prof-cache-size 1 %llu %llx %llu", &size, &have, &when) != 3 || have != fp ||
+	    (uint64_t)time(NULL) - when > SIZE_STATE_MAX_AGE)
+		return -ENOENT;
+	*ret_size = size;
+	return 0;
+}
+
+/* SIZE_STATE written anew (a temporary file renamed over it): size as of fp.  Best
+ * effort (without it the next recording walks). */
+static void state_write(int top, uint64_t size, uint64_t fp)
+{
+	char tmp[64], buf[128];
+	int fd, n;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d", SIZE_STATE, (int)getpid());
+	fd = openat(top, tmp, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "prof-cache-size 1 %llu %llx %llu\n", (unsigned long long)size,
+		     (unsigned long long)fp, (unsigned long long)time(NULL));
+	if (write(fd, buf, (size_t)n) != n || close(fd) < 0 || renameat(top, tmp, top, SIZE_STATE) < 0)
+		unlinkat(top, tmp, 0);
+}
+
+/* The cache walked: c->size, and SIZE_STATE for the next recordings. */
+static void size_walk(struct build_id_cache *c, int top)
+{
+	uint64_t entries = 0, fp = links_fingerprint(top);     /* before: a change during the walk shows */
+	int fd = dup(top);
+
+	c->size = 0;
+	if (fd >= 0 && !walk_size(fd, 0, &c->size, &entries))
+		c->size = UINT64_MAX;
+	c->size_known = c->walked = true;
+	c->walks++;
+	c->fp = fp;
+	c->state_ok = c->size != UINT64_MAX && fp != 1;
+	if (c->state_ok)
+		state_write(top, c->size, fp);
+}
+
+/*
+ * Before prof's own .build-id link: whether SIZE_STATE may follow it (nothing else
+ * changed the links since the figure was right; the file is locked until
+ * state_after, whose fd this is), else -1 and the file removed.
+ */
+static int state_before(struct build_id_cache *c, int top)
+{
+	int fd;
+
+	if (!c->state_ok)
+		return -1;
+	fd = openat(top, SIZE_STATE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 && flock(fd, LOCK_EX) == 0 && links_fingerprint(top) == c->fp)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	c->state_ok = false;
+	unlinkat(top, SIZE_STATE, 0);
+	return -1;
+}
+
+static void state_after(struct build_id_cache *c, int top, int fd)
+{
+	if (fd < 0)
+		return;
+	c->fp = links_fingerprint(top);
+	state_write(top, c->size, c->fp);
+	close(fd);
+}
+
 /* The limits, before anything is written: a result, or -1 when there is room. */
 static int over_limits(struct build_id_cache *c, int top, uint64_t size)
 {
@@ -323,16 +474,17 @@ static int over_limits(struct build_id_cache *c, int top, uint64_t size)
 	if (c->added + size > c->limits.recording_max)
 		return BUILD_ID_CACHE_RECORDING_FULL;
 	if (!c->size_known) {
-		uint64_t entries = 0;
-		int fd = dup(top);
-
-		c->size = 0;
-		if (fd >= 0 && !walk_size(fd, 0, &c->size, &entries))
-			c->size = UINT64_MAX;
-		c->size_known = true;
+		c->fp = links_fingerprint(top);
+		c->size_known = c->state_ok = state_read(top, c->fp, &c->size) == 0;
+		if (!c->size_known)
+			size_walk(c, top);
 	}
-	if (c->size > c->limits.cache_max || size > c->limits.cache_max - c->size)
-		return BUILD_ID_CACHE_FULL;
+	if (c->size > c->limits.cache_max || size > c->limits.cache_max - c->size) {
+		if (c->walked)
+			return BUILD_ID_CACHE_FULL;
+		size_walk(c, top);      /* a figure kept from before: made sure of */
+		return over_limits(c, top, size);
+	}
 	return -1;
 }
 
@@ -361,7 +513,7 @@ static int do_add(void *arg)
 	char rel[PATH_MAX], hex[2 * BUILD_ID_MAX + 1], link[PATH_MAX];
 	_cleanup_close_ int top = -1, entry = -1;
 	const char *base = a->base;
-	int r;
+	int r, state;
 
 	if (!a->path)
 		snprintf(rel, sizeof(rel), "%s", VDSO_NAME);    /* perf's layout: no leading '/' */
@@ -400,7 +552,10 @@ static int do_add(void *arg)
 	if (r != BUILD_ID_CACHE_KEPT && r != BUILD_ID_CACHE_PRESENT)
 		return 0;
 	*strrchr(rel, '/') = '\0';
-	return put_link(top, rel, hex);
+	state = state_before(a->c, top);        /* (PRESENT: a link may be made too) */
+	r = put_link(top, rel, hex);
+	state_after(a->c, top, state);
+	return r;
 }
 
 /* One object (path NULL: the vDSO's entry) kept as base, as the invoking user. */

@@ -24,8 +24,16 @@ extern const unsigned char python_chain_bpf[];
 extern const size_t python_chain_bpf_len;
 #endif
 
-/* Chains kept until their samples are unwound (~65 ms later; the oldest go first). */
-#define CHAINS_KEPT 8192
+/*
+ * Chains kept until their samples are unwound (~65 ms later when prof keeps up).  The
+ * store starts at CHAINS_KEPT and doubles while its oldest chain is still waiting for
+ * its sample: a backlog the rings' spill thread hands over at once (up to the
+ * session's queue bound, 256 MB: ~10^6 samples) has a chain for each of its samples,
+ * where a fixed 8,192 left the older ones without one.  Past CHAINS_MAX the oldest go
+ * first (counted: evicted; their samples counted as without a chain, never misnamed).
+ */
+#define CHAINS_KEPT 8192u
+#define CHAINS_MAX (1u << 20)
 /* The record's sample fields before its raw data: IDENTIFIER, TID, TIME, CPU. */
 #define CHAIN_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 			   PERF_SAMPLE_RAW)
@@ -41,6 +49,7 @@ struct slot {
 	struct python_chain_frame *frames;
 	uint16_t cap;
 	bool used;
+	bool pending;                   /* kept, not taken yet */
 };
 
 struct idx {
@@ -53,8 +62,8 @@ struct python_chains {
 	struct bpf_object *obj;
 #endif
 	int prog_fd, procs_fd, out_fd;
-	struct slot *ring;              /* CHAINS_KEPT */
-	uint32_t next;
+	struct slot *ring;              /* nr_slots, the oldest at next */
+	uint32_t next, nr_slots;
 	struct hashtable idx;           /* struct idx by (tid, time) */
 	struct python_chain_stats st;
 };
@@ -97,13 +106,14 @@ static struct python_chains *store_new(void)
 		free(c);
 		return NULL;
 	}
+	c->nr_slots = CHAINS_KEPT;
 	hashtable__init(&c->idx, sizeof(struct idx), idx_eq, NULL);
 	return c;
 }
 
 static void store_free(struct python_chains *c)
 {
-	for (size_t i = 0; c->ring && i < CHAINS_KEPT; i++)
+	for (size_t i = 0; c->ring && i < c->nr_slots; i++)
 		free(c->ring[i].frames);
 	free(c->ring);
 	hashtable__release(&c->idx);
@@ -234,6 +244,47 @@ void python_chains__remove(struct python_chains *c, int32_t pid)
 }
 #endif
 
+/*
+ * The store twice as large, its slots in age order from 0 (the oldest, at next, first)
+ * and next at the first new one; the index rebuilt for the new places.  0 or -ENOMEM
+ * (the store as it was).
+ */
+static int store_grow(struct python_chains *c)
+{
+	uint32_t n = c->nr_slots, k = 0;
+	struct slot *v = calloc(2 * (size_t)n, sizeof(*v));
+	struct hashtable idx;
+
+	if (!v)
+		return -ENOMEM;
+	hashtable__init(&idx, sizeof(struct idx), idx_eq, NULL);
+	if (hashtable__reserve(&idx, hashtable__size(&c->idx) + 1) < 0) {
+		hashtable__release(&idx);
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++, k++) {
+		const struct slot *s = &c->ring[(c->next + i) % n];
+		struct key key = { s->c.tid, s->c.time };
+		struct idx *x;
+		bool created;
+
+		v[k] = *s;
+		if (!s->used || !s->pending)
+			continue;
+		x = hashtable__insert(&idx, key_hash(&key), &key, &created);
+		x->k = key;
+		x->slot = k;
+	}
+	free(c->ring);
+	hashtable__release(&c->idx);
+	c->idx = idx;
+	c->ring = v;
+	c->next = n;
+	c->nr_slots = 2 * n;
+	return 0;
+}
+
 int python_chains__keep(struct python_chains *c, const struct perf_event_header *h, int32_t tid, uint64_t time)
 {
 	const uint8_t *b = (const uint8_t *)h;
@@ -259,6 +310,8 @@ int python_chains__keep(struct python_chains *c, const struct perf_event_header 
 		goto bad;
 	c->st.status[head.status]++;
 	s = &c->ring[c->next];
+	if (s->used && s->pending && c->nr_slots < CHAINS_MAX && store_grow(c) == 0)
+		s = &c->ring[c->next];
 	if (s->used) {
 		struct key old = { s->c.tid, s->c.time };
 
@@ -281,10 +334,13 @@ int python_chains__keep(struct python_chains *c, const struct perf_event_header 
 	x = hashtable__insert(&c->idx, key_hash(&k), &k, &created);
 	if (!x)
 		return -ENOMEM;
+	if (!created)
+		c->ring[x->slot].pending = false;       /* a second chain of that sample: this one */
 	x->k = k;
 	x->slot = c->next;
 	s->used = true;
-	c->next = (c->next + 1) % CHAINS_KEPT;
+	s->pending = true;
+	c->next = (c->next + 1) % c->nr_slots;
 	return 0;
 bad:
 	c->st.unpaired++;
@@ -316,6 +372,7 @@ const struct python_chain *python_chains__take(struct python_chains *c, int32_t 
 		return NULL;
 	slot = x->slot;
 	hashtable__remove(&c->idx, h, &k);
+	c->ring[slot].pending = false;
 	return &c->ring[slot].c;
 }
 

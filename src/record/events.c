@@ -726,7 +726,7 @@ int events__offcpu_period(struct events *e, int cpu, uint64_t period)
 	return e->offcpu ? offcpu_events__set_period(e->offcpu, cpu, period) : -ENOENT;
 }
 
-int events__enable(struct events *e)
+int events__enable(struct events *e, struct ordered_queue *q)
 {
 	struct perf_evsel *sel;
 
@@ -740,7 +740,7 @@ int events__enable(struct events *e)
 		cgroup_sampling__enable(e->by_cgroup[i]);
 	offcpu_events__enable(e->offcpu, true);
 	/* best effort: without it the main thread reads the rings alone, as before */
-	events_spill__start(e);
+	events_spill__start(e, q);
 	return 0;
 }
 

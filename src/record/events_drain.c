@@ -17,13 +17,15 @@
 #include "prof/record/events.h"
 #include "events_internal.h"
 
-/* Into the queue, and into what this drain read. */
-static int push(struct ordered_queue *q, struct drained *read, const struct perf_event_header *ev, uint64_t time)
+/* Into the queue (queued where it lies when it is in block b, a spill block, else
+ * copied), and into what this drain read. */
+static int push(struct ordered_queue *q, struct drained *read, const struct perf_event_header *ev, uint64_t time,
+		struct ordered_block *b)
 {
 	int err = read->nr < read->cap ? 0 : VEC_RESERVE(read->recs, read->cap, read->nr + 1);
 
 	if (!err)
-		err = ordered_queue__push(q, ev, time);
+		err = b ? ordered_queue__push_in(q, b, ev, time) : ordered_queue__push(q, ev, time);
 	if (!err)
 		read->recs[read->nr++] = ordered_queue__last(q);
 	return err;
@@ -69,7 +71,7 @@ static int push_held(struct events *e, struct ordered_queue *q, struct drained *
 		e->foreign_samples++;
 		return 0;
 	}
-	return push(q, read, h, time);
+	return push(q, read, h, time, NULL);
 }
 
 /* A sample id's kind (own_ids) through a one-entry memo: a ring's records are nearly
@@ -93,9 +95,10 @@ static inline bool own_id(const struct events *e, struct id_memo *m, uint64_t id
 	return m->own;
 }
 
-/* One record read from a ring (or from its spill buffer) into the queue: 0 or -errno. */
+/* One record read from a ring (or from b, the spill block it lies in) into the
+ * queue: 0 or -errno. */
 static int take(struct events *e, struct ordered_queue *q, struct drained *read, struct id_memo *memo,
-		const struct perf_event_header *h)
+		const struct perf_event_header *h, struct ordered_block *b)
 {
 	uint32_t kind = OWN_EVENT;
 	uint64_t id;
@@ -139,15 +142,16 @@ static int take(struct events *e, struct ordered_queue *q, struct drained *read,
 		err = events__fix_lost(e, &w, e->last_time);
 		time = sample_layout__time(&e->layout, w);
 		if (!err)
-			err = push(q, read, w, time);
+			err = push(q, read, w, time, w == h ? b : NULL);
 		e->last_time = MAX(e->last_time, time);
 	}
 	return err;
 }
 
-/* The records of one ring, read in one go from buf (whole records, in order). */
+/* The records of one spill block, in one go from buf (whole records, in order, each
+ * at an 8-byte multiple). */
 static int take_buffer(struct events *e, struct ordered_queue *q, struct drained *read, struct id_memo *memo,
-		       const uint8_t *buf, size_t len, int *n)
+		       const uint8_t *buf, size_t len, struct ordered_block *b, int *n)
 {
 	size_t off = 0;
 	int err = 0;
@@ -159,8 +163,8 @@ static int take_buffer(struct events *e, struct ordered_queue *q, struct drained
 		if (h.size < sizeof(h) || off + h.size > len)
 			break;          /* cannot be: whole records are copied */
 		(*n)++;
-		err = take(e, q, read, memo, (const struct perf_event_header *)(const void *)(buf + off));
-		off += h.size;
+		err = take(e, q, read, memo, (const struct perf_event_header *)(const void *)(buf + off), b);
+		off += ALIGN_UP((size_t)h.size, 8);
 	}
 	return err;
 }
@@ -204,7 +208,7 @@ static int drain_ring(struct perf_mmap *map, void *ctx)
 		return 0;
 	while (!err && (ev = perf_mmap__read_event(map)) != NULL) {
 		c->n++;
-		err = take(c->e, c->q, c->read, &c->memo, &ev->header);
+		err = take(c->e, c->q, c->read, &c->memo, &ev->header, NULL);
 	}
 	if (!err)
 		err = ring_end(c->e, c->q, c->read);
@@ -235,14 +239,20 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 		return c.n;
 	}
 	err = events_spill__read(e, drain_ring, &c, &nr);
-	for (size_t i = 0; !err && i < nr; i++) {
-		size_t len;
-		const uint8_t *buf = events_spill__taken(e, i, &len);
+	for (size_t i = 0; i < nr; i++) {
+		struct ordered_block *b;
+		const uint8_t *buf;
+		size_t len, k;
+		bool done;
 
-		if (!len)
-			continue;
-		err = take_buffer(e, q, read, &c.memo, buf, len, &c.n);
-		if (!err)
+		/* every full block handed over is let go, also after an error */
+		for (k = 0; (buf = events_spill__taken(e, i, k, &b, &len, &done)) != NULL; k++) {
+			if (!err)
+				err = take_buffer(e, q, read, &c.memo, buf, len, b, &c.n);
+			if (done)
+				ordered_queue__block_done(q, b);
+		}
+		if (!err && k)
 			err = ring_end(e, q, read);
 	}
 	return err < 0 ? err : c.n;

@@ -123,24 +123,28 @@ int events__read_wakeup_ids(struct events *e);
 void events__close_creds_later(struct events *e);
 
 /*
- * The spill thread (events_spill.c): it copies the rings' records into a buffer per
- * ring while the main thread has not read them for a few milliseconds and is not
+ * The spill thread (events_spill.c): it copies the rings' records into blocks of q's
+ * (ordered_queue__block_new), a list per ring, while the main thread has not read them for a few milliseconds and is not
  * waiting in its poll.  start: after the rings are mapped (e->spill then; the thread
  * best effort: 0 or -errno, the buffers serve the main thread alone then).  stop:
  * joined (before the last drain).  read: under the lock, a ring the thread copied
  * nothing of is read in place by direct (0 or -errno: the read stops); any other
  * ring's new records are appended to what the thread copied, and all of it swapped
- * out for the main thread, its records then from taken, in order (empty for the
- * rings read in place); *ret_nr: the number of rings.  0 or direct's -errno.  idle:
- * the main thread is in its poll.
+ * out for the main thread, its records then from taken, block k of ring after
+ * block k - 1 (none for the rings read in place; NULL past the last), each the
+ * main thread's to push_in from, and to block_done when *ret_done (the last stays
+ * the ring's, filled on by the next copies); *ret_nr: the number of rings.  0 or direct's -errno.  idle: the main thread is in its poll.
  */
 struct perf_mmap;
 typedef int (*events_ring_fn)(struct perf_mmap *map, void *ctx);
-int events_spill__start(struct events *e);
+struct ordered_queue;
+struct ordered_block;
+int events_spill__start(struct events *e, struct ordered_queue *q);
 void events_spill__stop(struct events *e);
 void events_spill__free(struct events *e);
 void events_spill__idle(struct events *e, bool idle);
 int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_t *ret_nr);
-const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t *ret_len);
+const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t k, struct ordered_block **ret_block,
+				   size_t *ret_len, bool *ret_done);
 
 #endif

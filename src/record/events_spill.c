@@ -9,12 +9,19 @@
  * the longest gap 0.4-2.6 s: a fifth to a half of the records were lost where perf,
  * which sleeps between short copies, lost few.  This thread only copies: when the
  * main thread has been out of its poll for SPILL_AFTER_NS without reading the rings,
- * it copies each ring's records, whole and in order, into that ring's buffer, and
+ * it copies each ring's records, whole and in order, into that ring's blocks, and
  * again every SPILL_TICK_NS while the main thread stays away.  The main thread's
- * read (events_spill__read) appends each ring's new records to its buffer under the
- * same lock and swaps the buffers out, to judge them with the lock let go: a ring's
- * records reach the queue in the order the kernel wrote them, whichever thread
- * copied them.
+ * read (events_spill__read) appends each ring's new records to its blocks under the
+ * same lock and swaps the block lists out, to judge them with the lock let go: a
+ * ring's records reach the queue in the order the kernel wrote them, whichever
+ * thread copied them.
+ *
+ * The blocks are the ordered queue's own chunks (ordered_queue__block_new): a record
+ * copied here is queued where it lies, and its block goes back to the queue's spare
+ * chunks once its last record is flushed.  With a buffer of the thread's own, grown
+ * as the backlog grew and handed over to be copied into the queue, a backlog was
+ * written up to three times into memory touched for the first time, and the page
+ * faults of that fresh heap were 30-40 % of prof's CPU once it fell behind.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,9 +46,19 @@
  * session's queue does past its bound) */
 #define SPILL_MAX_BYTES (128ull << 20)
 
+/* A block of the queue's, filled up to len, handed over up to start.  A ring's last
+ * block stays its own across reads (the next records go after the ones handed
+ * over) until full: a block per read would hold ~1 MB for a few records until they
+ * are flushed (profd's fork storm: +14 MB of RSS). */
+struct spill_block {
+	struct ordered_block *b;
+	uint8_t *data;
+	size_t start, len;
+};
+
 struct spill_ring {
-	uint8_t *buf;
-	size_t len, cap;
+	struct spill_block *v;
+	size_t nr, cap;
 };
 
 struct events_spill {
@@ -49,6 +66,7 @@ struct events_spill {
 	bool running;
 	pthread_mutex_t lock;           /* the rings' read positions and rings[] */
 	struct perf_evlist *evlist;
+	struct ordered_queue *q;        /* whose blocks the records are copied into */
 	struct spill_ring *rings;       /* what the spill thread copied, per ring */
 	struct spill_ring *taken;       /* ... swapped out by the main thread, read by it */
 	size_t nr_rings;
@@ -64,6 +82,21 @@ static uint64_t load_u64(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/* Room for sz more bytes at the end of r's last block, or a new block: where they
+ * go, or NULL (no memory). */
+static uint8_t *ring_room(struct events_spill *s, struct spill_ring *r, size_t sz)
+{
+	struct spill_block *last = r->nr ? &r->v[r->nr - 1] : NULL;
+	struct spill_block n = { 0 };
+
+	if (last && ORDERED_BLOCK_SIZE - last->len >= sz)
+		return last->data + last->len;
+	if (VEC_RESERVE(r->v, r->cap, r->nr + 1) < 0 || !(n.b = ordered_queue__block_new(s->q, &n.data)))
+		return NULL;
+	r->v[r->nr++] = n;
+	return n.data;
+}
+
 /* One ring's records appended to r, while below max bytes.  Under s->lock. */
 static void copy_ring(struct events_spill *s, struct perf_mmap *map, struct spill_ring *r, size_t max,
 		      uint64_t *nr)
@@ -74,13 +107,15 @@ static void copy_ring(struct events_spill *s, struct perf_mmap *map, struct spil
 	if (perf_mmap__read_init(map) < 0)
 		return;
 	while (s->bytes < max && (ev = perf_mmap__read_event(map)) != NULL) {
-		size_t sz = ev->header.size;
+		/* (the kernel's records are 8-byte multiples; the queue's are 8-aligned) */
+		size_t sz = ev->header.size, step = ALIGN_UP(sz, 8);
+		uint8_t *to = ring_room(s, r, step);
 
-		if (VEC_RESERVE(r->buf, r->cap, r->len + sz) < 0)
+		if (!to)
 			break;  /* the record stays in the ring: perf_mmap__consume moves to it only */
-		memcpy(r->buf + r->len, ev, sz);
-		r->len += sz;
-		s->bytes += sz;
+		memcpy(to, ev, sz);
+		r->v[r->nr - 1].len += step;
+		s->bytes += step;
 		(*nr)++;
 		any = true;
 	}
@@ -132,7 +167,7 @@ static void *spill_main(void *arg)
 	return NULL;
 }
 
-int events_spill__start(struct events *e)
+int events_spill__start(struct events *e, struct ordered_queue *q)
 {
 	struct events_spill *s;
 	struct perf_mmap *map;
@@ -140,6 +175,8 @@ int events_spill__start(struct events *e)
 
 	if (e->spill)
 		return 0;
+	if (!q)
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -147,6 +184,15 @@ int events_spill__start(struct events *e)
 		s->nr_rings++;
 	s->rings = calloc(s->nr_rings + 1, sizeof(*s->rings));
 	s->taken = calloc(s->nr_rings + 1, sizeof(*s->taken));
+	/* every list with room for one block from the start: events_spill__read keeps
+	 * a ring's last block in the list it swaps in, with no allocation there */
+	for (size_t i = 0; s->rings && s->taken && i < s->nr_rings; i++)
+		if (VEC_RESERVE(s->rings[i].v, s->rings[i].cap, 4) < 0 ||
+		    VEC_RESERVE(s->taken[i].v, s->taken[i].cap, 4) < 0) {
+			e->spill = s;
+			events_spill__free(e);
+			return -ENOMEM;
+		}
 	if (!s->rings || !s->taken) {
 		free(s->rings);
 		free(s->taken);
@@ -154,6 +200,7 @@ int events_spill__start(struct events *e)
 		return -ENOMEM;
 	}
 	s->evlist = e->evlist;
+	s->q = q;
 	s->last_read = clock_mono_ns();
 	pthread_mutex_init(&s->lock, NULL);
 	e->spill = s;
@@ -185,9 +232,10 @@ void events_spill__free(struct events *e)
 		return;
 	events_spill__stop(e);
 	pthread_mutex_destroy(&s->lock);
+	/* (blocks not handed over are the queue's: its chunks, freed with it) */
 	for (size_t i = 0; i < s->nr_rings; i++) {
-		free(s->rings[i].buf);
-		free(s->taken[i].buf);
+		free(s->rings[i].v);
+		free(s->taken[i].v);
 	}
 	free(s->rings);
 	free(s->taken);
@@ -215,8 +263,8 @@ int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_
 
 		if (i++ >= s->nr_rings)
 			break;
-		s->taken[i - 1].len = 0;
-		if (!r->len) {
+		s->taken[i - 1].nr = 0;
+		if (r->nr <= 1 && (!r->nr || r->v[0].len == r->v[0].start)) {
 			/* nothing copied: read in place, as without the thread */
 			err = direct(map, ctx);
 			if (err < 0)
@@ -227,6 +275,11 @@ int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_
 		t = s->taken[i - 1];
 		s->taken[i - 1] = *r;
 		*r = t;
+		/* the last block stays the ring's, its records up to here handed over (every
+		 * list has room for one: events_spill__start) */
+		r->v[0] = s->taken[i - 1].v[s->taken[i - 1].nr - 1];
+		r->v[0].start = r->v[0].len;
+		r->nr = 1;
 	}
 	s->bytes = 0;
 	__atomic_store_n(&s->last_read, clock_mono_ns(), __ATOMIC_RELAXED);
@@ -235,10 +288,17 @@ int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_
 	return err;
 }
 
-const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t *ret_len)
+const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t k, struct ordered_block **ret_block,
+				   size_t *ret_len, bool *ret_done)
 {
-	*ret_len = e->spill->taken[ring].len;
-	return e->spill->taken[ring].buf;
+	const struct spill_ring *t = &e->spill->taken[ring];
+
+	if (k >= t->nr)
+		return NULL;
+	*ret_block = t->v[k].b;
+	*ret_len = t->v[k].len - t->v[k].start;
+	*ret_done = k + 1 < t->nr;      /* the last is still the ring's */
+	return t->v[k].data + t->v[k].start;
 }
 
 void events__spill_stats(struct events *e, struct events_spill_stats *ret)

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,8 +7,9 @@
 #include "prof/base/util.h"
 
 /* Records live in chunks; a chunk goes back on the free list when its last record is flushed. */
-#define CHUNK_SIZE (1u << 20)
+#define CHUNK_SIZE ORDERED_BLOCK_SIZE
 
+/* (struct ordered_block is a chunk: ordered_queue__block_new) */
 struct chunk {
 	struct chunk *next;     /* on the spare list */
 	struct chunk *all;      /* every normal chunk, for teardown */
@@ -49,9 +51,10 @@ struct ordered_queue {
 	size_t total;
 	uint64_t seq;
 	struct chunk *cur_chunk; /* chunk being filled */
+	const struct perf_event_header *last;   /* the copy pushed last */
+	pthread_mutex_t lock;   /* the four below: blocks are taken from another thread */
 	struct chunk *spare;    /* empty chunks kept for reuse */
 	struct chunk *all;      /* every normal chunk allocated */
-	const struct perf_event_header *last;   /* the copy pushed last */
 	size_t nr_chunks;       /* chunks allocated (normal ones, spare or not) */
 	size_t nr_spare;
 	size_t big_bytes;       /* oversized chunks alive */
@@ -59,7 +62,11 @@ struct ordered_queue {
 
 struct ordered_queue *ordered_queue__new(void)
 {
-	return calloc(1, sizeof(struct ordered_queue));
+	struct ordered_queue *q = calloc(1, sizeof(struct ordered_queue));
+
+	if (q)
+		pthread_mutex_init(&q->lock, NULL);
+	return q;
 }
 
 struct ordered_queue *ordered_queue__free(struct ordered_queue *q)
@@ -78,6 +85,7 @@ struct ordered_queue *ordered_queue__free(struct ordered_queue *q)
 		n = c->all;
 		free(c);
 	}
+	pthread_mutex_destroy(&q->lock);
 	free(q);
 	return NULL;
 }
@@ -272,6 +280,43 @@ static int place(struct ordered_queue *q, const struct entry *e)
 	return run_put(&q->runs[best], e, q->runs[best].nr);
 }
 
+/* An empty normal chunk: a spare one, else a new one.  NULL on ENOMEM.  Any thread. */
+static struct chunk *chunk_take(struct ordered_queue *q)
+{
+	struct chunk *c;
+
+	pthread_mutex_lock(&q->lock);
+	c = q->spare;
+	if (c) {
+		q->spare = c->next;
+		q->nr_spare--;
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (!c) {
+		c = malloc(sizeof(*c) + CHUNK_SIZE);
+		if (!c)
+			return NULL;
+		pthread_mutex_lock(&q->lock);
+		c->all = q->all;
+		q->all = c;
+		q->nr_chunks++;
+		pthread_mutex_unlock(&q->lock);
+	}
+	c->next = NULL;
+	c->used = 0;
+	c->live = 0;
+	return c;
+}
+
+static void chunk_spare(struct ordered_queue *q, struct chunk *c)
+{
+	pthread_mutex_lock(&q->lock);
+	c->next = q->spare;
+	q->spare = c;
+	q->nr_spare++;
+	pthread_mutex_unlock(&q->lock);
+}
+
 static struct chunk *chunk_get(struct ordered_queue *q, size_t need)
 {
 	struct chunk *c;
@@ -290,27 +335,12 @@ static struct chunk *chunk_get(struct ordered_queue *q, size_t need)
 	if (q->cur_chunk && CHUNK_SIZE - q->cur_chunk->used >= need)
 		return q->cur_chunk;
 	/* Retire the current chunk: it is freed by its last record's flush. */
-	if (q->cur_chunk && q->cur_chunk->live == 0) {
-		q->cur_chunk->next = q->spare;
-		q->spare = q->cur_chunk;
-		q->nr_spare++;
-	}
-	if (q->spare) {
-		c = q->spare;
-		q->spare = c->next;
-		q->nr_spare--;
-	} else {
-		c = malloc(sizeof(*c) + CHUNK_SIZE);
-		if (!c)
-			return NULL;
-		c->all = q->all;
-		q->all = c;
-		q->nr_chunks++;
-	}
-	c->next = NULL;
-	c->used = 0;
-	c->live = 0;
-	q->cur_chunk = c;
+	if (q->cur_chunk && q->cur_chunk->live == 0)
+		chunk_spare(q, q->cur_chunk);
+	q->cur_chunk = NULL;
+	c = chunk_take(q);
+	if (c)
+		q->cur_chunk = c;
 	return c;
 }
 
@@ -322,12 +352,48 @@ static void release(struct ordered_queue *q, struct chunk *c)
 		q->big_bytes -= c->size;
 		free(c);
 	} else if (c != q->cur_chunk) {
-		c->next = q->spare;
-		q->spare = c;
-		q->nr_spare++;
+		chunk_spare(q, c);
 	} else {
 		c->used = 0;    /* the chunk being filled is empty again: rewind it */
 	}
+}
+
+struct ordered_block *ordered_queue__block_new(struct ordered_queue *q, uint8_t **ret_data)
+{
+	struct chunk *c = chunk_take(q);
+
+	if (!c)
+		return NULL;
+	c->live = 1;            /* its writer's, until block_done */
+	*ret_data = (uint8_t *)c->data;
+	return (struct ordered_block *)c;
+}
+
+void ordered_queue__block_done(struct ordered_queue *q, struct ordered_block *b)
+{
+	if (b)
+		release(q, (struct chunk *)b);
+}
+
+int ordered_queue__push_in(struct ordered_queue *q, struct ordered_block *b, const struct perf_event_header *ev,
+			   uint64_t time)
+{
+	struct chunk *c = (struct chunk *)b;
+	struct entry e = { .time = time, .seq = q->seq, .ev = (struct perf_event_header *)ev, .chunk = c };
+	const char *at = (const char *)ev;
+	int err;
+
+	if (ev->size < sizeof(*ev) || at < c->data || at + ev->size > c->data + CHUNK_SIZE ||
+	    (uintptr_t)at % 8)
+		return -EINVAL;
+	err = place(q, &e);
+	if (err)
+		return err;
+	c->live++;
+	q->last = ev;
+	q->seq++;
+	q->total++;
+	return 0;
 }
 
 int ordered_queue__push(struct ordered_queue *q, const struct perf_event_header *ev, uint64_t time)
@@ -417,7 +483,13 @@ const struct perf_event_header *ordered_queue__last(const struct ordered_queue *
 
 size_t ordered_queue__bytes(const struct ordered_queue *q)
 {
-	return (q->nr_chunks - q->nr_spare) * CHUNK_SIZE + q->big_bytes;
+	struct ordered_queue *w = (struct ordered_queue *)q;   /* (its lock only) */
+	size_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = (q->nr_chunks - q->nr_spare) * CHUNK_SIZE;
+	pthread_mutex_unlock(&w->lock);
+	return n + q->big_bytes;
 }
 
 size_t ordered_queue__size(const struct ordered_queue *q)

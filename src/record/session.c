@@ -311,7 +311,7 @@ int session__start(struct session *s, struct session_error *ret_err)
 		return fail(ret_err, SESSION_STAGE_SINK, pipeline__sink_error(s->pipeline));
 	s->kernel_hidden = err == -EPERM;
 	s->start_ns = clock_mono_ns();
-	events__enable(s->events);
+	events__enable(s->events, s->queue);
 	return 0;
 }
 

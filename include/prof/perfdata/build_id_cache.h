@@ -22,7 +22,9 @@
  * renamed over), and an existing entry with another build id is left alone (a
  * conflict).  A copy is read back and must have the build id it is filed under.
  * Bounded: one object, the bytes one recording adds, and the whole cache (its
- * regular files, counted once by walking it) have limits.
+ * regular files, counted once by walking it, the figure kept in
+ * DIR/.prof-cache-size for the next recordings while the .build-id directories
+ * stay as it saw them) have limits.
  */
 #ifndef PROF_PERFDATA_BUILD_ID_CACHE_H
 #define PROF_PERFDATA_BUILD_ID_CACHE_H
@@ -132,6 +134,8 @@ int build_id_cache__open_object(const struct build_id_cache *c, const char *path
 
 /* Bytes copied in by c. */
 uint64_t build_id_cache__added(const struct build_id_cache *c);
+/* Times c walked the whole cache to size it (DIR/.prof-cache-size spares most). */
+unsigned int build_id_cache__walks(const struct build_id_cache *c);
 const char *build_id_cache__dir(const struct build_id_cache *c);
 
 #endif

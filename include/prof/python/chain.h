@@ -76,7 +76,7 @@ int python_chains__keep(struct python_chains *c, const struct perf_event_header 
 void python_chains__unpaired(struct python_chains *c);
 
 /* The chain kept for the sample of tid at time, NULL when none; taken (valid until
- * CHAINS_KEPT more are kept). */
+ * the next python_chains__keep). */
 /* ... not taken. */
 const struct python_chain *python_chains__peek(const struct python_chains *c, int32_t tid, uint64_t time);
 const struct python_chain *python_chains__take(struct python_chains *c, int32_t tid, uint64_t time);

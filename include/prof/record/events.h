@@ -95,7 +95,8 @@ size_t events__creds(const struct events *e, const struct events_creds **ret);
  * (offcpu_events__set_period).  0 or -errno. */
 int events__offcpu_period(struct events *e, int cpu, uint64_t period);
 
-int events__enable(struct events *e);
+/* The events on; the rings' spill thread (events_spill.c) copies into q's blocks.  0. */
+int events__enable(struct events *e, struct ordered_queue *q);
 /*
  * off_cpu_windowed: the switch records, the context-switch event and the sched
  * tracepoints on or off on every CPU (the sideband's tasks and maps stay).  Off: the

@@ -41,6 +41,24 @@ const struct perf_event_header *ordered_queue__last(const struct ordered_queue *
 typedef int (*ordered_take_fn)(const struct perf_event_header *ev, uint64_t time, void *ctx);
 int ordered_queue__flush(struct ordered_queue *q, uint64_t upto, ordered_take_fn take, void *ctx);
 
+/*
+ * A block of the queue's memory for records copied in by another thread (the rings'
+ * spill thread, events_spill.c), so that they are queued where they were copied,
+ * not copied again, and the memory is the queue's reused chunks rather than fresh
+ * heap.  block_new may be called from any thread (the chunks' spare list is locked):
+ * NULL on ENOMEM, else the block, with its bytes in *ret_data (ORDERED_BLOCK_SIZE
+ * of them), held by its writer until block_done.  push_in queues a record that lies
+ * in the block (8-byte aligned) without copying it: 0 or -ENOMEM, -EINVAL; the
+ * block stays alive until its last record queued so is flushed.  push_in and
+ * block_done are the queue owner's thread's, as push and flush are.
+ */
+#define ORDERED_BLOCK_SIZE (1u << 20)
+struct ordered_block;
+struct ordered_block *ordered_queue__block_new(struct ordered_queue *q, uint8_t **ret_data);
+int ordered_queue__push_in(struct ordered_queue *q, struct ordered_block *b, const struct perf_event_header *ev,
+			   uint64_t time);
+void ordered_queue__block_done(struct ordered_queue *q, struct ordered_block *b);
+
 /* Number of records queued, and the oldest queued time (UINT64_MAX when empty). */
 size_t ordered_queue__size(const struct ordered_queue *q);
 /* Bytes of records held (chunks in use, not the spare ones kept for reuse). */

@@ -160,3 +160,86 @@ Test(build_id_cache, add_paths_links_each_kept_objects_paths)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_assert_eq(system(cmd), 0);
 }
+
+/*
+ * The cache's size kept between recordings (DIR/.prof-cache-size): a later recording
+ * does not walk the cache while nothing else added to it, walks it again when
+ * another tool (perf) added an entry since, and walks before it refuses an object
+ * on a kept figure (files removed since leave it high).
+ */
+static int fresh_object(const struct build_id *b, uint64_t *ret_size)
+{
+	static const char *const names[] = { "f", "g" };
+	int fd = memfd_create("o", 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(runtime_elf__write(fd, b, names, 2), 0);
+	*ret_size = (uint64_t)lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* One recording adding one object: its result, and how often it walked. */
+static enum build_id_cache_result one_recording(const char *dir, const struct build_id_cache_limits *l,
+						  const struct build_id *b, const char *path, unsigned int *ret_walks)
+{
+	enum build_id_cache_result r;
+	struct build_id_cache *c;
+	uint64_t size;
+	int fd = fresh_object(b, &size);
+
+	cr_assert_eq(build_id_cache__new(dir, l, &c), 0);
+	cr_assert_eq(build_id_cache__add(c, fd, path, b, size, &r), 0);
+	*ret_walks = build_id_cache__walks(c);
+	build_id_cache__free(c);
+	close(fd);
+	return r;
+}
+
+Test(build_id_cache, size_kept_between_recordings)
+{
+	char dir[] = "/tmp/prof-test-cache-XXXXXX", p[PATH_MAX], cmd[PATH_MAX];
+	struct build_id b[5] = { { .size = 20, .data = { 0xc1 } }, { .size = 20, .data = { 0xc2 } },
+				 { .size = 20, .data = { 0xc3 } }, { .size = 20, .data = { 0xc4 } },
+				 { .size = 20, .data = { 0xc5 } } };
+	struct build_id_cache_limits l = { 1 << 20, 1 << 20, 0 };
+	unsigned int walks;
+	uint64_t size;
+	FILE *f;
+
+	close(fresh_object(&b[0], &size));
+	l.cache_max = 3 * size + size / 2;      /* room for three objects, not four */
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert_eq(one_recording(dir, &l, &b[0], "/a/liba.so", &walks), BUILD_ID_CACHE_KEPT);
+	cr_assert_eq(walks, 1, "the first recording sizes the cache by walking it");
+	cr_assert_eq(one_recording(dir, &l, &b[1], "/a/libb.so", &walks), BUILD_ID_CACHE_KEPT);
+	cr_assert_eq(walks, 0, "the next one takes the kept figure");
+
+	/* another tool's entry (perf's layout: the object and its .build-id link), as
+	 * big as one object: the cache now holds three, the figure kept says two */
+	snprintf(p, sizeof(p), "mkdir -p '%s/perf/x/c7' '%s/.build-id/c7' && head -c %llu /dev/zero > "
+		 "'%s/perf/x/c7/elf' && ln -s ../../perf/x/c7 '%s/.build-id/c7/00'", dir, dir,
+		 (unsigned long long)size, dir, dir);
+	cr_assert_eq(system(p), 0);
+	cr_assert_eq(one_recording(dir, &l, &b[2], "/a/libc.so", &walks), BUILD_ID_CACHE_FULL,
+		     "another tool's entry is counted: no room for a fourth");
+	cr_assert_eq(walks, 1, "a link added since: walked again");
+
+	/* removed by hand: the links changed, walked again, room found */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/perf' '%s/.build-id/c7'", dir, dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(one_recording(dir, &l, &b[3], "/a/libd.so", &walks), BUILD_ID_CACHE_KEPT);
+	cr_assert_eq(one_recording(dir, &l, &b[4], "/a/libe.so", &walks), BUILD_ID_CACHE_FULL,
+		     "prof's own adds keep the figure right: three objects, no room");
+	cr_assert_eq(walks, 1, "full on a kept figure: made sure of by a walk");
+
+	/* a file that is not the cache's own figure is not believed */
+	snprintf(p, sizeof(p), "%s/.prof-cache-size", dir);
+	f = fopen(p, "w");
+	cr_assert_not_null(f);
+	fputs("prof-cache-size 1 0 2 99999999999\n", f);
+	fclose(f);
+	cr_assert_eq(one_recording(dir, &l, &b[4], "/a/libe.so", &walks), BUILD_ID_CACHE_FULL);
+	cr_assert_eq(walks, 1);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}

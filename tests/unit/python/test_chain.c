@@ -96,10 +96,43 @@ Test(chain, ring_goes_round)
 
 	cr_assert_eq(python_chains__new_store(&c), 0);
 	record(buf, 7, 7, 1, 1, PYTHON_CHAIN_MAGIC);
-	for (uint64_t t = 1; python_chains__stats(c)->evicted == 0 && t < 100000; t++, n++)
+	for (uint64_t t = 1; python_chains__stats(c)->evicted == 0 && t < 3000000; t++, n++)
 		cr_assert_eq(python_chains__keep(c, (void *)buf, 7, t), 0);
-	cr_expect_gt(n, 1000, "many kept before the first is forgotten");
+	cr_expect_geq(n, 1u << 20, "a backlog's worth kept before the first is forgotten: %lu", (unsigned long)n);
 	cr_expect_null(python_chains__take(c, 7, 1), "the oldest forgotten");
 	cr_expect_not_null(python_chains__take(c, 7, n));
+	python_chains__free(c);
+}
+
+/* A backlog handed over at once (the rings' spill thread): more chains kept than the
+ * store's first size before any is taken, each found for its sample; the taken ones
+ * make room again without growing it further. */
+Test(chain, backlog_larger_than_the_first_store)
+{
+	static uint8_t buf[4096];
+	struct python_chains *c;
+	uint64_t t;
+
+	cr_assert_eq(python_chains__new_store(&c), 0);
+	for (t = 1; t <= 50000; t++) {
+		record(buf, (uint32_t)(t % 3 + 1), (uint32_t)(t % 3 + 1), (uint16_t)(t % 5), (uint16_t)(t % 5),
+		       PYTHON_CHAIN_MAGIC);
+		cr_assert_eq(python_chains__keep(c, (void *)buf, (int32_t)(t % 3 + 1), t), 0);
+	}
+	for (t = 1; t <= 50000; t++) {
+		const struct python_chain *ch = python_chains__take(c, (int32_t)(t % 3 + 1), t);
+
+		cr_assert_not_null(ch, "sample %lu found no chain", (unsigned long)t);
+		cr_assert_eq(ch->nr, t % 5);
+		cr_assert_eq(ch->time, t);
+	}
+	cr_expect_eq(python_chains__stats(c)->evicted, 0);
+	/* taken: their slots are reused, so a steady stream keeps and takes forever */
+	record(buf, 4, 4, 1, 1, PYTHON_CHAIN_MAGIC);
+	for (t = 100000; t < 400000; t++) {
+		cr_assert_eq(python_chains__keep(c, (void *)buf, 4, t), 0);
+		cr_assert_not_null(python_chains__take(c, 4, t));
+	}
+	cr_expect_eq(python_chains__stats(c)->evicted, 0);
 	python_chains__free(c);
 }

@@ -2,6 +2,7 @@
 /* The time-ordered merge: records from several "CPUs", each nearly ordered, interleaved. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,4 +283,66 @@ Test(ordered, bytes_held_grow_and_come_back)
 	cr_assert_eq(s.n, 30000);
 	cr_assert_leq(ordered_queue__bytes(q), 1u << 20, "flushed: at most the chunk being filled");
 	ordered_queue__free(q);
+}
+
+/* A spill thread's block: records written into the queue's own memory by another
+ * thread are queued where they lie, merged in time order with copied ones, and the
+ * block goes back to the queue's spare memory once its last record is flushed. */
+struct block_fill {
+	struct ordered_queue *q;
+	struct ordered_block *b;
+	uint8_t *data;
+	size_t len;
+};
+
+static void *fill_block(void *arg)
+{
+	struct block_fill *f = arg;
+
+	f->b = ordered_queue__block_new(f->q, &f->data);
+	for (uint32_t i = 0; f->b && i < 1000; i++) {
+		struct rec r = { .h = { .type = PERF_RECORD_SAMPLE, .size = sizeof(r) },
+				 .time = 2 * i + 1, .cpu = 1, .seq = i };
+
+		memcpy(f->data + f->len, &r, sizeof(r));
+		f->len += sizeof(r);
+	}
+	return NULL;
+}
+
+Test(ordered, block_records_queued_in_place)
+{
+	struct block_fill f = { .q = ordered_queue__new() };
+	static struct seen s;
+	pthread_t t;
+	size_t held;
+
+	cr_assert_eq(pthread_create(&t, NULL, fill_block, &f), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_not_null(f.b);
+	for (uint32_t i = 0; i < 1000; i++)
+		push(f.q, 2 * i + 2, 0, i, 0);
+	for (size_t off = 0; off < f.len; off += sizeof(struct rec)) {
+		const struct perf_event_header *h = (const void *)(f.data + off);
+
+		if (((const struct rec *)(const void *)h)->seq % 10 == 9)
+			continue;       /* some are not kept (another recording's): never queued */
+		cr_assert_eq(ordered_queue__push_in(f.q, f.b, h, ((const struct rec *)(const void *)h)->time), 0);
+		cr_assert_eq(ordered_queue__last(f.q), h, "queued where it lies, not copied");
+	}
+	cr_assert_eq(ordered_queue__push_in(f.q, f.b, (const void *)&s, 1), -EINVAL, "not in the block");
+	ordered_queue__block_done(f.q, f.b);
+	held = ordered_queue__bytes(f.q);
+	cr_assert_eq(held, 2u << 20, "the block and the chunk of the copies: %zu", held);
+	s.n = 0;
+	ordered_queue__flush(f.q, 1000, collect, &s);
+	cr_assert_eq(ordered_queue__bytes(f.q), held, "records of the block left: it stays");
+	ordered_queue__flush(f.q, UINT64_MAX, collect, &s);
+	cr_assert_eq(s.n, 1900);
+	for (size_t i = 1; i < s.n; i++)
+		cr_assert_lt(s.time[i - 1], s.time[i], "position %zu out of order", i);
+	cr_assert_leq(ordered_queue__bytes(f.q), 1u << 20, "the block went back to the spare chunks");
+	/* ... and is the next block's memory, not fresh heap */
+	cr_assert_eq((void *)ordered_queue__block_new(f.q, &f.data), (void *)f.b);
+	ordered_queue__free(f.q);
 }
