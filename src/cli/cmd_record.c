@@ -77,6 +77,8 @@ static int record_loop(struct recording *r)
 	uint64_t next_status = start + 1000000000ull;
 	int err;
 
+	if (deadline)
+		session__set_deadline(r->session, deadline);
 	while (!signals__stop()) {
 		uint64_t now;
 

@@ -767,17 +767,29 @@ int events__offcpu_window(struct events *e, bool on, uint64_t *ret_time)
 	return 0;
 }
 
+void events__stop_sampling(struct events *e)
+{
+	struct perf_evsel *sel;
+
+	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
+		cgroup_sampling__disable(e->by_cgroup[i]);
+	perf_evlist__for_each_evsel(e->evlist, sel)
+		if (is_sampling(e, sel))
+			perf_evsel__disable(sel);
+}
+
+void events__set_deadline(struct events *e, uint64_t ns)
+{
+	events_spill__deadline(e, ns);
+}
+
 int events__disable(struct events *e)
 {
 	struct perf_evsel *sel;
 
 	events_spill__stop(e);  /* the last drain takes what it copied */
 	offcpu_events__enable(e->offcpu, false);
-	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
-		cgroup_sampling__disable(e->by_cgroup[i]);
-	perf_evlist__for_each_evsel(e->evlist, sel)
-		if (is_sampling(e, sel))
-			perf_evsel__disable(sel);
+	events__stop_sampling(e);
 	perf_evlist__for_each_evsel(e->evlist, sel)
 		if (!is_sampling(e, sel))
 			perf_evsel__disable(sel);

@@ -141,6 +141,8 @@ struct ordered_queue;
 struct ordered_block;
 int events_spill__start(struct events *e, struct ordered_queue *q);
 void events_spill__stop(struct events *e);
+/* the thread stops the sampling events at ns (CLOCK_MONOTONIC) if the main one is busy then */
+void events_spill__deadline(struct events *e, uint64_t ns);
 void events_spill__free(struct events *e);
 void events_spill__idle(struct events *e, bool idle);
 int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_t *ret_nr);

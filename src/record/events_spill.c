@@ -74,6 +74,9 @@ struct events_spill {
 	uint64_t last_read;             /* the main thread's last read (ns), atomic */
 	bool idle;                      /* ... it waits in its poll, atomic */
 	bool stop;                      /* atomic */
+	uint64_t deadline;              /* --duration's end (ns), 0: none; atomic */
+	bool deadline_hit;              /* the thread stopped the sampling events there */
+	struct events *events;
 	struct events_spill_stats st;
 };
 
@@ -153,12 +156,26 @@ static void *spill_main(void *arg)
 		uint64_t now = clock_mono_ns(), due = load_u64(&s->last_read) + SPILL_AFTER_NS;
 		struct timespec ts;
 
+		uint64_t deadline = load_u64(&s->deadline);
+
+		if (deadline && !s->deadline_hit && now >= deadline) {
+			/*
+			 * --duration ends here even while the main thread is busy with a
+			 * backlog (a step of its can take seconds on a loaded host): no sample
+			 * after the deadline is taken; the main thread sees it when its step
+			 * returns, stops and drains what was taken before it.
+			 */
+			events__stop_sampling(s->events);
+			s->deadline_hit = true;
+		}
 		if (__atomic_load_n(&s->idle, __ATOMIC_RELAXED)) {
 			due = now + SPILL_AFTER_NS;     /* in its poll: it reads when it returns */
 		} else if (now >= due) {
 			spill_all(s);
 			due = now + SPILL_TICK_NS;
 		}
+		if (deadline && !s->deadline_hit && deadline < due)
+			due = deadline;
 		ts.tv_sec = (time_t)(due / 1000000000ull);
 		ts.tv_nsec = (long)(due % 1000000000ull);
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -200,6 +217,7 @@ int events_spill__start(struct events *e, struct ordered_queue *q)
 		return -ENOMEM;
 	}
 	s->evlist = e->evlist;
+	s->events = e;
 	s->q = q;
 	s->last_read = clock_mono_ns();
 	pthread_mutex_init(&s->lock, NULL);
@@ -211,6 +229,12 @@ int events_spill__start(struct events *e, struct ordered_queue *q)
 	s->running = pthread_create(&s->thread, NULL, spill_main, s) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return s->running ? 0 : -EAGAIN;
+}
+
+void events_spill__deadline(struct events *e, uint64_t ns)
+{
+	if (e->spill)
+		__atomic_store_n(&e->spill->deadline, ns, __ATOMIC_RELAXED);
 }
 
 void events_spill__stop(struct events *e)

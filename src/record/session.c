@@ -343,6 +343,11 @@ uint64_t session__start_time(const struct session *s)
 	return s->start_ns;
 }
 
+void session__set_deadline(struct session *s, uint64_t ns)
+{
+	events__set_deadline(s->events, ns);
+}
+
 void session__stats(const struct session *s, struct session_stats *ret)
 {
 	*ret = (struct session_stats){

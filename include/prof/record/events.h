@@ -97,6 +97,12 @@ int events__offcpu_period(struct events *e, int cpu, uint64_t period);
 
 /* The events on; the rings' spill thread (events_spill.c) copies into q's blocks.  0. */
 int events__enable(struct events *e, struct ordered_queue *q);
+/* Stop the sampling events only (ioctls: safe from the spill thread); the sideband
+ * goes on until events__disable. */
+void events__stop_sampling(struct events *e);
+/* --duration: the sampling events stop at ns (CLOCK_MONOTONIC) even while the main
+ * thread is busy (the spill thread watches it); after events__enable. */
+void events__set_deadline(struct events *e, uint64_t ns);
 /*
  * off_cpu_windowed: the switch records, the context-switch event and the sched
  * tracepoints on or off on every CPU (the sideband's tasks and maps stay).  Off: the

@@ -125,6 +125,8 @@ const struct sample_layout *session__layout(const struct session *s);
 /* Describe the kernel to the sink, start the clock, enable the events.  0, or -errno
  * with *ret_err filled. */
 int session__start(struct session *s, struct session_error *ret_err);
+/* No sample is taken past ns (CLOCK_MONOTONIC), even while a step is busy: --duration. */
+void session__set_deadline(struct session *s, uint64_t ns);
 /* When the session started (CLOCK_MONOTONIC ns). */
 uint64_t session__start_time(const struct session *s);
 
