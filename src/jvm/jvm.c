@@ -12,8 +12,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "prof/analyze/unwinder.h"
 #include "prof/base/util.h"
 #include "prof/jvm/jvm.h"
+#include "prof/runtime/dynsym.h"
 #include "prof/sys/procfs.h"
 #include "prof/sys/task_file.h"
 
@@ -39,53 +41,41 @@ const char *jvm__other_vm(const char *path)
 }
 
 /* The symbol's place in the tables' symbols, noted. */
-static bool note_sym(struct jvm_syms *s, const char *name, uint64_t value)
+struct noted {
+	struct jvm_syms *s;
+	int found;
+};
+
+static void note_sym(void *ctx, const char *name, const GElf_Sym *sym)
 {
+	struct noted *n = ctx;
+
+	if (strncmp(name, "gHotSpotVM", 10) != 0)
+		return;
 	for (int t = 0; t < JVM_TABLES; t++)
 		for (int i = 0; i < JVM_SYMS; i++) {
-			const char *n = jvm_syms__name(t, i);
+			const char *want = jvm_syms__name(t, i);
 
-			if (n && strcmp(n, name) == 0) {
-				s->a[t][i] = value;
-				return true;
+			if (want && strcmp(want, name) == 0) {
+				n->s->a[t][i] = sym->st_value;
+				n->found++;
+				return;
 			}
 		}
-	return false;
 }
 
 int jvm__read_syms(int fd, struct jvm_syms *ret, char *why, size_t why_len)
 {
-	Elf *elf;
-	Elf_Scn *scn = NULL;
+	struct noted n = { .s = ret };
 	const char *missing;
-	int found = 0;
+	Elf *elf;
 
 	memset(ret, 0, sizeof(*ret));
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
+	if (!(elf = dynsym__elf(fd)))
 		return -EINVAL;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || strncmp(name, "gHotSpotVM", 10) != 0)
-				continue;
-			found += note_sym(ret, name, sym.st_value);
-		}
-	}
+	dynsym__each(elf, note_sym, &n);
 	elf_end(elf);
-	if (!found)
+	if (!n.found)
 		return -ENOENT;
 	if ((missing = jvm_syms__missing(ret))) {
 		snprintf(why, why_len, "its libjvm.so exports no %s", missing);
@@ -97,25 +87,12 @@ int jvm__read_syms(int fd, struct jvm_syms *ret, char *why, size_t why_len)
 /* The load bias of the ELF file on fd mapped at start from file offset pgoff. */
 static int bias_of(int fd, uint64_t start, uint64_t pgoff, uint64_t *ret)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	size_t n;
-	int err = -ENOENT;
+	Elf *elf = dynsym__elf(fd);
+	bool ok = elf && unwinder__map_bias(elf, &(struct map){ .start = start, .pgoff = pgoff }, ret);
 
-	if (!elf)
-		return -EINVAL;
-	if (elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) == 0)
-		for (size_t i = 0; i < n; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    pgoff >= (ph.p_offset & -(uint64_t)4096) && pgoff < ph.p_offset + ph.p_filesz) {
-				*ret = start - (ph.p_vaddr - ph.p_offset + pgoff);
-				err = 0;
-				break;
-			}
-		}
-	elf_end(elf);
-	return err;
+	if (elf)
+		elf_end(elf);
+	return !elf ? -EINVAL : ok ? 0 : -ENOENT;
 }
 
 /* Judge the libjvm.so of mapping m (its path NUL-terminated in path). */

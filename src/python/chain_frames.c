@@ -96,7 +96,7 @@ static int chain_check(const struct interp *in, struct reader *r, struct chain_o
 void python__chain_attach(struct python *py, struct pyproc *p)
 {
 	const struct python_layout *l = p->in.l;
-	struct reader r = { p->pid };
+	struct reader r = { p->rp.pid };
 	struct chain_offsets o;
 	char why[512];
 	struct python_chain_proc cp;
@@ -127,7 +127,7 @@ void python__chain_attach(struct python *py, struct pyproc *p)
 		.f_entry = (__u16)(l->has_is_entry ? l->f_is_entry : l->f_owner),
 		.entry_kind = l->has_is_entry ? PYTHON_CHAIN_IS_ENTRY : PYTHON_CHAIN_OWNER,
 	};
-	if (python_chains__add(py->cfg.chains, p->pid, &cp) == 0) {
+	if (python_chains__add(py->cfg.chains, p->rp.pid, &cp) == 0) {
 		p->chained = true;
 		py->st.chain_procs++;
 	}
@@ -222,7 +222,7 @@ static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader 
 	sym = python__code_symbol(py, &p->in, r, &f, th, t, ret_v);
 	ls = sym && f.instr && tn >= 0 ? python__line_symbol(py, &p->in, r, &f, tn, th, sym) : 0;
 	/* read from the process that pid named at the sample (not one given its pid since) */
-	if (sym && !python__still_there(p->pidfd)) {
+	if (sym && !runtime_proc__still_there(&p->rp)) {
 		*ret_v = PYTHON_READ_FAILED;
 		return 0;
 	}
@@ -236,7 +236,7 @@ static size_t chain_activation(struct python *py, struct pyproc *p, const struct
 			       const struct segment *seg, bool partial, uint64_t t, uint32_t *syms, size_t max,
 			       bool *ret_all)
 {
-	struct reader r = { p->pid };
+	struct reader r = { p->rp.pid };
 	size_t n = 0;
 
 	for (uint16_t i = seg->start; i < seg->end && n < max; i++) {
@@ -322,7 +322,7 @@ size_t python__chain_frames(struct python *py, struct pyproc *p, const struct sa
 void python__chain_early(struct python *py, struct pyproc *p, const struct sample *s)
 {
 	const struct python_chain *ch = python_chains__peek(py->cfg.chains, (int32_t)s->tid, s->time);
-	struct reader r = { p->pid };
+	struct reader r = { p->rp.pid };
 
 	for (uint16_t i = 0; ch && i < ch->nr; i++) {
 		enum python_verdict v;

@@ -20,26 +20,12 @@
 #include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
 #include "prof/python/prologue.h"
+#include "prof/runtime/dynsym.h"
 
-/* The file offset of address a of elf (in a PT_LOAD's file bytes), or -1. */
-static int64_t file_offset(Elf *elf, uint64_t a, size_t len)
+static void note_sym(void *ctx, const char *name, const GElf_Sym *sym)
 {
-	size_t n;
+	struct interp_syms *s = ctx;
 
-	if (elf_getphdrnum(elf, &n) != 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && a >= ph.p_vaddr &&
-		    a + len <= ph.p_vaddr + ph.p_filesz)
-			return (int64_t)(ph.p_offset + (a - ph.p_vaddr));
-	}
-	return -1;
-}
-
-static void note_sym(struct interp_syms *s, const char *name, const GElf_Sym *sym)
-{
 	if (strcmp(name, "_PyEval_EvalFrameDefault") == 0 && GELF_ST_TYPE(sym->st_info) == STT_FUNC) {
 		s->eval = sym->st_value;
 		s->eval_size = sym->st_size;
@@ -56,52 +42,22 @@ static void note_sym(struct interp_syms *s, const char *name, const GElf_Sym *sy
 
 static int syms_of(Elf *elf, int fd, struct interp_syms *ret)
 {
-	Elf_Scn *scn = NULL;
 	int64_t off;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
-				continue;
-			note_sym(ret, name, &sym);
-		}
-	}
+	dynsym__each(elf, note_sym, ret);
 	if (!ret->eval || !ret->eval_size || !ret->code_type || !ret->runtime)
 		return -ENOENT;
 	if (!ret->version_addr)
 		return -EPROTO;         /* an interpreter from before Py_Version (3.11) */
-	off = file_offset(elf, ret->version_addr, 4);
+	off = dynsym__file_offset(elf, ret->version_addr, 4);
 	if (off < 0 || pread(fd, &ret->version, 4, off) != 4)
 		return -ENOENT;
 	return 0;
 }
 
-/* elf_begin on fd for an ELF file, or NULL. */
-static Elf *elf_of(int fd)
-{
-	Elf *elf;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		elf = NULL;
-	}
-	return elf;
-}
-
 int interp__read_syms(int fd, struct interp_syms *ret)
 {
-	Elf *elf = elf_of(fd);
+	Elf *elf = dynsym__elf(fd);
 	int err;
 
 	memset(ret, 0, sizeof(*ret));
@@ -212,7 +168,7 @@ static int by_prologue(Elf *elf, int fd, const struct interp_syms *s, struct int
 	size_t len = MIN(sizeof(code), s->eval_size);
 	char why[160], because[160 + 64];
 	struct python_slots slots;
-	int64_t off = file_offset(elf, s->eval, len);
+	int64_t off = dynsym__file_offset(elf, s->eval, len);
 
 	if (!l->has_is_entry || off < 0 || pread(fd, code, len, off) != (ssize_t)len)
 		return chain_only(ret, l, no);          /* 3.12+ keep no first_instr */
@@ -252,7 +208,7 @@ static int judge_dwarf(Elf *elf, int fd, const struct interp_syms *s, const stru
 
 	if (!l)
 		return -ENOTSUP;
-	if (l->debug_offsets && ((off = file_offset(elf, s->runtime, sizeof(dbg))) < 0 ||
+	if (l->debug_offsets && ((off = dynsym__file_offset(elf, s->runtime, sizeof(dbg))) < 0 ||
 				 pread(fd, dbg, sizeof(dbg), off) != (ssize_t)sizeof(dbg)))
 		memset(dbg, 0, sizeof(dbg));
 	if (b->size)
@@ -390,7 +346,7 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 	struct build_id b = { 0 };
 	uint64_t bias;
 	char hex[2 * BUILD_ID_MAX + 1];
-	Elf *elf = elf_of(fd);
+	Elf *elf = dynsym__elf(fd);
 	bool found;
 	int err;
 
@@ -405,7 +361,7 @@ static int judge(int fd, const struct map *m, const char *path, struct interp_ca
 	elf_end(elf);
 	if (!found)
 		return -ENOENT;
-	elf = elf_of(fd);
+	elf = dynsym__elf(fd);
 	if (!elf)
 		return -ENOENT;
 	if (err == -EPROTO) {

@@ -12,7 +12,6 @@
 
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
-#include "prof/base/vec.h"
 #include "prof/python/frame_old.h"
 #include "prof/python/interp.h"
 #include "prof/sys/privs.h"
@@ -23,55 +22,34 @@
 /* The symbol of name: its index (added when new), or 0 on ENOMEM (unverified). */
 uint32_t python__symbol(struct python *py, const char *name)
 {
-	uint64_t h = hash__bytes(name, strlen(name));
-	uint32_t *e = hashtable__find(&py->syms, h, name);
-	char *copy;
-	bool created;
+	uint32_t sym = runtime_symbols__symbol(&py->names, name);
 
-	if (e)
-		return *e;
-	if (py->nr_names >= SYMBOLS_MAX)
-		return 0;
-	if (vec__reserve((void **)&py->names, &py->cap_names, py->nr_names + 1, sizeof(char *)) < 0 ||
-	    !(copy = strdup(name)))
-		return 0;
-	py->names[py->nr_names] = copy;
-	e = hashtable__insert(&py->syms, h, name, &created);
-	if (!e) {
-		free(copy);
-		return 0;
-	}
-	*e = (uint32_t)py->nr_names++;
-	py->st.locations = py->nr_names;
-	return *e;
+	py->st.locations = py->names.nr;
+	return sym;
 }
 
-/* The two names every window starts with: 0 or -ENOMEM. */
+static const char *const fixed_names[] = { UNVERIFIED_NAME, CALLERS_NAME };
+
 int python__names_init(struct python *py)
 {
-	return python__symbol(py, UNVERIFIED_NAME) == 0 && python__symbol(py, CALLERS_NAME) == 1 &&
-			       py->nr_names == 2
-		       ? 0
-		       : -ENOMEM;
+	int err = runtime_symbols__init(&py->names, fixed_names, ARRAY_SIZE(fixed_names), SYMBOLS_MAX,
+				      py->cfg.live_names);
+
+	py->st.locations = py->names.nr;
+	return err;
 }
 
 void python__names_turn(struct python *py)
 {
-	if (!py->cfg.live_names || py->nr_names < py->cfg.live_names)
+	if (!runtime_symbols__turn(&py->names))
 		return;
-	/* what holds a symbol of this window: the code objects' and lines' names and
+	/* what holds a symbol of the window gone: the code objects' and lines' names and
 	 * the early readings; forgotten with the names */
 	hashtable__clear(&py->codes);
 	hashtable__clear(&py->lines);
-	hashtable__clear(&py->syms);
 	python_early__forget(py->early);
-	for (size_t i = 0; i < py->nr_names; i++)
-		free(py->names[i]);
-	py->names_base += py->nr_names;
-	py->nr_names = 0;
-	py->st.name_windows++;
-	/* on ENOMEM the window stays empty: every symbol 0 ([python: unverified]) */
-	(void)python__names_init(py);
+	py->st.name_windows = py->names.windows;
+	py->st.locations = py->names.nr;
 }
 
 /* ---- names proven by time ------------------------------------------------------ */
@@ -273,7 +251,7 @@ static uint32_t known_instr(struct python *py, const struct interp *in, struct r
 static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t frame, uint64_t code,
 			       const struct python_pinned *pin, uint64_t t, uint32_t *syms, enum python_verdict *ret_v)
 {
-	struct reader r = { p->pid };
+	struct reader r = { p->rp.pid };
 	struct python_walk w = { .l = p->in.l, .read = python__read_mem, .ctx = &r, .code_type = p->in.code_type,
 				 .frame_type = p->in.frame_type };
 	struct python_frame f = { 0 };
@@ -311,7 +289,7 @@ static size_t walk_symbols_now(struct python *py, struct pyproc *p, uint64_t fra
 		if (!python__code_symbol(py, &p->in, &r, &g, hash__mix(th, f.code), t, &v))
 			syms[0] = 0;
 	}
-	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !python__still_there(p->pidfd))
+	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && !runtime_proc__still_there(&p->rp))
 		v = PYTHON_READ_FAILED;
 	/* the line where the instruction is pinned (else the function's "def N") */
 	if ((v == PYTHON_VERIFIED || v == PYTHON_BY_CODE) && f.instr && tn >= 0) {

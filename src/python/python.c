@@ -33,11 +33,6 @@
 /* Python frames one activation may add: its function, and what stands for its callers. */
 #define MAX_PY_FRAMES 2
 
-static bool proc_eq(const void *e, const void *key, const void *ctx)
-{
-	return ((const struct pyproc *)e)->pid == *(const int32_t *)key;
-}
-
 static bool code_eq(const void *e, const void *key, const void *ctx)
 {
 	const struct pycode *c = e;
@@ -54,12 +49,23 @@ static bool line_eq(const void *e, const void *key, const void *ctx)
 	return c->pid == k->pid && c->instr == k->addr;
 }
 
-static bool sym_eq(const void *e, const void *key, const void *ctx)
-{
-	const struct python *py = ctx;
+static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len);
+static void detach(void *rt, struct runtime_proc *rp);
+static void describe(const void *rt, char *buf, size_t len);
+static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
 
-	return strcmp(py->names[*(const uint32_t *)e], key) == 0;
-}
+/* Python on the runtime layer (runtime.h): its process table calls attach and detach. */
+static const struct runtime_ops python_ops = {
+	.what = "python",
+	.proc_size = sizeof(struct pyproc),
+	/* an exec is seen as its mappings changing: attached again, counted once */
+	.exec_detaches = false,
+	.attach = attach,
+	.detach = detach,
+	.frames = python__frames,
+	.name = name_of,
+	.describe = describe,
+};
 
 int python__new(const struct python_config *cfg, struct python **ret)
 {
@@ -68,16 +74,16 @@ int python__new(const struct python_config *cfg, struct python **ret)
 	if (!py)
 		return -ENOMEM;
 	py->cfg = *cfg;
-	hashtable__init(&py->procs, sizeof(struct pyproc), proc_eq, NULL);
+	runtime_procs__init(&py->procs, &python_ops, py,
+			    &(struct runtime_tally){ .processes = &py->st.processes, .rejected = &py->st.rejected,
+						     .why_rejected = py->st.why_rejected,
+						     .why_len = sizeof(py->st.why_rejected) });
 	hashtable__init(&py->codes, sizeof(struct pycode), code_eq, NULL);
 	hashtable__init(&py->lines, sizeof(struct pyline), line_eq, NULL);
-	hashtable__init(&py->syms, sizeof(uint32_t), sym_eq, py);
 	py->attr = (struct perf_event_attr){ .size = sizeof(py->attr), .sample_type = cfg->kernel_sample_type,
 					     .sample_regs_user = unwinder__regs_mask() };
 	py->early = python_early__new();
-	/* unique to this recording: the object is written at its end */
-	py->id.size = 20;
-	if (!py->early || getrandom(py->id.data, 20, 0) != 20 || python__names_init(py) < 0) {
+	if (!py->early || python__names_init(py) < 0) {
 		python__free(py);
 		return -ENOMEM;
 	}
@@ -87,22 +93,12 @@ int python__new(const struct python_config *cfg, struct python **ret)
 
 struct python *python__free(struct python *py)
 {
-	struct pyproc *p;
-
 	if (!py)
 		return NULL;
-	for (size_t i = 0; (p = hashtable__next(&py->procs, &i));) {
-		if (p->pidfd >= 0)
-			close(p->pidfd);
-		interp__release(&p->in);
-	}
+	runtime_procs__release(&py->procs);
 	hashtable__release(&py->lines);
-	for (size_t i = 0; i < py->nr_names; i++)
-		free(py->names[i]);
-	free(py->names);
-	hashtable__release(&py->procs);
+	runtime_symbols__release(&py->names);
 	hashtable__release(&py->codes);
-	hashtable__release(&py->syms);
 	python_early__free(py->early);
 	interp_cache__release(&py->builds);
 	free(py);
@@ -123,23 +119,26 @@ uint64_t python_stats__unverified(const struct python_stats *st)
 	return bad;
 }
 
+static const char *verdict_name(int v)
+{
+	return python_verdict__name((enum python_verdict)v);
+}
+
 void python_stats__describe(const struct python_stats *st, char *buf, size_t len)
 {
-	char why[512] = "";
-	size_t n = 0;
-	uint64_t bad = python_stats__unverified(st);
+	size_t n = (size_t)snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with "
+				    "Python frames, %" PRIu64 " of them all verified; %" PRIu64
+				    " [python: unverified] frames", st->samples, st->processes, st->with_python,
+				    st->verified, python_stats__unverified(st));
 
-	for (int v = 1; v < PYTHON_VERDICTS; v++) {
-		if (!st->unverified[v] || n >= sizeof(why))
-			continue;
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%" PRIu64 " %s", n ? ", " : "", st->unverified[v],
-				      python_verdict__name(v));
-	}
-	n = (size_t)snprintf(buf, len, "%" PRIu64 " samples of %" PRIu64 " interpreter(s), %" PRIu64 " with Python "
-			     "frames, %" PRIu64 " of them all verified; %" PRIu64 " [python: unverified] frames%s%s%s",
-			     st->samples, st->processes, st->with_python, st->verified, bad, n ? " (" : "", why,
-			     n ? ")" : "");
-	python_stats__how(st, n < len ? buf + n : NULL, n < len ? len - n : 0);
+	if (n < len)
+		n += runtime__why_list(st->unverified, 1, PYTHON_VERDICTS, verdict_name, buf + n, len - n);
+	python_stats__how(st, n + 1 < len ? buf + n : NULL, n + 1 < len ? len - n : 0);
+}
+
+static void describe(const void *rt, char *buf, size_t len)
+{
+	python_stats__describe(&((const struct python *)rt)->st, buf, len);
 }
 
 /* "; read: N by ..., M by ..." of describe, how the interpreters' frames were read. */
@@ -167,42 +166,24 @@ void python_stats__how(const struct python_stats *st, char *buf, size_t len)
 
 bool python__name(const struct python *py, const struct model_dso *d, uint64_t off, const char **ret)
 {
-	if (d->build_id_len != py->id.size || memcmp(d->build_id, py->id.data, py->id.size) != 0)
-		return false;
-	*ret = NULL;
-	if (off < RUNTIME_ELF_TEXT || off - RUNTIME_ELF_TEXT < py->names_base)
-		return true;    /* a window of names gone: nothing, never another's */
-	off -= RUNTIME_ELF_TEXT + py->names_base;
-	if (off < py->nr_names)
-		*ret = py->names[off];
-	return true;
+	return runtime_symbols__name(&py->names, d, off, ret);
+}
+
+static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	return python__name(rt, d, off, ret);
 }
 
 void python__note(struct python *py, const struct perf_event_header *ev)
 {
-	const struct perf_record_fork *e = (const void *)ev;
-	struct pyproc *p;
-	int32_t pid;
-
-	if (ev->type != PERF_RECORD_EXIT || ev->size < sizeof(*e) || e->pid != e->tid)
-		return;
-	pid = (int32_t)e->pid;
-	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
-	if (!p)
-		return;
-	if (p->pidfd >= 0)
-		close(p->pidfd);
-	if (p->chained)
-		python_chains__remove(py->cfg.chains, pid);
-	interp__release(&p->in);
-	hashtable__remove(&py->procs, hash__u64((uint32_t)pid), &pid);
+	runtime_procs__note(&py->procs, ev);
 }
 
 /* ---- the process ------------------------------------------------------------- */
 
 bool python__has_proc(const struct python *py, int32_t pid)
 {
-	return py->procs.nr && hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
+	return runtime_procs__find(&py->procs, pid) != NULL;
 }
 
 uint64_t python__now_ns(void)
@@ -222,23 +203,6 @@ int python__read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EFAULT;
-}
-
-/* Does the pidfd's process still run (so its pid named it when read)? */
-bool python__still_there(int pidfd)
-{
-	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-
-	return pidfd >= 0 && poll(&pfd, 1, 0) == 0;
-}
-
-static void reject(struct python *py, struct pyproc *p, const char *why)
-{
-	if (!p->counted)
-		py->st.rejected++;
-	p->counted = true;
-	if (!py->st.why_rejected[0])
-		snprintf(py->st.why_rejected, sizeof(py->st.why_rejected), "%s", why);
 }
 
 struct check_call {
@@ -287,7 +251,7 @@ void python__count_how(struct python *py, struct pyproc *p, enum interp_how how,
 
 bool python__confirm(struct python *py, struct pyproc *p)
 {
-	struct reader r = { p->pid };
+	struct reader r = { p->rp.pid };
 	char why[320] = "";
 	bool unconfirmed;
 	int err;
@@ -312,11 +276,63 @@ bool python__confirm(struct python *py, struct pyproc *p)
 		p->in.l = NULL;
 		interp__release(&p->in);
 		/* counted as attached when its slots were still to be confirmed */
-		py->st.processes -= p->counted;
-		p->counted = false;
-		reject(py, p, why);
+		runtime_procs__refuse(&py->procs, &p->rp, why);
 	}
 	return false;
+}
+
+/* What attach took of a process, let go (the table closes its pidfd). */
+static void detach(void *rt, struct runtime_proc *rp)
+{
+	struct python *py = rt;
+	struct pyproc *p = (struct pyproc *)rp;
+
+	if (p->chained)
+		python_chains__remove(py->cfg.chains, rp->pid);
+	p->chained = false;
+	interp__release(&p->in);
+}
+
+/* The process's interpreter found, checked and its chains attached: 0, -ENOENT when
+ * it has none, else refused with why. */
+static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len)
+{
+	struct python *py = rt;
+	struct pyproc *p = (struct pyproc *)rp;
+	int32_t pid = rp->pid;
+	int err;
+
+	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &py->builds, &p->in, why, why_len);
+	if (err == -ENOENT)
+		return err;             /* no interpreter */
+	if (err == 0) {
+		struct reader r = { pid };
+
+		rp->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		err = rp->pidfd < 0 ? -errno : check(py, &p->in, &r, why, why_len, &p->unconfirmed,
+						     p->in.why_no_pins, sizeof(p->in.why_no_pins));
+		if (err == 0 && !runtime_proc__still_there(rp))
+			err = -ESRCH;
+	}
+	if (err < 0) {
+		if (!why[0])
+			snprintf(why, why_len, "%s (pid %d): %s", p->in.path[0] ? p->in.path : "python", pid,
+				 strerror(-err));
+		p->in.l = NULL;
+		interp__release(&p->in);
+		return err;
+	}
+	python__chain_attach(py, p);
+	if (p->in.how == INTERP_CHAIN && !p->chained) {
+		snprintf(why, why_len, "%.64s: CPython %u.%u.%u: its stack copy pins nothing (%.64s) and its "
+			 "chain is not read at the sample instant (%.80s)", p->in.path, p->in.version >> 24,
+			 (p->in.version >> 16) & 0xff, (p->in.version >> 8) & 0xff, p->in.why_no_pins,
+			 py->st.chain_refused ? py->st.why_chain_refused : "no BPF program loaded");
+		p->in.l = NULL;
+		interp__release(&p->in);
+		return -ENOTSUP;
+	}
+	return 0;
 }
 
 /* How many of the process's own mappings there are (the synthetic one is prof's). */
@@ -325,70 +341,11 @@ static size_t own_maps(const struct maps *ms)
 	return ms ? ms->nr - (maps__find(ms, PYTHON_BASE) ? 1 : 0) : 0;
 }
 
-/* The process's interpreter, looked at when its maps changed. */
 struct pyproc *python__proc_get(struct python *py, int32_t pid)
 {
-	const struct maps *ms = model__maps(py->cfg.model, pid);
-	struct pyproc *p;
-	char why[320];
-	bool created;
-	int err;
+	size_t nr = own_maps(model__maps(py->cfg.model, pid));
 
-	p = hashtable__insert(&py->procs, hash__u64((uint32_t)pid), &pid, &created);
-	if (!p)
-		return NULL;
-	if (created)
-		*p = (struct pyproc){ .pid = pid, .pidfd = -1 };
-	/* judged again when a mapping of its own came or went (an interpreter's mapped
-	 * after a first sample, its exec), not for the synthetic one */
-	if (p->judged && own_maps(ms) == p->maps_nr)
-		return p;
-	if (p->pidfd >= 0)
-		close(p->pidfd);
-	p->pidfd = -1;
-	if (p->chained)
-		python_chains__remove(py->cfg.chains, pid);
-	p->chained = false;
-	interp__release(&p->in);
-	p->judged = true;
-	p->maps_nr = own_maps(ms);
-	why[0] = '\0';
-	err = interp__find(py->cfg.model, pid, py->cfg.open, py->cfg.open_ctx, &py->builds, &p->in, why, sizeof(why));
-	if (err == -ENOENT)
-		return p;               /* no interpreter */
-	if (err == 0) {
-		struct reader r = { pid };
-
-		p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		err = p->pidfd < 0 ? -errno : check(py, &p->in, &r, why, sizeof(why), &p->unconfirmed,
-						    p->in.why_no_pins, sizeof(p->in.why_no_pins));
-		if (err == 0 && !python__still_there(p->pidfd))
-			err = -ESRCH;
-	}
-	if (err < 0) {
-		if (!why[0])
-			snprintf(why, sizeof(why), "%s (pid %d): %s", p->in.path[0] ? p->in.path : "python",
-				 pid, strerror(-err));
-		p->in.l = NULL;
-		interp__release(&p->in);
-		reject(py, p, why);
-		return p;
-	}
-	python__chain_attach(py, p);
-	if (p->in.how == INTERP_CHAIN && !p->chained) {
-		snprintf(why, sizeof(why), "%.64s: CPython %u.%u.%u: its stack copy pins nothing (%.64s) and its "
-			 "chain is not read at the sample instant (%.80s)", p->in.path, p->in.version >> 24,
-			 (p->in.version >> 16) & 0xff, (p->in.version >> 8) & 0xff, p->in.why_no_pins,
-			 py->st.chain_refused ? py->st.why_chain_refused : "no BPF program loaded");
-		p->in.l = NULL;
-		interp__release(&p->in);
-		reject(py, p, why);
-		return p;
-	}
-	if (!p->counted)
-		py->st.processes++;
-	p->counted = true;
-	return p;
+	return (struct pyproc *)runtime_procs__get(&py->procs, pid, nr);
 }
 
 /* ---- reading early: when the sample is drained (early.h) ------------------------ */
@@ -433,7 +390,7 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 	python__names_turn(py);
 	pid = (int32_t)s.pid;
 	/* only processes attached, and threads unwound, before: judged in scope */
-	p = hashtable__find(&py->procs, hash__u64((uint32_t)pid), &pid);
+	p = (struct pyproc *)runtime_procs__find(&py->procs, pid);
 	if (p && p->chained) {
 		python__chain_early(py, p, &s);
 		return;
@@ -475,13 +432,9 @@ void python__early(struct python *py, const struct perf_event_header *ev)
 /* The synthetic object mapped into pid before its first frame there. */
 int python__map_object(struct python *py, const struct sample *s)
 {
-	const struct maps *ms = model__maps(py->cfg.model, (int32_t)s->pid);
-
-	if (ms && maps__find(ms, PYTHON_BASE))
-		return 0;
-	return synth__mmap2_build_id(&py->cfg.synth, (pid_t)s->pid, (pid_t)s->tid, PYTHON_BASE,
-				     py->cfg.live_names ? 1ull << 40 : 1u << 24, RUNTIME_ELF_TEXT, py->id.data, py->id.size,
-				     PYTHON_OBJECT_PATH, s->time, py->cfg.sink, py->cfg.sink_ctx);
+	return runtime_symbols__map(&py->names, py->cfg.model, &py->cfg.synth, s, PYTHON_BASE,
+				  py->cfg.live_names ? 1ull << 40 : 1u << 24, PYTHON_OBJECT_PATH, py->cfg.sink,
+				  py->cfg.sink_ctx);
 }
 
 /* The symbols of activation i of a sample (read early if it was, else now): how many. */
@@ -582,22 +535,6 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 
 void python__finish(struct python *py)
 {
-	enum build_id_cache_result res;
-	int fd, err;
-
-	if (!py->st.with_python || !py->cfg.cache)
-		return;
-	fd = memfd_create("prof-python", MFD_CLOEXEC);
-	if (fd < 0) {
-		py->st.kept = -errno;
-		return;
-	}
-	err = runtime_elf__write(fd, &py->id, (const char *const *)py->names, py->nr_names);
-	if (err == 0)
-		err = build_id_cache__add(py->cfg.cache, fd, PYTHON_OBJECT_PATH, &py->id,
-					  (uint64_t)lseek(fd, 0, SEEK_END), &res);
-	if (err == 0 && res != BUILD_ID_CACHE_KEPT && res != BUILD_ID_CACHE_PRESENT)
-		err = -ENOSPC;
-	py->st.kept = err;
-	close(fd);
+	if (py->st.with_python && py->cfg.cache)
+		py->st.kept = runtime_symbols__keep(&py->names, py->cfg.cache, PYTHON_OBJECT_PATH, "prof-python");
 }

@@ -24,6 +24,7 @@
 #include "prof/python/interp.h"
 #include "prof/python/python.h"
 #include "prof/python/walk.h"
+#include "prof/runtime/runtime.h"
 
 /* Symbol 0: what an activation that could not be proven shows. */
 #define UNVERIFIED_NAME "[python: unverified]"
@@ -34,18 +35,15 @@
 #define CODES_KEPT (1u << 16)
 #define SYMBOLS_MAX (1u << 22)
 
-/* A process whose samples were unwound: its interpreter, once judged. */
+/* A process whose samples were unwound: its interpreter, once judged (the runtime
+ * layer's process table holds it, runtime.h). */
 struct pyproc {
-	int32_t pid;
+	struct runtime_proc rp;         /* pid, judged, counted, own maps, pidfd */
 	struct interp in;               /* in.l NULL: not an attached interpreter */
-	size_t maps_nr;                 /* its own maps when judged (the synthetic one not counted) */
-	bool judged;
-	bool counted;                   /* in st.processes */
 	bool chained;                   /* in the chains' map (chain.h) */
 	bool unconfirmed;               /* INTERP_PROLOGUE: no thread state agreed yet */
 	uint8_t confirm_tries;          /* ... readings since (python__confirm) */
 	bool how_counted;               /* in st.read_by (python__count_how) */
-	int pidfd;
 };
 
 /* What a code object's address was read to hold: its name, and since when.  A code
@@ -76,13 +74,11 @@ struct python {
 	struct python_config cfg;
 	struct hashtable lines;         /* struct pyline by (pid, instr) */
 	uint8_t table[1 << 16];         /* a co_linetable as read */
-	struct hashtable procs;         /* struct pyproc by pid */
+	struct runtime_procs procs;     /* struct pyproc by pid (runtime.h) */
 	struct hashtable codes;         /* struct pycode by (pid, addr) */
-	struct hashtable syms;          /* uint32_t symbol index by name (names[i]) */
-	char **names;                   /* symbol names, [0] UNVERIFIED_NAME, [1] CALLERS_NAME */
-	size_t nr_names, cap_names;
-	uint64_t names_base;            /* the window's first symbol (live_names: python.h) */
-	struct build_id id;             /* the object's: random, known before it is written */
+	struct runtime_symbols names;     /* the object's symbols, [0] UNVERIFIED_NAME, [1] CALLERS_NAME,
+					 * in windows (live_names: python.h); its build id random,
+					 * known before it is written */
 	struct perf_event_attr attr;    /* of the kernel's samples (python__early decodes them) */
 	struct python_early *early;     /* frames read when drained (early.h) */
 	struct interp_cache builds;     /* builds judged by their DWARF (interp.h) */
@@ -98,7 +94,7 @@ struct code_key {
 /* Where symbol sym of the current window of names is mapped. */
 static inline uint64_t python__addr(const struct python *py, uint32_t sym)
 {
-	return PYTHON_BASE + py->names_base + sym;
+	return PYTHON_BASE + py->names.base + sym;
 }
 
 /* The process read by python__read_mem (its ctx). */
@@ -123,9 +119,6 @@ uint64_t python__now_ns(void);
 /* Read len bytes at addr of the process ctx (a struct reader) names: 0, -EFAULT when
  * fewer were read, or a negative errno (process_vm_readv). */
 int python__read_mem(void *ctx, uint64_t addr, void *buf, size_t len);
-
-/* Does the pidfd's process still run (so its pid named it when read)? */
-bool python__still_there(int pidfd);
 
 /* The process's interpreter, looked at when its maps changed (NULL on ENOMEM; in.l
  * NULL: not an attached interpreter). */
@@ -152,7 +145,7 @@ size_t python__frames_done(struct python *py, const struct sample *s, uint64_t *
 
 /* ---- names.c ------------------------------------------------------------------- */
 
-/* Symbols 0 and 1 (UNVERIFIED_NAME, CALLERS_NAME): 0 or -ENOMEM. */
+/* The names table (symbols 0 and 1: UNVERIFIED_NAME, CALLERS_NAME): 0 or -ENOMEM. */
 int python__names_init(struct python *py);
 /* Before a sample: with live_names, a new window of names when this one is full. */
 void python__names_turn(struct python *py);

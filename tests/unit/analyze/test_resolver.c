@@ -24,6 +24,7 @@
 #include "prof/analyze/symbols.h"
 #include "prof/base/strset.h"
 #include "prof/perfdata/vdso.h"
+#include "prof/runtime/dynsym.h"
 #include "own_maps.h"
 
 #define ANON_START 0x7f0000000000ull
@@ -220,35 +221,26 @@ Test(resolver, unknown_is_said_never_guessed)
 	cr_assert_str_eq(f.dso, fx.exe);
 }
 
+static void note_clock_gettime(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	if (!strcmp(name, "__vdso_clock_gettime"))
+		*(uint64_t *)ctx = sym->st_value;       /* linked at 0: the offset */
+}
+
 /* The offset of __vdso_clock_gettime in this process's vDSO (its .dynsym), 0 if none. */
 static uint64_t vdso_clock_gettime(uint64_t *ret_size)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	struct vdso_image v;
-	Elf *elf;
-	Elf_Scn *scn = NULL;
 	uint64_t off = 0;
+	Elf *elf;
 
 	if (!base || vdso__own(&v) < 0)
 		return 0;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(v.fd, ELF_C_READ, NULL);
-	while (elf && !off && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(elf, sh.sh_link, sym.st_name)) &&
-			    !strcmp(n, "__vdso_clock_gettime"))
-				off = sym.st_value;     /* linked at 0: the offset */
-		}
+	if ((elf = dynsym__elf(v.fd))) {
+		dynsym__each(elf, note_clock_gettime, &off);
+		elf_end(elf);
 	}
-	elf_end(elf);
 	close(v.fd);
 	*ret_size = v.size;
 	return off;

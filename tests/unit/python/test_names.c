@@ -25,9 +25,9 @@ static struct python *new_python(uint32_t live_names)
 /* The object as a live reader's model knows it: by the recording's build id. */
 static struct model_dso dso_of(const struct python *py)
 {
-	struct model_dso d = { .name = PYTHON_OBJECT_PATH, .build_id_len = (uint8_t)py->id.size };
+	struct model_dso d = { .name = PYTHON_OBJECT_PATH, .build_id_len = (uint8_t)py->names.id.size };
 
-	memcpy(d.build_id, py->id.data, py->id.size);
+	memcpy(d.build_id, py->names.id.data, py->names.id.size);
 	return d;
 }
 

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The exported symbols of a mapped object, as a runtime finds itself by them: CPython
+ * by _PyEval_EvalFrameDefault, _PyRuntime, PyCode_Type and Py_Version, HotSpot by its
+ * gHotSpotVM* self-description, V8 by its v8dbg_* metadata.  The object is opened by
+ * the caller the way its task reaches it (its root, map_files: task_file.h), so that a
+ * process in a container is read as its own files; this reads the open file only.
+ */
+#ifndef PROF_RUNTIME_DYNSYM_H
+#define PROF_RUNTIME_DYNSYM_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdint.h>
+
+/* elf_begin on fd for an ELF file (elf_end it), or NULL. */
+Elf *dynsym__elf(int fd);
+
+/* Called for each symbol that elf's .dynsym defines (undefined ones passed over). */
+typedef void (*dynsym_fn)(void *ctx, const char *name, const GElf_Sym *sym);
+void dynsym__each(Elf *elf, dynsym_fn fn, void *ctx);
+
+/* The file offset of [a, a + len) of elf (inside a PT_LOAD's file bytes), or -1:
+ * where a constant the object exports (a version word) is read from the file. */
+int64_t dynsym__file_offset(Elf *elf, uint64_t a, size_t len);
+
+#endif

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The runtime layer: what every language runtime's frames (Python's, the JVM's, a
+ * third one's) need of prof beside the runtime's own reading of its memory.
+ *
+ * - A process table keyed by pid (struct runtime_procs), each entry the runtime's own
+ *   state starting with a struct runtime_proc: a process is looked at (attach) at its
+ *   first sample and again whenever its own mappings changed, let go (detach) at its
+ *   exit (and its exec where the runtime asks), and counted once, either attached or
+ *   refused with the first refusal's reason for the summary.
+ * - The names of the recording's synthetic object (struct runtime_symbols): a symbol
+ *   table with a build id random per recording, bounded (beyond its most names every
+ *   symbol is 0, the runtime's "unverified"), kept in windows for a live reader
+ *   (top, profd) so that its memory is bounded too, written into the build-id cache
+ *   at the end (elf_writer.h), and mapped into each process by one MMAP2.
+ * - The "why unverified" counts' one printer (runtime__why_list).
+ *
+ * A runtime fills a struct runtime_ops: its per-process state's size, attach and
+ * detach (called by the table), and what its recording's session calls on it (the
+ * frames of a sample, the names of its object, its summary line).  Nothing here prints
+ * or reads a process's memory; modules do not log (STYLE.md).
+ */
+#ifndef PROF_RUNTIME_RUNTIME_H
+#define PROF_RUNTIME_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prof/analyze/model.h"
+#include "prof/analyze/unwinder.h"
+#include "prof/base/hashtable.h"
+#include "prof/perfdata/build_id.h"
+#include "prof/perfdata/build_id_cache.h"
+#include "prof/perfdata/sample.h"
+#include "prof/synth/synth.h"
+
+struct perf_event_header;
+
+/* The head of a runtime's per-process state. */
+struct runtime_proc {
+	int32_t pid;
+	bool judged;                    /* attach was tried with maps_nr own maps */
+	bool counted;                   /* in the tally (attached or refused), once */
+	size_t maps_nr;                 /* the process's own maps when judged */
+	int pidfd;                      /* -1, or opened by attach: closed at detach */
+};
+
+struct runtime_ops {
+	const char *what;               /* "python", "java": for messages */
+	size_t proc_size;               /* the runtime's per-process state (>= struct runtime_proc) */
+	bool exec_detaches;             /* a COMM exec lets the process go (else only its EXIT) */
+	/* Find the runtime in process p (its state zeroed past the head on first use, or
+	 * as detach left it) and attach: 0; -ENOENT when it has none (not counted); any
+	 * other -errno refuses it, why saying why (a message of its own when why is left
+	 * empty). */
+	int (*attach)(void *rt, struct runtime_proc *p, char *why, size_t why_len);
+	/* Let go what attach took (the table closes pidfd itself). */
+	void (*detach)(void *rt, struct runtime_proc *p);
+	/* What the session calls: the unwinder's edit hook, the name at offset off of the
+	 * recording's object d (false: not this runtime's object), the summary line. */
+	unwinder_edit_fn frames;
+	bool (*name)(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
+	void (*describe)(const void *rt, char *buf, size_t len);
+};
+
+/* The counts of processes looked at, in the runtime's own statistics. */
+struct runtime_tally {
+	uint64_t *processes;            /* attached */
+	uint64_t *rejected;             /* refused */
+	char *why_rejected;             /* the first refusal's reason */
+	size_t why_len;
+};
+
+struct runtime_procs {
+	const struct runtime_ops *ops;
+	void *rt;                       /* the runtime, ops' first argument */
+	struct runtime_tally tally;
+	struct hashtable procs;         /* ops->proc_size bytes by pid */
+};
+
+/* The table of rt's processes (none yet). */
+void runtime_procs__init(struct runtime_procs *t, const struct runtime_ops *ops, void *rt,
+			 const struct runtime_tally *tally);
+/* Every process detached, the table freed. */
+void runtime_procs__release(struct runtime_procs *t);
+
+/* Process pid's state when it has one (a hash look-up), else NULL. */
+struct runtime_proc *runtime_procs__find(const struct runtime_procs *t, int32_t pid);
+
+/*
+ * Process pid's state, attached the first time and again whenever its own mappings
+ * (maps_nr of them, the runtime's synthetic one not counted) changed since: detached,
+ * then attach tried, and counted once (attached, or refused with why).  NULL on ENOMEM.
+ */
+struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, size_t maps_nr);
+
+/* An attached process refused later (counted as refused instead), with why. */
+void runtime_procs__refuse(struct runtime_procs *t, struct runtime_proc *p, const char *why);
+
+/* A sideband record as written: a process's EXIT (or exec, ops->exec_detaches)
+ * detaches it and forgets it. */
+void runtime_procs__note(struct runtime_procs *t, const struct perf_event_header *ev);
+
+/* Does p's process still run (so its pid named it when its memory was read)? */
+bool runtime_proc__still_there(const struct runtime_proc *p);
+
+/* ---- the names ------------------------------------------------------------------ */
+
+struct runtime_symbols {
+	struct hashtable syms;          /* uint32_t index by name (names[i]) */
+	char **names;                   /* this window's, [0..nr_fixed) the fixed ones */
+	size_t nr, cap;
+	uint64_t base;                  /* the window's first symbol */
+	uint64_t windows;               /* windows started after the first */
+	uint32_t max;                   /* the most names of the object */
+	uint32_t window;                /* a live reader's: names kept at once, 0 no bound */
+	const char *const *fixed;       /* the names each window starts with (static) */
+	size_t nr_fixed;
+	struct build_id id;             /* the object's: random per recording */
+};
+
+/* The table with its fixed names (symbols 0.. nr_fixed - 1; 0 is the runtime's
+ * "unverified"): 0 or -ENOMEM. */
+int runtime_symbols__init(struct runtime_symbols *n, const char *const *fixed, size_t nr_fixed, uint32_t max,
+			uint32_t window);
+void runtime_symbols__release(struct runtime_symbols *n);
+
+/* The symbol of name: its index (added when new), or 0 when it cannot be kept. */
+uint32_t runtime_symbols__symbol(struct runtime_symbols *n, const char *name);
+
+/* Before a sample: with a window, a new one when this one is full (true: the names
+ * were let go, and what the runtime cached of them must be too). */
+bool runtime_symbols__turn(struct runtime_symbols *n);
+
+/* Is d the recording's object (its build id)?  Then *ret is the name at file offset
+ * off, NULL when there is none (any more: a window gone names nothing). */
+bool runtime_symbols__name(const struct runtime_symbols *n, const struct model_dso *d, uint64_t off, const char **ret);
+
+/* The object mapped into s's process at base (len bytes, named path) before its first
+ * frame there, by an MMAP2 through sink: 0 or -errno. */
+int runtime_symbols__map(const struct runtime_symbols *n, const struct model *m, const struct synth_env *env,
+		       const struct sample *s, uint64_t base, uint64_t len, const char *path, synth_sink_fn sink,
+		       void *sink_ctx);
+
+/* The object written (memfd named memfd_name) and kept in cache as path: 0 or -errno
+ * (-ENOSPC when the cache would not keep it). */
+int runtime_symbols__keep(const struct runtime_symbols *n, struct build_id_cache *cache, const char *path,
+			const char *memfd_name);
+
+/* ---- the counts ----------------------------------------------------------------- */
+
+/* " (N why, M why, ...)" of counts[from..to) that are not 0, into buf (nothing when
+ * all are): the length written (at most len - 1). */
+size_t runtime__why_list(const uint64_t *counts, int from, int to, const char *(*name)(int), char *buf, size_t len);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The exported symbols of a mapped object: see include/prof/runtime/dynsym.h.
+ */
+#include <stddef.h>
+
+#include "prof/runtime/dynsym.h"
+
+Elf *dynsym__elf(int fd)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		elf = NULL;
+	}
+	return elf;
+}
+
+void dynsym__each(Elf *elf, dynsym_fn fn, void *ctx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			fn(ctx, name, &sym);
+		}
+	}
+}
+
+int64_t dynsym__file_offset(Elf *elf, uint64_t a, size_t len)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && a >= ph.p_vaddr &&
+		    a + len <= ph.p_vaddr + ph.p_filesz)
+			return (int64_t)(ph.p_offset + (a - ph.p_vaddr));
+	}
+	return -1;
+}
