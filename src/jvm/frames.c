@@ -101,6 +101,7 @@ struct jvm_frames *jvm_frames__free(struct jvm_frames *jf)
 	for (size_t i = 0; i < jf->nr_names; i++)
 		free(jf->names[i]);
 	free(jf->names);
+	free(jf->gregs);
 	free(jf);
 	return NULL;
 }

@@ -49,6 +49,9 @@ struct pipeline_config {
 	int raw_uid_off;                        /* ... their uid argument in PERF_SAMPLE_RAW */
 	uint64_t unwind;                        /* --call-graph dwarf: the sampling event's
 						 * sample_type; 0 for no unwinding */
+	uint64_t java_g;                        /* -g with Java frames: the sampling event's
+						 * sample_type (REGS_USER, STACK_USER: JAVA_G_REGS,
+						 * stripped; jvm/frames.h); 0: none */
 	bool objects;                           /* reach the mapped objects of what is written
 						 * (their build ids, the unwinder's files) */
 	struct build_id_cache *cache;           /* ... and keep those samples hit there
