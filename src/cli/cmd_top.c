@@ -28,6 +28,7 @@
 #include "prof/output/keys.h"
 #include "prof/perfdata/perf_reader.h"
 #include "prof/python/hint.h"
+#include "prof/jvm/frames.h"
 #include "prof/python/python.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
@@ -780,6 +781,7 @@ int cmd_top(int argc, char **argv)
 	}
 	signals__install();
 	/* prof top writes no file: record's output settings are not used */
+	t.ro.java_stack = JAVA_G_STACK;         /* -g's Java frames (jvm/frames.h), where kept */
 	ret = preflight__run(&t.pf, &t.ro);
 	if (ret)
 		goto out;

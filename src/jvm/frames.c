@@ -259,6 +259,15 @@ void jvm_frames__note(struct jvm_frames *jf, const struct perf_event_header *ev)
 
 /* ---- the object ---------------------------------------------------------------- */
 
+bool jvm_frames__name(const struct jvm_frames *jf, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	if (d->build_id_len != jf->id.size || memcmp(d->build_id, jf->id.data, jf->id.size) != 0)
+		return false;
+	*ret = off >= RUNTIME_ELF_TEXT && off - RUNTIME_ELF_TEXT < jf->nr_names ? jf->names[off - RUNTIME_ELF_TEXT]
+									     : NULL;
+	return true;
+}
+
 int jvm_frames__map_object(struct jvm_frames *jf, const struct sample *s)
 {
 	const struct maps *ms = model__maps(jf->cfg.model, (int32_t)s->pid);

@@ -726,7 +726,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	}
 	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
 		goto err;
-	if (p->unwinder && cfg->cache && !cfg->live && open_jvm(p, cfg) < 0)
+	if (p->unwinder && (cfg->cache || cfg->live) && open_jvm(p, cfg) < 0)
 		goto err;
 	/* -g: Python frames only from the chains read at the sample instant; Java frames
 	 * from the registers and stack the kernel copied (into a file only) */
@@ -746,7 +746,7 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 		p->java_attr = (struct perf_event_attr){ .size = sizeof(p->java_attr), .sample_type = cfg->java_g,
 							 .sample_regs_user = JAVA_G_REGS };
 		p->java_g = malloc(p->unwound_len);
-		if (!p->java_g || (cfg->cache && !cfg->live && open_jvm(p, cfg) < 0))
+		if (!p->java_g || ((cfg->cache || cfg->live) && open_jvm(p, cfg) < 0))
 			goto err;
 	}
 	if (!p->unwinder && !(p->python_hint = python_hint__new(cfg->layout)))
@@ -827,7 +827,7 @@ const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p)
 
 bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)
 {
-	return p->python && python__name(p->python, d, off, ret);
+	return (p->python && python__name(p->python, d, off, ret)) || (p->jvm && jvm_frames__name(p->jvm, d, off, ret));
 }
 
 const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p)

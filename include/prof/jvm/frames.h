@@ -132,6 +132,14 @@ int jvm_frames__rewrite_g(struct jvm_frames *jf, const struct perf_event_attr *a
 /* A record as written: a process's EXIT or exec lets its JVM go. */
 void jvm_frames__note(struct jvm_frames *jf, const struct perf_event_header *ev);
 
+/*
+ * A live reader's name of offset off in object d (prof top, profd: no file, no cache):
+ * false when d is not this recording's object; *ret NULL for an offset it never gave.
+ * The names live as long as jf (at most JAVA_SYMBOLS_MAX: past it, "[java: unverified]").
+ */
+struct model_dso;
+bool jvm_frames__name(const struct jvm_frames *jf, const struct model_dso *d, uint64_t off, const char **ret);
+
 /* Write the object and keep it in the cache (when any sample used it). */
 void jvm_frames__finish(struct jvm_frames *jf);
 

@@ -140,8 +140,8 @@ struct jvm_frames_stats;
 /* NULL without Java frames (jvm/frames.h: --call-graph dwarf into a file). */
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p);
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
-/* A live pipeline's Python frames' names (python__name): false when d is not their
- * object. */
+/* A live pipeline's Python and Java frames' names (python__name, jvm_frames__name):
+ * false when d is not their object. */
 struct model_dso;
 bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret);
 /* NULL with unwinding (or with no file): Python processes' samples (python/hint.h). */
