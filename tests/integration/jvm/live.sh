@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Java frames in the live readers: prof top (-g and --call-graph dwarf) and profd's
+# history (prof report --daemon), on one JVM of Debian's OpenJDK 17 run by a tenant.
+# Hot's alpha() does twice beta()'s work, each its own frame, both called by main():
+#   - prof top -g and --call-graph dwarf, as root on the tenant's pid: Hot.alpha and
+#     Hot.beta named (the synthetic object's names, asked of the live pipeline), every
+#     caller shown Hot.main, alpha's share of the two within 5 points of 66.7 %;
+#   - profd (call chains, its own rate) while it runs: the tenant's folded history
+#     names Hot.alpha under Hot.main, never under another caller; another tenant's
+#     history has none of it.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../daemon/lib.sh"
+require_root
+JDK17=/usr/lib/jvm/java-17-openjdk-amd64
+[ -x "$JDK17/bin/javac" ] || skip "needs openjdk-17-jdk-headless (scripts/dev's test packages)"
+USER_=profjvml
+OTHER=profjvmo
+make_user "$USER_"
+make_user "$OTHER"
+public_prof
+mkdir -p "$TMP/pub/classes"
+chmod 755 "$TMP" "$TMP/pub"
+cat >"$TMP/Hot.java" <<'JAVA'
+public class Hot {
+    static long alpha(long x) { long s = x; for (int i = 0; i < 2000; i++) s = s * 31 + (i ^ (s >>> 7)); return s; }
+    static long beta(long x) { long s = x; for (int i = 0; i < 1000; i++) s = s * 31 + (i ^ (s >>> 7)); return s; }
+    public static void main(String[] args) throws Exception {
+        long end = System.currentTimeMillis() + 1000L * Integer.parseInt(args[0]);
+        long s = 0;
+        while (System.currentTimeMillis() < end) { s += alpha(s); s += beta(s); }
+        System.out.println(s);
+    }
+}
+JAVA
+"$JDK17/bin/javac" -d "$TMP/pub/classes" "$TMP/Hot.java" || fail "javac failed"
+chmod -R a+rX "$TMP/pub"
+
+profd_config "frequency = 997" "bucket = 2" "fine_span = 60"
+start_profd
+
+as_user "$USER_" "$JDK17/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Hot::alpha \
+	-XX:CompileCommand=dontinline,Hot::beta -cp "$TMP/pub/classes" Hot 24 >/dev/null &
+J=$!
+cleanup_hooks+=("kill $J 2>/dev/null")
+sleep 4         # C2-compiled by now
+
+# check_top WHO FILE: top's rows ("PCT SAMPLES COMM DSO SYMBOL <- CALLER ...")
+check_top() {
+	python3 - "$1" "$2" <<'PY' || fail "$1: Java frames wrong or missing (above)"
+import re, sys
+who, path = sys.argv[1], sys.argv[2]
+alpha = beta = wrong = 0
+block = open(path).read().split(" Overhead ")[-1]     # the last screen: every sample so far
+for line in block.splitlines():
+    m = re.match(r"\s*[0-9.]+%\s+(\d+)\s+\S+\s+(\S+)\s+(.*)$", line)
+    if not m:
+        continue
+    n, frames = int(m.group(1)), [f.split(" (")[0].strip() for f in m.group(3).split(" <- ")]
+    for i, f in enumerate(frames):
+        if f.startswith("Hot.") and f not in ("Hot.alpha", "Hot.beta", "Hot.main"):
+            print(f"# WRONG {who}: {f}")
+            wrong += n
+        if f in ("Hot.alpha", "Hot.beta") and i + 1 < len(frames) and not frames[i + 1].startswith("[java"):
+            if frames[i + 1] != "Hot.main":
+                print(f"# WRONG {who}: {f} under {frames[i + 1]}")
+                wrong += n
+            elif i == 0:
+                alpha += n if f == "Hot.alpha" else 0
+                beta += n if f == "Hot.beta" else 0
+share = 100 * alpha / max(alpha + beta, 1)
+print(f"# {who}: alpha {share:.1f} % of {alpha + beta} leaves under Hot.main (truth 66.7), {wrong} wrong")
+sys.exit(1 if wrong or alpha + beta < 300 or abs(share - 66.7) > 5 else 0)
+PY
+}
+
+for mode in -g "--call-graph dwarf"; do
+	# shellcheck disable=SC2086
+	"$PROF" top -p "$J" $mode --stdio -d 2 -n 3 --rows 40 >"$TMP/top" 2>"$TMP/err" ||
+		fail "prof top $mode: $(cat "$TMP/err")"
+	check_top "prof top $mode" "$TMP/top"
+done
+pass "prof top -g and --call-graph dwarf name Hot.alpha and Hot.beta under Hot.main"
+
+wait $J || fail "the tenant's java failed"
+sleep 2         # the last fine bucket closes about a second after its end
+as_user "$USER_" "$PUB_PROF" report --daemon --socket "$SOCK" --since 1m -F folded -g >"$TMP/out" 2>"$TMP/err" ||
+	fail "the tenant's folded history: $(cat "$TMP/err")"
+sed -E 's/_\(/ (/g; s/\[java:_/[java: /g' "$TMP/out" >"$TMP/d.folded"
+python3 - "$TMP/d.folded" <<'PY' || fail "the tenant's Java frames in profd's history (above)"
+import sys
+named = under = wrong = 0
+for line in open(sys.argv[1]):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = [f.split(" (")[0] for f in stack.split(";")]
+    for i, f in enumerate(frames):
+        if f.startswith("Hot.") and f not in ("Hot.alpha", "Hot.beta", "Hot.main"):
+            wrong += int(count)
+        if f in ("Hot.alpha", "Hot.beta"):
+            named += int(count)
+            if i > 0 and not frames[i - 1].startswith("[java"):
+                if frames[i - 1] == "Hot.main":
+                    under += int(count)
+                else:
+                    print(f"# WRONG: {f} under {frames[i - 1]}")
+                    wrong += int(count)
+print(f"# profd: {named} Hot.alpha/Hot.beta frames, {under} under Hot.main, {wrong} wrong")
+sys.exit(1 if wrong or under < 100 else 0)
+PY
+as_user "$OTHER" "$PUB_PROF" report --daemon --socket "$SOCK" --since 1m -F folded -g >"$TMP/other" 2>"$TMP/err" ||
+	fail "the other tenant's history: $(cat "$TMP/err")"
+grep -q 'Hot\.' "$TMP/other" && fail "another tenant's history names the JVM's methods: $(grep -m1 'Hot\.' "$TMP/other")"
+pass "profd's history names the tenant's Java methods under their caller, and shows them to no one else"
+stop_profd || fail "profd exited $? on SIGTERM: $(tail -5 "$PD/log")"
