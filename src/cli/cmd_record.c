@@ -127,6 +127,18 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 		for (int v = PYTHON_READ_FAILED; v < PYTHON_VERDICTS; v++)
 			sec->stats.py_unverified[v - PYTHON_READ_FAILED] = py->unverified[v];
 	}
+	if (st->jvm) {
+		const struct jvm_frames_stats *j = st->jvm;
+
+		_Static_assert(JAVA_WHYS == ARRAY_SIZE(sec->stats.java_unverified), "one count per why");
+		sec->stats.java_samples = j->samples;
+		sec->stats.java_processes = j->processes;
+		sec->stats.java_with = j->with_java;
+		sec->stats.java_verified = j->verified;
+		sec->stats.java_frames = j->frames;
+		sec->stats.java_cut = j->cut;
+		memcpy(sec->stats.java_unverified, j->unverified, sizeof(j->unverified));
+	}
 	for (size_t i = 0; sec->tasks && i < nr; i++)
 		sec->tasks[i] = (struct prof_section_task){ log[i].pid, log[i].tid, log[i].uid, log[i].uid_known };
 	for (size_t i = 0; sec->scope_cgroups && i < scope->nr_cgroups; i++)

@@ -123,10 +123,15 @@ void jvm_frames_stats__describe(const struct jvm_frames_stats *st, char *buf, si
 		unverified += st->unverified[i];
 	at = (size_t)snprintf(buf, len,
 			      "%" PRIu64 " samples of %" PRIu64 " JVM(s), %" PRIu64 " with Java frames, %" PRIu64
-			      " of them all named; %" PRIu64 " frames named (%" PRIu64 " interpreted, %" PRIu64
-			      " compiled, %" PRIu64 " stubs); %" PRIu64 " [java: unverified]",
-			      st->samples, st->processes, st->with_java, st->verified, st->frames, st->interpreted,
-			      st->compiled, st->stubs, unverified);
+			      " of them all named; %" PRIu64 " frames named",
+			      st->samples, st->processes, st->with_java, st->verified, st->frames);
+	/* (a file's section keeps no kinds: none said rather than 0 of each) */
+	if (at < len && st->interpreted + st->compiled + st->stubs)
+		at += (size_t)snprintf(buf + at, len - at,
+				       " (%" PRIu64 " interpreted, %" PRIu64 " compiled, %" PRIu64 " stubs)",
+				       st->interpreted, st->compiled, st->stubs);
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, "; %" PRIu64 " [java: unverified]", unverified);
 	for (int i = 0, first = 1; i < JAVA_WHYS && at < len; i++) {
 		if (!st->unverified[i])
 			continue;

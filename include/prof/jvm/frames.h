@@ -71,6 +71,8 @@
 /* Where the object is mapped in each JVM process (above Python's, 2^60 + 2^40). */
 #define JAVA_BASE (1ull << 61)
 #define JAVA_OBJECT_PATH "/prof/java-frames"
+/* ... in a live reader's history (profd), which holds no file (python.h's "[python]") */
+#define JAVA_OBJECT_LIVE "[java]"
 
 struct jvm_frames_config {
 	struct model *model;            /* the processes' maps (the unwinder's), borrowed */

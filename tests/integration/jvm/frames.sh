@@ -218,6 +218,60 @@ check_hot "perf script -g" "$TMP/perf-g.folded" 3
 "$PERF" report -i "$F" --no-children --sort sym --stdio -g none >"$TMP/report.txt" 2>/dev/null || fail "perf report failed"
 grep -qE '^ +[0-9.]+% +\[\.\] Hot\.alpha \(Hot\.java' "$TMP/report.txt" ||
 	fail "-g: perf report does not name Hot.alpha: $(grep -E '^ +[0-9.]+%' "$TMP/report.txt" | head -5)"
+# the outputs' Java fields, against perf script of the same file: the header's Java
+# line; JSON's rows by sym ("java", class, method, file, line) with each method's
+# leaf samples as perf script counts them; pprof's function, file and line fields
+"$PROF" report -i "$F" >"$TMP/text" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
+grep -E '^# java: [0-9]+ samples of 1 JVM\(s\), [0-9]+ with Java frames' "$TMP/text" | sed 's/^/# header: /' | grep -q . ||
+	fail "prof report's header has no Java line: $(head -8 "$TMP/text")"
+"$PERF" script -i "$F" -F ip,sym >"$TMP/leaves.txt" 2>/dev/null || fail "perf script -F ip,sym"
+"$PROF" report -i "$F" -F json --sort sym >"$TMP/g.json" 2>"$TMP/err" || fail "prof report -F json: $(cat "$TMP/err")"
+python3 - "$TMP/g.json" "$TMP/leaves.txt" <<'PY' || fail "-g: JSON's Java fields wrong (above)"
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+mine, bad = {}, 0
+for r in rows:
+    if not r.get("java"):
+        continue
+    if r["dso"] != "/prof/java-frames":
+        bad += 1
+    sym = r["sym"]
+    if sym.startswith("["):
+        if "class" in r or "method" in r:
+            bad += 1
+        continue
+    m = re.fullmatch(r"(\S+)\.(\S+?) \(([^:)]+)(?::(\d+))?\)", sym)
+    if not m or r.get("class") != m[1] or r.get("method") != m[2] or r.get("file") != m[3] or \
+       r.get("line") != (int(m[4]) if m[4] else None):
+        print(f"# WRONG: {r}")
+        bad += 1
+        continue
+    key = m[1] + "." + m[2]
+    mine[key] = mine.get(key, 0) + r["samples"]
+# perf script: each sample's first line after its header is the leaf
+perf, leaf_next = {}, True
+for line in open(sys.argv[2]):
+    if not line.strip():
+        leaf_next = True
+        continue
+    parts = line.split(None, 1)
+    if leaf_next and len(parts) == 2:
+        name = parts[1].strip().split(" (")[0]
+        perf[name] = perf.get(name, 0) + 1
+    leaf_next = False
+for k in ("Hot.alpha", "Hot.beta"):
+    print(f"# JSON {k}: {mine.get(k, 0)} samples, perf script's leaves {perf.get(k, 0)}")
+    if mine.get(k, 0) != perf.get(k, 0) or not mine.get(k):
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+if command -v go >/dev/null; then
+	"$PROF" report -i "$F" -F pprof -g -o "$TMP/g.pb.gz" 2>"$TMP/err" || fail "prof report -F pprof: $(cat "$TMP/err")"
+	HOME=$TMP go tool pprof -raw "$TMP/g.pb.gz" >"$TMP/g.raw" 2>"$TMP/err" || fail "go tool pprof: $(cat "$TMP/err")"
+	# pprof's own fields: "NAME FILE:LINE s=START(SYSTEM_NAME)"
+	grep -qE ' Hot\.main Hot\.java:[0-9]+ s=0\(Hot\.main \(Hot\.java\)\)$' "$TMP/g.raw" ||
+		fail "pprof has no Hot.main with its file and line in its own fields: $(grep -m3 Hot "$TMP/g.raw")"
+fi
 record "$JDK17" "$TMP/churn-g.data" Churn 8 -XX:ReservedCodeCacheSize=4m
 check_decoy "$TMP/churn-g.data" -g
 pass "Java frames named in prof report, perf script and perf report on ${#builds[@]} JDK build(s), with dwarf and -g; the decoy named nothing wrong"

@@ -106,6 +106,16 @@ for line in open(sys.argv[1]):
 print(f"# profd: {named} Hot.alpha/Hot.beta frames, {under} under Hot.main, {wrong} wrong")
 sys.exit(1 if wrong or under < 100 else 0)
 PY
+# JSON: the methods as Java frames in an object of their own, not Python's
+as_user "$USER_" "$PUB_PROF" report --daemon --socket "$SOCK" --since 1m -F json >"$TMP/d.json" 2>"$TMP/err" ||
+	fail "the tenant's JSON history: $(cat "$TMP/err")"
+python3 - "$TMP/d.json" <<'PY' || fail "profd's JSON: Hot.alpha not a Java frame (above)"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r.get("sym", "").startswith("Hot.alpha")]
+print(f"# profd JSON: {rows[:1]}")
+sys.exit(0 if rows and all(r.get("java") and r.get("dso") == "[java]" and r.get("class") == "Hot" and
+                           r.get("method") == "alpha" and "python" not in r for r in rows) else 1)
+PY
 as_user "$OTHER" "$PUB_PROF" report --daemon --socket "$SOCK" --since 1m -F folded -g >"$TMP/other" 2>"$TMP/err" ||
 	fail "the other tenant's history: $(cat "$TMP/err")"
 grep -q 'Hot\.' "$TMP/other" && fail "another tenant's history names the JVM's methods: $(grep -m1 'Hot\.' "$TMP/other")"
