@@ -39,14 +39,14 @@ profd_config "frequency = 997" "bucket = 2" "fine_span = 60"
 start_profd
 
 as_user "$USER_" "$JDK17/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Hot::alpha \
-	-XX:CompileCommand=dontinline,Hot::beta -cp "$TMP/pub/classes" Hot 24 >/dev/null &
+	-XX:CompileCommand=dontinline,Hot::beta -cp "$TMP/pub/classes" Hot 40 >/dev/null &
 J=$!
 cleanup_hooks+=("kill $J 2>/dev/null")
 sleep 4         # C2-compiled by now
 
 # check_top WHO FILE: top's rows ("PCT SAMPLES COMM DSO SYMBOL <- CALLER ...")
 check_top() {
-	python3 - "$1" "$2" <<'PY' || fail "$1: Java frames wrong or missing (above)"
+	python3 - "$1" "$2" <<'PY' || fail "$1: Java frames wrong or missing (above): $(tail -12 "$2")"
 import re, sys
 who, path = sys.argv[1], sys.argv[2]
 alpha = beta = wrong = 0
