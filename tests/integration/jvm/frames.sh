@@ -28,18 +28,7 @@ make_user "$USER_"
 mkdir -p "$TMP/pub/classes"
 chmod 755 "$TMP" "$TMP/pub"
 
-cat >"$TMP/Hot.java" <<'JAVA'
-public class Hot {
-    static long alpha(long x) { long s = x; for (int i = 0; i < 2000; i++) s = s * 31 + (i ^ (s >>> 7)); return s; }
-    static long beta(long x) { long s = x; for (int i = 0; i < 1000; i++) s = s * 31 + (i ^ (s >>> 7)); return s; }
-    public static void main(String[] args) throws Exception {
-        long end = System.currentTimeMillis() + 1000L * Integer.parseInt(args[0]);
-        long s = 0;
-        while (System.currentTimeMillis() < end) { s += alpha(s); s += beta(s); }
-        System.out.println(s);
-    }
-}
-JAVA
+cp "$(dirname "$0")/Hot.java" "$TMP/Hot.java" || fail "copy Hot.java"
 {
 	echo 'public class Churn {'
 	for i in $(seq 0 299); do
@@ -209,7 +198,7 @@ check_decoy "$TMP/churn.data" dwarf
 # -g, on Debian's build: the leaf's registers and stack copy, the same walk
 MODE=-g
 F=$TMP/hot-g.data
-record "$JDK17" "$F" Hot 6 -XX:CompileCommand=dontinline,Hot::alpha -XX:CompileCommand=dontinline,Hot::beta
+record "$JDK17" "$F" Hot 8 -XX:CompileCommand=dontinline,Hot::alpha -XX:CompileCommand=dontinline,Hot::beta
 "$PROF" report -i "$F" -F folded -g --no-inline >"$TMP/pf.raw" 2>"$TMP/err" || fail "prof report: $(cat "$TMP/err")"
 sed -E 's/_\(/ (/g; s/\[java:_/[java: /g' "$TMP/pf.raw" >"$TMP/prof-g.folded"
 check_hot "prof report -g" "$TMP/prof-g.folded" 3
