@@ -19,6 +19,7 @@
 #include "prof/cli/preflight.h"
 #include "prof/cli/record_summary.h"
 #include "prof/jvm/frames.h"
+#include "prof/jvm/jvm.h"
 #include "prof/python/python.h"
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
@@ -709,9 +710,10 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_PROF_USAGE;
 		goto out;
 	}
-	/* -g: Java frames from the leaf's registers and stack (jvm/frames.h), where
-	 * preflight keeps it */
-	r.opts.java_stack = JAVA_G_STACK;
+	/* -g: Java frames from the leaf's registers and stack (jvm/frames.h) when a JVM
+	 * is in reach, where preflight keeps it */
+	if (jvm__in_reach(r.opts.argv ? r.opts.argv[0] : NULL, r.opts.scope.pids, r.opts.scope.nr_pids))
+		r.opts.java_stack = JAVA_G_STACK;
 	/* From here on a stop signal ends the recording cleanly, even during start-up. */
 	signals__install();
 	ret = preflight__run(&r.pf, &r.opts);

@@ -29,6 +29,7 @@
 #include "prof/perfdata/perf_reader.h"
 #include "prof/python/hint.h"
 #include "prof/jvm/frames.h"
+#include "prof/jvm/jvm.h"
 #include "prof/python/python.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
@@ -781,7 +782,9 @@ int cmd_top(int argc, char **argv)
 	}
 	signals__install();
 	/* prof top writes no file: record's output settings are not used */
-	t.ro.java_stack = JAVA_G_STACK;         /* -g's Java frames (jvm/frames.h), where kept */
+	/* -g's Java frames (jvm/frames.h) when a JVM is in reach, where preflight keeps it */
+	if (jvm__in_reach(NULL, t.ro.scope.pids, t.ro.scope.nr_pids))
+		t.ro.java_stack = JAVA_G_STACK;
 	ret = preflight__run(&t.pf, &t.ro);
 	if (ret)
 		goto out;

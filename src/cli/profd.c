@@ -220,9 +220,10 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	/* Python frames from the chains read at the sample instant (with the call chains:
 	 * -g's way, no stack copy); their names in windows (python.h, live readers) */
 	o->no_python_chains = !d->python_frames || !d->callchain;
-	/* Java frames with the call chains: the leaf's registers and stack copy (jvm/frames.h;
-	 * not with off_cpu, whose switch samples take the sampling attr) */
-	o->java_stack = d->callchain && !d->off_cpu ? JAVA_G_STACK : 0;
+	/* Java frames with the call chains, asked for (java_frames: a stack copy of every
+	 * sample of the host; jvm/frames.h; not with off_cpu, whose switch samples take
+	 * the sampling attr) */
+	o->java_stack = d->java_frames && d->callchain && !d->off_cpu ? JAVA_G_STACK : 0;
 	o->mmap_pages = d->mmap_pages;
 	o->mmap_given = true;
 	o->track_uids = true;

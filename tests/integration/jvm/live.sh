@@ -24,7 +24,7 @@ cp "$(dirname "$0")/Hot.java" "$TMP/Hot.java" || fail "copy Hot.java"
 "$JDK17/bin/javac" -d "$TMP/pub/classes" "$TMP/Hot.java" || fail "javac failed"
 chmod -R a+rX "$TMP/pub"
 
-profd_config "frequency = 997" "bucket = 2" "fine_span = 60"
+profd_config "frequency = 997" "bucket = 2" "fine_span = 60" "java_frames = yes"
 start_profd
 
 as_user "$USER_" "$JDK17/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Hot::alpha \
