@@ -32,6 +32,8 @@ as_user "$USER_" "$JDK17/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=d
 J=$!
 cleanup_hooks+=("kill $J 2>/dev/null")
 sleep 4         # C2-compiled by now
+JP=$(pgrep -u "$USER_" -x java | head -n 1)    # the JVM itself, not runuser
+[ -n "$JP" ] || fail "the tenant's java is not running"
 
 # check_top WHO FILE: top's rows ("PCT SAMPLES COMM DSO SYMBOL <- CALLER ...")
 check_top() {
@@ -64,7 +66,7 @@ PY
 
 for mode in -g "--call-graph dwarf"; do
 	# shellcheck disable=SC2086
-	"$PROF" top -p "$J" $mode --stdio -d 2 -n 3 --rows 40 >"$TMP/top" 2>"$TMP/err" ||
+	"$PROF" top -p "$JP" $mode --stdio -d 2 -n 3 --rows 40 >"$TMP/top" 2>"$TMP/err" ||
 		fail "prof top $mode: $(cat "$TMP/err")"
 	check_top "prof top $mode" "$TMP/top"
 done
