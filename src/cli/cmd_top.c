@@ -526,6 +526,28 @@ static size_t render_python(struct top *t, const struct python_stats *py, const 
 	return n;
 }
 
+/* The Java frames' counts since the start, as prof record's summary says them, and
+ * why a JVM got none.  The lines put. */
+static size_t render_java(struct top *t, const struct jvm_frames_stats *j, size_t cols)
+{
+	char line[1400], what[1024];
+	size_t n = 0;
+
+	if (j && j->samples) {
+		jvm_frames_stats__describe(j, what, sizeof(what));
+		snprintf(line, sizeof(line), "Java: %s", what);
+		put_line(t, cols, line);
+		n++;
+	}
+	if (j && j->rejected) {
+		snprintf(line, sizeof(line), "Java: no Java frames for %" PRIu64 " JVM(s): %s", j->rejected,
+			 j->why_rejected);
+		put_line(t, cols, line);
+		n++;
+	}
+	return n;
+}
+
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
@@ -558,6 +580,7 @@ static int render(struct top *t, uint64_t now)
 		 st->entries, st->bytes / 1024);
 	put_line(t, cols, line);
 	head = render_python(t, ss.python, ss.python_hint, cols);
+	head += render_java(t, ss.jvm, cols);
 	render_pressure(t, cols);
 	head += t->pressure.nr;
 	if (t->off) {
