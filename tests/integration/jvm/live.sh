@@ -4,7 +4,8 @@
 # Hot's alpha() does twice beta()'s work, each its own frame, both called by main():
 #   - prof top -g and --call-graph dwarf, as root on the tenant's pid: Hot.alpha and
 #     Hot.beta named (the synthetic object's names, asked of the live pipeline), every
-#     caller shown Hot.main, alpha's share of the two within 5 points of 66.7 %;
+#     caller shown Hot.main, alpha's share of the two within 5 points of 66.7 %, the
+#     header's Java line;
 #   - profd (call chains, its own rate) while it runs: the tenant's folded history
 #     names Hot.alpha under Hot.main, never under another caller; another tenant's
 #     history has none of it.
@@ -69,6 +70,8 @@ for mode in -g "--call-graph dwarf"; do
 	"$PROF" top -p "$JP" $mode --stdio -d 2 -n 3 --rows 40 >"$TMP/top" 2>"$TMP/err" ||
 		fail "prof top $mode: $(cat "$TMP/err")"
 	check_top "prof top $mode" "$TMP/top"
+	grep -qE '^Java: [0-9]+ samples of 1 JVM\(s\), [0-9]+ with Java frames' "$TMP/top" ||
+		fail "prof top $mode: no Java line in its header: $(head -4 "$TMP/top")"
 done
 pass "prof top -g and --call-graph dwarf name Hot.alpha and Hot.beta under Hot.main"
 
