@@ -7,6 +7,7 @@
 #include "prof/analyze/resolver.h"
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
+#include "prof/jvm/frames.h"
 
 /*
  * The frames met lately, by (task, address): a report's samples hit the same few
@@ -100,8 +101,9 @@ static const struct model_dso *frame_find(struct resolver *r, int32_t pid, bool 
 			sym = symbols__kernel(r->syms, loc.off);
 	} else if (r->object_name && r->object_name(r->object_ctx, d, loc.off, &live)) {
 		sym = live ? strset__intern(r->names, live) : NULL;
+		/* (a JVM's frames in their own: "[java]", not Python's) */
 		if (r->object_dso)
-			ret->dso = r->object_dso;
+			ret->dso = strcmp(d->name, JAVA_OBJECT_PATH) ? r->object_dso : JAVA_OBJECT_LIVE;
 	} else if ((d->name[0] == '/' && d->name[1] != '/' && strncmp(d->name, "/memfd:", 7)) ||
 		   d->vdso == MODEL_VDSO_NATIVE) {
 		uint64_t into = 0;

@@ -18,6 +18,8 @@
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
 #include "prof/cli/record_summary.h"
+#include "prof/jvm/frames.h"
+#include "prof/jvm/jvm.h"
 #include "prof/python/python.h"
 #include "prof/cli/signals.h"
 #include "prof/perfdata/build_id_cache.h"
@@ -128,6 +130,18 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 		sec->stats.py_chained = py->chained;
 		for (int v = PYTHON_READ_FAILED; v < PYTHON_VERDICTS; v++)
 			sec->stats.py_unverified[v - PYTHON_READ_FAILED] = py->unverified[v];
+	}
+	if (st->jvm) {
+		const struct jvm_frames_stats *j = st->jvm;
+
+		_Static_assert(JAVA_WHYS == ARRAY_SIZE(sec->stats.java_unverified), "one count per why");
+		sec->stats.java_samples = j->samples;
+		sec->stats.java_processes = j->processes;
+		sec->stats.java_with = j->with_java;
+		sec->stats.java_verified = j->verified;
+		sec->stats.java_frames = j->frames;
+		sec->stats.java_cut = j->cut;
+		memcpy(sec->stats.java_unverified, j->unverified, sizeof(j->unverified));
 	}
 	for (size_t i = 0; sec->tasks && i < nr; i++)
 		sec->tasks[i] = (struct prof_section_task){ log[i].pid, log[i].tid, log[i].uid, log[i].uid_known };
@@ -719,6 +733,10 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_PROF_USAGE;
 		goto out;
 	}
+	/* -g: Java frames from the leaf's registers and stack (jvm/frames.h) when a JVM
+	 * is in reach, where preflight keeps it */
+	if (jvm__in_reach(r.opts.argv ? r.opts.argv[0] : NULL, r.opts.scope.pids, r.opts.scope.nr_pids))
+		r.opts.java_stack = JAVA_G_STACK;
 	/* From here on a stop signal ends the recording cleanly, even during start-up. */
 	signals__install();
 	ret = preflight__run(&r.pf, &r.opts);

@@ -30,6 +30,8 @@
 #include "prof/output/keys.h"
 #include "prof/perfdata/perf_reader.h"
 #include "prof/python/hint.h"
+#include "prof/jvm/frames.h"
+#include "prof/jvm/jvm.h"
 #include "prof/python/python.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
@@ -541,6 +543,28 @@ static size_t render_debuginfod(struct top *t, size_t cols)
 	return 1;
 }
 
+/* The Java frames' counts since the start, as prof record's summary says them, and
+ * why a JVM got none.  The lines put. */
+static size_t render_java(struct top *t, const struct jvm_frames_stats *j, size_t cols)
+{
+	char line[1400], what[1024];
+	size_t n = 0;
+
+	if (j && j->samples) {
+		jvm_frames_stats__describe(j, what, sizeof(what));
+		snprintf(line, sizeof(line), "Java: %s", what);
+		put_line(t, cols, line);
+		n++;
+	}
+	if (j && j->rejected) {
+		snprintf(line, sizeof(line), "Java: no Java frames for %" PRIu64 " JVM(s): %s", j->rejected,
+			 j->why_rejected);
+		put_line(t, cols, line);
+		n++;
+	}
+	return n;
+}
+
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
@@ -574,6 +598,7 @@ static int render(struct top *t, uint64_t now)
 	put_line(t, cols, line);
 	head = render_python(t, ss.python, ss.python_hint, cols);
 	head += render_debuginfod(t, cols);
+	head += render_java(t, ss.jvm, cols);
 	render_pressure(t, cols);
 	head += t->pressure.nr;
 	if (t->off) {
@@ -798,6 +823,9 @@ int cmd_top(int argc, char **argv)
 	}
 	signals__install();
 	/* prof top writes no file: record's output settings are not used */
+	/* -g's Java frames (jvm/frames.h) when a JVM is in reach, where preflight keeps it */
+	if (jvm__in_reach(NULL, t.ro.scope.pids, t.ro.scope.nr_pids))
+		t.ro.java_stack = JAVA_G_STACK;
 	ret = preflight__run(&t.pf, &t.ro);
 	if (ret)
 		goto out;

@@ -179,6 +179,7 @@ static const struct daemon_key {
 	DK(client_timeout, DK_UINT, client_timeout, 1, 3600, "seconds, 1 to 3600"),
 	DK(callchain, DK_BOOL, callchain, 0, 1, "yes or no"),
 	DK(python_frames, DK_BOOL, python_frames, 0, 1, "yes or no"),
+	DK(java_frames, DK_BOOL, java_frames, 0, 1, "yes or no"),
 	DK(off_cpu, DK_BOOL, off_cpu, 0, 1, "yes or no"),
 	DK(off_cpu_stacks, DK_BOOL, off_cpu_stacks, 0, 1, "yes or no"),
 	DK(off_cpu_sample, DK_UINT, off_cpu_sample, 1, 1000000, "1 in N switches, 1 to 1000000"),

@@ -10,6 +10,7 @@
 #include "prof/base/util.h"
 #include "prof/cli/commands.h"
 #include "prof/cli/preflight.h"
+#include "prof/analyze/unwinder.h"
 #include "prof/sys/kernel.h"
 #include "prof/analyze/debuginfod.h"
 
@@ -160,6 +161,10 @@ static int apply_config(struct preflight *p, struct record_opts *o)
 		o->off_cpu_max_rate = cfg->off_cpu_max_rate;
 	if (cfg->callchain)
 		o->callchain = true;
+	/* -g's registers and stack copy for Java frames (prof record's request): not with
+	 * dwarf (which has its own) or --off-cpu (whose switch samples take the attr) */
+	if (!o->callchain || o->dwarf || o->off_cpu || !unwinder__supported())
+		o->java_stack = 0;
 	/* A sample with a stack copy is kilobytes: dwarf needs more room between drains. */
 	if (!o->mmap_given) {
 		/* unset in the configuration too: sized to the rate (events__new may fall back) */

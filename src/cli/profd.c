@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "prof/jvm/frames.h"
 #include "prof/base/util.h"
 #include "prof/cli/commands.h"
 #include "prof/cli/config.h"
@@ -220,6 +221,10 @@ static int session_opts(struct profd *p, char *err, size_t errlen)
 	/* Python frames from the chains read at the sample instant (with the call chains:
 	 * -g's way, no stack copy); their names in windows (python.h, live readers) */
 	o->no_python_chains = !d->python_frames || !d->callchain;
+	/* Java frames with the call chains, asked for (java_frames: a stack copy of every
+	 * sample of the host; jvm/frames.h; not with off_cpu, whose switch samples take
+	 * the sampling attr) */
+	o->java_stack = d->java_frames && d->callchain && !d->off_cpu ? JAVA_G_STACK : 0;
 	o->mmap_pages = d->mmap_pages;
 	o->mmap_given = true;
 	o->track_uids = true;

@@ -70,7 +70,7 @@ unsigned int record_opts__auto_pages(const struct record_opts *o, long nr_cpus)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	/* a sample's fixed fields, and a call chain of ~24 frames (perf's files here: 20-30) */
-	uint64_t bytes = 80 + (o->callchain ? 24 * 8 : 0);
+	uint64_t bytes = 80 + (o->callchain ? 24 * 8 : 0) + (o->java_stack ? o->java_stack + 48 : 0);
 	uint64_t need, pages = RECORD_DEFAULT_PAGES;
 
 	if (!o->freq)

@@ -10,7 +10,9 @@
 #include "prof/base/util.h"
 #include "prof/cli/report.h"
 #include "prof/output/keys.h"
+#include "prof/output/javaframe.h"
 #include "prof/output/pyframe.h"
+#include "prof/jvm/frames.h"
 #include "prof/python/python.h"
 
 const char *report__event_name(const struct report_event *e)
@@ -45,6 +47,21 @@ static void print_python(const struct prof_section_stats *rec)
 	printf("\n");
 }
 
+/* The recording's Java frames, as its summary said them (prof's section). */
+static void print_java(const struct prof_section_stats *rec)
+{
+	struct jvm_frames_stats j = { .samples = rec->java_samples, .processes = rec->java_processes,
+				      .with_java = rec->java_with, .verified = rec->java_verified,
+				      .frames = rec->java_frames, .cut = rec->java_cut };
+	char line[1024];
+
+	if (!rec->java_samples)
+		return;
+	memcpy(j.unverified, rec->java_unverified, sizeof(j.unverified));
+	jvm_frames_stats__describe(&j, line, sizeof(line));
+	printf("# java: %s\n", line);
+}
+
 static void print_header(const struct report *r, const struct report_event *e)
 {
 	const char *host = perf_reader__feature_string(r->reader, HEADER_HOSTNAME);
@@ -77,6 +94,7 @@ static void print_header(const struct report *r, const struct report_event *e)
 			printf(" (the %zu events together)", r->nr_sampling);
 		printf("\n");
 		print_python(rec);
+		print_java(rec);
 	}
 	for (size_t i = 0; i < r->section.nr_pressure; i++) {
 		const struct prof_section_pressure *p = &r->section.pressure[i];
@@ -191,6 +209,32 @@ static void json_python(const char *dso, const char *sym)
 	printf(",\"%s\":%ld", pf.def ? "def_line" : "line", pf.line);
 }
 
+/*
+ * A frame of prof's Java object says so ("java":true), and a method's frame gives its
+ * parts as members of their own: "class" (pkg.Class), "method", "file" and "line"
+ * where the symbol has them.  A marker ("[java: unverified]") has "java" only.
+ */
+static void json_java(const char *dso, const char *sym)
+{
+	struct javaframe jf;
+
+	if (!javaframe__is_java(dso))
+		return;
+	printf(",\"java\":true");
+	if (!javaframe__parse(dso, sym, &jf))
+		return;
+	printf(",\"class\":");
+	json_strn(sym, jf.class_len);
+	printf(",\"method\":");
+	json_strn(sym + jf.class_len + 1, jf.name_len - jf.class_len - 1);
+	if (jf.file_len) {
+		printf(",\"file\":");
+		json_strn(sym + jf.file_off, jf.file_len);
+	}
+	if (jf.line > 0)
+		printf(",\"line\":%ld", jf.line);
+}
+
 /* One row's keys as JSON members (with_sym: sym and dso too, when keys). */
 static void print_json_keys(const struct report *r, const struct report_event *e, const struct profile_row *row,
 			    bool with_sym)
@@ -225,6 +269,7 @@ static void print_json_keys(const struct report *r, const struct report_event *e
 				json_str(row->dso ? row->dso : "");
 			}
 			json_python(row->dso, row->sym);
+			json_java(row->dso, row->sym);
 			continue;
 		}
 		keys__raw_text(row, key, r->an.model, e->prof, buf, sizeof(buf));
@@ -264,6 +309,7 @@ static void print_json_frames(const struct report_event *e, uint32_t stack)
 		if (fr->inlined)
 			printf(",\"inlined\":true");
 		json_python(fr->dso, fr->sym);
+		json_java(fr->dso, fr->sym);
 		printf("}");
 	}
 	printf("]");

@@ -101,6 +101,7 @@ struct jvm_frames *jvm_frames__free(struct jvm_frames *jf)
 	for (size_t i = 0; i < jf->nr_names; i++)
 		free(jf->names[i]);
 	free(jf->names);
+	free(jf->gregs);
 	free(jf);
 	return NULL;
 }
@@ -122,10 +123,15 @@ void jvm_frames_stats__describe(const struct jvm_frames_stats *st, char *buf, si
 		unverified += st->unverified[i];
 	at = (size_t)snprintf(buf, len,
 			      "%" PRIu64 " samples of %" PRIu64 " JVM(s), %" PRIu64 " with Java frames, %" PRIu64
-			      " of them all named; %" PRIu64 " frames named (%" PRIu64 " interpreted, %" PRIu64
-			      " compiled, %" PRIu64 " stubs); %" PRIu64 " [java: unverified]",
-			      st->samples, st->processes, st->with_java, st->verified, st->frames, st->interpreted,
-			      st->compiled, st->stubs, unverified);
+			      " of them all named; %" PRIu64 " frames named",
+			      st->samples, st->processes, st->with_java, st->verified, st->frames);
+	/* (a file's section keeps no kinds: none said rather than 0 of each) */
+	if (at < len && st->interpreted + st->compiled + st->stubs)
+		at += (size_t)snprintf(buf + at, len - at,
+				       " (%" PRIu64 " interpreted, %" PRIu64 " compiled, %" PRIu64 " stubs)",
+				       st->interpreted, st->compiled, st->stubs);
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, "; %" PRIu64 " [java: unverified]", unverified);
 	for (int i = 0, first = 1; i < JAVA_WHYS && at < len; i++) {
 		if (!st->unverified[i])
 			continue;
@@ -257,6 +263,15 @@ void jvm_frames__note(struct jvm_frames *jf, const struct perf_event_header *ev)
 }
 
 /* ---- the object ---------------------------------------------------------------- */
+
+bool jvm_frames__name(const struct jvm_frames *jf, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	if (d->build_id_len != jf->id.size || memcmp(d->build_id, jf->id.data, jf->id.size) != 0)
+		return false;
+	*ret = off >= RUNTIME_ELF_TEXT && off - RUNTIME_ELF_TEXT < jf->nr_names ? jf->names[off - RUNTIME_ELF_TEXT]
+									     : NULL;
+	return true;
+}
 
 int jvm_frames__map_object(struct jvm_frames *jf, const struct sample *s)
 {

@@ -64,6 +64,7 @@ struct jvm_frames {
 	char **names;
 	size_t nr_names, cap_names;
 	struct jvm_frames_stats st;
+	struct unwind_regs *gregs;      /* -g: the leaf's registers as the walk reads them */
 };
 
 uint32_t jvm_frames__symbol(struct jvm_frames *jf, const char *name);

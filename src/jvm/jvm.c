@@ -31,6 +31,27 @@ bool jvm__looks_like(const char *path)
 	return strcmp(base_of(path), "libjvm.so") == 0;
 }
 
+bool jvm__in_reach(const char *argv0, const int *pids, size_t n)
+{
+	if (argv0 && strcmp(base_of(argv0), "java") == 0)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		char path[64], line[4096];
+		bool found = false;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/maps", pids[i]);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (!found && fgets(line, sizeof(line), f))
+			found = strstr(line, "/libjvm.so\n") != NULL;
+		fclose(f);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
 const char *jvm__other_vm(const char *path)
 {
 	const char *b = base_of(path);

@@ -274,7 +274,9 @@ static int walk(struct jvm_layout *l, enum jvm_table t, const struct jvm_syms *s
 	for (int i = JVM_SYM_TYPE_NAME; i < JVM_SYMS; i++)
 		if (a[i] && (err = read(ctx, a[i] + bias, &off[i], 8)) < 0)
 			return err;
-	if (!base)
+	/* the base is relocated by the loader, the stride set by libjvm.so's static
+	 * constructors (HotSpot's STRIDE()): read between the two, a JVM starting */
+	if (!base || !stride)
 		return -EAGAIN;
 	if (stride < 16 || stride > MAX_STRIDE) {
 		snprintf(why, why_len, "its %s table's stride is %llu bytes (at most %u expected)", sym_names[t][0],

@@ -12,6 +12,7 @@
 #include "prof/output/pprof.h"
 #include "prof/offcpu/offcpu.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/output/javaframe.h"
 #include "prof/output/pyframe.h"
 #include "prof/base/util.h"
 #include "prof/sys/users.h"
@@ -212,19 +213,23 @@ static void map_learn(struct map_facts *f, const struct pprof_loc *l)
 static int function_of(struct build *b, const char *obj, const char *sym, const char *native_file, uint64_t *ret)
 {
 	struct pyframe ps;
+	struct javaframe js;
 	bool py = pyframe__parse(obj, sym, &ps), created;
-	/* "qualname (file:" with its ':' made the ')' */
-	char *key = py && !ps.def ? strndup(sym, ps.file_off + ps.file_len + 1) : NULL;
-	char *name = py ? strndup(sym, ps.name_len) : NULL;
-	char *file = py ? strndup(sym + ps.file_off, ps.file_len) : NULL;
+	bool java = !py && javaframe__parse(obj, sym, &js) && js.file_len;
+	/* "qualname (file:" with its ':' made the ')'; a Java method's "pkg.Class.method
+	 * (File.java" likewise, each line of it one function's */
+	char *key = py && !ps.def ? strndup(sym, ps.file_off + ps.file_len + 1)
+		    : java ? strndup(sym, js.file_off + js.file_len + 1) : NULL;
+	char *name = py ? strndup(sym, ps.name_len) : java ? strndup(sym, js.name_len) : NULL;
+	char *file = py ? strndup(sym + ps.file_off, ps.file_len) : java ? strndup(sym + js.file_off, js.file_len) : NULL;
 	int64_t i;
 	PbFunction *f;
 	int err = -ENOMEM;
 
-	if (py && (!name || !file || (!ps.def && !key)))
+	if ((py || java) && (!name || !file || (!(py && ps.def) && !key)))
 		goto out;
 	if (key)
-		key[ps.file_off + ps.file_len] = ')';
+		key[py ? ps.file_off + ps.file_len : js.file_off + js.file_len] = ')';
 	i = str_add(&b->func_names, key ? key : sym, &created);
 	if (b->func_names.err)
 		goto out;
@@ -239,10 +244,10 @@ static int function_of(struct build *b, const char *obj, const char *sym, const 
 	perftools__profiles__function__init(f);
 	f->id = (uint64_t)i + 1;
 	f->name = f->system_name = str_index(&b->strs, key ? key : sym);
-	if (py) {
+	if (py || java) {
 		f->name = str_index(&b->strs, name);
 		f->filename = str_index(&b->strs, file);
-		f->start_line = ps.def ? ps.line : 0;
+		f->start_line = py && ps.def ? ps.line : 0;
 	} else if (native_file) {
 		f->filename = str_index(&b->strs, native_file);
 	}
@@ -284,11 +289,14 @@ static int location_of(struct build *b, const struct pprof_source *src, uint32_t
 	perftools__profiles__line__init(&b->lines[n]);
 	if (l.sym) {
 		struct pyframe ps;
+		struct javaframe js;
 
 		b->lines[n].function_id = fid;
-		/* the line a Python frame ran, where its symbol says it */
+		/* the line a Python or Java frame ran, where its symbol says it */
 		if (pyframe__parse(l.obj, l.sym, &ps) && !ps.def)
 			b->lines[n].line = ps.line;
+		else if (javaframe__parse(l.obj, l.sym, &js) && js.line > 0)
+			b->lines[n].line = js.line;
 		else if (l.file && l.line > 0)
 			b->lines[n].line = l.line;      /* a Go frame's, from its own table */
 		loc->n_line = 1;

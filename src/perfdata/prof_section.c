@@ -33,6 +33,17 @@ static const struct {
 	{ "python_unverified_by_code", offsetof(struct prof_section_stats, py_unverified[3]) },
 	{ "python_unverified_not_pinned", offsetof(struct prof_section_stats, py_unverified[4]) },
 	{ "python_unverified_not_before", offsetof(struct prof_section_stats, py_unverified[5]) },
+	{ "java_samples", offsetof(struct prof_section_stats, java_samples) },
+	{ "java_processes", offsetof(struct prof_section_stats, java_processes) },
+	{ "java_with_frames", offsetof(struct prof_section_stats, java_with) },
+	{ "java_verified", offsetof(struct prof_section_stats, java_verified) },
+	{ "java_frames", offsetof(struct prof_section_stats, java_frames) },
+	{ "java_callers_not_proven", offsetof(struct prof_section_stats, java_cut) },
+	{ "java_unverified_not_seen", offsetof(struct prof_section_stats, java_unverified[0]) },
+	{ "java_unverified_changed", offsetof(struct prof_section_stats, java_unverified[1]) },
+	{ "java_unverified_unreadable", offsetof(struct prof_section_stats, java_unverified[2]) },
+	{ "java_unverified_between", offsetof(struct prof_section_stats, java_unverified[3]) },
+	{ "java_unverified_gone", offsetof(struct prof_section_stats, java_unverified[4]) },
 };
 
 /* The longest line read back: a cgroup path (PATH_MAX) and its keyword. */
@@ -201,7 +212,8 @@ void prof_section__build(struct feat_buf *b, const struct prof_section *s)
 			line(b, "container-name %.64s %s\n", s->names[i].id, name);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(stat_lines); i++)
-		if (s->stats.py_samples || strncmp(stat_lines[i].name, "python_", 7) != 0)
+		if ((s->stats.py_samples || strncmp(stat_lines[i].name, "python_", 7) != 0) &&
+		    (s->stats.java_samples || strncmp(stat_lines[i].name, "java_", 5) != 0))
 			line(b, "stat %s %" PRIu64 "\n", stat_lines[i].name, stat_value(&s->stats, i));
 	for (size_t i = 0; i < s->nr_pressure; i++)
 		build_pressure(b, &s->pressure[i]);

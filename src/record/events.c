@@ -20,6 +20,7 @@
 #include "prof/record/events.h"
 #include "prof/offcpu/offcpu_events.h"
 #include "prof/analyze/unwinder.h"
+#include "prof/jvm/frames.h"
 #include "prof/base/idmap.h"
 #include "prof/base/util.h"
 #include "prof/base/vec.h"
@@ -67,6 +68,13 @@ static void sampling_attr(const struct record_opts *o, const struct event_spec *
 		a->exclude_callchain_user = 1;
 		a->sample_regs_user = unwinder__regs_mask();
 		a->sample_stack_user = o->stack_size;
+	} else if (o->callchain && o->java_stack) {
+		/* -g: the kernel's frame-pointer chain proves nothing through JIT code; the
+		 * leaf's rbp, rsp, rip and the top of its stack let prof walk a JVM's
+		 * frames as with dwarf (jvm/frames.h), the rest stripped before the file */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = JAVA_G_REGS;
+		a->sample_stack_user = o->java_stack;
 	}
 	if (freq) {
 		a->freq = 1;

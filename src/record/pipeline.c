@@ -8,6 +8,7 @@
 
 #include "prof/base/util.h"
 #include "prof/jvm/frames.h"
+#include "prof/jvm/jvm.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/hint.h"
 #include "prof/python/interp.h"
@@ -46,6 +47,10 @@ struct pipeline {
 	struct perf_event_attr py_attr;
 	uint8_t *unwound;               /* ... one rewritten sample */
 	size_t unwound_len;
+	/* -g with Java frames (jvm/frames.h, jvm_frames__rewrite_g): the kernel's samples'
+	 * attr (registers and stack, stripped) and one sample rewritten */
+	struct perf_event_attr java_attr;
+	uint8_t *java_g;
 	struct pipeline_stats st;
 };
 
@@ -55,7 +60,8 @@ struct pipeline {
 /* The stages, last first. */
 
 /*
- * -g: the maps of what is written that Python needs (interp.h: the mappings of
+ * -g: the maps of what is written that Python and the JVM need (a JVM's: its libjvm.so
+ * and prof's object), (interp.h: the mappings of
  * objects whose names look like an interpreter's, and its own object's), not every
  * mapping as the unwinder keeps them with --call-graph dwarf: on a build host most
  * records are other programs' maps, and a second model of all of them cost a live
@@ -78,7 +84,8 @@ static bool python_mapping(const struct perf_event_header *ev)
 	len = ev->size - at;
 	if (!memchr(name, '\0', len))
 		return true;    /* the model judges a malformed record */
-	return interp__looks_like(name) || !strcmp(name, PYTHON_OBJECT_PATH);
+	return interp__looks_like(name) || !strcmp(name, PYTHON_OBJECT_PATH) || jvm__looks_like(name) ||
+	       jvm__other_vm(name) || !strcmp(name, JAVA_OBJECT_PATH);
 }
 
 static int note_model(struct model *m, const void *rec)
@@ -292,6 +299,24 @@ static int python_fp(struct pipeline *p, const struct perf_event_header *ev)
 	return sink(o, size, p);
 }
 
+/*
+ * -g with Java frames: every sample as the file states it (no registers, no stack),
+ * a JVM's Java leaf walked (jvm_frames__rewrite_g); then Python's, as any -g sample.
+ */
+static int java_g(struct pipeline *p, const struct perf_event_header *ev)
+{
+	int len = jvm_frames__rewrite_g(p->jvm, &p->java_attr, ev, p->java_g, p->unwound_len);
+
+	if (len < 0) {
+		p->st.malformed++;
+		return 0;
+	}
+	ev = (const void *)p->java_g;
+	if (p->python)
+		return python_fp(p, ev);
+	return sink(ev, ev->size, p);
+}
+
 static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uint64_t time);
 
 /*
@@ -349,6 +374,8 @@ static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uin
 	count_lost(p, ev);
 	if (p->unwinder && ev->type == PERF_RECORD_SAMPLE)
 		return unwind(p, ev);
+	if (p->java_g && ev->type == PERF_RECORD_SAMPLE)
+		return java_g(p, ev);
 	if (p->py_model && p->python && ev->type == PERF_RECORD_SAMPLE)
 		return python_fp(p, ev);
 	return sink(ev, ev->size, p);
@@ -654,12 +681,13 @@ static size_t edit_frames(void *ctx, const struct sample *s, uint64_t *ips, cons
  * their object. */
 static int open_jvm(struct pipeline *p, const struct pipeline_config *cfg)
 {
-	struct jvm_frames_config jc = { .model = unwinder__model(p->unwinder), .cache = cfg->cache,
+	struct jvm_frames_config jc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->py_model,
+					.cache = cfg->cache,
 					.synth = p->synth, .sink = sink, .sink_ctx = p,
 					.as_user = cfg->verdict && cfg->verdict->restrict_uid };
 	int err = jvm_frames__new(&jc, &p->jvm);
 
-	if (err == 0)
+	if (err == 0 && p->unwinder)
 		unwinder__set_edit(p->unwinder, edit_frames, p);
 	return err;
 }
@@ -698,16 +726,27 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	}
 	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
 		goto err;
-	if (p->unwinder && cfg->cache && !cfg->live && open_jvm(p, cfg) < 0)
+	if (p->unwinder && (cfg->cache || cfg->live) && open_jvm(p, cfg) < 0)
 		goto err;
-	/* -g: Python frames only from the chains read at the sample instant */
-	if (!p->unwinder && cfg->python_chains && (cfg->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-	    (cfg->cache || cfg->live)) {
+	/* -g: Python frames only from the chains read at the sample instant; Java frames
+	 * from the registers and stack the kernel copied (into a file only) */
+	if (!p->unwinder && (cfg->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    ((cfg->python_chains && (cfg->cache || cfg->live)) || cfg->java_g)) {
 		p->py_model = model__new();
 		p->py_attr = (struct perf_event_attr){ .size = sizeof(p->py_attr), .sample_type = cfg->sample_type };
-		p->unwound_len = UINT16_MAX + 8;
+		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_OUT_FRAMES + 2);
 		p->unwound = malloc(p->unwound_len);
-		if (!p->py_model || !p->unwound || open_python(p, cfg) < 0)
+		if (!p->py_model || !p->unwound ||
+		    (cfg->python_chains && (cfg->cache || cfg->live) && open_python(p, cfg) < 0))
+			goto err;
+	}
+	/* (every sample stripped of what the file does not state; Java frames named
+	 * where a cache keeps their object) */
+	if (p->py_model && cfg->java_g) {
+		p->java_attr = (struct perf_event_attr){ .size = sizeof(p->java_attr), .sample_type = cfg->java_g,
+							 .sample_regs_user = JAVA_G_REGS };
+		p->java_g = malloc(p->unwound_len);
+		if (!p->java_g || ((cfg->cache || cfg->live) && open_jvm(p, cfg) < 0))
 			goto err;
 	}
 	if (!p->unwinder && !(p->python_hint = python_hint__new(cfg->layout)))
@@ -743,6 +782,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	model__free(p->py_model);
 	python_hint__free(p->python_hint);
 	free(p->unwound);
+	free(p->java_g);
 	free(p);
 	return NULL;
 }
@@ -787,7 +827,7 @@ const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p)
 
 bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)
 {
-	return p->python && python__name(p->python, d, off, ret);
+	return (p->python && python__name(p->python, d, off, ret)) || (p->jvm && jvm_frames__name(p->jvm, d, off, ret));
 }
 
 const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p)

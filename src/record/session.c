@@ -172,7 +172,7 @@ static int open_events(struct session *s, int cgroup_fd, struct session_error *e
 		return fail(e, SESSION_STAGE_EVENTS, -EINVAL);
 	memcpy(s->attrs, evs, s->nr_attrs * sizeof(*evs));
 	/* the sampling events' and the off-CPU ones' (not the sideband) */
-	for (size_t i = 0; s->opts->dwarf && i < s->nr_attrs; i++) {
+	for (size_t i = 0; (s->opts->dwarf || s->opts->java_stack) && i < s->nr_attrs; i++) {
 		struct perf_event_attr *a = &s->attrs[i].attr;
 
 		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
@@ -217,6 +217,7 @@ static int open_pipeline(struct session *s, const struct session_config *cfg, in
 		.sample_type = s->attrs[0].attr.sample_type, .proc_fd = proc_fd,
 		.cgroup_fd = cfg->cgroup_fd, .creds_events = info->creds, .raw_uid_off = info->raw_uid_off,
 		.unwind = s->opts->dwarf ? events__attrs(s->events, &(size_t){ 0 })[0].attr.sample_type : 0,
+		.java_g = s->opts->java_stack && !s->opts->dwarf ? events__attrs(s->events, &(size_t){ 0 })[0].attr.sample_type : 0,
 		.python_chains = events__python_chains(s->events),
 		.workload = cfg->workload, .workload_comm = comm, .objects = cfg->objects, .cache = cfg->cache,
 		.sink = cfg->sink, .sink_ctx = cfg->sink_ctx, .live = cfg->live,

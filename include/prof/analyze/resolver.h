@@ -49,7 +49,8 @@ struct resolver {
 	 * name is interned.  NULL: none */
 	bool (*object_name)(void *ctx, const struct model_dso *d, uint64_t off, const char **ret);
 	void *object_ctx;
-	const char *object_dso;         /* ... what their frames are in (NULL: d's name) */
+	const char *object_dso;         /* ... what their frames are in (NULL: d's name;
+					 * a JVM's: JAVA_OBJECT_LIVE) */
 	struct resolver_cache *cache;   /* owned (resolver__cache_init); NULL: none */
 	uint64_t jit_lookups;           /* frames a JIT map was asked of: their answers are
 					 * not dated by the model (callers' caches skip them) */

@@ -54,6 +54,7 @@ struct prof_config {
 		uint64_t freq;
 		bool callchain;
 		bool python_frames;             /* with callchain: Python functions (profd(8)) */
+		bool java_frames;               /* with callchain: Java methods (a stack copy per sample) */
 		bool off_cpu;                   /* time off a CPU per tenant (profd(8)) */
 		bool off_cpu_stacks;            /* ... with the call chain at the switch-out */
 		uint64_t off_cpu_sample;        /* ... a switch-out stack in N, the switch event's

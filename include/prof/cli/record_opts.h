@@ -29,6 +29,9 @@ struct record_opts {
 	bool dwarf;             /* --call-graph dwarf: user stacks unwound while recording */
 	bool no_python_chains;  /* --no-python-callers: no BPF reading of Python callers */
 	uint32_t stack_size;    /* ... bytes of user stack copied per sample */
+	uint32_t java_stack;    /* -g: bytes of user stack (and rbp, rsp, rip) asked for, for the
+				 * callers of a Java leaf (jvm/frames.h), stripped before the
+				 * file; 0: none (prof top, profd, --off-cpu) */
 	unsigned int mmap_pages;
 	bool mmap_auto;         /* mmap_pages sized to the rate: may fall back to the default */
 	const char *output;

@@ -58,9 +58,21 @@
 #include "prof/perfdata/sample.h"
 #include "prof/synth/synth.h"
 
+/*
+ * -g: what the kernel is asked for besides its call chain, so that a sample whose leaf
+ * is Java code is walked as with dwarf (frames_g.c): perf's x86_64 registers rbp, rsp
+ * and rip, and the top of the user stack (enough for a few compiled and interpreted
+ * frames; callers beyond it are "[java: callers not proven]").  Every sample's are
+ * stripped before the file, which is what -g writes without them.
+ */
+#define JAVA_G_REGS ((1ull << 6) | (1ull << 7) | (1ull << 8))
+#define JAVA_G_STACK 2048u
+
 /* Where the object is mapped in each JVM process (above Python's, 2^60 + 2^40). */
 #define JAVA_BASE (1ull << 61)
 #define JAVA_OBJECT_PATH "/prof/java-frames"
+/* ... in a live reader's history (profd), which holds no file (python.h's "[python]") */
+#define JAVA_OBJECT_LIVE "[java]"
 
 struct jvm_frames_config {
 	struct model *model;            /* the processes' maps (the unwinder's), borrowed */
@@ -108,8 +120,27 @@ struct jvm_frames *jvm_frames__free(struct jvm_frames *jf);
 size_t jvm_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 			const struct unwind_regs *regs, size_t nr, size_t max);
 
+/*
+ * -g: kernel sample ev of the sampling attr (JAVA_G_REGS and a stack copy) rewritten
+ * into out (at least ev->size + 8 * (UNWIND_MAX_OUT_FRAMES + 2) bytes) as the file
+ * states it: no registers, no stack, and where its user leaf is in a JVM's code cache,
+ * the Java frames walked from it (jvm_frames__edit) in place of the kernel's user
+ * chain, the sample's IP the named leaf.  The new size, or -EINVAL for a malformed
+ * sample (nothing written).  jf NULL: stripped only.
+ */
+int jvm_frames__rewrite_g(struct jvm_frames *jf, const struct perf_event_attr *attr,
+			  const struct perf_event_header *ev, void *out, size_t outlen);
+
 /* A record as written: a process's EXIT or exec lets its JVM go. */
 void jvm_frames__note(struct jvm_frames *jf, const struct perf_event_header *ev);
+
+/*
+ * A live reader's name of offset off in object d (prof top, profd: no file, no cache):
+ * false when d is not this recording's object; *ret NULL for an offset it never gave.
+ * The names live as long as jf (at most JAVA_SYMBOLS_MAX: past it, "[java: unverified]").
+ */
+struct model_dso;
+bool jvm_frames__name(const struct jvm_frames *jf, const struct model_dso *d, uint64_t off, const char **ret);
 
 /* Write the object and keep it in the cache (when any sample used it). */
 void jvm_frames__finish(struct jvm_frames *jf);

@@ -54,6 +54,14 @@ bool jvm__looks_like(const char *path);
 const char *jvm__other_vm(const char *path);
 
 /*
+ * Is a JVM in a recording's reach when it starts: the workload a JVM's launcher
+ * (argv0's name "java"), or one of pids (n) mapping a libjvm.so now?  -g asks the
+ * kernel for a stack copy of every sample only then (jvm/frames.h, JAVA_G_STACK):
+ * a copy costs every sample of the host's other processes too.
+ */
+bool jvm__in_reach(const char *argv0, const int *pids, size_t n);
+
+/*
  * Find the JVM of process pid through its /proc/PID/maps (the thin shell: the maps
  * text goes to jvm__find_in_maps): 0 with ret->bias, ret->path and ret's layout
  * read with read/ctx and checked; -ENOENT (no JVM mapped); -ENOTSUP with why (one

@@ -95,6 +95,11 @@ struct prof_section_stats {
 	 * python_verdict's order, from PYTHON_READ_FAILED) */
 	uint64_t py_samples, py_processes, py_with, py_verified, py_chained;
 	uint64_t py_unverified[6];
+	/* Java frames (jvm/frames.h's jvm_frames_stats, 0 where there were none): samples
+	 * of JVMs, with Java frames, all named; frames named; samples with callers not
+	 * proven; [java: unverified] frames by why (enum java_why's order) */
+	uint64_t java_samples, java_processes, java_with, java_verified, java_frames, java_cut;
+	uint64_t java_unverified[5];
 };
 
 /* A cgroup's pressure over the recording (pressure.h). */

@@ -49,6 +49,9 @@ struct pipeline_config {
 	int raw_uid_off;                        /* ... their uid argument in PERF_SAMPLE_RAW */
 	uint64_t unwind;                        /* --call-graph dwarf: the sampling event's
 						 * sample_type; 0 for no unwinding */
+	uint64_t java_g;                        /* -g with Java frames: the sampling event's
+						 * sample_type (REGS_USER, STACK_USER: JAVA_G_REGS,
+						 * stripped; jvm/frames.h); 0: none */
 	bool objects;                           /* reach the mapped objects of what is written
 						 * (their build ids, the unwinder's files) */
 	struct build_id_cache *cache;           /* ... and keep those samples hit there
@@ -137,8 +140,8 @@ struct jvm_frames_stats;
 /* NULL without Java frames (jvm/frames.h: --call-graph dwarf into a file). */
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p);
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
-/* A live pipeline's Python frames' names (python__name): false when d is not their
- * object. */
+/* A live pipeline's Python and Java frames' names (python__name, jvm_frames__name):
+ * false when d is not their object. */
 struct model_dso;
 bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret);
 /* NULL with unwinding (or with no file): Python processes' samples (python/hint.h). */
