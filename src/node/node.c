@@ -15,6 +15,7 @@
 
 #include "prof/base/util.h"
 #include "prof/node/node.h"
+#include "prof/runtime/dynsym.h"
 #include "prof/sys/procfs.h"
 #include "prof/sys/task_file.h"
 
@@ -67,41 +68,33 @@ static bool value_at(Elf *elf, uint64_t addr, int64_t *ret)
 	return false;
 }
 
+struct meta_walk {
+	Elf *elf;
+	struct v8_meta *m;
+	unsigned found;
+};
+
+static void note_meta(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct meta_walk *w = ctx;
+	int64_t v;
+
+	if (sym->st_size != 4 || strncmp(name, "v8dbg_", 6) != 0 || !value_at(w->elf, sym->st_value, &v))
+		return;
+	v8_meta__note(w->m, name, v);
+	w->found++;
+}
+
 int node__read_meta(int fd, struct v8_meta *ret)
 {
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	unsigned found = 0;
+	struct meta_walk w = { .m = ret };
 
 	v8_meta__init(ret);
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
+	if (!(w.elf = dynsym__elf(fd)))
 		return -EINVAL;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *name;
-			int64_t v;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || sym.st_size != 4 ||
-			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || strncmp(name, "v8dbg_", 6) != 0 ||
-			    !value_at(elf, sym.st_value, &v))
-				continue;
-			v8_meta__note(ret, name, v);
-			found++;
-		}
-	}
-	elf_end(elf);
-	return found ? 0 : -ENOENT;
+	dynsym__each(w.elf, note_meta, &w);
+	elf_end(w.elf);
+	return w.found ? 0 : -ENOENT;
 }
 
 /* Judge the object of mapping m (its path NUL-terminated in path): 0, -ENOENT (no
