@@ -155,35 +155,41 @@ static int judge(int32_t pid, const struct proc_map *m, const char *path, bool s
 	return err;
 }
 
+struct jvm_walk {
+	int32_t pid;
+	jvm_read_fn read;
+	void *ctx;
+	struct jvm *ret;
+	char *why;
+	size_t why_len;
+	int err;        /* the first libjvm.so's judgement */
+};
+
+static int jvm_map(void *ctx, const struct proc_map *m, const char *path, bool same_ns)
+{
+	struct jvm_walk *w = ctx;
+	const char *other = jvm__other_vm(path);
+
+	if (other) {
+		snprintf(w->why, w->why_len, "%s: %s", path, other);
+		return -ENOTSUP;
+	}
+	if (!jvm__looks_like(path))
+		return -ENOENT;
+	/* the first libjvm.so decides: its answer, -ENOENT included, is the process's */
+	w->err = judge(w->pid, m, path, same_ns, w->read, w->ctx, w->ret, w->why, w->why_len);
+	return 1;
+}
+
 int jvm__find_in_maps(int32_t pid, const char *maps, jvm_read_fn read, void *ctx, struct jvm *ret, char *why,
 		      size_t why_len)
 {
-	struct task_ns mine, its;
-	bool same_ns = task_file__mnt_ns(0, &mine) == 0 && task_file__mnt_ns(pid, &its) == 0 &&
-		       mine.dev == its.dev && mine.ino == its.ino;
+	struct jvm_walk w = { pid, read, ctx, ret, why, why_len, 0 };
+	int err;
 
 	why[0] = '\0';
-	for (const char *line = maps; *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		struct proc_map m;
-		char path[256];
-		const char *other;
-
-		if (procfs__parse_maps_line(line, len, &m) == 0 && m.path_len && m.path_len < sizeof(path) &&
-		    (m.prot & PROT_EXEC)) {
-			memcpy(path, m.path, m.path_len);
-			path[m.path_len] = '\0';
-			if ((other = jvm__other_vm(path))) {
-				snprintf(why, why_len, "%s: %s", path, other);
-				return -ENOTSUP;
-			}
-			if (jvm__looks_like(path))
-				return judge(pid, &m, path, same_ns, read, ctx, ret, why, why_len);
-		}
-		line = nl ? nl + 1 : line + len;
-	}
-	return -ENOENT;
+	err = dynsym__each_exec_map(pid, maps, jvm_map, &w);
+	return err == 1 ? w.err : err;
 }
 
 int jvm__find(int32_t pid, jvm_read_fn read, void *ctx, struct jvm *ret, char *why, size_t why_len)

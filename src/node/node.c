@@ -127,42 +127,42 @@ static int judge(int32_t pid, const struct proc_map *m, const char *path, bool s
 	return err;
 }
 
+struct node_walk {
+	int32_t pid;
+	struct node_v8 *ret;
+	char *why;
+	size_t why_len;
+	char seen[256];         /* the last object that looked like node, judged */
+};
+
+static int node_map(void *ctx, const struct proc_map *m, const char *path, bool same_ns)
+{
+	struct node_walk *w = ctx;
+	int err;
+
+	if (!node__looks_like(path) || strcmp(path, w->seen) == 0)
+		return -ENOENT;
+	err = judge(w->pid, m, path, same_ns, w->ret, w->why, w->why_len);
+	if (err == -ENOENT)
+		snprintf(w->seen, sizeof(w->seen), "%s", path);
+	return err;
+}
+
 int node__find_in_maps(int32_t pid, const char *maps, v8_read_fn read, void *ctx, struct node_v8 *ret, char *why,
 		       size_t why_len)
 {
-	struct task_ns mine, its;
-	bool same_ns = task_file__mnt_ns(0, &mine) == 0 && task_file__mnt_ns(pid, &its) == 0 &&
-		       mine.dev == its.dev && mine.ino == its.ino;
-	char seen[256] = "";
+	struct node_walk w = { .pid = pid, .ret = ret, .why = why, .why_len = why_len };
+	int err;
 
 	why[0] = '\0';
 	ret->read = read;
 	ret->ctx = ctx;
-	for (const char *line = maps; *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		struct proc_map m;
-		char path[256];
-
-		if (procfs__parse_maps_line(line, len, &m) == 0 && m.path_len && m.path_len < sizeof(path) &&
-		    (m.prot & PROT_EXEC)) {
-			memcpy(path, m.path, m.path_len);
-			path[m.path_len] = '\0';
-			if (node__looks_like(path) && strcmp(path, seen) != 0) {
-				int err = judge(pid, &m, path, same_ns, ret, why, why_len);
-
-				if (err != -ENOENT)
-					return err;
-				snprintf(seen, sizeof(seen), "%s", path);
-			}
-		}
-		line = nl ? nl + 1 : line + len;
-	}
-	if (seen[0]) {
-		snprintf(why, why_len, "%s: a node without V8's postmortem metadata (no v8dbg_* symbols)", seen);
+	err = dynsym__each_exec_map(pid, maps, node_map, &w);
+	if (err == -ENOENT && w.seen[0]) {
+		snprintf(why, why_len, "%s: a node without V8's postmortem metadata (no v8dbg_* symbols)", w.seen);
 		return -ENOTSUP;
 	}
-	return -ENOENT;
+	return err;
 }
 
 int node__find(int32_t pid, v8_read_fn read, void *ctx, struct node_v8 *ret, char *why, size_t why_len)

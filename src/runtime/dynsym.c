@@ -2,9 +2,13 @@
 /*
  * The exported symbols of a mapped object: see include/prof/runtime/dynsym.h.
  */
+#include <errno.h>
 #include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "prof/runtime/dynsym.h"
+#include "prof/sys/task_file.h"
 
 Elf *dynsym__elf(int fd)
 {
@@ -55,4 +59,30 @@ int64_t dynsym__file_offset(Elf *elf, uint64_t a, size_t len)
 			return (int64_t)(ph.p_offset + (a - ph.p_vaddr));
 	}
 	return -1;
+}
+
+int dynsym__each_exec_map(int32_t pid, const char *maps, dynsym_map_fn fn, void *ctx)
+{
+	struct task_ns mine, its;
+	bool same_ns = task_file__mnt_ns(0, &mine) == 0 && task_file__mnt_ns(pid, &its) == 0 &&
+		       mine.dev == its.dev && mine.ino == its.ino;
+
+	for (const char *line = maps; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		struct proc_map m;
+		char path[256];
+
+		if (procfs__parse_maps_line(line, len, &m) == 0 && m.path_len && m.path_len < sizeof(path) &&
+		    (m.prot & PROT_EXEC)) {
+			int err;
+
+			memcpy(path, m.path, m.path_len);
+			path[m.path_len] = '\0';
+			if ((err = fn(ctx, &m, path, same_ns)) != -ENOENT)
+				return err;
+		}
+		line = nl ? nl + 1 : line + len;
+	}
+	return -ENOENT;
 }
