@@ -8,10 +8,13 @@ require_perf
 F=$TMP/hot.data
 "$PROF" record -a -g -o "$F" -- "$PROF_HOT" 2 >"$TMP/out" 2>"$TMP/err" || fail "prof record exited $?: $(cat "$TMP/err")"
 grep -q '^\[ prof record: [0-9]* samples written' "$TMP/err" || fail "no summary line: $(cat "$TMP/err")"
-# (-a records the host: the lines about Python processes it met, the test runner's
-# own among them, and the count of tasks a busy host forked and ended before /proc
-# could name them, are the summary's too)
-[ "$(grep -cvE '^prof: (Python: |[0-9]+ samples of [0-9]+ Python process|[0-9]+ tasks forked before the recording and gone)' "$TMP/err")" -eq 1 ] ||
+# (-a records the host: what it met of other programs is the summary's too, in
+# notes that say how many: Python processes, the test runner's own among them, tasks
+# forked and ended before /proc could name them, and on a host running containers,
+# or a test run from a root of its own beside the host's, the objects and perf maps
+# of tasks in other roots; which of these a busy host gives varies, so the check is
+# that nothing else is said and nothing is a warning or an error)
+! grep -vE '^(\[ prof record: |prof: )' "$TMP/err" | grep -q . && ! grep -qiE '^prof: (warning|error)' "$TMP/err" ||
 	fail "more than the summary on stderr: $(cat "$TMP/err")"
 pass "recorded: $(cat "$TMP/err")"
 
