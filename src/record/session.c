@@ -293,10 +293,12 @@ struct session *session__free(struct session *s)
 {
 	if (!s)
 		return NULL;
+	/* the pipeline first: its runtimes let go of what they hold in the events (the
+	 * Python chains' map, a process's entry removed at detach) */
+	pipeline__free(s->pipeline);
 	events__free(s->events);
 	ordered_queue__free(s->queue);
 	free(s->read.recs);
-	pipeline__free(s->pipeline);
 	if (s->proc_fd >= 0)
 		close(s->proc_fd);
 	free(s);
