@@ -25,10 +25,16 @@ for v in 3.10.13 3.9.18 3.8.18 ""; do
 	[ -n "$v" ] || skip "none of CPython 3.8-3.10 installed under $PYENV_VERSIONS"
 	pyenv_mount "$v" && break
 done
+# The unverified share grows with how late prof reads the frames (a loaded host: up
+# to 0.3 s after the sample seen in a clean run of the whole suite, 0.1 s alone): a
+# recording whose only fault is that share is made once more; any wrong frame fails
+# at once.
 F=$TMP/rec.data
+for attempt in 1 2; do
 pyv_record "$F" "$TMP/pub/rec.py" 4
 pyv_folded "$F" "$TMP/prof.folded"
-python3 - "$TMP/prof.folded" <<'PY' || fail "$v: recursion"
+rc=0
+python3 - "$TMP/prof.folded" <<'PY' || rc=$?
 import collections, sys
 spin = collections.Counter()
 deeper = unverified = markers = 0
@@ -48,7 +54,13 @@ for line in open(sys.argv[1]):
 total = sum(spin.values())
 print(f"# {total} verified samples in time.process_time(), by rec() frames shown: {dict(spin)}; "
       f"{unverified} samples with an unverified frame, {deeper} with more than 7, {markers} with a marker")
-if total < 1000 or set(spin) != {7} or deeper or markers or unverified * 4 > total:
+if total < 1000 or set(spin) != {7} or deeper or markers:
     sys.exit(1)
+if unverified * 4 > total:
+    sys.exit(2)
 PY
+[ "$rc" -eq 0 ] && break
+[ "$rc" -eq 2 ] && [ "$attempt" -eq 1 ] || fail "$v: recursion"
+note "$v: unverified share over a quarter (frames read late on a busy host): recording again"
+done
 pass "$v: every verified sample of the recursion shows its 7 rec() frames"
