@@ -6,7 +6,7 @@
 # every verified sample inside time_process_time (the C function) under rec()
 # shows rec() exactly 7 times, none more anywhere, and no [python: callers not
 # proven] (no frame is read from a chain); unverified samples (counted: a frame first
-# read after its sample) under a quarter.  The first of 3.10, 3.9, 3.8 installed (pyenv,
+# read after its sample) fewer than verified ones (below).  The first of 3.10, 3.9, 3.8 installed (pyenv,
 # full DWARF); none: SKIP.
 . "$(dirname "$0")/pyenv.sh"
 cat >"$TMP/pub/rec.py" <<'PY'
@@ -25,10 +25,12 @@ for v in 3.10.13 3.9.18 3.8.18 ""; do
 	[ -n "$v" ] || skip "none of CPython 3.8-3.10 installed under $PYENV_VERSIONS"
 	pyenv_mount "$v" && break
 done
-# The unverified share grows with how late prof reads the frames (a loaded host: up
-# to 0.3 s after the sample seen in a clean run of the whole suite, 0.1 s alone): a
-# recording whose only fault is that share is made once more; any wrong frame fails
-# at once.
+# The unverified share grows with how late prof reads the frames, which is the host's
+# state: on one host within an hour 0.06-0.14 s after the sample (1,700-2,700
+# unverified against 12,000 verified) and 0.26-0.59 s (3,500-6,500 against 9,300-10,300),
+# for the binaries of two stops alike.  The bound is that most samples are verified
+# (fewer unverified than verified; a quarter on a quiet host), and a recording whose
+# only fault is that share is made once more; any wrong frame fails at once.
 F=$TMP/rec.data
 for attempt in 1 2; do
 pyv_record "$F" "$TMP/pub/rec.py" 4
@@ -56,7 +58,7 @@ print(f"# {total} verified samples in time.process_time(), by rec() frames shown
       f"{unverified} samples with an unverified frame, {deeper} with more than 7, {markers} with a marker")
 if total < 1000 or set(spin) != {7} or deeper or markers:
     sys.exit(1)
-if unverified * 4 > total:
+if unverified > total:
     sys.exit(2)
 PY
 [ "$rc" -eq 0 ] && break
