@@ -17,7 +17,6 @@
 #include "prof/jvm/jvm.h"
 #include "prof/runtime/dynsym.h"
 #include "prof/sys/procfs.h"
-#include "prof/sys/task_file.h"
 
 static const char *base_of(const char *path)
 {
@@ -120,14 +119,9 @@ static int bias_of(int fd, uint64_t start, uint64_t pgoff, uint64_t *ret)
 static int judge(int32_t pid, const struct proc_map *m, const char *path, bool same_ns, jvm_read_fn read, void *ctx,
 		 struct jvm *ret, char *why, size_t why_len)
 {
-	struct task_file f = { .pid = pid, .start = m->start, .end = m->end, .path = path, .maj = m->maj,
-			       .min = m->min, .ino = m->ino };
-	enum task_file_way way;
+	int fd = dynsym__open_map(pid, m, path, same_ns), err;
 	struct jvm_syms syms;
-	bool refused;
-	int fd, err;
 
-	fd = task_file__open(&f, same_ns ? TASK_FILE_TRY_HOST : 0, &way, &refused);
 	if (fd < 0) {
 		snprintf(why, why_len, "%s: its libjvm.so could not be opened (%s)", path, strerror(-fd));
 		return fd;

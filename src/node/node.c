@@ -17,7 +17,6 @@
 #include "prof/node/node.h"
 #include "prof/runtime/dynsym.h"
 #include "prof/sys/procfs.h"
-#include "prof/sys/task_file.h"
 
 #define MAPS_MAX (64u << 20)     /* a process with more maps text than this is refused */
 
@@ -102,13 +101,8 @@ int node__read_meta(int fd, struct v8_meta *ret)
 static int judge(int32_t pid, const struct proc_map *m, const char *path, bool same_ns, struct node_v8 *ret,
 		 char *why, size_t why_len)
 {
-	struct task_file f = { .pid = pid, .start = m->start, .end = m->end, .path = path, .maj = m->maj,
-			       .min = m->min, .ino = m->ino };
-	enum task_file_way way;
-	bool refused;
-	int fd, err;
+	int fd = dynsym__open_map(pid, m, path, same_ns), err;
 
-	fd = task_file__open(&f, same_ns ? TASK_FILE_TRY_HOST : 0, &way, &refused);
 	if (fd < 0) {
 		snprintf(why, why_len, "%s: could not be opened (%s)", path, strerror(-fd));
 		return fd;

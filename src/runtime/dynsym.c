@@ -61,6 +61,16 @@ int64_t dynsym__file_offset(Elf *elf, uint64_t a, size_t len)
 	return -1;
 }
 
+int dynsym__open_map(int32_t pid, const struct proc_map *m, const char *path, bool same_ns)
+{
+	struct task_file f = { .pid = pid, .start = m->start, .end = m->end, .path = path, .maj = m->maj,
+			       .min = m->min, .ino = m->ino };
+	enum task_file_way way;
+	bool refused;
+
+	return task_file__open(&f, same_ns ? TASK_FILE_TRY_HOST : 0, &way, &refused);
+}
+
 int dynsym__each_exec_map(int32_t pid, const char *maps, dynsym_map_fn fn, void *ctx)
 {
 	struct task_ns mine, its;

@@ -34,6 +34,11 @@ int64_t dynsym__file_offset(Elf *elf, uint64_t a, size_t len);
  * goes on to the next mapping; anything else ends the walk with it.
  */
 typedef int (*dynsym_map_fn)(void *ctx, const struct proc_map *m, const char *path, bool same_ns);
+/* The object of mapping m of pid (path NUL-terminated), opened as its task reaches
+ * it (from prof's root first when same_ns, else map_files or the task's root): an fd
+ * or -errno. */
+int dynsym__open_map(int32_t pid, const struct proc_map *m, const char *path, bool same_ns);
+
 /* The walk of pid's maps text (what a runtime finds itself by): fn's first answer
  * other than -ENOENT, else -ENOENT. */
 int dynsym__each_exec_map(int32_t pid, const char *maps, dynsym_map_fn fn, void *ctx);
