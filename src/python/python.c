@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <perf/event.h>
@@ -196,13 +195,7 @@ uint64_t python__now_ns(void)
 
 int python__read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	const struct reader *r = ctx;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+	return runtime__read_mem(((const struct reader *)ctx)->pid, addr, buf, len);
 }
 
 struct check_call {
@@ -345,7 +338,7 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 {
 	size_t nr = own_maps(model__maps(py->cfg.model, pid));
 
-	return (struct pyproc *)runtime_procs__get(&py->procs, pid, nr);
+	return (struct pyproc *)runtime_procs__get(&py->procs, pid, nr, 0);     /* (no retry_ns) */
 }
 
 /* ---- reading early: when the sample is drained (early.h) ------------------------ */

@@ -42,7 +42,10 @@ struct runtime_proc {
 	int32_t pid;
 	bool judged;                    /* attach was tried with maps_nr own maps */
 	bool counted;                   /* in the tally (attached or refused), once */
+	bool attached;                  /* attach said 0 (until detached) */
 	size_t maps_nr;                 /* the process's own maps when judged */
+	uint64_t retry_ns;              /* set by attach: not looked at again before (a
+					 * runtime still starting), 0 none */
 	int pidfd;                      /* -1, or opened by attach: closed at detach */
 };
 
@@ -50,9 +53,14 @@ struct runtime_ops {
 	const char *what;               /* "python", "java": for messages */
 	size_t proc_size;               /* the runtime's per-process state (>= struct runtime_proc) */
 	bool exec_detaches;             /* a COMM exec lets the process go (else only its EXIT) */
+	bool keeps_attached;            /* once attached, its maps changing do not attach it
+					 * again: only its exit (or exec) lets it go */
 	/* Find the runtime in process p (its state zeroed past the head on first use, or
-	 * as detach left it) and attach: 0; -ENOENT when it has none (not counted); any
-	 * other -errno refuses it, why saying why (a message of its own when why is left
+	 * as detach left it) and attach: 0; -ENOENT when it has none (not counted);
+	 * -EAGAIN when it cannot say yet (a runtime still starting: not judged, not
+	 * counted, asked again at its next sample from p->retry_ns on, which attach sets;
+	 * a retry_ns set with -ENOENT holds off a change of maps as long); any other
+	 * -errno refuses it, why saying why (a message of its own when why is left
 	 * empty). */
 	int (*attach)(void *rt, struct runtime_proc *p, char *why, size_t why_len);
 	/* Let go what attach took (the table closes pidfd itself). */
@@ -90,10 +98,12 @@ struct runtime_proc *runtime_procs__find(const struct runtime_procs *t, int32_t 
 
 /*
  * Process pid's state, attached the first time and again whenever its own mappings
- * (maps_nr of them, the runtime's synthetic one not counted) changed since: detached,
- * then attach tried, and counted once (attached, or refused with why).  NULL on ENOMEM.
+ * (maps_nr of them, the runtime's synthetic one not counted) changed since (unless
+ * ops->keeps_attached and it is attached): detached, then attach tried, and counted
+ * once (attached, or refused with why).  now: CLOCK_MONOTONIC ns, against the
+ * retry_ns attach sets (0 for a runtime that sets none).  NULL on ENOMEM.
  */
-struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, size_t maps_nr);
+struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, size_t maps_nr, uint64_t now);
 
 /* An attached process refused later (counted as refused instead), with why. */
 void runtime_procs__refuse(struct runtime_procs *t, struct runtime_proc *p, const char *why);
@@ -104,6 +114,10 @@ void runtime_procs__note(struct runtime_procs *t, const struct perf_event_header
 
 /* Does p's process still run (so its pid named it when its memory was read)? */
 bool runtime_proc__still_there(const struct runtime_proc *p);
+
+/* len bytes at addr of process pid read (process_vm_readv, with the caller's rights):
+ * 0, -EFAULT when fewer were read, or the -errno (-ESRCH: the process is gone). */
+int runtime__read_mem(int32_t pid, uint64_t addr, void *buf, size_t len);
 
 /* ---- the names ------------------------------------------------------------------ */
 
