@@ -20,6 +20,51 @@ static void detach(void *rt, struct runtime_proc *rp);
 static void describe(const void *rt, char *buf, size_t len);
 static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
 
+static void note(void *rt, const struct perf_event_header *ev)
+{
+	jvm_frames__note(rt, ev);
+}
+
+/* -g's model: libjvm.so (and OpenJ9's, refused by name) and prof's object. */
+static bool mapping(const char *name)
+{
+	return jvm__looks_like(name) || jvm__other_vm(name) || !strcmp(name, JAVA_OBJECT_PATH);
+}
+
+static size_t frames_of(void *rt, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+			const struct unwind_regs *regs, size_t nr, size_t max, bool *ret_named)
+{
+	const struct jvm_frames *jf = rt;
+	uint64_t with = jf->st.with_java;
+	size_t n = jvm_frames__edit(rt, s, ips, sps, regs, nr, max);
+
+	/* a sample of a process in which prof read a JVM: not Python's */
+	*ret_named = jf->st.with_java != with;
+	return n;
+}
+
+static int rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen)
+{
+	struct jvm_frames *jf = rt;
+
+	return jvm_frames__rewrite_g(jf->cfg.strip_only ? NULL : jf, &jf->g_attr, ev, out, outlen);
+}
+
+static const void *stats(const void *rt)
+{
+	return jvm_frames__stats(rt);
+}
+
+static void finish(void *rt)
+{
+	jvm_frames__finish(rt);
+}
+
+static void free_rt(void *rt)
+{
+	jvm_frames__free(rt);
+}
+
 /* The JVM on the runtime layer (runtime.h). */
 static const struct runtime_ops jvm_ops = {
 	.what = "java",
@@ -30,10 +75,21 @@ static const struct runtime_ops jvm_ops = {
 	.keeps_attached = true,
 	.attach = attach,
 	.detach = detach,
-	.frames = jvm_frames__edit,
+	.note = note,
+	.mapping = mapping,
+	.frames = frames_of,
+	.rewrite_g = rewrite_g,
 	.name = name_of,
+	.stats = stats,
 	.describe = describe,
+	.finish = finish,
+	.free = free_rt,
 };
+
+const struct runtime_ops *jvm_frames__runtime(void)
+{
+	return &jvm_ops;
+}
 
 /* The object's first symbols, in the order of JAVA_SYM_*. */
 static const char *const fixed_names[] = { JAVA_UNVERIFIED_NAME, JAVA_CALLERS_NAME, JAVA_ENTRY_NAME,
@@ -57,6 +113,8 @@ int jvm_frames__new(const struct jvm_frames_config *cfg, struct jvm_frames **ret
 	if (!jf)
 		return -ENOMEM;
 	jf->cfg = *cfg;
+	jf->g_attr = (struct perf_event_attr){ .size = sizeof(jf->g_attr), .sample_type = cfg->g_sample_type,
+					       .sample_regs_user = JAVA_G_REGS };
 	runtime_procs__init(&jf->procs, &jvm_ops, jf,
 			    &(struct runtime_tally){ .processes = &jf->st.processes, .rejected = &jf->st.rejected,
 						     .why_rejected = jf->st.why_rejected,

@@ -63,6 +63,7 @@ struct jvm_frames {
 	struct runtime_symbols names;   /* the object's symbols, [0..JAVA_SYM_INTERPRETER] fixed */
 	struct jvm_frames_stats st;
 	uint64_t now;                   /* the sample's reading's (CLOCK_MONOTONIC), for attach */
+	struct perf_event_attr g_attr;  /* -g: the kernel's samples (cfg.g_sample_type) */
 	struct unwind_regs *gregs;      /* -g: the leaf's registers as the walk reads them */
 };
 

@@ -65,11 +65,37 @@ struct runtime_ops {
 	int (*attach)(void *rt, struct runtime_proc *p, char *why, size_t why_len);
 	/* Let go what attach took (the table closes pidfd itself). */
 	void (*detach)(void *rt, struct runtime_proc *p);
-	/* What the session calls: the unwinder's edit hook, the name at offset off of the
-	 * recording's object d (false: not this runtime's object), the summary line. */
-	unwinder_edit_fn frames;
+	/*
+	 * What a recording's pipeline calls on it, each runtime in its list's order
+	 * (record/pipeline.c: the JVM, then Python); any may be NULL.
+	 */
+	/* A record as written (a process's EXIT, or exec, lets it go: runtime_procs__note). */
+	void (*note)(void *rt, const struct perf_event_header *ev);
+	/* -g: is a mapping of this name one the runtime is found by (its object, prof's
+	 * synthetic one)?  -g's model keeps only those. */
+	bool (*mapping)(const char *name);
+	/* A record as drained from the rings, long before it is judged (Python's early
+	 * readings). */
+	void (*drained)(void *rt, const struct perf_event_header *ev);
+	/* --call-graph dwarf: a sample's unwound frames edited, the new count (as the
+	 * unwinder's edit hook); *ret_named: this runtime named frames of it, the ones
+	 * after it are not asked. */
+	size_t (*frames)(void *rt, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+			 const struct unwind_regs *regs, size_t nr, size_t max, bool *ret_named);
+	/* -g: kernel sample ev with this runtime's frames in its user call chain (and as
+	 * the file states it), into out (outlen bytes): its size; 0 when it goes on as it
+	 * came (nothing written); -EINVAL for a malformed sample. */
+	int (*rewrite_g)(void *rt, const struct perf_event_header *ev, void *out, size_t outlen);
+	/* The name at offset off of the recording's object d (a live reader's: false,
+	 * not this runtime's object; *ret NULL, an offset it never gave). */
 	bool (*name)(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
+	/* Its statistics (the runtime's own struct), and their summary line. */
+	const void *(*stats)(const void *rt);
 	void (*describe)(const void *rt, char *buf, size_t len);
+	/* The recording's end: its object written and kept. */
+	void (*finish)(void *rt);
+	/* Everything let go (rt NULL: nothing). */
+	void (*free)(void *rt);
 };
 
 /* The counts of processes looked at, in the runtime's own statistics. */
