@@ -1,106 +1,139 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Java frames in unwound samples: see include/prof/jvm/frames.h.  The processes and
- * the symbol table here; the walk of one sample's stack in frames_walk.c.
+ * Java frames in unwound samples: see include/prof/jvm/frames.h.  The JVM on the
+ * runtime layer (runtime.h: its process table, symbols and counts) here; the walk of
+ * one sample's stack in frames_walk.c, -g's samples in frames_g.c.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/uio.h>
-#include <unistd.h>
 #include <linux/perf_event.h>
 
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
-#include "prof/base/vec.h"
-#include "prof/runtime/elf_writer.h"
 #include "frames_internal.h"
+
+static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len);
+static void detach(void *rt, struct runtime_proc *rp);
+static void describe(const void *rt, char *buf, size_t len);
+static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
+
+static void note(void *rt, const struct perf_event_header *ev)
+{
+	jvm_frames__note(rt, ev);
+}
+
+/* -g's model: libjvm.so (and OpenJ9's, refused by name) and prof's object. */
+static bool mapping(const char *name)
+{
+	return jvm__looks_like(name) || jvm__other_vm(name) || !strcmp(name, JAVA_OBJECT_PATH);
+}
+
+static size_t frames_of(void *rt, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+			const struct unwind_regs *regs, size_t nr, size_t max, bool *ret_named)
+{
+	const struct jvm_frames *jf = rt;
+	uint64_t with = jf->st.with_java;
+	size_t n = jvm_frames__edit(rt, s, ips, sps, regs, nr, max);
+
+	/* a sample of a process in which prof read a JVM: not Python's */
+	*ret_named = jf->st.with_java != with;
+	return n;
+}
+
+static int rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen)
+{
+	struct jvm_frames *jf = rt;
+
+	return jvm_frames__rewrite_g(jf->cfg.strip_only ? NULL : jf, &jf->g_attr, ev, out, outlen);
+}
+
+static const void *stats(const void *rt)
+{
+	return jvm_frames__stats(rt);
+}
+
+static void finish(void *rt)
+{
+	jvm_frames__finish(rt);
+}
+
+static void free_rt(void *rt)
+{
+	jvm_frames__free(rt);
+}
+
+/* The JVM on the runtime layer (runtime.h). */
+static const struct runtime_ops jvm_ops = {
+	.what = "java",
+	.proc_size = sizeof(struct jproc),
+	.exec_detaches = true,
+	/* its code heaps are read once attached: a library it maps later changes nothing
+	 * (and the blobs seen before, its proofs, are kept) */
+	.keeps_attached = true,
+	.attach = attach,
+	.detach = detach,
+	.note = note,
+	.mapping = mapping,
+	.frames = frames_of,
+	.rewrite_g = rewrite_g,
+	.name = name_of,
+	.stats = stats,
+	.describe = describe,
+	.finish = finish,
+	.free = free_rt,
+};
+
+const struct runtime_ops *jvm_frames__runtime(void)
+{
+	return &jvm_ops;
+}
+
+/* The object's first symbols, in the order of JAVA_SYM_*. */
+static const char *const fixed_names[] = { JAVA_UNVERIFIED_NAME, JAVA_CALLERS_NAME, JAVA_ENTRY_NAME,
+					   JAVA_INTERPRETER_NAME };
 
 /* ---- the symbol table ----------------------------------------------------------- */
 
-static bool proc_eq(const void *e, const void *key, const void *ctx)
-{
-	(void)ctx;
-	return ((const struct jproc *)e)->pid == *(const int32_t *)key;
-}
-
-static bool sym_eq(const void *e, const void *key, const void *ctx)
-{
-	const struct jvm_frames *jf = ctx;
-
-	return strcmp(jf->names[*(const uint32_t *)e], key) == 0;
-}
-
 uint32_t jvm_frames__symbol(struct jvm_frames *jf, const char *name)
 {
-	uint64_t h = hash__bytes(name, strlen(name));
-	uint32_t *e = hashtable__find(&jf->syms, h, name);
-	bool created;
-	char *copy;
+	uint32_t sym = runtime_symbols__symbol(&jf->names, name);
 
-	if (e)
-		return *e;
-	if (jf->nr_names >= JAVA_SYMBOLS_MAX ||
-	    vec__reserve((void **)&jf->names, &jf->cap_names, jf->nr_names + 1, sizeof(char *)) < 0 ||
-	    !(copy = strdup(name)))
-		return JAVA_SYM_UNVERIFIED;
-	jf->names[jf->nr_names] = copy;
-	e = hashtable__insert(&jf->syms, h, name, &created);
-	if (!e) {
-		free(copy);
-		return JAVA_SYM_UNVERIFIED;
-	}
-	*e = (uint32_t)jf->nr_names++;
-	jf->st.locations = jf->nr_names;
-	return *e;
+	jf->st.locations = jf->names.nr;
+	return sym;
 }
 
 int jvm_frames__new(const struct jvm_frames_config *cfg, struct jvm_frames **ret)
 {
 	struct jvm_frames *jf = calloc(1, sizeof(*jf));
 
+	_Static_assert(ARRAY_SIZE(fixed_names) == JAVA_SYM_INTERPRETER + 1, "one per fixed symbol");
 	if (!jf)
 		return -ENOMEM;
 	jf->cfg = *cfg;
-	hashtable__init(&jf->procs, sizeof(struct jproc), proc_eq, NULL);
-	hashtable__init(&jf->syms, sizeof(uint32_t), sym_eq, jf);
-	/* unique to this recording: the object is written at its end */
-	jf->id.size = 20;
-	if (getrandom(jf->id.data, 20, 0) != 20 || jvm_frames__symbol(jf, JAVA_UNVERIFIED_NAME) != 0 ||
-	    jvm_frames__symbol(jf, JAVA_CALLERS_NAME) != JAVA_SYM_CALLERS ||
-	    jvm_frames__symbol(jf, JAVA_ENTRY_NAME) != JAVA_SYM_ENTRY ||
-	    jvm_frames__symbol(jf, JAVA_INTERPRETER_NAME) != JAVA_SYM_INTERPRETER) {
+	jf->g_attr = (struct perf_event_attr){ .size = sizeof(jf->g_attr), .sample_type = cfg->g_sample_type,
+					       .sample_regs_user = JAVA_G_REGS };
+	runtime_procs__init(&jf->procs, &jvm_ops, jf,
+			    &(struct runtime_tally){ .processes = &jf->st.processes, .rejected = &jf->st.rejected,
+						     .why_rejected = jf->st.why_rejected,
+						     .why_len = sizeof(jf->st.why_rejected) });
+	if (runtime_symbols__init(&jf->names, fixed_names, ARRAY_SIZE(fixed_names), JAVA_SYMBOLS_MAX, 0) < 0) {
 		jvm_frames__free(jf);
 		return -ENOMEM;
 	}
+	jf->st.locations = jf->names.nr;
 	*ret = jf;
 	return 0;
 }
 
-static void proc_release(struct jproc *p)
-{
-	hashtable__release(&p->blobs);
-	hashtable__release(&p->methods);
-	hashtable__release(&p->pcs);
-}
-
 struct jvm_frames *jvm_frames__free(struct jvm_frames *jf)
 {
-	struct jproc *p;
-
 	if (!jf)
 		return NULL;
-	for (size_t i = 0; (p = hashtable__next(&jf->procs, &i));)
-		proc_release(p);
-	hashtable__release(&jf->procs);
-	hashtable__release(&jf->syms);
-	for (size_t i = 0; i < jf->nr_names; i++)
-		free(jf->names[i]);
-	free(jf->names);
+	runtime_procs__release(&jf->procs);
+	runtime_symbols__release(&jf->names);
 	free(jf->gregs);
 	free(jf);
 	return NULL;
@@ -111,11 +144,17 @@ const struct jvm_frames_stats *jvm_frames__stats(const struct jvm_frames *jf)
 	return &jf->st;
 }
 
+static const char *why_name(int why)
+{
+	static const char *const names[JAVA_WHYS] = { "code not seen before the sample", "code changed",
+						      "unreadable", "interpreter between frames",
+						      "process gone before the sample was read" };
+
+	return names[why];
+}
+
 void jvm_frames_stats__describe(const struct jvm_frames_stats *st, char *buf, size_t len)
 {
-	static const char *const why[JAVA_WHYS] = { "code not seen before the sample", "code changed",
-						    "unreadable", "interpreter between frames",
-						    "process gone before the sample was read" };
 	uint64_t unverified = 0;
 	size_t at;
 
@@ -132,30 +171,23 @@ void jvm_frames_stats__describe(const struct jvm_frames_stats *st, char *buf, si
 				       st->interpreted, st->compiled, st->stubs);
 	if (at < len)
 		at += (size_t)snprintf(buf + at, len - at, "; %" PRIu64 " [java: unverified]", unverified);
-	for (int i = 0, first = 1; i < JAVA_WHYS && at < len; i++) {
-		if (!st->unverified[i])
-			continue;
-		at += (size_t)snprintf(buf + at, len - at, "%s%" PRIu64 " %s", first ? " (" : ", ", st->unverified[i],
-				       why[i]);
-		first = 0;
-	}
-	if (unverified && at < len)
-		at += (size_t)snprintf(buf + at, len - at, ")");
+	if (at < len)
+		at += runtime__why_list(st->unverified, 0, JAVA_WHYS, why_name, buf + at, len - at);
 	if (at < len)
 		snprintf(buf + at, len - at, "; %" PRIu64 " with callers not proven", st->cut);
 }
 
+static void describe(const void *rt, char *buf, size_t len)
+{
+	jvm_frames_stats__describe(&((const struct jvm_frames *)rt)->st, buf, len);
+}
+
 /* ---- the processes ------------------------------------------------------------ */
 
-int jvm_frames__read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+/* The reader of a process's JVM (jvm.h): ctx is its pid. */
+static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	pid_t pid = (pid_t)(intptr_t)ctx;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+	return runtime__read_mem((int32_t)(intptr_t)ctx, addr, buf, len);
 }
 
 /* Does the model say pid maps a libjvm.so (of its own, prof's object aside)? */
@@ -170,138 +202,93 @@ static bool maps_jvm(const struct jvm_frames *jf, const struct maps *ms)
 	return false;
 }
 
-static void reject(struct jvm_frames *jf, struct jproc *p, const char *why)
+/* What attach took of a process (its proofs and names), let go; its JVM's tables are
+ * kept for a retry (they are read once). */
+static void detach(void *rt, struct runtime_proc *rp)
 {
-	p->ok = false;
-	if (p->counted)
-		return;
-	p->counted = true;
-	jf->st.rejected++;
-	if (!jf->st.why_rejected[0])
-		snprintf(jf->st.why_rejected, sizeof(jf->st.why_rejected), "%s", why);
+	struct jproc *p = (struct jproc *)rp;
+
+	(void)rt;
+	hashtable__release(&p->blobs);
+	hashtable__release(&p->methods);
+	hashtable__release(&p->pcs);
 }
 
-/* Read pid's JVM: its tables and code heaps (again later while it is starting). */
-static void judge(struct jvm_frames *jf, struct jproc *p, uint64_t now)
+/* Read the process's JVM: its tables and code heaps (again 0.1 s later while it is
+ * starting: -EAGAIN, or -ENOENT until its maps change). */
+static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len)
 {
-	char why[320] = "";
+	struct jvm_frames *jf = rt;
+	struct jproc *p = (struct jproc *)rp;
 	int err;
 
-	p->ok = false;
 	/* its tables once (a fifth of a second for a JDK 25's libjvm.so), then its heaps
 	 * until the JVM made them */
-	err = p->has_layout ? 0 : jvm__find(p->pid, jvm_frames__read_mem, (void *)(intptr_t)p->pid, &p->j, why,
-					     sizeof(why));
+	err = p->has_layout ? 0 : jvm__find(rp->pid, read_mem, (void *)(intptr_t)rp->pid, &p->j, why, why_len);
 	p->has_layout = err == 0;
 	if (err == 0)
-		err = jvm__read_heaps(&p->j, why, sizeof(why));
+		err = jvm__read_heaps(&p->j, why, why_len);
 	if (err == -EAGAIN || err == -ENOENT) {
-		p->retry_ns = now + 100000000u;         /* a JVM starting: looked at again in 0.1 s */
-		p->judged = err == -ENOENT;
-		return;
+		rp->retry_ns = jf->now + 100000000u;   /* a JVM starting: looked at again in 0.1 s */
+		return err;
 	}
-	p->judged = true;
 	if (err < 0) {
 		if (!why[0])
-			snprintf(why, sizeof(why), "process %d's JVM could not be read: %s", p->pid, strerror(-err));
-		reject(jf, p, why);
-		return;
+			snprintf(why, why_len, "process %d's JVM could not be read: %s", rp->pid, strerror(-err));
+		return err;
 	}
-	p->ok = true;
 	p->interp_ok = jvm_frames__interp_ok(&p->j.l);
-	if (!p->counted)
-		jf->st.processes++;
-	p->counted = true;
+	hashtable__init(&p->blobs, sizeof(struct jblob_seen), jvm_frames__blob_eq, NULL);
+	hashtable__init(&p->methods, sizeof(struct jmethod_sym), jvm_frames__method_eq, NULL);
+	hashtable__init(&p->pcs, sizeof(struct jpc_syms), jvm_frames__pc_eq, NULL);
+	return 0;
+}
+
+/* How many of the process's own mappings there are (the synthetic one is prof's). */
+static size_t own_maps(const struct maps *ms)
+{
+	return ms ? ms->nr - (maps__find(ms, JAVA_BASE) ? 1 : 0) : 0;
 }
 
 struct jproc *jvm_frames__proc(struct jvm_frames *jf, int32_t pid, uint64_t now)
 {
 	const struct maps *ms = model__maps(jf->cfg.model, pid);
-	size_t nr = ms ? ms->nr : 0;
-	struct jproc *p = hashtable__find(&jf->procs, hash__u64((uint32_t)pid), &pid);
-	bool created;
+	struct runtime_proc *rp = runtime_procs__find(&jf->procs, pid);
 
-	if (p && (p->ok || (p->judged && p->maps_nr == nr) || now < p->retry_ns))
-		return p->ok ? p : NULL;
-	if (!p) {
-		if (!maps_jvm(jf, ms))
-			return NULL;    /* judged again at its next sample (a cheap walk of its maps) */
-		p = hashtable__insert(&jf->procs, hash__u64((uint32_t)pid), &pid, &created);
-		if (!p)
-			return NULL;
-		*p = (struct jproc){ .pid = pid };
-		hashtable__init(&p->blobs, sizeof(struct jblob_seen), jvm_frames__blob_eq, NULL);
-		hashtable__init(&p->methods, sizeof(struct jmethod_sym), jvm_frames__method_eq, NULL);
-		hashtable__init(&p->pcs, sizeof(struct jpc_syms), jvm_frames__pc_eq, NULL);
-	}
-	p->maps_nr = nr;
-	judge(jf, p, now);
-	return p->ok ? p : NULL;
+	/* a process that maps no JVM is not kept: judged again at its next sample (a
+	 * cheap walk of its maps) */
+	if (!rp && !maps_jvm(jf, ms))
+		return NULL;
+	jf->now = now;
+	rp = runtime_procs__get(&jf->procs, pid, own_maps(ms), now);
+	return rp && rp->attached ? (struct jproc *)rp : NULL;
 }
 
 void jvm_frames__note(struct jvm_frames *jf, const struct perf_event_header *ev)
 {
-	int32_t pid;
-	struct jproc *p;
-
-	if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(struct perf_event_header) + 8) {
-		const struct { uint32_t pid, ppid, tid, ptid; } *f = (const void *)(ev + 1);
-
-		if (f->pid != f->tid)
-			return;
-		pid = (int32_t)f->pid;
-	} else if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC) &&
-		   ev->size >= sizeof(struct perf_event_header) + 8) {
-		pid = (int32_t)((const uint32_t *)(const void *)(ev + 1))[0];
-	} else {
-		return;
-	}
-	if (!jf->procs.nr || !(p = hashtable__find(&jf->procs, hash__u64((uint32_t)pid), &pid)))
-		return;
-	proc_release(p);
-	hashtable__remove(&jf->procs, hash__u64((uint32_t)pid), &pid);
+	runtime_procs__note(&jf->procs, ev);
 }
 
 /* ---- the object ---------------------------------------------------------------- */
 
 bool jvm_frames__name(const struct jvm_frames *jf, const struct model_dso *d, uint64_t off, const char **ret)
 {
-	if (d->build_id_len != jf->id.size || memcmp(d->build_id, jf->id.data, jf->id.size) != 0)
-		return false;
-	*ret = off >= RUNTIME_ELF_TEXT && off - RUNTIME_ELF_TEXT < jf->nr_names ? jf->names[off - RUNTIME_ELF_TEXT]
-									     : NULL;
-	return true;
+	return runtime_symbols__name(&jf->names, d, off, ret);
+}
+
+static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret)
+{
+	return jvm_frames__name(rt, d, off, ret);
 }
 
 int jvm_frames__map_object(struct jvm_frames *jf, const struct sample *s)
 {
-	const struct maps *ms = model__maps(jf->cfg.model, (int32_t)s->pid);
-
-	if (ms && maps__find(ms, JAVA_BASE))
-		return 0;
-	return synth__mmap2_build_id(&jf->cfg.synth, (pid_t)s->pid, (pid_t)s->tid, JAVA_BASE, 1u << 24,
-				     RUNTIME_ELF_TEXT, jf->id.data, jf->id.size, JAVA_OBJECT_PATH, s->time,
-				     jf->cfg.sink, jf->cfg.sink_ctx);
+	return runtime_symbols__map(&jf->names, jf->cfg.model, &jf->cfg.synth, s, JAVA_BASE, 1u << 24,
+				    JAVA_OBJECT_PATH, jf->cfg.sink, jf->cfg.sink_ctx);
 }
 
 void jvm_frames__finish(struct jvm_frames *jf)
 {
-	enum build_id_cache_result res;
-	int fd, err;
-
-	if (!jf->st.with_java || !jf->cfg.cache)
-		return;
-	fd = memfd_create("prof-java", MFD_CLOEXEC);
-	if (fd < 0) {
-		jf->st.kept = -errno;
-		return;
-	}
-	err = runtime_elf__write(fd, &jf->id, (const char *const *)jf->names, jf->nr_names);
-	if (err == 0)
-		err = build_id_cache__add(jf->cfg.cache, fd, JAVA_OBJECT_PATH, &jf->id,
-					  (uint64_t)lseek(fd, 0, SEEK_END), &res);
-	if (err == 0 && res != BUILD_ID_CACHE_KEPT && res != BUILD_ID_CACHE_PRESENT)
-		err = -ENOSPC;
-	jf->st.kept = err;
-	close(fd);
+	if (jf->st.with_java && jf->cfg.cache)
+		jf->st.kept = runtime_symbols__keep(&jf->names, jf->cfg.cache, JAVA_OBJECT_PATH, "prof-java");
 }

@@ -10,6 +10,7 @@
 #include "prof/jvm/frames.h"
 #include "prof/jvm/jvm.h"
 #include "prof/perfdata/build_id.h"
+#include "prof/runtime/runtime.h"
 
 #define JAVA_UNVERIFIED_NAME "[java: unverified]"
 #define JAVA_CALLERS_NAME "[java: callers not proven]"
@@ -44,12 +45,12 @@ struct jpc_syms {
 	uint32_t syms[JAVA_PC_FRAMES];
 };
 
+/* A process with a libjvm.so mapped, on the runtime layer's table (runtime.h): its JVM
+ * read when rp.attached (judged again while it is starting, rp.retry_ns). */
 struct jproc {
-	int32_t pid;
-	bool judged, ok, counted, has_layout;
+	struct runtime_proc rp;         /* pid, judged, attached, counted, own maps */
+	bool has_layout;                /* j's tables read (once: kept across a retry) */
 	bool interp_ok;                 /* its exported interpreter frame constants agree with x86_64's */
-	size_t maps_nr;                 /* the model's maps of it when judged */
-	uint64_t retry_ns;              /* a JVM starting: not looked at again before */
 	struct jvm j;
 	struct hashtable blobs;         /* struct jblob_seen by start */
 	struct hashtable methods;       /* struct jmethod_sym */
@@ -58,17 +59,16 @@ struct jproc {
 
 struct jvm_frames {
 	struct jvm_frames_config cfg;
-	struct build_id id;             /* the object's: random per recording */
-	struct hashtable procs;         /* struct jproc by pid */
-	struct hashtable syms;          /* name -> index in names */
-	char **names;
-	size_t nr_names, cap_names;
+	struct runtime_procs procs;     /* struct jproc by pid (runtime.h) */
+	struct runtime_symbols names;   /* the object's symbols, [0..JAVA_SYM_INTERPRETER] fixed */
 	struct jvm_frames_stats st;
+	uint64_t now;                   /* the sample's reading's (CLOCK_MONOTONIC), for attach */
+	struct perf_event_attr g_attr;  /* -g: the kernel's samples (cfg.g_sample_type) */
 	struct unwind_regs *gregs;      /* -g: the leaf's registers as the walk reads them */
 };
 
+/* The symbol of name (runtime_symbols__symbol): JAVA_SYM_UNVERIFIED when it cannot be kept. */
 uint32_t jvm_frames__symbol(struct jvm_frames *jf, const char *name);
-int jvm_frames__read_mem(void *ctx, uint64_t addr, void *buf, size_t len);
 /* pid's JVM when it has one prof read (judged again as its maps change), else NULL. */
 struct jproc *jvm_frames__proc(struct jvm_frames *jf, int32_t pid, uint64_t now);
 int jvm_frames__map_object(struct jvm_frames *jf, const struct sample *s);

@@ -347,6 +347,60 @@ size_t python__fp_frames(struct python *py, const struct sample *s, uint64_t *ip
 	return python__chain_paired(py, p, s, ch, ips, nr, max);
 }
 
+/*
+ * -g: may this sample's process have Python frames?  Only if it has an interpreter
+ * mapped (-g's model keeps no other mapping) or Python judged it before (an exec
+ * away from the interpreter, which python__fp_frames must hear of).  Any other
+ * sample, every sample of a recording with no Python process in it, is passed on
+ * as it came without being decoded or judged: what Python cost such a recording
+ * per sample (a fifth of its instructions: bench/record-instr, c-g) is a look-up or two.
+ */
+static bool g_maybe(const struct python *py, const struct perf_event_header *ev)
+{
+	const struct maps *ms;
+	int32_t pid, tid;
+
+	if (!sample_layout__tid(py->cfg.g_layout, ev, &pid, &tid))
+		return true;    /* sample__decode judges it */
+	ms = model__maps(py->cfg.model, pid);
+	return (ms && ms->nr) || python__has_proc(py, pid);
+}
+
+int python__rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen)
+{
+	struct python *py = rt;
+	uint64_t ips[UNWIND_MAX_OUT_FRAMES];
+	const uint8_t *in = (const void *)ev;
+	size_t at, after, nk = 0, nu, n, size;
+	struct sample s;
+	uint8_t *o = out;
+
+	if (!g_maybe(py, ev) || sample__decode(&s, &py->attr, ev) < 0 || !s.callchain)
+		return 0;
+	/* the kernel's part, then PERF_CONTEXT_USER and the user part */
+	while (nk < s.nr_callchain && s.callchain[nk] != PERF_CONTEXT_USER)
+		nk++;
+	if (nk == s.nr_callchain)
+		return 0;
+	nu = MIN(s.nr_callchain - nk - 1, ARRAY_SIZE(ips));
+	memcpy(ips, s.callchain + nk + 1, 8 * nu);
+	n = python__fp_frames(py, &s, ips, nu, ARRAY_SIZE(ips));
+	if (n == nu && !memcmp(ips, s.callchain + nk + 1, 8 * nu))
+		return 0;
+	at = (size_t)((const uint8_t *)s.callchain - in) - 8;   /* the chain's nr */
+	after = at + 8 + 8 * (size_t)s.nr_callchain;
+	size = at + 8 + 8 * (nk + 1 + n) + (ev->size - after);
+	if (size > UINT16_MAX || size > outlen)
+		return 0;
+	memcpy(o, in, at);
+	((struct perf_event_header *)(void *)o)->size = (uint16_t)size;
+	*(uint64_t *)(void *)(o + at) = nk + 1 + n;
+	memcpy(o + at + 8, s.callchain, 8 * (nk + 1));
+	memcpy(o + at + 8 + 8 * (nk + 1), ips, 8 * n);
+	memcpy(o + at + 8 + 8 * (nk + 1 + n), in + after, ev->size - after);
+	return (int)size;
+}
+
 size_t python__chain_paired(struct python *py, struct pyproc *p, const struct sample *s,
 			    const struct python_chain *ch, uint64_t *ips, size_t nr, size_t max)
 {

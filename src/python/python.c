@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <perf/event.h>
@@ -53,8 +52,37 @@ static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len);
 static void detach(void *rt, struct runtime_proc *rp);
 static void describe(const void *rt, char *buf, size_t len);
 static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
+static size_t frames_of(void *rt, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+			const struct unwind_regs *regs, size_t nr, size_t max, bool *ret_named);
+static void drained(void *rt, const struct perf_event_header *ev);
 
-/* Python on the runtime layer (runtime.h): its process table calls attach and detach. */
+static bool mapping(const char *name)
+{
+	return interp__looks_like(name) || !strcmp(name, PYTHON_OBJECT_PATH);
+}
+
+static void note(void *rt, const struct perf_event_header *ev)
+{
+	python__note(rt, ev);
+}
+
+static const void *stats(const void *rt)
+{
+	return python__stats(rt);
+}
+
+static void finish(void *rt)
+{
+	python__finish(rt);
+}
+
+static void free_rt(void *rt)
+{
+	python__free(rt);
+}
+
+/* Python on the runtime layer (runtime.h): its process table calls attach and detach,
+ * a recording's pipeline the rest. */
 static const struct runtime_ops python_ops = {
 	.what = "python",
 	.proc_size = sizeof(struct pyproc),
@@ -62,10 +90,22 @@ static const struct runtime_ops python_ops = {
 	.exec_detaches = false,
 	.attach = attach,
 	.detach = detach,
-	.frames = python__frames,
+	.note = note,
+	.mapping = mapping,
+	.drained = drained,
+	.frames = frames_of,
+	.rewrite_g = python__rewrite_g,
 	.name = name_of,
+	.stats = stats,
 	.describe = describe,
+	.finish = finish,
+	.free = free_rt,
 };
+
+const struct runtime_ops *python__runtime(void)
+{
+	return &python_ops;
+}
 
 int python__new(const struct python_config *cfg, struct python **ret)
 {
@@ -196,13 +236,7 @@ uint64_t python__now_ns(void)
 
 int python__read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	const struct reader *r = ctx;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+	return runtime__read_mem(((const struct reader *)ctx)->pid, addr, buf, len);
 }
 
 struct check_call {
@@ -345,7 +379,7 @@ struct pyproc *python__proc_get(struct python *py, int32_t pid)
 {
 	size_t nr = own_maps(model__maps(py->cfg.model, pid));
 
-	return (struct pyproc *)runtime_procs__get(&py->procs, pid, nr);
+	return (struct pyproc *)runtime_procs__get(&py->procs, pid, nr, 0);     /* (no retry_ns) */
 }
 
 /* ---- reading early: when the sample is drained (early.h) ------------------------ */
@@ -373,6 +407,19 @@ static const struct python_early_reading *early_find(struct python *py, const st
 		if (!acts[i].frame || e->acts[i].frame != acts[i].frame || e->acts[i].code != acts[i].code)
 			return NULL;
 	return e;
+}
+
+/* -g: python__early for the samples of processes attached before only (a hash
+ * look-up, no decode for the others). */
+static void drained(void *rt, const struct perf_event_header *ev)
+{
+	struct python *py = rt;
+	int32_t pid, tid;
+
+	if (py->cfg.g_layout && ev->type == PERF_RECORD_SAMPLE && sample_layout__tid(py->cfg.g_layout, ev, &pid, &tid) &&
+	    !python__has_proc(py, pid))
+		return;
+	python__early(py, ev);
 }
 
 void python__early(struct python *py, const struct perf_event_header *ev)
@@ -531,6 +578,17 @@ size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const ui
 			out[n++] = ips[i];
 	}
 	return python__frames_done(py, s, ips, out, n, early ? early->read_ns : python__now_ns(), all);
+}
+
+static size_t frames_of(void *rt, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+			const struct unwind_regs *regs, size_t nr, size_t max, bool *ret_named)
+{
+	const struct python *py = rt;
+	uint64_t with = py->st.with_python;
+	size_t n = python__frames(rt, s, ips, sps, regs, nr, max);
+
+	*ret_named = py->st.with_python != with;
+	return n;
 }
 
 void python__finish(struct python *py)

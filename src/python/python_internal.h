@@ -120,6 +120,10 @@ uint64_t python__now_ns(void);
  * fewer were read, or a negative errno (process_vm_readv). */
 int python__read_mem(void *ctx, uint64_t addr, void *buf, size_t len);
 
+/* -g: the runtime layer's rewrite_g (runtime.h): a sample's user chain with the
+ * Python frames its chain read at the sample instant (chain_frames.c). */
+int python__rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen);
+
 /* The process's interpreter, looked at when its maps changed (NULL on ENOMEM; in.l
  * NULL: not an attached interpreter). */
 struct pyproc *python__proc_get(struct python *py, int32_t pid);

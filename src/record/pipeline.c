@@ -8,18 +8,20 @@
 
 #include "prof/base/util.h"
 #include "prof/jvm/frames.h"
-#include "prof/jvm/jvm.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/hint.h"
-#include "prof/python/interp.h"
 #include "prof/python/python.h"
 #include "prof/offcpu/offcpu_quota.h"
 #include "prof/record/pipeline.h"
+#include "prof/runtime/runtime.h"
 #include "prof/scope/cgroups.h"
 #include "prof/synth/map_dedup.h"
 #include "prof/synth/synth.h"
 #include "prof/sys/pressure.h"
 #include "prof/sys/task_file.h"
+
+/* The most runtimes a recording's samples get frames of (the JVM, Python, ...). */
+#define PIPELINE_RUNTIMES 4
 
 struct pipeline {
 	const struct sample_layout *layout;
@@ -38,19 +40,20 @@ struct pipeline {
 	struct offcpu *offcpu;          /* --off-cpu: switches into intervals */
 	struct offcpu_quota *quota;     /* ... the scope's cgroups' CPU quotas (not profd's) */
 	int v1_cpu_fd;                  /* ... the v1 cpu hierarchy, where mounted (-1) */
-	struct python *python;          /* Python frames in the unwound samples */
-	struct jvm_frames *jvm;         /* Java frames in the unwound samples (to a file) */
+	/* the runtimes whose frames the samples get (runtime/runtime.h), in the order
+	 * each is asked: the JVM's, then Python's */
+	struct runtime_entry {
+		const struct runtime_ops *ops;
+		void *rt;
+	} runtimes[PIPELINE_RUNTIMES];
+	size_t nr_runtimes;
 	struct python_hint *python_hint; /* without unwinding: Python processes' samples counted */
-	/* -g with Python callers read at the sample instant (python/chain.h): the maps the
-	 * interpreters are found in, and the samples' attr */
-	struct model *py_model;
-	struct perf_event_attr py_attr;
-	uint8_t *unwound;               /* ... one rewritten sample */
+	/* -g with a runtime's frames (Python's callers read at the sample instant, the
+	 * JVM's walked from the registers and stack the kernel copied): the maps the
+	 * runtimes are found in */
+	struct model *g_model;
+	uint8_t *unwound, *unwound2;    /* one sample rewritten (-g: by each runtime in turn) */
 	size_t unwound_len;
-	/* -g with Java frames (jvm/frames.h, jvm_frames__rewrite_g): the kernel's samples'
-	 * attr (registers and stack, stripped) and one sample rewritten */
-	struct perf_event_attr java_attr;
-	uint8_t *java_g;
 	struct pipeline_stats st;
 };
 
@@ -60,14 +63,13 @@ struct pipeline {
 /* The stages, last first. */
 
 /*
- * -g: the maps of what is written that Python and the JVM need (a JVM's: its libjvm.so
- * and prof's object), (interp.h: the mappings of
- * objects whose names look like an interpreter's, and its own object's), not every
- * mapping as the unwinder keeps them with --call-graph dwarf: on a build host most
- * records are other programs' maps, and a second model of all of them cost a live
- * reader (profd) half as much again per record.
+ * -g: the maps of what is written that the runtimes are found in (ops->mapping: an
+ * interpreter's, libjvm.so, their synthetic objects), not every mapping as the
+ * unwinder keeps them with --call-graph dwarf: on a build host most records are other
+ * programs' maps, and a second model of all of them cost a live reader (profd) half
+ * as much again per record.
  */
-static bool python_mapping(const struct perf_event_header *ev)
+static bool runtime_mapping(const struct pipeline *p, const struct perf_event_header *ev)
 {
 	const char *name;
 	size_t len, at;
@@ -84,17 +86,20 @@ static bool python_mapping(const struct perf_event_header *ev)
 	len = ev->size - at;
 	if (!memchr(name, '\0', len))
 		return true;    /* the model judges a malformed record */
-	return interp__looks_like(name) || !strcmp(name, PYTHON_OBJECT_PATH) || jvm__looks_like(name) ||
-	       jvm__other_vm(name) || !strcmp(name, JAVA_OBJECT_PATH);
+	for (size_t i = 0; i < p->nr_runtimes; i++)
+		if (p->runtimes[i].ops->mapping && p->runtimes[i].ops->mapping(name))
+			return true;
+	return false;
 }
 
-static int note_model(struct model *m, const void *rec)
+static int note_model(struct pipeline *p, const void *rec)
 {
 	const struct perf_event_header *ev = rec;
 	const struct perf_record_comm *c = rec;
 	const struct perf_record_fork *f = rec;
+	struct model *m = p->g_model;
 
-	if (!python_mapping(ev))
+	if (!runtime_mapping(p, ev))
 		return 0;
 
 	if (ev->type == PERF_RECORD_COMM && (ev->misc & PERF_RECORD_MISC_COMM_EXEC) && ev->size >= sizeof(*c))
@@ -118,16 +123,16 @@ static int sink(const void *rec, size_t len, void *ctx)
 
 	if (p->sink_err)
 		return p->sink_err;
-	err = p->unwinder ? unwinder__note(p->unwinder, rec) : p->py_model ? note_model(p->py_model, rec) : 0;
+	err = p->unwinder ? unwinder__note(p->unwinder, rec) : p->g_model ? note_model(p, rec) : 0;
 	/* before the sink: it asks for the build ids of the objects it is given */
 	if (err == 0 && p->objects)
 		err = objects__note(p->objects, rec);
 	if (p->python_hint)
 		python_hint__note(p->python_hint, rec);
-	if (p->python)
-		python__note(p->python, rec);   /* an exited process's interpreter let go */
-	if (p->jvm)
-		jvm_frames__note(p->jvm, rec);
+	/* an exited process's runtime let go */
+	for (size_t i = 0; i < p->nr_runtimes; i++)
+		if (p->runtimes[i].ops->note)
+			p->runtimes[i].ops->note(p->runtimes[i].rt, rec);
 	if (err == 0)
 		err = p->sink(rec, len, p->sink_ctx);
 	if (err < 0) {
@@ -242,78 +247,28 @@ static int unwind(struct pipeline *p, const struct perf_event_header *ev)
 }
 
 /*
- * -g: may this sample's process have Python frames?  Only if it has an interpreter
- * mapped (py_model keeps no other mapping) or Python judged it before (an exec
- * away from the interpreter, which python__fp_frames must hear of).  Any other
- * sample, every sample of a recording with no Python process in it, is passed on
- * as it came without being decoded or judged: what Python cost such a recording
- * per sample (a fifth of its instructions: bench/record-instr, c-g) is a look-up or two.
+ * -g: a sample passed on with each runtime's frames in its user call chain, each
+ * given the last one's record (the JVM's: every sample as the file states it, with no
+ * registers or stack; Python's: its callers read at the sample instant), as it came
+ * where none changed it.
  */
-static bool python_maybe(const struct pipeline *p, const struct perf_event_header *ev)
+static int rewrite_g(struct pipeline *p, const struct perf_event_header *ev)
 {
-	const struct maps *ms;
-	int32_t pid, tid;
+	uint8_t *out = p->unwound;
 
-	if (!sample_layout__tid(p->layout, ev, &pid, &tid))
-		return true;    /* sample__decode judges it */
-	ms = model__maps(p->py_model, pid);
-	return (ms && ms->nr) || python__has_proc(p->python, pid);
-}
+	for (size_t i = 0; i < p->nr_runtimes; i++) {
+		const struct runtime_entry *r = &p->runtimes[i];
+		int len = r->ops->rewrite_g ? r->ops->rewrite_g(r->rt, ev, out, p->unwound_len) : 0;
 
-/*
- * -g: a sample passed on with the Python frames of its chain in its user call chain
- * (python__fp_frames), the record rebuilt around the new chain; as it came when it
- * has none.
- */
-static int python_fp(struct pipeline *p, const struct perf_event_header *ev)
-{
-	uint64_t ips[UNWIND_MAX_OUT_FRAMES];
-	const uint8_t *in = (const void *)ev;
-	size_t at, after, nk = 0, nu, n, size;
-	struct sample s;
-	uint8_t *o = p->unwound;
-
-	if (!python_maybe(p, ev) || sample__decode(&s, &p->py_attr, ev) < 0 || !s.callchain)
-		return sink(ev, ev->size, p);
-	/* the kernel's part, then PERF_CONTEXT_USER and the user part */
-	while (nk < s.nr_callchain && s.callchain[nk] != PERF_CONTEXT_USER)
-		nk++;
-	if (nk == s.nr_callchain)
-		return sink(ev, ev->size, p);
-	nu = MIN(s.nr_callchain - nk - 1, ARRAY_SIZE(ips));
-	memcpy(ips, s.callchain + nk + 1, 8 * nu);
-	n = python__fp_frames(p->python, &s, ips, nu, ARRAY_SIZE(ips));
-	if (n == nu && !memcmp(ips, s.callchain + nk + 1, 8 * nu))
-		return sink(ev, ev->size, p);
-	at = (size_t)((const uint8_t *)s.callchain - in) - 8;   /* the chain's nr */
-	after = at + 8 + 8 * (size_t)s.nr_callchain;
-	size = at + 8 + 8 * (nk + 1 + n) + (ev->size - after);
-	if (size > UINT16_MAX || size > p->unwound_len)
-		return sink(ev, ev->size, p);
-	memcpy(o, in, at);
-	((struct perf_event_header *)(void *)o)->size = (uint16_t)size;
-	*(uint64_t *)(void *)(o + at) = nk + 1 + n;
-	memcpy(o + at + 8, s.callchain, 8 * (nk + 1));
-	memcpy(o + at + 8 + 8 * (nk + 1), ips, 8 * n);
-	memcpy(o + at + 8 + 8 * (nk + 1 + n), in + after, ev->size - after);
-	return sink(o, size, p);
-}
-
-/*
- * -g with Java frames: every sample as the file states it (no registers, no stack),
- * a JVM's Java leaf walked (jvm_frames__rewrite_g); then Python's, as any -g sample.
- */
-static int java_g(struct pipeline *p, const struct perf_event_header *ev)
-{
-	int len = jvm_frames__rewrite_g(p->jvm, &p->java_attr, ev, p->java_g, p->unwound_len);
-
-	if (len < 0) {
-		p->st.malformed++;
-		return 0;
+		if (len < 0) {
+			p->st.malformed++;
+			return 0;
+		}
+		if (len > 0) {
+			ev = (const void *)out;
+			out = out == p->unwound ? p->unwound2 : p->unwound;
+		}
 	}
-	ev = (const void *)p->java_g;
-	if (p->python)
-		return python_fp(p, ev);
 	return sink(ev, ev->size, p);
 }
 
@@ -374,10 +329,8 @@ static int judge_one(struct pipeline *p, const struct perf_event_header *ev, uin
 	count_lost(p, ev);
 	if (p->unwinder && ev->type == PERF_RECORD_SAMPLE)
 		return unwind(p, ev);
-	if (p->java_g && ev->type == PERF_RECORD_SAMPLE)
-		return java_g(p, ev);
-	if (p->py_model && p->python && ev->type == PERF_RECORD_SAMPLE)
-		return python_fp(p, ev);
+	if (p->g_model && p->nr_runtimes && ev->type == PERF_RECORD_SAMPLE)
+		return rewrite_g(p, ev);
 	return sink(ev, ev->size, p);
 }
 
@@ -403,20 +356,6 @@ int pipeline__flush(struct pipeline *p, struct ordered_queue *q, uint64_t upto, 
 	return paused;
 }
 
-/*
- * Is python__early worth its decode for this record?  With --call-graph dwarf,
- * every sample (its stack copy is read early).  With -g there is no stack copy: it
- * reads only the samples of processes whose chains are read, all judged before.
- */
-static bool early_wanted(const struct pipeline *p, const struct perf_event_header *ev)
-{
-	int32_t pid, tid;
-
-	if (!p->py_model || ev->type != PERF_RECORD_SAMPLE)
-		return true;
-	return !sample_layout__tid(p->layout, ev, &pid, &tid) || python__has_proc(p->python, pid);
-}
-
 int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *judge_before)
 {
 	/* the rings read: every record judged until the next drain is older than this
@@ -440,8 +379,9 @@ int pipeline__look_up(struct pipeline *p, const struct drained *read, uint64_t *
 			return ret < 0 ? ret : err;
 		/* (not the context-switch event's: it has no PERIOD, so not the layout the
 		 * sampling attr says: offcpu.c reads it) */
-		if (p->python && !(p->offcpu && offcpu__is_switch_sample(p->offcpu, ev)) && early_wanted(p, ev))
-			python__early(p->python, ev);   /* Python frames checked now, used if the same */
+		for (size_t k = 0; k < p->nr_runtimes && !(p->offcpu && offcpu__is_switch_sample(p->offcpu, ev)); k++)
+			if (p->runtimes[k].ops->drained)
+				p->runtimes[k].ops->drained(p->runtimes[k].rt, ev);
 		if (ret == TRACKER_WAIT_FOR_EXIT)
 			*judge_before = MIN(*judge_before, sample_layout__time(p->layout, ev));
 	}
@@ -458,10 +398,9 @@ void pipeline__finish(struct pipeline *p)
 	}
 	if (p->objects)
 		objects__finish(p->objects);
-	if (p->python)
-		python__finish(p->python);
-	if (p->jvm)
-		jvm_frames__finish(p->jvm);
+	for (size_t i = 0; i < p->nr_runtimes; i++)
+		if (p->runtimes[i].ops->finish)
+			p->runtimes[i].ops->finish(p->runtimes[i].rt);
 }
 
 bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -644,50 +583,94 @@ static int open_interpreter(void *ctx, const struct task_file *f)
 	return task_file__open(f, TASK_FILE_TRY_HOST, &way, NULL);
 }
 
-/* Python frames need the unwound stacks and a cache to keep their names in, or a
- * live reader that asks them of the pipeline (prof top). */
+/* A runtime in the list (rt owned by it from now on; a constructor's error given on):
+ * 0 or -errno. */
+static int add_runtime(struct pipeline *p, const struct runtime_ops *ops, void *rt, int err)
+{
+	if (err < 0)
+		return err;
+	if (p->nr_runtimes == PIPELINE_RUNTIMES) {
+		ops->free(rt);
+		return -E2BIG;
+	}
+	p->runtimes[p->nr_runtimes++] = (struct runtime_entry){ ops, rt };
+	return 0;
+}
+
+/* Java frames (jvm/frames.h): from the unwound stacks, or -g's registers and stack
+ * copy (every -g sample stripped of them, named only where a cache keeps the object
+ * or a live reader asks). */
+static int open_jvm(struct pipeline *p, const struct pipeline_config *cfg, bool names)
+{
+	struct jvm_frames_config jc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->g_model,
+					.cache = cfg->cache,
+					.synth = p->synth, .sink = sink, .sink_ctx = p,
+					.as_user = cfg->verdict && cfg->verdict->restrict_uid,
+					.g_sample_type = cfg->java_g, .strip_only = !names };
+	struct jvm_frames *jf = NULL;
+	int err = jvm_frames__new(&jc, &jf);
+
+	return add_runtime(p, jvm_frames__runtime(), jf, err);
+}
+
+/* Python frames need the unwound stacks (or -g's chains read at the sample instant)
+ * and a cache to keep their names in, or a live reader that asks them of the
+ * pipeline (prof top). */
 static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 {
-	struct python_config pc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->py_model,
+	struct python_config pc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->g_model,
 				    .open = cfg->live ? open_interpreter : open_object, .open_ctx = p,
 				    .cache = cfg->cache, .synth = p->synth,
 				    .kernel_sample_type = cfg->unwind ? cfg->unwind : cfg->sample_type,
 				    .as_user = cfg->verdict && cfg->verdict->restrict_uid,
 				    .chains = cfg->python_chains,
 				    .sink = sink, .sink_ctx = p,
-				    .live_names = cfg->live && !cfg->cache ? PYTHON_LIVE_NAMES : 0 };
-	int err = python__new(&pc, &p->python);
+				    .live_names = cfg->live && !cfg->cache ? PYTHON_LIVE_NAMES : 0,
+				    .g_layout = p->g_model ? cfg->layout : NULL };
+	struct python *py = NULL;
+	int err = python__new(&pc, &py);
 
-	if (err == 0 && p->unwinder)
-		unwinder__set_edit(p->unwinder, python__frames, p->python);
-	return err;
+	return add_runtime(p, python__runtime(), py, err);
 }
 
-/* The unwound frames edited by each runtime: the JVM's (a sample of a process in
- * which prof read a JVM), else Python's. */
+/* The unwound frames edited by each runtime in turn, until one named frames in it
+ * (a sample of a process in which prof read a JVM is not Python's). */
 static size_t edit_frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 			  const struct unwind_regs *regs, size_t nr, size_t max)
 {
 	struct pipeline *p = ctx;
-	uint64_t with = p->jvm ? jvm_frames__stats(p->jvm)->with_java : 0;
-	size_t n = p->jvm ? jvm_frames__edit(p->jvm, s, ips, sps, regs, nr, max) : nr;
+	bool named = false;
 
-	if (p->jvm && jvm_frames__stats(p->jvm)->with_java != with)
-		return n;
-	return p->python ? python__frames(p->python, s, ips, sps, regs, nr, max) : nr;
+	for (size_t i = 0; i < p->nr_runtimes && !named; i++)
+		if (p->runtimes[i].ops->frames)
+			nr = p->runtimes[i].ops->frames(p->runtimes[i].rt, s, ips, sps, regs, nr, max, &named);
+	return nr;
 }
 
-/* Java frames (jvm/frames.h): with the unwound stacks, into a file whose cache keeps
- * their object. */
-static int open_jvm(struct pipeline *p, const struct pipeline_config *cfg)
+/* The runtimes of this recording, in the order each is asked: 0 or -errno.  With
+ * --call-graph dwarf: all (a file whose cache keeps their objects, or a live reader).
+ * With -g (frame pointers): the JVM when the kernel copies a Java leaf's registers and
+ * stack (cfg->java_g), Python when its chains are read at the sample instant. */
+static int open_runtimes(struct pipeline *p, const struct pipeline_config *cfg)
 {
-	struct jvm_frames_config jc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->py_model,
-					.cache = cfg->cache,
-					.synth = p->synth, .sink = sink, .sink_ctx = p,
-					.as_user = cfg->verdict && cfg->verdict->restrict_uid };
-	int err = jvm_frames__new(&jc, &p->jvm);
+	bool names = cfg->cache || cfg->live;
+	int err = 0;
 
-	if (err == 0 && p->unwinder)
+	if (!p->unwinder && !(cfg->sample_type & PERF_SAMPLE_CALLCHAIN))
+		return 0;
+	if (!p->unwinder && ((cfg->python_chains && names) || cfg->java_g)) {
+		p->g_model = model__new();
+		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_OUT_FRAMES + 2);
+		p->unwound = malloc(p->unwound_len);
+		p->unwound2 = malloc(p->unwound_len);
+		if (!p->g_model || !p->unwound || !p->unwound2)
+			return -ENOMEM;
+	}
+	if (p->unwinder ? names : cfg->java_g && p->g_model)
+		err = open_jvm(p, cfg, names);
+	if (err == 0 && (p->unwinder ? names : cfg->python_chains && names && p->g_model))
+		err = open_python(p, cfg);
+	if (err == 0 && p->unwinder && p->nr_runtimes)
 		unwinder__set_edit(p->unwinder, edit_frames, p);
 	return err;
 }
@@ -724,31 +707,10 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 			goto err;
 		err = -ENOMEM;
 	}
-	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
+	err = open_runtimes(p, cfg);
+	if (err < 0)
 		goto err;
-	if (p->unwinder && (cfg->cache || cfg->live) && open_jvm(p, cfg) < 0)
-		goto err;
-	/* -g: Python frames only from the chains read at the sample instant; Java frames
-	 * from the registers and stack the kernel copied (into a file only) */
-	if (!p->unwinder && (cfg->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-	    ((cfg->python_chains && (cfg->cache || cfg->live)) || cfg->java_g)) {
-		p->py_model = model__new();
-		p->py_attr = (struct perf_event_attr){ .size = sizeof(p->py_attr), .sample_type = cfg->sample_type };
-		p->unwound_len = UINT16_MAX + 8 * (UNWIND_MAX_OUT_FRAMES + 2);
-		p->unwound = malloc(p->unwound_len);
-		if (!p->py_model || !p->unwound ||
-		    (cfg->python_chains && (cfg->cache || cfg->live) && open_python(p, cfg) < 0))
-			goto err;
-	}
-	/* (every sample stripped of what the file does not state; Java frames named
-	 * where a cache keeps their object) */
-	if (p->py_model && cfg->java_g) {
-		p->java_attr = (struct perf_event_attr){ .size = sizeof(p->java_attr), .sample_type = cfg->java_g,
-							 .sample_regs_user = JAVA_G_REGS };
-		p->java_g = malloc(p->unwound_len);
-		if (!p->java_g || ((cfg->cache || cfg->live) && open_jvm(p, cfg) < 0))
-			goto err;
-	}
+	err = -ENOMEM;
 	if (!p->unwinder && !(p->python_hint = python_hint__new(cfg->layout)))
 		goto err;
 	err = open_scope(p, cfg);
@@ -777,12 +739,12 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	map_dedup__free(p->dedup);
 	objects__free(p->objects);
 	unwinder__free(p->unwinder);
-	python__free(p->python);
-	jvm_frames__free(p->jvm);
-	model__free(p->py_model);
+	for (size_t i = 0; i < p->nr_runtimes; i++)
+		p->runtimes[i].ops->free(p->runtimes[i].rt);
+	model__free(p->g_model);
 	python_hint__free(p->python_hint);
 	free(p->unwound);
-	free(p->java_g);
+	free(p->unwound2);
 	free(p);
 	return NULL;
 }
@@ -815,19 +777,30 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p)
 	return p->unwinder ? unwinder__stats(p->unwinder) : NULL;
 }
 
+const void *pipeline__runtime_stats(const struct pipeline *p, const struct runtime_ops *ops)
+{
+	for (size_t i = 0; i < p->nr_runtimes; i++)
+		if (p->runtimes[i].ops == ops)
+			return ops->stats(p->runtimes[i].rt);
+	return NULL;
+}
+
 const struct python_stats *pipeline__python_stats(const struct pipeline *p)
 {
-	return p->python ? python__stats(p->python) : NULL;
+	return pipeline__runtime_stats(p, python__runtime());
 }
 
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p)
 {
-	return p->jvm ? jvm_frames__stats(p->jvm) : NULL;
+	return pipeline__runtime_stats(p, jvm_frames__runtime());
 }
 
-bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)
+bool pipeline__runtime_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)
 {
-	return (p->python && python__name(p->python, d, off, ret)) || (p->jvm && jvm_frames__name(p->jvm, d, off, ret));
+	for (size_t i = 0; i < p->nr_runtimes; i++)
+		if (p->runtimes[i].ops->name && p->runtimes[i].ops->name(p->runtimes[i].rt, d, off, ret))
+			return true;
+	return false;
 }
 
 const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p)

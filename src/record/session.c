@@ -374,7 +374,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 
 bool session__python_name(const struct session *s, const struct model_dso *d, uint64_t off, const char **ret)
 {
-	return pipeline__python_name(s->pipeline, d, off, ret);
+	return pipeline__runtime_name(s->pipeline, d, off, ret);
 }
 
 bool session__uid(const struct session *s, int32_t tid, uint32_t *ret)

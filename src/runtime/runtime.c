@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -72,10 +73,11 @@ void runtime_procs__refuse(struct runtime_procs *t, struct runtime_proc *p, cons
 	/* counted as attached until now */
 	*t->tally.processes -= p->counted;
 	p->counted = false;
+	p->attached = false;
 	refused(t, p, why);
 }
 
-struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, size_t maps_nr)
+struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, size_t maps_nr, uint64_t now)
 {
 	struct runtime_proc *p;
 	char why[320];
@@ -89,17 +91,23 @@ struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, si
 		memset(p, 0, t->ops->proc_size);
 		*p = (struct runtime_proc){ .pid = pid, .pidfd = -1 };
 	}
+	if ((p->attached && t->ops->keeps_attached) || now < p->retry_ns)
+		return p;
 	/* attached again when a mapping of its own came or went (a runtime mapped after
 	 * a first sample, its exec), not for the synthetic one */
 	if (p->judged && maps_nr == p->maps_nr)
 		return p;
 	detach(t, p);
+	p->attached = false;
 	p->judged = true;
 	p->maps_nr = maps_nr;
+	p->retry_ns = 0;
 	why[0] = '\0';
 	err = t->ops->attach(t->rt, p, why, sizeof(why));
-	if (err == -ENOENT)
-		return p;               /* no runtime */
+	if (err == -EAGAIN)
+		p->judged = false;      /* not yet: asked again from retry_ns on */
+	if (err == -ENOENT || err == -EAGAIN)
+		return p;               /* no runtime (yet) */
 	if (err < 0) {
 		if (!why[0])
 			snprintf(why, sizeof(why), "%s (pid %d): %s", t->ops->what, pid, strerror(-err));
@@ -109,6 +117,7 @@ struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, si
 	if (!p->counted)
 		(*t->tally.processes)++;
 	p->counted = true;
+	p->attached = true;
 	return p;
 }
 
@@ -145,6 +154,16 @@ bool runtime_proc__still_there(const struct runtime_proc *p)
 	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
 
 	return p->pidfd >= 0 && poll(&pfd, 1, 0) == 0;
+}
+
+int runtime__read_mem(int32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 /* ---- the names ------------------------------------------------------------------ */

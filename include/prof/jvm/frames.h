@@ -82,6 +82,10 @@ struct jvm_frames_config {
 	void *sink_ctx;
 	bool as_user;                   /* read with no effective capability (privs__as_user):
 					 * a user who may record only their own */
+	uint64_t g_sample_type;         /* -g: the kernel samples' (with JAVA_G_REGS and a
+					 * stack copy, rewrite_g strips them); 0 otherwise */
+	bool strip_only;                /* -g with no cache to keep the object: samples
+					 * stripped, no frame named */
 };
 
 /* Why a Java frame was not named. */
@@ -115,6 +119,12 @@ struct jvm_frames;
 /* 0 or -ENOMEM. */
 int jvm_frames__new(const struct jvm_frames_config *cfg, struct jvm_frames **ret);
 struct jvm_frames *jvm_frames__free(struct jvm_frames *jf);
+
+/* The JVM on the runtime layer (runtime.h): what a recording's pipeline calls on a
+ * struct jvm_frames (the edit hook, -g's rewrite, the records written, the names,
+ * the end). */
+struct runtime_ops;
+const struct runtime_ops *jvm_frames__runtime(void);
 
 /* The unwinder's edit hook (unwinder__set_edit): ctx is the struct jvm_frames. */
 size_t jvm_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,

@@ -70,6 +70,9 @@ struct python_config {
 	void *sink_ctx;
 	uint32_t live_names;            /* a live reader's (no object written): the most
 					 * names kept at once, 0 for no bound (see below) */
+	const struct sample_layout *g_layout; /* -g (model holds only interpreters' maps): the
+					 * kernel samples' layout, so that a sample of a
+					 * process never judged passes undecoded; NULL otherwise */
 };
 
 struct python_stats {
@@ -110,6 +113,12 @@ struct python;
 /* 0 or -ENOMEM. */
 int python__new(const struct python_config *cfg, struct python **ret);
 struct python *python__free(struct python *py);
+
+/* Python on the runtime layer (runtime.h): what a recording's pipeline calls on a
+ * struct python (the frames of a sample with or without a stack copy, the records
+ * drained and written, the names, the end). */
+struct runtime_ops;
+const struct runtime_ops *python__runtime(void);
 
 /* The unwinder's edit hook (unwinder__set_edit): ctx is the struct python. */
 size_t python__frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,

@@ -62,7 +62,7 @@ struct pipeline_config {
 	pipeline_sink_fn sink;
 	void *sink_ctx;
 	bool live;                              /* no file: the written-task list is not kept;
-						 * Python frames are named by pipeline__python_name
+						 * runtimes' frames are named by pipeline__runtime_name
 						 * (the sink's reader asks it), no object is kept */
 	/* --off-cpu (offcpu.h): the context-switch event's ids; none: no off-CPU */
 	const uint64_t *switch_ids;
@@ -137,13 +137,16 @@ const struct unwinder_stats *pipeline__unwind_stats(const struct pipeline *p);
 struct python_stats;
 struct python_chains;
 struct jvm_frames_stats;
-/* NULL without Java frames (jvm/frames.h: --call-graph dwarf into a file). */
+/* The statistics of the recording's runtime ops (runtime/runtime.h: its ops->stats),
+ * NULL when it has none; the JVM's and Python's by their own types. */
+struct runtime_ops;
+const void *pipeline__runtime_stats(const struct pipeline *p, const struct runtime_ops *ops);
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p);
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
-/* A live pipeline's Python and Java frames' names (python__name, jvm_frames__name):
- * false when d is not their object. */
+/* A live pipeline's runtimes' frames' names (each one's ops->name: Python's, the
+ * JVM's): false when d is none of their objects. */
 struct model_dso;
-bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret);
+bool pipeline__runtime_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret);
 /* NULL with unwinding (or with no file): Python processes' samples (python/hint.h). */
 struct python_hint_stats;
 const struct python_hint_stats *pipeline__python_hint_stats(const struct pipeline *p);

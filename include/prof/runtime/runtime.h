@@ -42,7 +42,10 @@ struct runtime_proc {
 	int32_t pid;
 	bool judged;                    /* attach was tried with maps_nr own maps */
 	bool counted;                   /* in the tally (attached or refused), once */
+	bool attached;                  /* attach said 0 (until detached) */
 	size_t maps_nr;                 /* the process's own maps when judged */
+	uint64_t retry_ns;              /* set by attach: not looked at again before (a
+					 * runtime still starting), 0 none */
 	int pidfd;                      /* -1, or opened by attach: closed at detach */
 };
 
@@ -50,18 +53,49 @@ struct runtime_ops {
 	const char *what;               /* "python", "java": for messages */
 	size_t proc_size;               /* the runtime's per-process state (>= struct runtime_proc) */
 	bool exec_detaches;             /* a COMM exec lets the process go (else only its EXIT) */
+	bool keeps_attached;            /* once attached, its maps changing do not attach it
+					 * again: only its exit (or exec) lets it go */
 	/* Find the runtime in process p (its state zeroed past the head on first use, or
-	 * as detach left it) and attach: 0; -ENOENT when it has none (not counted); any
-	 * other -errno refuses it, why saying why (a message of its own when why is left
+	 * as detach left it) and attach: 0; -ENOENT when it has none (not counted);
+	 * -EAGAIN when it cannot say yet (a runtime still starting: not judged, not
+	 * counted, asked again at its next sample from p->retry_ns on, which attach sets;
+	 * a retry_ns set with -ENOENT holds off a change of maps as long); any other
+	 * -errno refuses it, why saying why (a message of its own when why is left
 	 * empty). */
 	int (*attach)(void *rt, struct runtime_proc *p, char *why, size_t why_len);
 	/* Let go what attach took (the table closes pidfd itself). */
 	void (*detach)(void *rt, struct runtime_proc *p);
-	/* What the session calls: the unwinder's edit hook, the name at offset off of the
-	 * recording's object d (false: not this runtime's object), the summary line. */
-	unwinder_edit_fn frames;
+	/*
+	 * What a recording's pipeline calls on it, each runtime in its list's order
+	 * (record/pipeline.c: the JVM, then Python); any may be NULL.
+	 */
+	/* A record as written (a process's EXIT, or exec, lets it go: runtime_procs__note). */
+	void (*note)(void *rt, const struct perf_event_header *ev);
+	/* -g: is a mapping of this name one the runtime is found by (its object, prof's
+	 * synthetic one)?  -g's model keeps only those. */
+	bool (*mapping)(const char *name);
+	/* A record as drained from the rings, long before it is judged (Python's early
+	 * readings). */
+	void (*drained)(void *rt, const struct perf_event_header *ev);
+	/* --call-graph dwarf: a sample's unwound frames edited, the new count (as the
+	 * unwinder's edit hook); *ret_named: this runtime named frames of it, the ones
+	 * after it are not asked. */
+	size_t (*frames)(void *rt, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+			 const struct unwind_regs *regs, size_t nr, size_t max, bool *ret_named);
+	/* -g: kernel sample ev with this runtime's frames in its user call chain (and as
+	 * the file states it), into out (outlen bytes): its size; 0 when it goes on as it
+	 * came (nothing written); -EINVAL for a malformed sample. */
+	int (*rewrite_g)(void *rt, const struct perf_event_header *ev, void *out, size_t outlen);
+	/* The name at offset off of the recording's object d (a live reader's: false,
+	 * not this runtime's object; *ret NULL, an offset it never gave). */
 	bool (*name)(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
+	/* Its statistics (the runtime's own struct), and their summary line. */
+	const void *(*stats)(const void *rt);
 	void (*describe)(const void *rt, char *buf, size_t len);
+	/* The recording's end: its object written and kept. */
+	void (*finish)(void *rt);
+	/* Everything let go (rt NULL: nothing). */
+	void (*free)(void *rt);
 };
 
 /* The counts of processes looked at, in the runtime's own statistics. */
@@ -90,10 +124,12 @@ struct runtime_proc *runtime_procs__find(const struct runtime_procs *t, int32_t 
 
 /*
  * Process pid's state, attached the first time and again whenever its own mappings
- * (maps_nr of them, the runtime's synthetic one not counted) changed since: detached,
- * then attach tried, and counted once (attached, or refused with why).  NULL on ENOMEM.
+ * (maps_nr of them, the runtime's synthetic one not counted) changed since (unless
+ * ops->keeps_attached and it is attached): detached, then attach tried, and counted
+ * once (attached, or refused with why).  now: CLOCK_MONOTONIC ns, against the
+ * retry_ns attach sets (0 for a runtime that sets none).  NULL on ENOMEM.
  */
-struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, size_t maps_nr);
+struct runtime_proc *runtime_procs__get(struct runtime_procs *t, int32_t pid, size_t maps_nr, uint64_t now);
 
 /* An attached process refused later (counted as refused instead), with why. */
 void runtime_procs__refuse(struct runtime_procs *t, struct runtime_proc *p, const char *why);
@@ -104,6 +140,10 @@ void runtime_procs__note(struct runtime_procs *t, const struct perf_event_header
 
 /* Does p's process still run (so its pid named it when its memory was read)? */
 bool runtime_proc__still_there(const struct runtime_proc *p);
+
+/* len bytes at addr of process pid read (process_vm_readv, with the caller's rights):
+ * 0, -EFAULT when fewer were read, or the -errno (-ESRCH: the process is gone). */
+int runtime__read_mem(int32_t pid, uint64_t addr, void *buf, size_t len);
 
 /* ---- the names ------------------------------------------------------------------ */
 

@@ -26,6 +26,7 @@ struct toy {
 	int verdict[8];                 /* by pid: attach's return */
 	struct runtime_procs t;
 	uint64_t processes, rejected;
+	uint64_t retry_ns;              /* what attach sets with -EAGAIN and -ENOENT */
 	char why[64];
 };
 
@@ -40,6 +41,8 @@ static int toy_attach(void *rt, struct runtime_proc *rp, char *why, size_t len)
 		snprintf(why, len, "pid %d is not a toy", rp->pid);
 	if (toy->verdict[rp->pid] == 0)
 		p->state = 1;
+	if (toy->verdict[rp->pid] == -EAGAIN || toy->verdict[rp->pid] == -ENOENT)
+		rp->retry_ns = toy->retry_ns;
 	return toy->verdict[rp->pid];
 }
 
@@ -71,14 +74,14 @@ Test(runtime_procs, attached_once_counted_once)
 	toy.verdict[4] = -EPERM;
 	for (int round = 0; round < 3; round++)
 		for (int pid = 1; pid <= 4; pid++)
-			cr_assert_not_null(runtime_procs__get(&toy.t, pid, 5));
+			cr_assert_not_null(runtime_procs__get(&toy.t, pid, 5, 0));
 	cr_expect_eq(toy.attaches, 4, "each process looked at once while its maps stay");
 	cr_expect_eq(toy.processes, 1);
 	cr_expect_eq(toy.rejected, 2, "no runtime (ENOENT) is not a refusal");
 	cr_expect_str_eq(toy.why, "pid 3 is not a toy", "the first refusal's reason");
 
 	/* a mapping of its own came: detached, attached again, still counted once */
-	cr_assert_not_null(runtime_procs__get(&toy.t, 1, 6));
+	cr_assert_not_null(runtime_procs__get(&toy.t, 1, 6, 0));
 	cr_expect_eq(toy.attaches, 5);
 	cr_expect_eq(toy.detaches, 1);
 	cr_expect_eq(toy.processes, 1);
@@ -92,7 +95,7 @@ Test(runtime_procs, refusal_without_a_reason_says_what_and_why)
 
 	toy_init(&toy, &toy_ops);
 	toy.verdict[4] = -EPERM;
-	runtime_procs__get(&toy.t, 4, 1);
+	runtime_procs__get(&toy.t, 4, 1, 0);
 	cr_expect_str_eq(toy.why, "toy (pid 4): Operation not permitted");
 	runtime_procs__release(&toy.t);
 }
@@ -103,12 +106,65 @@ Test(runtime_procs, refused_later_moves_the_count)
 	struct runtime_proc *p;
 
 	toy_init(&toy, &toy_ops);
-	p = runtime_procs__get(&toy.t, 1, 1);
+	p = runtime_procs__get(&toy.t, 1, 1, 0);
 	cr_assert_eq(toy.processes, 1);
 	runtime_procs__refuse(&toy.t, p, "its slots never agreed");
 	cr_expect_eq(toy.processes, 0);
 	cr_expect_eq(toy.rejected, 1);
 	cr_expect_str_eq(toy.why, "its slots never agreed");
+	runtime_procs__release(&toy.t);
+}
+
+Test(runtime_procs, not_yet_asked_again_after_its_time)
+{
+	struct toy toy;
+	struct runtime_proc *p;
+
+	toy_init(&toy, &toy_ops);
+	toy.verdict[1] = -EAGAIN;
+	toy.retry_ns = 100;
+	p = runtime_procs__get(&toy.t, 1, 3, 10);
+	cr_expect_not(p->judged, "a runtime still starting is not judged");
+	runtime_procs__get(&toy.t, 1, 4, 99);
+	cr_expect_eq(toy.attaches, 1, "not asked again before its time, its maps changed or not");
+	runtime_procs__get(&toy.t, 1, 4, 100);
+	cr_expect_eq(toy.attaches, 2, "asked again at its time, its maps the same");
+	cr_expect_eq(toy.processes + toy.rejected, 0, "not counted while not judged");
+	toy.verdict[1] = 0;
+	p = runtime_procs__get(&toy.t, 1, 4, 200);
+	cr_expect(p->judged && p->attached);
+	cr_expect_eq(toy.processes, 1);
+
+	/* -ENOENT with a time: judged, and a change of maps waits for it */
+	toy.verdict[2] = -ENOENT;
+	p = runtime_procs__get(&toy.t, 2, 1, 10);
+	cr_expect(p->judged && !p->attached);
+	runtime_procs__get(&toy.t, 2, 1, 500);
+	runtime_procs__get(&toy.t, 2, 2, 50);
+	cr_expect_eq(toy.attaches, 4, "judged: its maps the same, or its time not come");
+	runtime_procs__get(&toy.t, 2, 2, 500);
+	cr_expect_eq(toy.attaches, 5);
+	runtime_procs__release(&toy.t);
+}
+
+Test(runtime_procs, kept_attached_where_asked)
+{
+	static const struct runtime_ops keep_ops = {
+		.what = "toy", .proc_size = sizeof(struct toy_proc), .keeps_attached = true,
+		.attach = toy_attach, .detach = toy_detach,
+	};
+	struct toy toy;
+
+	toy_init(&toy, &keep_ops);
+	toy.verdict[2] = -ENOTSUP;
+	runtime_procs__get(&toy.t, 1, 1, 0);
+	runtime_procs__get(&toy.t, 1, 2, 0);
+	cr_expect_eq(toy.attaches, 1, "attached: its maps changing do not attach it again");
+	cr_expect_eq(toy.detaches, 0);
+	runtime_procs__get(&toy.t, 2, 1, 0);
+	runtime_procs__get(&toy.t, 2, 2, 0);
+	cr_expect_eq(toy.attaches, 3, "refused: judged again when its maps change");
+	cr_expect_eq(toy.rejected, 1, "counted once");
 	runtime_procs__release(&toy.t);
 }
 
@@ -134,7 +190,7 @@ Test(runtime_procs, exit_lets_go_exec_where_asked)
 	struct toy toy;
 
 	toy_init(&toy, &toy_ops);
-	runtime_procs__get(&toy.t, 1, 1);
+	runtime_procs__get(&toy.t, 1, 1, 0);
 	e = exit_of(1, 2);
 	runtime_procs__note(&toy.t, &e.h);
 	cr_expect_not_null(runtime_procs__find(&toy.t, 1), "a thread's exit is not its process's");
@@ -147,7 +203,7 @@ Test(runtime_procs, exit_lets_go_exec_where_asked)
 	runtime_procs__release(&toy.t);
 
 	toy_init(&toy, &exec_ops);
-	runtime_procs__get(&toy.t, 1, 1);
+	runtime_procs__get(&toy.t, 1, 1, 0);
 	runtime_procs__note(&toy.t, &comm.h);
 	cr_expect_null(runtime_procs__find(&toy.t, 1), "exec_detaches: the exec lets it go");
 	cr_expect_eq(toy.detaches, 1);
