@@ -256,6 +256,8 @@ static bool python_maybe(const struct pipeline *p, const struct perf_event_heade
 
 	if (!sample_layout__tid(p->layout, ev, &pid, &tid))
 		return true;    /* sample__decode judges it */
+	if (!model__dso(p->py_model, 0))        /* no interpreter mapped anywhere yet */
+		return python__has_proc(p->python, pid);
 	ms = model__maps(p->py_model, pid);
 	return (ms && ms->nr) || python__has_proc(p->python, pid);
 }
