@@ -362,6 +362,8 @@ static bool g_maybe(const struct python *py, const struct perf_event_header *ev)
 
 	if (!sample_layout__tid(py->cfg.g_layout, ev, &pid, &tid))
 		return true;    /* sample__decode judges it */
+	if (!model__dso(py->cfg.model, 0))      /* no interpreter mapped anywhere yet */
+		return python__has_proc(py, pid);
 	ms = model__maps(py->cfg.model, pid);
 	return (ms && ms->nr) || python__has_proc(py, pid);
 }

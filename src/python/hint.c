@@ -70,7 +70,7 @@ void python_hint__note(struct python_hint *h, const struct perf_event_header *ev
 	bool created;
 
 	if (ev->type == PERF_RECORD_SAMPLE) {
-		if (sample_layout__tid(h->layout, ev, &pid, &tid) &&
+		if (hashtable__size(&h->pids) && sample_layout__tid(h->layout, ev, &pid, &tid) &&
 		    hashtable__find(&h->pids, hash__u64((uint32_t)pid), &pid))
 			h->st.samples++;
 		return;

@@ -305,8 +305,8 @@ static int judge_sample(struct tracker *t, const struct perf_event_header *ev, u
 		count_written(t, time);
 		return TRACKER_WRITE;
 	}
-	/* the leader too: its threads take its facts */
-	if (!task_get(t, pid, pid) || !(task = task_get(t, pid, tid)))
+	/* the leader too: its threads take its facts (one look-up for the leader itself) */
+	if ((pid != tid && !task_get(t, pid, pid)) || !(task = task_get(t, pid, tid)))
 		return -ENOMEM;
 	if (cgroup) {
 		task->cgroup = cgroup;

@@ -168,7 +168,7 @@ static int note_sample(struct ledger *l, const struct judgement *j, struct ledge
 	if (j->pid <= 0 || j->tid <= 0)
 		return 0;               /* the idle task: nothing to describe */
 	task = flags_of(l, j->tid);
-	leader = flags_of(l, j->pid);
+	leader = j->pid == j->tid ? task : flags_of(l, j->pid);
 	need->pid = j->pid;
 	need->tid = j->tid;
 	if (!(task & (HAS_COMM | TRIED_COMM)))
