@@ -9,6 +9,7 @@
 #include "prof/base/util.h"
 #include "prof/jvm/frames.h"
 #include "prof/jvm/jvm.h"
+#include "prof/node/frames.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/hint.h"
 #include "prof/python/interp.h"
@@ -40,6 +41,7 @@ struct pipeline {
 	int v1_cpu_fd;                  /* ... the v1 cpu hierarchy, where mounted (-1) */
 	struct python *python;          /* Python frames in the unwound samples */
 	struct jvm_frames *jvm;         /* Java frames in the unwound samples (to a file) */
+	struct node_frames *node;       /* JavaScript frames in the unwound samples (to a file) */
 	struct python_hint *python_hint; /* without unwinding: Python processes' samples counted */
 	/* -g with Python callers read at the sample instant (python/chain.h): the maps the
 	 * interpreters are found in, and the samples' attr */
@@ -128,6 +130,8 @@ static int sink(const void *rec, size_t len, void *ctx)
 		python__note(p->python, rec);   /* an exited process's interpreter let go */
 	if (p->jvm)
 		jvm_frames__note(p->jvm, rec);
+	if (p->node)
+		node_frames__note(p->node, rec);
 	if (err == 0)
 		err = p->sink(rec, len, p->sink_ctx);
 	if (err < 0) {
@@ -462,6 +466,8 @@ void pipeline__finish(struct pipeline *p)
 		python__finish(p->python);
 	if (p->jvm)
 		jvm_frames__finish(p->jvm);
+	if (p->node)
+		node_frames__finish(p->node);
 }
 
 bool pipeline__build_id(const struct pipeline *p, uint32_t maj, uint32_t min, uint64_t ino, struct build_id *ret)
@@ -674,6 +680,10 @@ static size_t edit_frames(void *ctx, const struct sample *s, uint64_t *ips, cons
 
 	if (p->jvm && jvm_frames__stats(p->jvm)->with_java != with)
 		return n;
+	with = p->node ? node_frames__stats(p->node)->with_js : 0;
+	n = p->node ? node_frames__edit(p->node, s, ips, sps, regs, nr, max) : nr;
+	if (p->node && node_frames__stats(p->node)->with_js != with)
+		return n;
 	return p->python ? python__frames(p->python, s, ips, sps, regs, nr, max) : nr;
 }
 
@@ -690,6 +700,17 @@ static int open_jvm(struct pipeline *p, const struct pipeline_config *cfg)
 	if (err == 0 && p->unwinder)
 		unwinder__set_edit(p->unwinder, edit_frames, p);
 	return err;
+}
+
+/* JavaScript frames (node/frames.h): with the unwound stacks, into a file whose cache
+ * keeps their object; edited after the JVM's (edit_frames, set by open_jvm). */
+static int open_node(struct pipeline *p, const struct pipeline_config *cfg)
+{
+	struct node_frames_config nc = { .model = unwinder__model(p->unwinder), .cache = cfg->cache,
+					 .synth = p->synth, .sink = sink, .sink_ctx = p,
+					 .as_user = cfg->verdict && cfg->verdict->restrict_uid };
+
+	return node_frames__new(&nc, &p->node);
 }
 
 int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
@@ -727,6 +748,8 @@ int pipeline__new(const struct pipeline_config *cfg, struct pipeline **ret)
 	if (p->unwinder && (cfg->cache || cfg->live) && open_python(p, cfg) < 0)
 		goto err;
 	if (p->unwinder && (cfg->cache || cfg->live) && open_jvm(p, cfg) < 0)
+		goto err;
+	if (p->unwinder && cfg->cache && open_node(p, cfg) < 0)
 		goto err;
 	/* -g: Python frames only from the chains read at the sample instant; Java frames
 	 * from the registers and stack the kernel copied (into a file only) */
@@ -779,6 +802,7 @@ struct pipeline *pipeline__free(struct pipeline *p)
 	unwinder__free(p->unwinder);
 	python__free(p->python);
 	jvm_frames__free(p->jvm);
+	node_frames__free(p->node);
 	model__free(p->py_model);
 	python_hint__free(p->python_hint);
 	free(p->unwound);
@@ -823,6 +847,11 @@ const struct python_stats *pipeline__python_stats(const struct pipeline *p)
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p)
 {
 	return p->jvm ? jvm_frames__stats(p->jvm) : NULL;
+}
+
+const struct node_frames_stats *pipeline__node_stats(const struct pipeline *p)
+{
+	return p->node ? node_frames__stats(p->node) : NULL;
 }
 
 bool pipeline__python_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)

@@ -139,6 +139,9 @@ struct python_chains;
 struct jvm_frames_stats;
 /* NULL without Java frames (jvm/frames.h: --call-graph dwarf into a file). */
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p);
+struct node_frames_stats;
+/* NULL without JavaScript frames (node/frames.h: --call-graph dwarf into a file). */
+const struct node_frames_stats *pipeline__node_stats(const struct pipeline *p);
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
 /* A live pipeline's Python and Java frames' names (python__name, jvm_frames__name):
  * false when d is not their object. */
