@@ -47,7 +47,10 @@ struct nodeproc {
 	struct node_v8 v;
 	uint64_t text_lo[NODE_TEXTS], text_hi[NODE_TEXTS]; /* V8's object's executable mappings */
 	size_t ntext;
-	uint64_t builtins_lo, builtins_hi;      /* its embedded builtins mapped, 0: unknown */
+	/* its embedded builtins where mapped (V8 may map a second copy of them near its
+	 * code: both run), none when unknown */
+	uint64_t builtins_lo[NODE_TEXTS], builtins_hi[NODE_TEXTS];
+	size_t nbuiltins;
 	uint32_t gen;                   /* this attach's, in the name cache's keys */
 };
 
@@ -213,7 +216,7 @@ static void note_texts(struct nodeproc *p, const char *maps)
 	const char *line = maps;
 
 	p->ntext = 0;
-	p->builtins_lo = p->builtins_hi = 0;
+	p->nbuiltins = 0;
 	while (line && *line && p->ntext < NODE_TEXTS) {
 		unsigned long long lo, hi, off;
 		char perms[8];
@@ -229,9 +232,11 @@ static void note_texts(struct nodeproc *p, const char *maps)
 
 				p->text_lo[p->ntext] = lo;
 				p->text_hi[p->ntext++] = hi;
-				if (m->builtins_hi && m->builtins_lo >= off && m->builtins_hi - off <= hi - lo) {
-					p->builtins_lo = lo + (m->builtins_lo - off);
-					p->builtins_hi = lo + (m->builtins_hi - off);
+				uint64_t a = MAX(m->builtins_lo, off), b = MIN(m->builtins_hi, off + (hi - lo));
+
+				if (m->builtins_hi && a < b) {
+					p->builtins_lo[p->nbuiltins] = lo + (a - off);
+					p->builtins_hi[p->nbuiltins++] = lo + (b - off);
 				}
 			}
 		}
@@ -288,31 +293,33 @@ static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc 
 	struct model_location loc;
 	const struct model_dso *d;
 
-	if (pc >= p->builtins_lo && pc < p->builtins_hi)
-		return PC_BUILTIN;
+	for (size_t i = 0; i < p->nbuiltins; i++)
+		if (pc >= p->builtins_lo[i] && pc < p->builtins_hi[i])
+			return PC_BUILTIN;
 	for (size_t i = 0; i < p->ntext; i++)
 		if (pc >= p->text_lo[i] && pc < p->text_hi[i])
 			return PC_V8;
 	if (!model__resolve(nf->cfg.model, p->rp.pid, false, pc, &loc) || loc.dso == MODEL_NO_DSO)
 		return PC_JIT;
 	d = model__dso(nf->cfg.model, loc.dso);
-	return !d || !d->name || !strncmp(d->name, "//anon", 6) || !strncmp(d->name, "[anon", 5) ? PC_JIT : PC_NATIVE;
+	/* anonymous memory, named as perf names JIT code's (its /tmp/perf-PID.map) */
+	return !d || !d->name || !strncmp(d->name, "//anon", 6) || !strncmp(d->name, "[anon", 5) ||
+			       !strncmp(d->name, "/tmp/perf-", 10) ? PC_JIT : PC_NATIVE;
 }
 
 /* The first unwound frame in V8's code: one in compiled code or in its builtins;
- * where the builtins are not known (a stripped object), V8's object where the native
- * unwinder went no further (builtins have no unwinding tables) or compiled code
- * follows. */
+ * where the builtins are not known (a stripped object), else the last frame when in
+ * V8's object (the native unwinder stops in builtins: they have no unwinding
+ * tables). */
 static size_t first_js(const struct node_frames *nf, const struct nodeproc *p, const uint64_t *ips, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
 		enum pc_kind k = pc_kind(nf, p, ips[i]);
 
-		if (k == PC_JIT || k == PC_BUILTIN ||
-		    (k == PC_V8 && !p->builtins_hi && (i + 1 == nr || pc_kind(nf, p, ips[i + 1]) == PC_JIT)))
+		if (k == PC_JIT || k == PC_BUILTIN)
 			return i;
 	}
-	return nr;
+	return nr && !p->nbuiltins && pc_kind(nf, p, ips[nr - 1]) == PC_V8 ? nr - 1 : nr;
 }
 
 /* ---- the proof: a frame's pc in its function's code --------------------------- */
@@ -329,26 +336,18 @@ static size_t first_js(const struct node_frames *nf, const struct nodeproc *p, c
  * follows (V8 11's Code layout: the one fact here the metadata does not give; the
  * proven fields around it must sit where that layout puts them).
  */
-static int code_range(const struct node_v8 *v, uint64_t fn, uint64_t *lo, uint64_t *hi, const char **why)
+static int code_range(const struct node_v8 *v, uint64_t code, uint64_t *lo, uint64_t *hi, const char **why)
 {
 	const int64_t *m = v->m.v;
 	const bool *f = v->m.found;
-	int64_t slot;
-	uint64_t code, w[12];
+	uint64_t w[12];
 	uint16_t type;
 	int32_t size;
 	int err;
 
-	if (f[VO_JSFUNCTION_CODE])
-		slot = m[VO_JSFUNCTION_CODE];
-	else if (f[VO_JSFUNCTION_FEEDBACK_CELL] && f[VO_JSFUNCTION_PROTO] &&
-		 m[VO_JSFUNCTION_PROTO] - m[VO_JSFUNCTION_FEEDBACK_CELL] == 16)
-		slot = m[VO_JSFUNCTION_FEEDBACK_CELL] + 8;
-	else
-		return *why = "no JSFunction code slot in this V8's metadata", -ENOTSUP;
 	if (!f[VT_CODE])
 		return *why = "no Code type in this V8's metadata", -ENOTSUP;
-	if ((err = v8__word(v, fn, slot, &code)) < 0 || (err = v8__type(v, code, &type, why)) < 0)
+	if ((err = v8__type(v, code, &type, why)) < 0)
 		return err;
 	if (type != m[VT_CODE])
 		return *why = "a function whose code is no Code", -EINVAL;
@@ -384,6 +383,30 @@ static int code_range(const struct node_v8 *v, uint64_t fn, uint64_t *lo, uint64
 		return *why = "a Code of impossible size", -EINVAL;
 	*hi = *lo + (uint64_t)size;
 	return 0;
+}
+
+/* The code JSFunction fn runs (JSFunction::code, else the word between its feedback
+ * cell and its prototype: code_range). */
+static int function_code(const struct node_v8 *v, uint64_t fn, uint64_t *ret, const char **why)
+{
+	const int64_t *m = v->m.v;
+	const bool *f = v->m.found;
+
+	if (f[VO_JSFUNCTION_CODE])
+		return v8__word(v, fn, m[VO_JSFUNCTION_CODE], ret);
+	if (f[VO_JSFUNCTION_FEEDBACK_CELL] && f[VO_JSFUNCTION_PROTO] &&
+	    m[VO_JSFUNCTION_PROTO] - m[VO_JSFUNCTION_FEEDBACK_CELL] == 16)
+		return v8__word(v, fn, m[VO_JSFUNCTION_FEEDBACK_CELL] + 8, ret);
+	return *why = "no JSFunction code slot in this V8's metadata", -ENOTSUP;
+}
+
+/* Does the Code code hold at: 0, 1 not, -errno? */
+static int code_holds(const struct node_v8 *v, uint64_t code, uint64_t at, const char **why)
+{
+	uint64_t lo, hi;
+	int err = code_range(v, code, &lo, &hi, why);
+
+	return err < 0 ? err : at >= lo && at < hi ? 0 : 1;
 }
 
 /* ---- names -------------------------------------------------------------------- */
@@ -469,19 +492,29 @@ static void unverified(struct walk *w, enum node_why why)
 /* Does frame f's code hold pc (a return address: its call's last byte)? */
 static int proven(struct walk *w, const struct js_frame *f, uint64_t pc, bool leaf)
 {
+	const struct node_v8 *v = &w->p->v;
 	const char *why = NULL;
-	uint64_t lo, hi, at = leaf ? pc : pc - 1;
+	uint64_t at = leaf ? pc : pc - 1, code, data;
+	uint16_t type;
 	int err;
 
 	/* the interpreter is one of V8's builtins (else, stripped, somewhere in its object) */
 	if (f->tier == JS_TIER_INTERPRETED)
-		return pc_kind(w->nf, w->p, at) == (w->p->builtins_hi ? PC_BUILTIN : PC_V8) ? 0 : -NODE_WHY_PC - 1;
-	err = code_range(&w->p->v, f->function, &lo, &hi, &why);
+		return pc_kind(w->nf, w->p, at) == (w->p->nbuiltins ? PC_BUILTIN : PC_V8) ? 0 : -NODE_WHY_PC - 1;
+	err = function_code(v, f->function, &code, &why);
+	if (err == 0)
+		err = code_holds(v, code, at, &why);
+	/* a baseline frame of a function since optimized: its SharedFunctionInfo keeps
+	 * the baseline code (the function's is the newer) */
+	if (err == 1 && v->m.found[VO_SFI_FUNCTION_DATA] &&
+	    v8__word(v, f->shared, v->m.v[VO_SFI_FUNCTION_DATA], &data) == 0 && data != code &&
+	    v8__is_object(data) && v8__type(v, data, &type, &why) == 0 && type == v->m.v[VT_CODE])
+		err = code_holds(v, data, at, &why);
 	if (err == -ENOTSUP)
 		return -NODE_WHY_NO_RANGE - 1;
 	if (err < 0)
 		return -(err == -EINVAL ? NODE_WHY_FRAME : NODE_WHY_READ) - 1;
-	return at >= lo && at < hi ? 0 : -NODE_WHY_PC - 1;
+	return err == 0 ? 0 : -NODE_WHY_PC - 1;
 }
 
 /* The frame's symbol, named once per SharedFunctionInfo (checked each time). */
@@ -602,6 +635,21 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 	return true;
 }
 
+/* Does the sample's process map V8's object as the records say (not a sample taken
+ * before its exec of node, judged by the maps read after)? */
+static bool v8_mapped(const struct node_frames *nf, const struct nodeproc *p)
+{
+	struct model_location loc;
+	const struct model_dso *d;
+	const char *b = strrchr(p->v.path, '/'), *db;
+
+	if (!model__resolve(nf->cfg.model, p->rp.pid, false, p->text_lo[0], &loc) || loc.dso == MODEL_NO_DSO ||
+	    !(d = model__dso(nf->cfg.model, loc.dso)) || !d->name)
+		return false;
+	db = strrchr(d->name, '/');
+	return !strcmp(db ? db : d->name, b ? b : p->v.path);
+}
+
 static size_t edit_now(struct node_frames *nf, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		       const struct unwind_regs *regs, size_t nr, size_t max)
 {
@@ -614,7 +662,7 @@ static size_t edit_now(struct node_frames *nf, const struct sample *s, uint64_t 
 	uint64_t fp, sp;
 	size_t i;
 
-	if (!nr || !p || !p->ntext)
+	if (!nr || !p || !p->ntext || !v8_mapped(nf, p))
 		return nr;
 	nf->st.samples++;
 	if (!(regs->known[0] & (1u << REG_SP)) || !s->stack_user.data ||

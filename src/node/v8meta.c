@@ -85,6 +85,8 @@ static const struct want {
 	[VO_CODE_INSTRUCTION_START] = { "class_Code__instruction_start__uintptr_t", FIELD, OPT },
 	[VO_CODE_INSTRUCTION_SIZE] = { "class_Code__instruction_size__int", FIELD, OPT },
 	[VO_IS_INSTRUCTION_START] = { "class_InstructionStream__instruction_start__uintptr_t", FIELD, OPT },
+	[VO_CODE_BYTECODE] = { "class_Code__bytecode_or_interpreter_data__HeapObject|"
+			       "class_Code__bytecode_or_interpreter_data__Tagged_HeapObject_", TAGGED, OPT },
 	[VT_MAP] = { "type_Map__MAP_TYPE", TYPE },
 	[VT_JS_FUNCTION] = { "type_JSFunction__JS_FUNCTION_TYPE", TYPE },
 	[VT_SHARED_FUNCTION_INFO] = { "type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", TYPE },
