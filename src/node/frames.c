@@ -144,6 +144,7 @@ static const char *why_name(int w)
 		[NODE_WHY_PC] = "pc outside its function's code",
 		[NODE_WHY_NO_RANGE] = "code range unread",
 		[NODE_WHY_STACK] = "frame beyond the stack copy",
+		[NODE_WHY_GONE] = "process gone before its sample was read",
 	};
 
 	return w >= 0 && w < NODE_WHYS ? names[w] : "?";
@@ -484,6 +485,8 @@ static void emit(struct walk *w, uint64_t addr)
 
 static void unverified(struct walk *w, enum node_why why)
 {
+	if (why == NODE_WHY_READ && !runtime_proc__still_there(&w->p->rp))
+		why = NODE_WHY_GONE;
 	w->nf->st.unverified[why]++;
 	w->all = false;
 	emit(w, node_addr(w->nf, 0));
@@ -635,6 +638,23 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 	return true;
 }
 
+/* How many of pid's mappings are of files: V8 maps its heap and code anonymous, and
+ * often, so only a file's mapping coming or going (node's object, libnode.so
+ * loaded later, an exec) has its V8 looked for again (runtime_procs__get). */
+static size_t file_maps(const struct node_frames *nf, int32_t pid)
+{
+	const struct maps *ms = model__maps(nf->cfg.model, pid);
+	size_t n = 0;
+
+	for (size_t i = 0; ms && i < ms->nr; i++) {
+		const struct model_dso *d = model__dso(nf->cfg.model, ms->v[i].dso);
+
+		n += d && d->name && d->name[0] == '/' && strncmp(d->name, "/tmp/perf-", 10) != 0 &&
+		     strcmp(d->name, NODE_OBJECT_PATH) != 0;
+	}
+	return n;
+}
+
 /* Does the sample's process map V8's object as the records say (not a sample taken
  * before its exec of node, judged by the maps read after)? */
 static bool v8_mapped(const struct node_frames *nf, const struct nodeproc *p)
@@ -653,9 +673,8 @@ static bool v8_mapped(const struct node_frames *nf, const struct nodeproc *p)
 static size_t edit_now(struct node_frames *nf, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		       const struct unwind_regs *regs, size_t nr, size_t max)
 {
-	const struct maps *ms = model__maps(nf->cfg.model, (int32_t)s->pid);
-	size_t own = ms ? ms->nr - (maps__find(ms, NODE_BASE) ? 1 : 0) : 0;
-	struct nodeproc *p = (struct nodeproc *)runtime_procs__get(&nf->procs, (int32_t)s->pid, own);
+	struct nodeproc *p = (struct nodeproc *)runtime_procs__get(&nf->procs, (int32_t)s->pid,
+								   file_maps(nf, (int32_t)s->pid));
 	uint64_t out[UNWIND_MAX_OUT_FRAMES];
 	struct walk w = { .nf = nf, .p = p, .out = out, .max = MIN(max, ARRAY_SIZE(out)), .all = true };
 	enum pc_kind k;

@@ -48,6 +48,7 @@ enum node_why {
 	NODE_WHY_PC,                    /* its pc is not in its function's code */
 	NODE_WHY_NO_RANGE,              /* its code's range could not be read */
 	NODE_WHY_STACK,                 /* its slots lie beyond the stack copy */
+	NODE_WHY_GONE,                  /* the process exited before its sample was read */
 	NODE_WHYS,
 };
 
