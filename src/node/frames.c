@@ -25,7 +25,6 @@
 #include "prof/node/node.h"
 #include "prof/node/v8heap.h"
 #include "prof/runtime/runtime.h"
-#include "prof/sys/privs.h"
 
 #define NODE_MAX_DEPTH 64
 #define NODE_SYMBOLS_MAX (1u << 22)
@@ -670,9 +669,10 @@ static bool v8_mapped(const struct node_frames *nf, const struct nodeproc *p)
 	return !strcmp(db ? db : d->name, b ? b : p->v.path);
 }
 
-static size_t edit_now(struct node_frames *nf, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		       const struct unwind_regs *regs, size_t nr, size_t max)
 {
+	struct node_frames *nf = ctx;
 	struct nodeproc *p = (struct nodeproc *)runtime_procs__get(&nf->procs, (int32_t)s->pid,
 								   file_maps(nf, (int32_t)s->pid));
 	uint64_t out[UNWIND_MAX_OUT_FRAMES];
@@ -711,33 +711,10 @@ static size_t edit_now(struct node_frames *nf, const struct sample *s, uint64_t 
 	return w.n;
 }
 
-struct edit_call {
-	struct node_frames *nf;
-	const struct sample *s;
-	uint64_t *ips;
-	const uint64_t *sps;
-	const struct unwind_regs *regs;
-	size_t nr, max, ret;
-};
-
-static int edit_call(void *arg)
-{
-	struct edit_call *c = arg;
-
-	c->ret = edit_now(c->nf, c->s, c->ips, c->sps, c->regs, c->nr, c->max);
-	return 0;
-}
-
 size_t node_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 			 const struct unwind_regs *regs, size_t nr, size_t max)
 {
 	struct node_frames *nf = ctx;
-	struct edit_call c = { nf, s, ips, sps, regs, nr, max, nr };
 
-	if (!nf->cfg.as_user)
-		return edit_now(nf, s, ips, sps, regs, nr, max);
-	/* the kernel's ptrace rules, not prof's capabilities, decide what is read */
-	if (privs__as_user(edit_call, &c) < 0)
-		return nr;
-	return c.ret;
+	return runtime__edit_as_user(edit_now, nf, nf->cfg.as_user, s, ips, sps, regs, nr, max);
 }

@@ -15,10 +15,10 @@
 # samples name the program; perf report names the functions through the kept
 # /prof/js-frames object; the summary's Node line counts them.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/node18.sh"
 require_root
 require_perf
 HERE=$(cd "$(dirname "$0")" && pwd)
-DEBS=${XDG_CACHE_HOME:-$HOME/.cache}/prof/debs
 USER_=profnjs
 make_user "$USER_"
 mkdir -p "$TMP/pub"
@@ -52,29 +52,16 @@ else
 	skipped+=("the machine's node (none installed)")
 fi
 
-# Debian's node 18, as node/frames takes it
-v=18.20.4+dfsg-1~deb12u3
-mkdir -p "$DEBS"
-ok=1
-for p in nodejs=$v libnode108=$v node-acorn node-cjs-module-lexer node-undici; do
-	ls "$DEBS/${p%%=*}"_*.deb >/dev/null 2>&1 || (cd "$DEBS" && apt-get download -q "$p" >/dev/null 2>&1) ||
-		{ skipped+=("Debian's node 18 (apt-get download $p failed)"); ok=0; break; }
-done
-if [ "$ok" = 1 ]; then
-	for d in "$DEBS"/nodejs_"${v//:/%3a}"_amd64.deb "$DEBS"/libnode108_"${v//:/%3a}"_amd64.deb "$DEBS"/node-acorn_*.deb \
-		"$DEBS"/node-cjs-module-lexer_*.deb "$DEBS"/node-undici_*.deb; do
-		dpkg-deb -x "$d" "$TMP/n18" || fail "extract $d"
-	done
+# Debian's node 18 (node18.sh); root makes the mount namespace, the tenant runs node
+# (setpriv): prof keeps root for the command (--run-as self) and records the tenant
+if node18_extract "$TMP/n18"; then
 	chmod -R a+rX "$TMP/n18"
-	# root makes the mount namespace, the tenant runs node (setpriv): prof keeps
-	# root for the command (--run-as self) and records the tenant's uid
 	"$PROF" record --uid "$USER_" --run-as self --call-graph dwarf -F 499 -o "$TMP/n18.data" -- \
-		unshare -m --propagation private sh -c \
-		'mount -t overlay overlay -o lowerdir="$0/usr/share:/usr/share" /usr/share &&
-		 LD_LIBRARY_PATH="$0/usr/lib/x86_64-linux-gnu" exec setpriv --reuid="$1" --regid="$1" --clear-groups \
-			"$0/usr/bin/node" "$2" 8' "$TMP/n18" "$USER_" "$TMP/pub/shares.js" \
+		unshare -m --propagation private sh -c "$NODE18_SH" "$TMP/n18" "$USER_" "$TMP/pub/shares.js" 8 \
 		>/dev/null 2>"$TMP/summary" || fail "Debian's node 18: prof record: $(tail -5 "$TMP/summary")"
 	check "Debian's node 18" "$TMP/n18.data"
+else
+	skipped+=("$node18_why")
 fi
 
 [ "$tested" -gt 0 ] || skip "no node to test: ${skipped[*]}"

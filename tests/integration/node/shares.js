@@ -2,7 +2,7 @@
 // A program of known profile for prof's Node frames: sixty(), thirty() and outer()
 // (which calls inner()) each spin on process.cpuUsage() for 6, 3 and 1 ms of CPU in
 // turn (shares 60/30/10), driven by setImmediate so that no frame runs for long;
-// decoy() has spin's shape and runs only before, so it is never on a recorded stack.
+// decoy() has spin's shape and runs only before, under the top level, never under round().
 function spin(us) {
 	const t = process.cpuUsage();
 	let x = 0;
@@ -30,7 +30,8 @@ function round() {
 	s += outer();
 	if (Date.now() < end)
 		setImmediate(round);
-	else
-		console.log(s > 0 ? 'done' : 'zero');
+	else	/* idle a while: prof reads a sample's heap objects from the live process, so
+		 * the samples still queued on a loaded host are read before it exits */
+		setTimeout(() => console.log(s > 0 ? 'done' : 'zero'), 2000);
 }
 round();
