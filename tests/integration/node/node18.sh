@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # its variables are the sourcing test's
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the node tests (after lib.sh): Debian 12's node 18 as its packages
 # install it, without installing them: nodejs + libnode108 and the three packages it

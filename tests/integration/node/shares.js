@@ -23,8 +23,9 @@ const secs = Number(process.argv[2] || 5);
 for (let k = 0; k < 20; k++)
 	decoy();
 const end = Date.now() + secs * 1000;
-let s = 0;
+let s = 0, rounds = 0;
 function round() {
+	rounds++;
 	s += sixty();
 	s += thirty();
 	s += outer();
@@ -32,6 +33,6 @@ function round() {
 		setImmediate(round);
 	else	/* idle a while: prof reads a sample's heap objects from the live process, so
 		 * the samples still queued on a loaded host are read before it exits */
-		setTimeout(() => console.log(s > 0 ? 'done' : 'zero'), 2000);
+		setTimeout(() => console.log(`${s > 0 ? 'done' : 'zero'} ${rounds} rounds`), 2000);
 }
 round();
