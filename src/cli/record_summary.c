@@ -9,6 +9,7 @@
 #include "prof/cli/record_summary.h"
 #include "prof/perfdata/build_id_cache.h"
 #include "prof/jvm/frames.h"
+#include "prof/node/frames.h"
 #include "prof/python/hint.h"
 #include "prof/python/python.h"
 #include "prof/record/session.h"
@@ -63,6 +64,22 @@ static void summary_jvm(const struct jvm_frames_stats *st)
 	if (st->with_java && st->kept < 0)
 		fprintf(stderr, "prof: Java: the object naming the Java frames could not be kept in the build-id cache "
 			"(%s): readers show them as addresses\n", strerror(-st->kept));
+}
+
+/* The JavaScript frames (node/frames.h), as Java's. */
+static void summary_node(const struct node_frames_stats *st)
+{
+	char line[1024];
+
+	node_frames_stats__describe(st, line, sizeof(line));
+	if (st->samples)
+		fprintf(stderr, "prof: Node: %s\n", line);
+	if (st->rejected)
+		fprintf(stderr, "prof: Node: no JavaScript frames for %" PRIu64 " node process(es): %s\n", st->rejected,
+			st->why_rejected);
+	if (st->with_js && st->kept < 0)
+		fprintf(stderr, "prof: Node: the object naming the JavaScript frames could not be kept in the build-id "
+			"cache (%s): readers show them as addresses\n", strerror(-st->kept));
 }
 
 /*
@@ -367,6 +384,8 @@ void record_summary__print(const struct record_summary *r)
 		summary_python(r, s.python);
 	if (s.jvm)
 		summary_jvm(s.jvm);
+	if (s.node)
+		summary_node(s.node);
 	/* without a stack copy nothing pins a Python frame: what would (with -g, the
 	 * chains read at the sample instant alone, python.h: what dwarf adds) */
 	if (s.python_hint && s.python_hint->samples && s.python && s.python->chained)

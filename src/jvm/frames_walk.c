@@ -11,7 +11,6 @@
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
 #include "prof/jvm/method.h"
-#include "prof/sys/privs.h"
 #include "frames_internal.h"
 
 /* x86_64's interpreter frame (HotSpot's frame_x86.hpp), in words from rbp; the ones
@@ -361,9 +360,10 @@ static size_t first_java(const struct jproc *p, const uint64_t *ips, size_t nr)
 	return nr;
 }
 
-static size_t edit_now(struct jvm_frames *jf, const struct sample *s, uint64_t *ips, const uint64_t *sps,
+static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		       const struct unwind_regs *regs, size_t nr, size_t max)
 {
+	struct jvm_frames *jf = ctx;
 	uint64_t out[UNWIND_MAX_OUT_FRAMES];
 	struct walk w = { .jf = jf, .s = s, .now = now_ns(), .out = out, .max = MIN(max, ARRAY_SIZE(out)),
 			  .all = true };
@@ -392,33 +392,11 @@ static size_t edit_now(struct jvm_frames *jf, const struct sample *s, uint64_t *
 	return w.n;
 }
 
-struct edit_call {
-	struct jvm_frames *jf;
-	const struct sample *s;
-	uint64_t *ips;
-	const uint64_t *sps;
-	const struct unwind_regs *regs;
-	size_t nr, max, ret;
-};
-
-static int edit_call(void *arg)
-{
-	struct edit_call *c = arg;
-
-	c->ret = edit_now(c->jf, c->s, c->ips, c->sps, c->regs, c->nr, c->max);
-	return 0;
-}
-
+/* (the kernel's ptrace rules, not prof's capabilities, decide what is read) */
 size_t jvm_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 			const struct unwind_regs *regs, size_t nr, size_t max)
 {
 	struct jvm_frames *jf = ctx;
-	struct edit_call c = { jf, s, ips, sps, regs, nr, max, nr };
 
-	if (!jf->cfg.as_user)
-		return edit_now(jf, s, ips, sps, regs, nr, max);
-	/* the kernel's ptrace rules, not prof's capabilities, decide what is read */
-	if (privs__as_user(edit_call, &c) < 0)
-		return nr;
-	return c.ret;
+	return runtime__edit_as_user(edit_now, jf, jf->cfg.as_user, s, ips, sps, regs, nr, max);
 }

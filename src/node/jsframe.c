@@ -330,6 +330,21 @@ int js_function__describe(const struct node_v8 *v, uint64_t shared, struct js_fu
 	return 0;
 }
 
+/* Is bc the bytecode of the function whose SharedFunctionInfo's function data is fd:
+ * fd itself, or, once the function has baseline code, that Code's bytecode? */
+static bool own_bytecode(const struct node_v8 *v, uint64_t fd, uint64_t bc)
+{
+	const char *why = NULL;
+	uint64_t w;
+	uint16_t type;
+
+	if (fd == bc)
+		return true;
+	return v->m.found[VT_CODE] && v->m.found[VO_CODE_BYTECODE] && v8__is_object(fd) &&
+	       v8__type(v, fd, &type, &why) == 0 && type == v->m.v[VT_CODE] &&
+	       v8__word(v, fd, v->m.v[VO_CODE_BYTECODE], &w) == 0 && w == bc;
+}
+
 /* The slot at offset off from fp, out of the words read from lo. */
 static uint64_t slot(const uint64_t *w, int64_t lo, int64_t off)
 {
@@ -395,7 +410,7 @@ int js_frame__read(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_
 	off = slot(w, lo, m[VF_BYTECODE_OFFSET]);
 	if ((!sp || sp <= fp + (uint64_t)m[VF_BYTECODE_OFFSET]) && v8__is_object(bc) && v8__is_smi64(off) &&
 	    v->m.found[VO_SFI_FUNCTION_DATA] && v8__word(v, ret->shared, m[VO_SFI_FUNCTION_DATA], &fd) == 0 &&
-	    fd == bc && v8__type(v, bc, &type, why) == 0 && type == m[VT_BYTECODE_ARRAY]) {
+	    own_bytecode(v, fd, bc) && v8__type(v, bc, &type, why) == 0 && type == m[VT_BYTECODE_ARRAY]) {
 		ret->tier = JS_TIER_INTERPRETED;
 		ret->bytecode_offset = v8__smi(off);
 	}

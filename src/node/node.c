@@ -84,6 +84,42 @@ static void note_meta(void *ctx, const char *name, const GElf_Sym *sym)
 	w->found++;
 }
 
+/* The file offsets of the Builtins_* functions of .symtab (an unstripped node's
+ * embedded builtins: V8's interpreter, its bytecode handlers, its baseline and
+ * other builtins), lowest to highest, into m. */
+static void builtins_range(Elf *elf, struct v8_meta *m)
+{
+	Elf_Scn *scn = NULL, *text;
+	GElf_Shdr sh, tsh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || strncmp(name, "Builtins_", 9) != 0 ||
+			    !(text = elf_getscn(elf, sym.st_shndx)) || !gelf_getshdr(text, &tsh) ||
+			    sym.st_value < tsh.sh_addr || sym.st_value + sym.st_size > tsh.sh_addr + tsh.sh_size)
+				continue;
+			uint64_t lo = sym.st_value - tsh.sh_addr + tsh.sh_offset, hi = lo + sym.st_size;
+
+			if (!m->builtins_hi || lo < m->builtins_lo)
+				m->builtins_lo = lo;
+			if (hi > m->builtins_hi)
+				m->builtins_hi = hi;
+		}
+	}
+}
+
 int node__read_meta(int fd, struct v8_meta *ret)
 {
 	struct meta_walk w = { .m = ret };
@@ -92,6 +128,8 @@ int node__read_meta(int fd, struct v8_meta *ret)
 	if (!(w.elf = dynsym__elf(fd)))
 		return -EINVAL;
 	dynsym__each(w.elf, note_meta, &w);
+	if (w.found)
+		builtins_range(w.elf, ret);
 	elf_end(w.elf);
 	return w.found ? 0 : -ENOENT;
 }

@@ -74,6 +74,19 @@ static const struct want {
 	[VO_THIN_ACTUAL] = { "class_ThinString__actual__String|class_ThinString__actual__Tagged_String_", TAGGED },
 	[VO_FIXED_ARRAY_LENGTH] = { "class_FixedArrayBase__length__SMI", TAGGED },
 	[VO_FIXED_ARRAY_DATA] = { "class_FixedArray__data__uintptr_t", TAGGED },
+	[VC_CODE_KIND_MASK] = { "CodeKindFieldMask", CONST, OPT },
+	[VC_CODE_KIND_SHIFT] = { "CodeKindFieldShift", CONST, OPT },
+	[VO_JSFUNCTION_CODE] = { "class_JSFunction__code__CodeT|class_JSFunction__code__Code|"
+				 "class_JSFunction__code__Tagged_Code_", TAGGED, OPT },
+	[VO_JSFUNCTION_FEEDBACK_CELL] = { "class_JSFunction__raw_feedback_cell__FeedbackCell|"
+					  "class_JSFunction__raw_feedback_cell__Tagged_FeedbackCell_", TAGGED, OPT },
+	[VO_JSFUNCTION_PROTO] = { "class_JSFunction__prototype_or_initial_map__HeapObject|"
+				  "class_JSFunction__prototype_or_initial_map__Tagged_HeapObject_", TAGGED, OPT },
+	[VO_CODE_INSTRUCTION_START] = { "class_Code__instruction_start__uintptr_t", FIELD, OPT },
+	[VO_CODE_INSTRUCTION_SIZE] = { "class_Code__instruction_size__int", FIELD, OPT },
+	[VO_IS_INSTRUCTION_START] = { "class_InstructionStream__instruction_start__uintptr_t", FIELD, OPT },
+	[VO_CODE_BYTECODE] = { "class_Code__bytecode_or_interpreter_data__HeapObject|"
+			       "class_Code__bytecode_or_interpreter_data__Tagged_HeapObject_", TAGGED, OPT },
 	[VT_MAP] = { "type_Map__MAP_TYPE", TYPE },
 	[VT_JS_FUNCTION] = { "type_JSFunction__JS_FUNCTION_TYPE", TYPE },
 	[VT_SHARED_FUNCTION_INFO] = { "type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", TYPE },
@@ -81,6 +94,8 @@ static const struct want {
 	[VT_SCOPE_INFO] = { "type_ScopeInfo__SCOPE_INFO_TYPE", TYPE },
 	[VT_FIXED_ARRAY] = { "type_FixedArray__FIXED_ARRAY_TYPE", TYPE },
 	[VT_BYTECODE_ARRAY] = { "type_BytecodeArray__BYTECODE_ARRAY_TYPE", TYPE },
+	[VT_CODE] = { "type_Code__CODE_TYPE", TYPE, OPT },
+	[VT_INSTRUCTION_STREAM] = { "type_InstructionStream__INSTRUCTION_STREAM_TYPE", TYPE, OPT },
 };
 
 const char *v8_meta__item_name(enum v8_item i)
@@ -243,12 +258,14 @@ int v8_meta__check(const struct v8_meta *m, char *why, size_t why_len)
 		return odd(VC_FIRST_JS_FUNCTION_TYPE, m, "a range of function types without JS_FUNCTION_TYPE", why,
 			   why_len);
 	for (int i = VT_MAP; i < V8_ITEMS; i++) {
+		if (!m->found[i])
+			continue;       /* an optional one */
 		if (v[i] < v[VC_FIRST_NONSTRING_TYPE])
 			return odd(i, m, "a non-string's type below FirstNonstringType", why, why_len);
 		if (v[i] >= v[VC_FIRST_CONTEXT_TYPE] && v[i] <= v[VC_LAST_CONTEXT_TYPE])
 			return odd(i, m, "an object's type among the contexts'", why, why_len);
 		for (int j = VT_MAP; j < i; j++)
-			if (v[i] == v[j])
+			if (m->found[j] && v[i] == v[j])
 				return odd(i, m, "two kinds of object share an instance type", why, why_len);
 	}
 	if (v[VC_SCOPEINFO_NCONTEXTLOCALS] < 0 || v[VC_SCOPEINFO_FIRST_VARS] <= v[VC_SCOPEINFO_NCONTEXTLOCALS] ||

@@ -8,6 +8,7 @@
 
 #include "prof/base/util.h"
 #include "prof/jvm/frames.h"
+#include "prof/node/frames.h"
 #include "prof/perfdata/build_id.h"
 #include "prof/python/hint.h"
 #include "prof/python/python.h"
@@ -633,6 +634,19 @@ static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
 	return add_runtime(p, python__runtime(), py, err);
 }
 
+/* JavaScript frames (node/frames.h): with the unwound stacks, into a file whose cache
+ * keeps their object; edited after the JVM's (edit_frames, set by open_jvm). */
+static int open_node(struct pipeline *p, const struct pipeline_config *cfg)
+{
+	struct node_frames_config nc = { .model = unwinder__model(p->unwinder), .cache = cfg->cache,
+					 .synth = p->synth, .sink = sink, .sink_ctx = p,
+					 .as_user = cfg->verdict && cfg->verdict->restrict_uid };
+	struct node_frames *nf = NULL;
+	int err = node_frames__new(&nc, &nf);
+
+	return add_runtime(p, node_frames__runtime(), nf, err);
+}
+
 /* The unwound frames edited by each runtime in turn, until one named frames in it
  * (a sample of a process in which prof read a JVM is not Python's). */
 static size_t edit_frames(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
@@ -668,6 +682,8 @@ static int open_runtimes(struct pipeline *p, const struct pipeline_config *cfg)
 	}
 	if (p->unwinder ? names : cfg->java_g && p->g_model)
 		err = open_jvm(p, cfg, names);
+	if (err == 0 && p->unwinder && cfg->cache)
+		err = open_node(p, cfg);
 	if (err == 0 && (p->unwinder ? names : cfg->python_chains && names && p->g_model))
 		err = open_python(p, cfg);
 	if (err == 0 && p->unwinder && p->nr_runtimes)
@@ -793,6 +809,11 @@ const struct python_stats *pipeline__python_stats(const struct pipeline *p)
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p)
 {
 	return pipeline__runtime_stats(p, jvm_frames__runtime());
+}
+
+const struct node_frames_stats *pipeline__node_stats(const struct pipeline *p)
+{
+	return pipeline__runtime_stats(p, node_frames__runtime());
 }
 
 bool pipeline__runtime_name(const struct pipeline *p, const struct model_dso *d, uint64_t off, const char **ret)

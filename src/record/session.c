@@ -359,6 +359,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 		.unwind = pipeline__unwind_stats(s->pipeline),
 		.python = pipeline__python_stats(s->pipeline),
 		.jvm = pipeline__jvm_stats(s->pipeline),
+		.node = pipeline__node_stats(s->pipeline),
 		.python_hint = pipeline__python_hint_stats(s->pipeline),
 		.objects = pipeline__objects_stats(s->pipeline),
 		.perf_maps = pipeline__perf_maps(s->pipeline),

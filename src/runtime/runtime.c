@@ -19,6 +19,7 @@
 #include "prof/base/vec.h"
 #include "prof/runtime/elf_writer.h"
 #include "prof/runtime/runtime.h"
+#include "prof/sys/privs.h"
 
 /* ---- the processes -------------------------------------------------------------- */
 
@@ -286,6 +287,36 @@ int runtime_symbols__keep(const struct runtime_symbols *n, struct build_id_cache
 		err = -ENOSPC;
 	close(fd);
 	return err;
+}
+
+/* ---- a sample's frames read with the user's rights -------------------------- */
+
+struct edit_call {
+	unwinder_edit_fn fn;
+	void *ctx;
+	const struct sample *s;
+	uint64_t *ips;
+	const uint64_t *sps;
+	const struct unwind_regs *regs;
+	size_t nr, max, ret;
+};
+
+static int edit_call(void *arg)
+{
+	struct edit_call *c = arg;
+
+	c->ret = c->fn(c->ctx, c->s, c->ips, c->sps, c->regs, c->nr, c->max);
+	return 0;
+}
+
+size_t runtime__edit_as_user(unwinder_edit_fn fn, void *ctx, bool as_user, const struct sample *s, uint64_t *ips,
+			     const uint64_t *sps, const struct unwind_regs *regs, size_t nr, size_t max)
+{
+	struct edit_call c = { fn, ctx, s, ips, sps, regs, nr, max, nr };
+
+	if (!as_user)
+		return fn(ctx, s, ips, sps, regs, nr, max);
+	return privs__as_user(edit_call, &c) < 0 ? nr : c.ret;
 }
 
 /* ---- the counts ----------------------------------------------------------------- */

@@ -39,7 +39,12 @@ enum v8_item {
 	VO_STRING_LENGTH, VO_SEQ_ONE_BYTE_CHARS, VO_SEQ_TWO_BYTE_CHARS, VO_CONS_FIRST, VO_CONS_SECOND,
 	VO_SLICED_PARENT, VO_SLICED_OFFSET, VO_THIN_ACTUAL,
 	VO_FIXED_ARRAY_LENGTH, VO_FIXED_ARRAY_DATA,
+	/* optional: a compiled frame's code (frames.c) */
+	VC_CODE_KIND_MASK, VC_CODE_KIND_SHIFT,
+	VO_JSFUNCTION_CODE, VO_JSFUNCTION_FEEDBACK_CELL, VO_JSFUNCTION_PROTO,
+	VO_CODE_INSTRUCTION_START, VO_CODE_INSTRUCTION_SIZE, VO_IS_INSTRUCTION_START, VO_CODE_BYTECODE,
 	VT_MAP, VT_JS_FUNCTION, VT_SHARED_FUNCTION_INFO, VT_SCRIPT, VT_SCOPE_INFO, VT_FIXED_ARRAY, VT_BYTECODE_ARRAY,
+	VT_CODE, VT_INSTRUCTION_STREAM,         /* optional */
 	V8_ITEMS
 };
 
@@ -51,6 +56,9 @@ struct v8_meta {
 	uint8_t alt[V8_ITEMS];          /* which of the item's names matched */
 	char frame_type[V8_FRAME_TYPES][40]; /* frametype_* by marker value ("" unknown) */
 	unsigned n_symbols;             /* v8dbg_* symbols seen */
+	/* the file offsets [lo, hi) of V8's embedded builtins (its interpreter among
+	 * them), from the object's .symtab (Builtins_*); 0, 0 when it has none */
+	uint64_t builtins_lo, builtins_hi;
 };
 
 /* The item's name(s) as V8 spells them, without "v8dbg_" ("off_fp_function"). */

@@ -142,6 +142,9 @@ struct jvm_frames_stats;
 struct runtime_ops;
 const void *pipeline__runtime_stats(const struct pipeline *p, const struct runtime_ops *ops);
 const struct jvm_frames_stats *pipeline__jvm_stats(const struct pipeline *p);
+struct node_frames_stats;
+/* NULL without JavaScript frames (node/frames.h: --call-graph dwarf into a file). */
+const struct node_frames_stats *pipeline__node_stats(const struct pipeline *p);
 const struct python_stats *pipeline__python_stats(const struct pipeline *p);
 /* A live pipeline's runtimes' frames' names (each one's ops->name: Python's, the
  * JVM's): false when d is none of their objects. */

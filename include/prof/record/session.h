@@ -93,6 +93,7 @@ struct session_stats {
 	const struct unwinder_stats *unwind;    /* NULL without --call-graph dwarf */
 	const struct python_stats *python;      /* NULL without Python frames */
 	const struct jvm_frames_stats *jvm;     /* NULL without Java frames */
+	const struct node_frames_stats *node;   /* NULL without JavaScript frames */
 	const struct python_hint_stats *python_hint; /* NULL with unwinding */
 	const struct objects_stats *objects;    /* NULL without objects */
 	const struct perf_maps *perf_maps;      /* copied from containers (perf_maps.h), or NULL */

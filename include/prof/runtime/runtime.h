@@ -188,6 +188,14 @@ int runtime_symbols__map(const struct runtime_symbols *n, const struct model *m,
 int runtime_symbols__keep(const struct runtime_symbols *n, struct build_id_cache *cache, const char *path,
 			const char *memfd_name);
 
+/* ---- a sample's frames read with the user's rights -------------------------- */
+
+/* fn(ctx, ...) as the unwinder's edit hook calls it, with no effective capability when
+ * as_user (privs__as_user: the kernel's ptrace rules, not prof's capabilities, decide
+ * what a user restricted to their own may read); nr when that cannot be done. */
+size_t runtime__edit_as_user(unwinder_edit_fn fn, void *ctx, bool as_user, const struct sample *s, uint64_t *ips,
+			     const uint64_t *sps, const struct unwind_regs *regs, size_t nr, size_t max);
+
 /* ---- the counts ----------------------------------------------------------------- */
 
 /* " (N why, M why, ...)" of counts[from..to) that are not 0, into buf (nothing when

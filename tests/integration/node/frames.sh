@@ -17,10 +17,10 @@
 # The same run with the stack read after the thread ran on ("live") is counted, not
 # failed: it shows why the sample path must read the frames at the sample instant.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/node18.sh"
 : "${PROF_NODE_PROBE:?PROF_NODE_PROBE must name the prof-node-probe test program}"
 require_root
 HERE=$(cd "$(dirname "$0")" && pwd)
-DEBS=${XDG_CACHE_HOME:-$HOME/.cache}/prof/debs
 cp "$HERE/shape.js" "$HERE/other.js" "$TMP/" || fail "copy the program"
 pids=()
 cleanup_hooks+=('for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait')
@@ -70,23 +70,12 @@ else
 	skipped+=("the machine's node (none installed)")
 fi
 
-# Debian 12's node 18, as its packages install it, without installing them
-v=18.20.4+dfsg-1~deb12u3
-mkdir -p "$DEBS"
-ok=1
-for p in nodejs=$v libnode108=$v node-acorn node-cjs-module-lexer node-undici; do
-	ls "$DEBS/${p%%=*}"_*.deb >/dev/null 2>&1 || (cd "$DEBS" && apt-get download -q "$p" >/dev/null 2>&1) ||
-		{ skipped+=("Debian's node 18 (apt-get download $p failed)"); ok=0; break; }
-done
-if [ "$ok" = 1 ]; then
-	for d in "$DEBS"/nodejs_"${v//:/%3a}"_amd64.deb "$DEBS"/libnode108_"${v//:/%3a}"_amd64.deb "$DEBS"/node-acorn_*.deb \
-		"$DEBS"/node-cjs-module-lexer_*.deb "$DEBS"/node-undici_*.deb; do
-		dpkg-deb -x "$d" "$TMP/n18" || fail "extract $d"
-	done
+# Debian 12's node 18, as its packages install it, without installing them (node18.sh)
+if node18_extract "$TMP/n18"; then
 	chmod 755 "$TMP"
-	run "Debian's node 18" unshare -m --propagation private sh -c \
-		'mount -t overlay overlay -o lowerdir="$0/usr/share:/usr/share" /usr/share &&
-		 LD_LIBRARY_PATH="$0/usr/lib/x86_64-linux-gnu" exec "$0/usr/bin/node" "$@"' "$TMP/n18"
+	run "Debian's node 18" unshare -m --propagation private sh -c "$NODE18_SH" "$TMP/n18" ""
+else
+	skipped+=("$node18_why")
 fi
 
 [ "$tested" -gt 0 ] || skip "no node to test: ${skipped[*]}"

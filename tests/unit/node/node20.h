@@ -35,6 +35,14 @@ static const struct { const char *name; int64_t value; } node20[] = {
 	{ "v8dbg_type_BytecodeArray__BYTECODE_ARRAY_TYPE", 191 }, { "v8dbg_frametype_EntryFrame", 1 },
 	{ "v8dbg_frametype_ExitFrame", 3 }, { "v8dbg_frametype_InterpretedFrame", 13 },
 	{ "v8dbg_frametype_InternalFrame", 22 }, { "v8dbg_frametype_StubFrame", 17 },
+	/* a compiled frame's code (optional: node 20 has no JSFunction::code nor Code's
+	 * instruction fields) */
+	{ "v8dbg_class_JSFunction__raw_feedback_cell__FeedbackCell", 40 },
+	{ "v8dbg_class_JSFunction__prototype_or_initial_map__HeapObject", 56 },
+	{ "v8dbg_class_InstructionStream__instruction_start__uintptr_t", 16 },
+	{ "v8dbg_class_Code__bytecode_or_interpreter_data__HeapObject", 16 },
+	{ "v8dbg_type_Code__CODE_TYPE", 245 }, { "v8dbg_type_InstructionStream__INSTRUCTION_STREAM_TYPE", 252 },
+	{ "v8dbg_CodeKindFieldMask", 15 }, { "v8dbg_CodeKindFieldShift", 0 },
 	/* ones prof does not read */
 	{ "v8dbg_class_Map__bit_field__char", 14 }, { "v8dbg_APIObjectType", 1058 },
 };

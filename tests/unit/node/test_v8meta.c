@@ -53,13 +53,36 @@ Test(v8meta, each_required_item_missing_is_named)
 		m.found[i] = false;
 		snprintf(first, sizeof(first), "has no v8dbg_%.*s", n, v8_meta__item_name(i));
 		if (i == VC_TAGGED_SIZE || i == VC_POINTER_SIZE || i == VO_SFI_FUNCTION_DATA ||
-		    i == VC_FIRST_JS_FUNCTION_TYPE || i == VC_LAST_JS_FUNCTION_TYPE) {
+		    i == VC_FIRST_JS_FUNCTION_TYPE || i == VC_LAST_JS_FUNCTION_TYPE ||
+		    (i >= VC_CODE_KIND_MASK && i <= VO_CODE_BYTECODE) || i == VT_CODE || i == VT_INSTRUCTION_STREAM) {
 			cr_assert_eq(v8_meta__check(&m, why, sizeof(why)), 0, "optional %s: %s", first, why);
 			continue;
 		}
 		cr_assert_eq(v8_meta__check(&m, why, sizeof(why)), -ENOTSUP, "%s accepted", first);
 		cr_assert(strstr(why, first), "%s: %s", first, why);
 	}
+}
+
+Test(v8meta, code_items)
+{
+	struct v8_meta m;
+
+	/* node 20: the code slot and Code's instruction fields are not described */
+	node20_meta(&m);
+	cr_assert_eq(v8_meta__check(&m, why, sizeof(why)), 0, "%s", why);
+	cr_assert(!m.found[VO_JSFUNCTION_CODE] && !m.found[VO_CODE_INSTRUCTION_SIZE]);
+	cr_assert_eq(m.v[VO_JSFUNCTION_PROTO] - m.v[VO_JSFUNCTION_FEEDBACK_CELL], 16);
+	cr_assert_eq(m.v[VT_INSTRUCTION_STREAM], 252);
+	/* node 18's (Debian's libnode.so.108): all three are */
+	cr_assert(v8_meta__note(&m, "v8dbg_class_JSFunction__code__CodeT", 48));
+	cr_assert(v8_meta__note(&m, "v8dbg_class_Code__instruction_start__uintptr_t", 128));
+	cr_assert(v8_meta__note(&m, "v8dbg_class_Code__instruction_size__int", 40));
+	cr_assert_eq(v8_meta__check(&m, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(m.v[VO_JSFUNCTION_CODE], 48);
+	/* an optional type is still one of its own */
+	cr_assert(v8_meta__note(&m, "v8dbg_type_Code__CODE_TYPE", 2066));
+	cr_assert_eq(v8_meta__check(&m, why, sizeof(why)), -ENOTSUP);
+	cr_assert(strstr(why, "share an instance type"), "%s", why);
 }
 
 /* note name = value over node 20's, and expect a refusal naming the item */
