@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <dwarf.h>
-#include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -17,7 +16,8 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/strset.h"
 #include "prof/base/vec.h"
-#include "prof/analyze/debuginfod.h"
+#include "prof/analyze/debuginfo_find.h"
+#include "prof/analyze/debuginfod_worker.h"
 #include "prof/analyze/elf_funcs.h"
 #include "prof/analyze/gopclntab.h"
 #include "prof/analyze/kallsyms.h"
@@ -98,188 +98,8 @@ struct symbols {
 	size_t budget, held;
 	uint64_t tick;
 	struct symbols_stats st;
-	struct debuginfod_stats dbgd;   /* what libdwfl asked debuginfod for */
-	struct hashtable dbgd_seen;     /* of struct seen_id: the build ids counted there */
-	bool dbgd_skip;                 /* the build id find_debuginfo looks up now was
-					 * asked already, in vain: no server is asked again */
-};
-
-/* A build id counted in dbgd (an object opened again, lean, is not counted again). */
-struct seen_id {
-	uint8_t len;
-	uint8_t id[20];
-	bool found;
-};
-
-/*
- * Every file libdwfl opens for the report (the objects a perf.data names, their
- * debug files by build id or debuglink) is opened with the user's own rights: a
- * capability install of prof must not name the symbols of a file they cannot read.
- */
-struct debuginfo_call {
-	Dwfl_Module *mod;
-	void **userdata;
-	const char *modname, *file_name, *debuglink_file;
-	Dwarf_Addr base;
-	GElf_Word debuglink_crc;
-	char **ret_name;
-	int fd;
-};
-
-static int debuginfo_as_user(void *arg)
-{
-	struct debuginfo_call *c = arg;
-
-	/* as_user's negative returns are its own: libdwfl's (-1, or libdebuginfod's
-	 * -errno) are kept in c->fd */
-	c->fd = dwfl_standard_find_debuginfo(c->mod, c->userdata, c->modname, c->base, c->file_name,
-					     c->debuglink_file, c->debuglink_crc, c->ret_name);
-	return 0;
-}
-
-static bool seen_eq(const void *e, const void *key, const void *ctx)
-{
-	const struct seen_id *a = e, *b = key;
-
-	return a->len == b->len && !memcmp(a->id, b->id, a->len);
-}
-
-/* Count a debuginfod answer for the module's build id, the first time it is met. */
-static void debuginfod_seen(struct symbols *s, const unsigned char *bid, int len, int r, bool refused)
-{
-	struct seen_id k = { .len = (uint8_t)MIN((size_t)len, sizeof(k.id)) };
-	bool created = false;
-
-	struct seen_id *e;
-
-	memcpy(k.id, bid, k.len);
-	e = hashtable__insert(&s->dbgd_seen, hash__bytes(k.id, k.len), &k, &created);
-	if (!e || !created)
-		return;
-	*e = k;
-	e->found = r >= 0 && !refused;
-	if (refused) {
-		s->dbgd.asked++;
-		s->dbgd.refused++;
-	} else {
-		debuginfod__count(&s->dbgd, r);
-	}
-}
-
-/* The file opened as the user (see find_debuginfo), handed to libdwfl by fd. */
-static int open_object(void *arg);
-
-/*
- * The debug file prof record kept for build id (bid, len) in perf's build-id cache
- * (.build-id/xx/yyyy/debug: a server's, or a stripped Go program's symbol table),
- * opened as the user, with that build id; its name in *ret_name.  -1 when none.
- */
-static int cached_debug(const struct symbols *s, Dwfl_Module *mod, const unsigned char *bid, int len,
-			char **ret_name)
-{
-	struct build_id b = { .size = (uint8_t)MIN((size_t)len, sizeof(b.data)) };
-	struct gopclntab *t = NULL;
-	char path[PATH_MAX];
-	Dwarf_Addr bias;
-	Elf *elf;
-	int fd;
-
-	memcpy(b.data, bid, b.size);
-	if (!s->cache_dir[0] || !build_id_cache__elf_path(s->cache_dir, &b, path, sizeof(path)) ||
-	    strlen(path) + 2 >= sizeof(path))
-		return -1;
-	strcpy(strrchr(path, '/') + 1, "debug");
-	fd = privs__as_user(open_object, path);
-	if (fd < 0)
-		return -1;
-	/* a Go program's is the symbol table prof made of its own table, which names it
-	 * better (lines, inline frames: elf_funcs__add_go keeps it when no debug file
-	 * gives a .symtab) */
-	elf = dwfl_module_getelf(mod, &bias);
-	if (elf && gopclntab__from_elf(elf, &t) == 0) {
-		gopclntab__free(t);
-		close(fd);
-		return -1;
-	}
-	if (!debuginfod__matches(fd, bid, (size_t)len) || !(*ret_name = strdup(path))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * The debug file prof record kept in the build-id cache, then
- * libdwfl's own search (the object's build id under /usr/lib/debug, its debuglink),
- * then libdebuginfod when DEBUGINFOD_URLS names a server (elfutils 0.188 calls it
- * from dwfl_standard_find_debuginfo).  A file from a server is used only with the
- * object's build id: libdwfl does not check it, and a wrong one would name every
- * address wrongly.  A local file has no such check either, as before: it is the
- * system's own (libdwfl finds it by the build id's path or a debuglink's CRC).
- */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-			  char **debuginfo_file_name)
-{
-	struct debuginfo_call c = { mod, userdata, modname, file_name, debuglink_file, base, debuglink_crc,
-				    debuginfo_file_name, -1 };
-	struct symbols *s = *userdata;
-	const unsigned char *bid = NULL;
-	GElf_Addr vaddr;
-	int r, len = dwfl_module_build_id(mod, &bid, &vaddr);
-
-	if (s && len > 0) {
-		/* libdwfl looks again for DWARF after the symbol table (and again for a lean
-		 * reader's object read anew): a server that failed or had nothing is not
-		 * asked again, which a hung one would make seconds each (dwfl_progress) */
-		struct seen_id k = { .len = (uint8_t)MIN((size_t)len, sizeof(k.id)) };
-		const struct seen_id *e;
-
-		memcpy(k.id, bid, k.len);
-		e = hashtable__find(&s->dbgd_seen, hash__bytes(k.id, k.len), &k);
-		s->dbgd_skip = e && !e->found;
-	}
-	/* not when libdwfl looks for a dwz alt file (a debuglink name without a CRC) */
-	if (s && len > 0 && !(debuglink_file && !debuglink_crc)) {
-		r = cached_debug(s, mod, bid, len, debuginfo_file_name);
-		if (r >= 0)
-			return r;
-	}
-	r = privs__as_user(debuginfo_as_user, &c);
-	if (s)
-		s->dbgd_skip = false;
-	if (r < 0)
-		return -1;
-	/* libdebuginfod's answer: an fd without a name (libdwfl passes it none), or -errno */
-	if ((c.fd >= 0 && !*debuginfo_file_name) || c.fd < -1) {
-		if (c.fd >= 0 && (len <= 0 || !debuginfod__matches(c.fd, bid, (size_t)len))) {
-			if (len > 0)
-				debuginfod__forget(c.fd, bid, (size_t)len);
-			close(c.fd);
-			c.fd = -1;
-			if (s && len > 0)
-				debuginfod_seen(s, bid, len, 0, true);
-		} else if (s && len > 0) {
-			debuginfod_seen(s, bid, len, c.fd, false);
-		}
-	}
-	return c.fd < 0 ? -1 : c.fd;
-}
-
-/* libdebuginfod's progress callback on libdwfl's client: non-zero ends the query. */
-static int dwfl_progress(debuginfod_client *dc, long a, long b)
-{
-	const struct symbols *s = debuginfod_get_user_data(dc);
-
-	(void)a;
-	(void)b;
-	return s && s->dbgd_skip;
-}
-
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+	struct debuginfo_find dbg;      /* libdwfl's find_debuginfo: debug files, debuginfod */
+	uint64_t arrived;               /* the worker's debuginfod__arrived, last seen */
 };
 
 /* The key of an entry: a path, and the build id the mapping's record carries. */
@@ -317,10 +137,10 @@ struct symbols *symbols__new(void)
 	if (!s)
 		return NULL;
 	hashtable__init(&s->dso_index, sizeof(uint32_t), dso_eq, s);
-	hashtable__init(&s->dbgd_seen, sizeof(struct seen_id), seen_eq, NULL);
 	s->own_vdso.fd = -1;
 	if (build_id_cache__default_dir(s->cache_dir, sizeof(s->cache_dir)) < 0)
 		s->cache_dir[0] = '\0';
+	debuginfo_find__init(&s->dbg, s->cache_dir);
 	return s;
 }
 
@@ -343,7 +163,7 @@ struct symbols *symbols__free(struct symbols *s)
 	if (s->own_vdso.fd >= 0)
 		close(s->own_vdso.fd);
 	hashtable__release(&s->dso_index);
-	hashtable__release(&s->dbgd_seen);
+	debuginfo_find__release(&s->dbg);
 	kallsyms__free(s->kallsyms);
 	strset__release(&s->names);
 	free(s);
@@ -393,22 +213,14 @@ static int report_fd(struct symbols *s, struct dso_entry *d, const char *file, i
 		     const unsigned char **ret_bid)
 {
 	GElf_Addr vaddr;
-	void **ud;
 	struct stat st;
 
 	*ret_bid = NULL;
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	d->mod = NULL;
-	d->dwfl = dwfl_begin(&callbacks);
-	if (d->dwfl && debuginfod__on()) {
-		debuginfod_client *dc = dwfl_get_debuginfod_client(d->dwfl);
-
-		if (dc) {
-			debuginfod_set_user_data(dc, s);
-			debuginfod_set_progressfn(dc, dwfl_progress);
-		}
-	}
+	d->dwfl = dwfl_begin(&debuginfo_find__callbacks);
+	debuginfo_find__attach(&s->dbg, d->dwfl);
 	if (!d->dwfl || fd < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -425,9 +237,7 @@ static int report_fd(struct symbols *s, struct dso_entry *d, const char *file, i
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!d->mod)
 		return -ENOENT;
-	/* find_debuginfo's: where it counts what debuginfod answered */
-	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = s;
+	debuginfo_find__module(&s->dbg, d->mod);
 	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
 }
 
@@ -610,7 +420,76 @@ void symbols__set_lean(struct symbols *s, size_t budget)
 
 void symbols__debuginfod_stats(const struct symbols *s, struct debuginfod_stats *ret)
 {
-	*ret = s->dbgd;
+	debuginfo_find__stats(&s->dbg, ret);
+}
+
+void symbols__set_worker(struct symbols *s, struct debuginfod_worker *w)
+{
+	s->dbg.worker = w;
+}
+
+/* Let go of d's file and symbols: it is read again at its next look-up. */
+static void dso_reset(struct symbols *s, struct dso_entry *d)
+{
+	if (s->lean) {
+		uint64_t bytes = d->bytes;
+
+		if (bytes) {
+			lean_evict(s, d);
+			s->st.evicted--;        /* not for the budget: read again, named now */
+			s->st.evicted_bytes -= bytes;
+		}
+		if (d->dwfl)
+			dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		d->mod = NULL;
+		d->opened = false;
+		return;
+	}
+	free(d->loads);
+	free(d->syms);
+	gopclntab__free(d->go);
+	hashtable__clear(&d->inl);
+	d->nr_inl_names = 0;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	d->loads = NULL;
+	d->syms = NULL;
+	d->go = NULL;
+	d->nr_syms = d->nr_loads = 0;
+	d->opened = false;
+}
+
+struct arrival {
+	struct symbols *s;
+	bool any;
+};
+
+/* A debug file arrived for (bid, len): the objects of that build id read again
+ * (len 0: too many arrived to tell, all objects read so far). */
+static void arrived(const uint8_t *bid, size_t len, void *ctx)
+{
+	struct arrival *a = ctx;
+
+	for (size_t i = 0; i < a->s->nr_dsos; i++) {
+		struct dso_entry *d = &a->s->dsos[i];
+
+		if (d->opened && (!len || (d->expect_len == len && !memcmp(d->expect, bid, len)))) {
+			dso_reset(a->s, d);
+			a->any = true;
+		}
+	}
+}
+
+bool symbols__refresh(struct symbols *s)
+{
+	struct arrival a = { s, false };
+
+	if (s->dbg.worker)
+		debuginfod_worker__arrived(s->dbg.worker, &s->arrived, arrived, &a);
+	return a.any;
 }
 
 void symbols__stats(const struct symbols *s, struct symbols_stats *ret)

@@ -70,7 +70,6 @@ RS
 else
 	note "no rustc here: the C++ program only"
 fi
-bidof() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
 for p in "${progs[@]}" cxx-other; do
 	objcopy --only-keep-debug "$TMP/$p" "$TMP/srv/$p.debug" || fail "objcopy $p"
 	strip "$TMP/$p" || fail "strip $p"
@@ -79,21 +78,8 @@ for p in "${progs[@]}" cxx-other; do
 done
 mv "$TMP/srv/cxx-other.debug" "$TMP/other.debug"
 
-freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port=$(freeport)
-debuginfod -F -p "$port" -d "$TMP/db.sqlite" -t 0 -g 0 -vv "$TMP/srv" >"$TMP/srv.log" 2>&1 &
-srv_pid=$!
-cleanup_hooks+=("kill $srv_pid; wait $srv_pid 2>/dev/null")
-URL=http://127.0.0.1:$port
-for p in "${progs[@]}"; do
-	for i in $(seq 100); do
-		curl -sf -o /dev/null "$URL/buildid/$(bidof "$TMP/$p")/debuginfo" && break
-		kill -0 $srv_pid 2>/dev/null || fail "debuginfod exited: $(tail -5 "$TMP/srv.log")"
-		sleep 0.1
-	done
-	[ "$i" -lt 100 ] || fail "debuginfod does not serve $p's debug file: $(tail -5 "$TMP/srv.log")"
-done
-requests() { grep -c 'GET /buildid/' "$TMP/srv.log"; }
+debuginfod_serve "$TMP/srv" "${progs[@]}"
+URL=$DEBUGINFOD_URL
 # the checks' own requests above (curl's): prof's are counted from here
 base=$(requests)
 
