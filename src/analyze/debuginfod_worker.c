@@ -257,6 +257,19 @@ static int make_dir(void *arg)
 	return mkdir(arg, 0700) < 0 && errno != EEXIST ? -errno : 0;
 }
 
+/* A bound of the environment's (debuginfod__setup put prof's there), else def. */
+static uint64_t env_bound(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long u;
+
+	if (!v || !v[0])
+		return def;
+	u = strtoull(v, &end, 10);
+	return *end || !u ? def : (uint64_t)u;
+}
+
 /* ---- the reader's side ------------------------------------------------------------- */
 
 int debuginfod_worker__start(const struct debuginfod_worker_config *c, struct debuginfod_worker **ret)
@@ -315,6 +328,27 @@ struct debuginfod_worker *debuginfod_worker__stop(struct debuginfod_worker *w)
 	free(w->cache_dir);
 	free(w);
 	return NULL;
+}
+
+int debuginfod_worker__from_env(struct debuginfod_worker **ret)
+{
+	struct debuginfod_worker_config c = {
+		.urls = getenv("DEBUGINFOD_URLS"), .as_user = true,
+		.timeout = (unsigned int)MIN(env_bound("DEBUGINFOD_TIMEOUT", DEBUGINFOD_DEFAULT_TIMEOUT), 3600u),
+		.maxtime = (unsigned int)MIN(env_bound("DEBUGINFOD_MAXTIME", DEBUGINFOD_DEFAULT_MAXTIME), 86400u),
+		.maxsize = env_bound("DEBUGINFOD_MAXSIZE", DEBUGINFOD_DEFAULT_MAXSIZE),
+	};
+	char dir[PATH_MAX];
+	int r;
+
+	*ret = NULL;
+	if (!debuginfod__on())
+		return 0;
+	c.cache_dir = dir;
+	r = debuginfod_worker__user_cache(dir, sizeof(dir)) ? debuginfod_worker__start(&c, ret) : -ENOENT;
+	/* c.urls is copied: without a worker, no server at all (not on the reader's thread) */
+	unsetenv("DEBUGINFOD_URLS");
+	return r;
 }
 
 void debuginfod_worker__ask(struct debuginfod_worker *w, const uint8_t *bid, size_t len)

@@ -51,6 +51,8 @@ struct dso_entry {
 	uint8_t expect_len;
 	uint8_t found[20];              /* the file's, when it differs */
 	uint8_t found_len;
+	uint8_t own[20];                /* the build id of the file opened (none: 0) */
+	uint8_t own_len;
 	struct elf_func *syms;          /* functions by address, aliases resolved */
 	struct gopclntab *go;           /* not lean: Go's table, when it named functions */
 	size_t nr_syms;
@@ -214,6 +216,7 @@ static int report_fd(struct symbols *s, struct dso_entry *d, const char *file, i
 {
 	GElf_Addr vaddr;
 	struct stat st;
+	int n;
 
 	*ret_bid = NULL;
 	if (d->dwfl)
@@ -238,7 +241,11 @@ static int report_fd(struct symbols *s, struct dso_entry *d, const char *file, i
 	if (!d->mod)
 		return -ENOENT;
 	debuginfo_find__module(&s->dbg, d->mod);
-	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+	n = dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+	d->own_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->own)) : 0;
+	if (d->own_len)
+		memcpy(d->own, *ret_bid, d->own_len);
+	return n;
 }
 
 /* Open file (as the user) as d's module; its build id's length, or <= 0. */
@@ -476,7 +483,7 @@ static void arrived(const uint8_t *bid, size_t len, void *ctx)
 	for (size_t i = 0; i < a->s->nr_dsos; i++) {
 		struct dso_entry *d = &a->s->dsos[i];
 
-		if (d->opened && (!len || (d->expect_len == len && !memcmp(d->expect, bid, len)))) {
+		if (d->opened && (!len || (d->own_len == len && !memcmp(d->own, bid, len)))) {
 			dso_reset(a->s, d);
 			a->any = true;
 		}

@@ -71,6 +71,15 @@ void debuginfod_worker__arrived(struct debuginfod_worker *w, uint64_t *seq,
 void debuginfod_worker__stats(struct debuginfod_worker *w, struct debuginfod_stats *ret);
 
 /*
+ * A reader's worker from the environment debuginfod__setup made (DEBUGINFOD_URLS,
+ * DEBUGINFOD_TIMEOUT, _MAXTIME, _MAXSIZE), with the user's cache
+ * (debuginfod_worker__user_cache) written as the user; DEBUGINFOD_URLS is unset
+ * then (on failure too), so that libdwfl on the reader's thread asks nothing itself.  Call before
+ * any thread starts.  0 with *ret NULL when no server is configured; -errno.
+ */
+int debuginfod_worker__from_env(struct debuginfod_worker **ret);
+
+/*
  * prof's readers' cache of debug files, libdebuginfod's: $DEBUGINFOD_CACHE_PATH,
  * else $XDG_CACHE_HOME/debuginfod_client, else $HOME/.cache/debuginfod_client.
  * false when none of them is set.
