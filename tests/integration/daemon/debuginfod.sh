@@ -61,15 +61,21 @@ run_hot() {
 	hot=$!
 }
 counts() { echo "$(pstatus samples) $(pstatus lost_samples)"; }
+# run_share SECONDS: c-hot for that long under profd, to its end and its last bucket
+# closed; daemon_share over the run
+run_share() {
+	local t
+	t=$(date +%s)
+	run_hot "$1"
+	wait $hot
+	sleep 3
+	daemon_share "$t"
+}
 
 # ---- no key: nothing asked ------------------------------------------------------------
 profd_config "frequency = 199" "bucket = 2"
 start_profd
-t0=$(date +%s)
-run_hot 4
-wait $hot
-sleep 3
-read -r n named top <<<"$(daemon_share "$t0")"
+read -r n named top <<<"$(run_share 4)"
 note "no key: c-hot: $named of $n samples named"
 n0=$n
 [ "$n" -ge 200 ] && [ "$named" -eq 0 ] || fail "no key: $named of $n named ($top)"
@@ -136,11 +142,7 @@ cleanup_hooks+=("kill $hung 2>/dev/null")
 rm -rf "$PD"
 profd_config "frequency = 199" "bucket = 2" "[symbols]" "debuginfod_urls = http://127.0.0.1:$hport" "debuginfod_timeout = 5"
 start_profd
-t2=$(date +%s)
-run_hot 4
-wait $hot
-sleep 3
-read -r n2 named2 _ <<<"$(daemon_share "$t2")"
+read -r n2 named2 _ <<<"$(run_share 4)"
 read -r s2 l2 <<<"$(counts)"
 grep -q accepted "$TMP/hung.log" || fail "the hung server was never asked"
 note "hung server: c-hot $n2 samples ($named2 named); profd samples $s2 lost $l2; without a server: c-hot $n0, profd samples $s0 lost $l0"
