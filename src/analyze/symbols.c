@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -24,85 +23,7 @@
 #include "prof/analyze/symbols.h"
 #include "prof/base/util.h"
 #include "prof/sys/privs.h"
-
-/*
- * One object as the report meets it: a path and the build id its MMAP2 carries
- * (bid_len 0: none, the recording's HEADER_BUILD_ID for the path applies).
- */
-struct dso_entry {
-	char *path;
-	uint8_t bid[20];
-	uint8_t bid_len;
-	bool vdso;                      /* a 64-bit task's [vdso]: its image by build id only */
-	bool by_inode;                  /* no build id to check: only the mapped (device,
-					 * inode) at the path is trusted */
-	uint64_t file_dev, file_ino;    /* ... of the file opened at the path */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Dwarf_Addr bias;
-	GElf_Phdr *loads;
-	size_t nr_loads;
-	bool opened;                    /* dso_open() ran */
-	bool bad;                       /* missing, not ELF, or build id mismatch */
-	bool conflict;                  /* the recording gave two build ids for the path */
-	enum symbols_refusal refused;   /* why bad, when it is the build id */
-	bool refused_inode;             /* a lookup was refused: another file at the path */
-	uint8_t expect[20];             /* the recording's build id for the path */
-	uint8_t expect_len;
-	uint8_t found[20];              /* the file's, when it differs */
-	uint8_t found_len;
-	uint8_t own[20];                /* the build id of the file opened (none: 0) */
-	uint8_t own_len;
-	struct elf_func *syms;          /* functions by address, aliases resolved */
-	struct gopclntab *go;           /* not lean: Go's table, when it named functions */
-	size_t nr_syms;
-	char *raw;                      /* lean: the names of syms as the file has them */
-	size_t bytes;                   /* lean: of syms and raw, counted in held */
-	uint64_t used;                  /* lean: the tick of its last look-up */
-	struct hashtable inl;           /* of struct inl: inline chains by module address */
-	const char **inl_names;         /* their names, "f (inlined)", innermost first */
-	size_t nr_inl_names, cap_inl_names;
-};
-
-/* The inline chain at one address: inl_names[first .. first + n). */
-struct inl {
-	uint64_t addr;
-	uint32_t first;
-	uint8_t n;
-};
-
-/* The entries of objects met lately, by the model's interned name: a hit skips
- * hashing the path and probing.  The key is dso_get's, (path, build id); an object's build id
- * may be filled in later, so it is compared too. */
-#define DSO_MEMO_SLOTS 64
-
-struct dso_memo {
-	const char *name;               /* the model's, interned; NULL: empty */
-	uint8_t bid_len;
-	uint8_t bid[20];
-	uint32_t ix;                    /* in dsos */
-};
-
-struct symbols {
-	struct strset names;
-	struct dso_memo dso_memo[DSO_MEMO_SLOTS];
-	char cache_dir[4096];           /* perf's build-id cache, "" when there is none */
-	struct vdso_image own_vdso;     /* this process's vDSO, read when one is wanted (fd -1: none) */
-	bool own_vdso_read;
-	bool unread_unknown;            /* an MMAP2 without a build id: one prof could not read */
-	struct dso_entry *dsos;
-	size_t nr_dsos, cap_dsos;
-	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
-	struct kallsyms *kallsyms;       /* made by symbols__load_kallsyms */
-	/* lean (symbols__set_lean): no file kept open, names demangled when first asked,
-	 * the least recently used objects' symbols let go past budget bytes */
-	bool lean;
-	size_t budget, held;
-	uint64_t tick;
-	struct symbols_stats st;
-	struct debuginfo_find dbg;      /* libdwfl's find_debuginfo: debug files, debuginfod */
-	uint64_t arrived;               /* the worker's debuginfod__arrived, last seen */
-};
+#include "symbols_impl.h"
 
 /* The key of an entry: a path, and the build id the mapping's record carries. */
 struct dso_key {
@@ -125,11 +46,6 @@ static uint64_t dso_hash(const struct dso_key *k)
 	uint64_t h = hash__bytes(k->path, strlen(k->path));
 
 	return k->bid_len ? hash__mix(h, hash__bytes(k->bid, k->bid_len)) : h;
-}
-
-static bool inl_eq(const void *entry, const void *key, const void *ctx)
-{
-	return ((const struct inl *)entry)->addr == *(const uint64_t *)key;
 }
 
 struct symbols *symbols__new(void)
@@ -582,7 +498,7 @@ static struct dso_entry *dso_get(struct symbols *s, const char *path, const uint
 		return NULL;
 	}
 	*slot = (uint32_t)s->nr_dsos++;
-	hashtable__init(&d->inl, sizeof(struct inl), inl_eq, NULL);
+	symbols_inline__init(d);
 	return d;
 }
 
@@ -668,8 +584,7 @@ static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *
 	return d;
 }
 
-/* The trusted, opened entry of object o and the module address of file offset off. */
-static struct dso_entry *dso_addr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_addr)
+struct dso_entry *symbols__dso_addr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_addr)
 {
 	struct dso_entry *d = dso_trusted(s, o);
 
@@ -712,7 +627,7 @@ int symbols__open_object(struct symbols *s, const struct model_dso *o)
 const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_into)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, o, off, &a);
+	struct dso_entry *d = symbols__dso_addr(s, o, off, &a);
 	size_t k;
 
 	if (!d)
@@ -743,7 +658,7 @@ bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off
 		      int32_t *ret_line)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, o, off, &a);
+	struct dso_entry *d = symbols__dso_addr(s, o, off, &a);
 
 	return d && d->go && gopclntab__line(d->go, a - d->bias, ret_file, ret_line);
 }
@@ -751,138 +666,12 @@ bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, o, off, &a);
+	struct dso_entry *d = symbols__dso_addr(s, o, off, &a);
 
 	if (!d)
 		return false;
 	*ret = a - d->bias;
 	return true;
-}
-
-/* An inlined subroutine's name: its linkage name demangled, else its name (both
- * through DW_AT_abstract_origin), as "f (inlined)" the way perf shows it. */
-static const char *inlined_name(struct symbols *s, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-	char buf[512];
-
-	if (!n)
-		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-	if (!n || !n[0])
-		return NULL;
-	n = elf_funcs__demangle(&s->names, n);
-	if (!n)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%s (inlined)", n);
-	return strset__intern(&s->names, buf);
-}
-
-/*
- * The inline chain at module address a, innermost first, read from the DWARF (as
- * eu-addr2line -i): dwarf_getscopes finds the innermost inlined subroutine (past
- * it, it lists the inlined function's abstract definition), then the DIEs that
- * contain that one hold the rest, out to the concrete subprogram.
- */
-/* A Go program's inline chain at module address a, from its own table. */
-static size_t go_inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
-{
-	const char *raw[SYMBOLS_INLINE_MAX];
-	size_t n = gopclntab__inlined(d->go, a - d->bias, raw, MIN(max, (size_t)SYMBOLS_INLINE_MAX)), k = 0;
-	char buf[512];
-
-	for (size_t i = 0; i < n; i++) {
-		snprintf(buf, sizeof(buf), "%s (inlined)", raw[i]);
-		if (!(ret[k] = strset__intern(&s->names, buf)))
-			return 0;       /* a chain with a gap would misname the callers */
-		k++;
-	}
-	return k;
-}
-
-static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
-{
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, a, &bias);
-	Dwarf_Die *scopes = NULL, *outer = NULL;
-	int nr, i;
-	size_t n = 0;
-
-	if (d->go)
-		return go_inline_lookup(s, d, a, ret, max);     /* Go's DWARF gives none here */
-	if (!cu)
-		return 0;
-	nr = dwarf_getscopes(cu, a - bias, &scopes);
-	for (i = 0; i < nr; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			break;
-	}
-	if (i < nr && dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
-		nr = dwarf_getscopes_die(&scopes[i], &outer);
-		for (i = 0; i < nr && n < max; i++) {
-			int tag = dwarf_tag(&outer[i]);
-
-			if (tag == DW_TAG_subprogram)
-				break;
-			if (tag != DW_TAG_inlined_subroutine)
-				continue;
-			ret[n] = inlined_name(s, &outer[i]);
-			if (ret[n])
-				n++;
-		}
-	}
-	free(outer);
-	free(scopes);
-	return n;
-}
-
-/*
- * Keep a's chain and its names in the entry's pool: at most SYMBOLS_INLINE_CACHE
- * chains an object (past that, chains are read each time), not when out of memory.
- */
-static void inline_keep(struct dso_entry *d, uint64_t a, const char **names, size_t n)
-{
-	struct inl *e;
-	bool created;
-
-	if (hashtable__size(&d->inl) >= SYMBOLS_INLINE_CACHE ||
-	    VEC_RESERVE(d->inl_names, d->cap_inl_names, d->nr_inl_names + n) < 0)
-		return;
-	e = hashtable__insert(&d->inl, hash__u64(a), &a, &created);
-	if (!e)
-		return;
-	if (n)
-		memcpy(d->inl_names + d->nr_inl_names, names, n * sizeof(*names));
-	*e = (struct inl){ .addr = a, .first = (uint32_t)d->nr_inl_names, .n = (uint8_t)n };
-	d->nr_inl_names += n;
-}
-
-size_t symbols__inlined(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret, size_t max)
-{
-	const char *names[SYMBOLS_INLINE_MAX];
-	const struct inl *cached;
-	struct dso_entry *d;
-	uint64_t a;
-	size_t n;
-
-	d = dso_addr(s, o, off, &a);
-	if (!d || !d->mod || !max)
-		return 0;
-	cached = hashtable__find(&d->inl, hash__u64(a), &a);
-	if (cached) {
-		n = MIN((size_t)cached->n, max);
-		if (n)
-			memcpy(ret, d->inl_names + cached->first, n * sizeof(*ret));
-		return n;
-	}
-	n = inline_lookup(s, d, a, names, SYMBOLS_INLINE_MAX);
-	inline_keep(d, a, names, n);
-	n = MIN(n, max);
-	if (n)
-		memcpy(ret, names, n * sizeof(*ret));
-	return n;
 }
 
 int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_name, uint64_t ref_addr)

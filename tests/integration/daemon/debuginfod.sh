@@ -60,7 +60,9 @@ run_hot() {
 	"$TMP/c-hot" "$1" &
 	hot=$!
 }
-counts() { echo "$(pstatus samples) $(pstatus lost_samples)"; }
+# what a stalled sampling thread shows: samples lost (rings full) or late (stamped
+# before the bucket open when they are read)
+counts() { echo "$(pstatus samples) $(pstatus lost_samples) $(pstatus late)"; }
 # run_share SECONDS: c-hot for that long under profd, to its end and its last bucket
 # closed; daemon_share over the run
 run_share() {
@@ -75,13 +77,14 @@ run_share() {
 # ---- no key: nothing asked ------------------------------------------------------------
 profd_config "frequency = 199" "bucket = 2"
 start_profd
-read -r n named top <<<"$(run_share 4)"
+read -r n named top <<<"$(run_share 6)"
 note "no key: c-hot: $named of $n samples named"
 n0=$n
-[ "$n" -ge 200 ] && [ "$named" -eq 0 ] || fail "no key: $named of $n named ($top)"
+# a shared host: the program may get little of a CPU (100 of 1,200 samples at most)
+[ "$n" -ge 100 ] && [ "$named" -eq 0 ] || fail "no key: $named of $n named ($top)"
 [ "$(pstatus debuginfod_asked)" = 0 ] || fail "no key: status says debuginfod_asked $(pstatus debuginfod_asked)"
 [ "$(requests)" -eq "$base" ] || fail "profd without the key asked debuginfod: $(grep 'GET /buildid/' "$TMP/srv.log" | tail -3)"
-read -r s0 l0 <<<"$(counts)"
+read -r s0 l0 late0 <<<"$(counts)"
 stop_profd || fail "profd exited $?"
 pass "profd without [symbols] debuginfod_urls: 0 requests, c-hot [unknown] ($n samples)"
 
@@ -100,7 +103,7 @@ wait $hot
 sleep 3
 read -r n named top <<<"$(daemon_share "$t1")"
 note "the key: c-hot after the debug file arrived: $named of $n samples named ($(pct "$named" "$n") %): $top"
-[ "$n" -ge 200 ] || fail "only $n samples of c-hot after $t1"
+[ "$n" -ge 100 ] || fail "only $n samples of c-hot after $t1"
 [ $((named * 100)) -ge $((n * 95)) ] || fail "$named of $n named, < 95 %"
 [ "$top" = "daemon_alpha daemon_beta" ] || fail "c-hot named '$top'"
 "$PROF" daemon status --socket "$SOCK" | grep -E "^debuginfod: asked [0-9]+: found [1-9]" ||
@@ -142,14 +145,16 @@ cleanup_hooks+=("kill $hung 2>/dev/null")
 rm -rf "$PD"
 profd_config "frequency = 199" "bucket = 2" "[symbols]" "debuginfod_urls = http://127.0.0.1:$hport" "debuginfod_timeout = 5"
 start_profd
-read -r n2 named2 _ <<<"$(run_share 4)"
-read -r s2 l2 <<<"$(counts)"
+read -r n2 named2 _ <<<"$(run_share 6)"
+read -r s2 l2 late2 <<<"$(counts)"
 grep -q accepted "$TMP/hung.log" || fail "the hung server was never asked"
-note "hung server: c-hot $n2 samples ($named2 named); profd samples $s2 lost $l2; without a server: c-hot $n0, profd samples $s0 lost $l0"
+note "hung server: c-hot $n2 samples ($named2 named); profd samples $s2 lost $l2 late $late2; without a server: c-hot $n0, profd samples $s0 lost $l0 late $late0"
 [ "$named2" -eq 0 ] || fail "named $named2 with a server that never answered"
-# the same program for the same time: its samples as without a server (a shared host: >= 70 %)
-[ $((n2 * 100)) -ge $((n0 * 70)) ] || fail "hung server: c-hot $n2 samples in 4 s, $n0 without a server"
+# the same program for the same time: its samples as without a server (a shared host:
+# >= 50 %), none lost or late more than without (a 5 s stall would be ~2,000)
+[ $((n2 * 100)) -ge $((n0 * 50)) ] || fail "hung server: c-hot $n2 samples in 6 s, $n0 without a server"
+[ "$late2" -le $((late0 + 100)) ] || fail "hung server: $late2 samples late, $late0 without a server"
 [ "$l2" -le $((l0 + 100)) ] || fail "hung server: lost $l2 samples, $l0 without a server"
 wait_status debuginfod_failed 1 15 || fail "the worker does not count the hung server failed: $("$PROF" daemon status --raw --socket "$SOCK" | grep ^debuginfod)"
 stop_profd || fail "profd exited $?"
-pass "a server that never answers: c-hot $n2 samples in 4 s, lost $l2 (without a server: $l0); counted failed"
+pass "a server that never answers: c-hot $n2 samples in 6 s, lost $l2 (without a server: $l0); counted failed"
