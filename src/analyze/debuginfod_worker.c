@@ -39,6 +39,7 @@ struct debuginfod_worker {
 	struct debuginfod_stats st;
 	struct wanted arrived[DEBUGINFOD_WORKER_ARRIVED];
 	bool stop;
+	bool dead;                      /* could not drop its capabilities: asks nothing */
 	atomic_uint_fast64_t seq;       /* arrivals so far; arrived[(seq - 1) % N] the last */
 	atomic_bool stopping;           /* read by the transfer's progress callback */
 };
@@ -206,6 +207,14 @@ static void *run(void *arg)
 {
 	struct debuginfod_worker *w = arg;
 
+	/* a reader's worker acts as the user: it keeps none of a capability install's
+	 * capabilities (the reader drops its own only after this thread started) */
+	if (w->c.as_user && getuid() != 0 && privs__drop_thread() < 0) {
+		pthread_mutex_lock(&w->lock);
+		w->dead = true;
+		pthread_mutex_unlock(&w->lock);
+		return NULL;
+	}
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct fetch f = { .w = w, .fd = -1 };
@@ -363,7 +372,7 @@ void debuginfod_worker__ask(struct debuginfod_worker *w, const uint8_t *bid, siz
 	memcpy(k.id, bid, k.len);
 	h = hash__bytes(k.id, k.len);
 	pthread_mutex_lock(&w->lock);
-	if (hashtable__find(&w->asked, h, &k)) {
+	if (w->dead || hashtable__find(&w->asked, h, &k)) {
 		pthread_mutex_unlock(&w->lock);
 		return;
 	}

@@ -151,9 +151,11 @@ grep -q accepted "$TMP/hung.log" || fail "the hung server was never asked"
 note "hung server: c-hot $n2 samples ($named2 named); profd samples $s2 lost $l2 late $late2; without a server: c-hot $n0, profd samples $s0 lost $l0 late $late0"
 [ "$named2" -eq 0 ] || fail "named $named2 with a server that never answered"
 # the same program for the same time: its samples as without a server (a shared host:
-# >= 50 %), none lost or late more than without (a 5 s stall would be ~2,000)
+# >= 50 %), and no stall: the sampling thread held for the server's 5 s would find
+# ~2,000 samples (199 Hz, 2 CPUs) stamped before the open bucket; a loaded host
+# makes some late without any server (78 in one run), so half a stall is the bound
 [ $((n2 * 100)) -ge $((n0 * 50)) ] || fail "hung server: c-hot $n2 samples in 6 s, $n0 without a server"
-[ "$late2" -le $((late0 + 100)) ] || fail "hung server: $late2 samples late, $late0 without a server"
+[ "$late2" -le $((late0 + 1000)) ] || fail "hung server: $late2 samples late, $late0 without a server"
 [ "$l2" -le $((l0 + 100)) ] || fail "hung server: lost $l2 samples, $l0 without a server"
 wait_status debuginfod_failed 1 15 || fail "the worker does not count the hung server failed: $("$PROF" daemon status --raw --socket "$SOCK" | grep ^debuginfod)"
 stop_profd || fail "profd exited $?"
