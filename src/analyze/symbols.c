@@ -361,6 +361,14 @@ static void dso_reset(struct symbols *s, struct dso_entry *d)
 			lean_evict(s, d);
 			s->st.evicted--;        /* not for the budget: read again, named now */
 			s->st.evicted_bytes -= bytes;
+		} else {
+			free(d->syms);
+			free(d->raw);
+			free(d->loads);
+			d->syms = NULL;
+			d->raw = NULL;
+			d->loads = NULL;
+			d->nr_syms = d->nr_loads = 0;
 		}
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
