@@ -276,13 +276,11 @@ static void vdso_find_file(struct symbols *s, struct dso_entry *d)
 	d->mod = NULL;
 }
 
-/* Lean: let go of d's symbols (they are read again when it is looked up next). */
-static void lean_evict(struct symbols *s, struct dso_entry *d)
+/* Lean: d's tables freed and no longer held (read again at its next look-up). */
+static void lean_free(struct symbols *s, struct dso_entry *d)
 {
 	s->held -= d->bytes;
-	s->st.objects--;
-	s->st.evicted++;
-	s->st.evicted_bytes += d->bytes;
+	s->st.objects -= d->bytes != 0;
 	free(d->syms);
 	free(d->raw);
 	free(d->loads);
@@ -291,6 +289,14 @@ static void lean_evict(struct symbols *s, struct dso_entry *d)
 	d->loads = NULL;
 	d->nr_syms = d->nr_loads = d->bytes = 0;
 	d->opened = false;
+}
+
+/* Lean: let go of d's symbols past the budget. */
+static void lean_evict(struct symbols *s, struct dso_entry *d)
+{
+	s->st.evicted++;
+	s->st.evicted_bytes += d->bytes;
+	lean_free(s, d);
 }
 
 /*
@@ -355,21 +361,7 @@ void symbols__set_worker(struct symbols *s, struct debuginfod_worker *w)
 static void dso_reset(struct symbols *s, struct dso_entry *d)
 {
 	if (s->lean) {
-		uint64_t bytes = d->bytes;
-
-		if (bytes) {
-			lean_evict(s, d);
-			s->st.evicted--;        /* not for the budget: read again, named now */
-			s->st.evicted_bytes -= bytes;
-		} else {
-			free(d->syms);
-			free(d->raw);
-			free(d->loads);
-			d->syms = NULL;
-			d->raw = NULL;
-			d->loads = NULL;
-			d->nr_syms = d->nr_loads = 0;
-		}
+		lean_free(s, d);        /* not for the budget: read again, named now */
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		d->dwfl = NULL;
