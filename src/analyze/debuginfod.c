@@ -119,8 +119,10 @@ void debuginfod__describe(const struct debuginfod_stats *st, char *buf, size_t l
 	if (n >= 0 && (size_t)n < len && st->kept)
 		n += snprintf(buf + n, len - (size_t)n, "; kept %" PRIu64 " in the build-id cache", st->kept);
 	if (n >= 0 && (size_t)n < len && st->skipped)
-		snprintf(buf + n, len - (size_t)n, "; %" PRIu64 " not asked (past %d s)", st->skipped,
-			 DEBUGINFOD_KEEP_BUDGET);
+		n += snprintf(buf + n, len - (size_t)n, "; %" PRIu64 " not asked (past %d s)", st->skipped,
+			      DEBUGINFOD_KEEP_BUDGET);
+	if (n >= 0 && (size_t)n < len && st->dropped)
+		snprintf(buf + n, len - (size_t)n, "; %" PRIu64 " not asked (too many at once)", st->dropped);
 }
 
 /* ---- prof record's end ------------------------------------------------------------ */

@@ -43,6 +43,12 @@ int resolver__cache_init(struct resolver *r)
 	return r->cache ? 0 : -ENOMEM;
 }
 
+void resolver__cache_flush(struct resolver *r)
+{
+	if (r->cache)
+		memset(r->cache, 0, sizeof(*r->cache));        /* gen 0: no slot matches */
+}
+
 void resolver__cache_release(struct resolver *r)
 {
 	free(r->cache);

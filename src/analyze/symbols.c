@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include <dwarf.h>
-#include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -17,270 +15,15 @@
 #include "prof/base/hashtable.h"
 #include "prof/base/strset.h"
 #include "prof/base/vec.h"
-#include "prof/analyze/debuginfod.h"
+#include "prof/analyze/debuginfo_find.h"
+#include "prof/analyze/debuginfod_worker.h"
 #include "prof/analyze/elf_funcs.h"
 #include "prof/analyze/gopclntab.h"
 #include "prof/analyze/kallsyms.h"
 #include "prof/analyze/symbols.h"
 #include "prof/base/util.h"
 #include "prof/sys/privs.h"
-
-/*
- * One object as the report meets it: a path and the build id its MMAP2 carries
- * (bid_len 0: none, the recording's HEADER_BUILD_ID for the path applies).
- */
-struct dso_entry {
-	char *path;
-	uint8_t bid[20];
-	uint8_t bid_len;
-	bool vdso;                      /* a 64-bit task's [vdso]: its image by build id only */
-	bool by_inode;                  /* no build id to check: only the mapped (device,
-					 * inode) at the path is trusted */
-	uint64_t file_dev, file_ino;    /* ... of the file opened at the path */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	Dwarf_Addr bias;
-	GElf_Phdr *loads;
-	size_t nr_loads;
-	bool opened;                    /* dso_open() ran */
-	bool bad;                       /* missing, not ELF, or build id mismatch */
-	bool conflict;                  /* the recording gave two build ids for the path */
-	enum symbols_refusal refused;   /* why bad, when it is the build id */
-	bool refused_inode;             /* a lookup was refused: another file at the path */
-	uint8_t expect[20];             /* the recording's build id for the path */
-	uint8_t expect_len;
-	uint8_t found[20];              /* the file's, when it differs */
-	uint8_t found_len;
-	struct elf_func *syms;          /* functions by address, aliases resolved */
-	struct gopclntab *go;           /* not lean: Go's table, when it named functions */
-	size_t nr_syms;
-	char *raw;                      /* lean: the names of syms as the file has them */
-	size_t bytes;                   /* lean: of syms and raw, counted in held */
-	uint64_t used;                  /* lean: the tick of its last look-up */
-	struct hashtable inl;           /* of struct inl: inline chains by module address */
-	const char **inl_names;         /* their names, "f (inlined)", innermost first */
-	size_t nr_inl_names, cap_inl_names;
-};
-
-/* The inline chain at one address: inl_names[first .. first + n). */
-struct inl {
-	uint64_t addr;
-	uint32_t first;
-	uint8_t n;
-};
-
-/* The entries of objects met lately, by the model's interned name: a hit skips
- * hashing the path and probing.  The key is dso_get's, (path, build id); an object's build id
- * may be filled in later, so it is compared too. */
-#define DSO_MEMO_SLOTS 64
-
-struct dso_memo {
-	const char *name;               /* the model's, interned; NULL: empty */
-	uint8_t bid_len;
-	uint8_t bid[20];
-	uint32_t ix;                    /* in dsos */
-};
-
-struct symbols {
-	struct strset names;
-	struct dso_memo dso_memo[DSO_MEMO_SLOTS];
-	char cache_dir[4096];           /* perf's build-id cache, "" when there is none */
-	struct vdso_image own_vdso;     /* this process's vDSO, read when one is wanted (fd -1: none) */
-	bool own_vdso_read;
-	bool unread_unknown;            /* an MMAP2 without a build id: one prof could not read */
-	struct dso_entry *dsos;
-	size_t nr_dsos, cap_dsos;
-	struct hashtable dso_index;     /* of uint32_t (index in dsos), by path */
-	struct kallsyms *kallsyms;       /* made by symbols__load_kallsyms */
-	/* lean (symbols__set_lean): no file kept open, names demangled when first asked,
-	 * the least recently used objects' symbols let go past budget bytes */
-	bool lean;
-	size_t budget, held;
-	uint64_t tick;
-	struct symbols_stats st;
-	struct debuginfod_stats dbgd;   /* what libdwfl asked debuginfod for */
-	struct hashtable dbgd_seen;     /* of struct seen_id: the build ids counted there */
-	bool dbgd_skip;                 /* the build id find_debuginfo looks up now was
-					 * asked already, in vain: no server is asked again */
-};
-
-/* A build id counted in dbgd (an object opened again, lean, is not counted again). */
-struct seen_id {
-	uint8_t len;
-	uint8_t id[20];
-	bool found;
-};
-
-/*
- * Every file libdwfl opens for the report (the objects a perf.data names, their
- * debug files by build id or debuglink) is opened with the user's own rights: a
- * capability install of prof must not name the symbols of a file they cannot read.
- */
-struct debuginfo_call {
-	Dwfl_Module *mod;
-	void **userdata;
-	const char *modname, *file_name, *debuglink_file;
-	Dwarf_Addr base;
-	GElf_Word debuglink_crc;
-	char **ret_name;
-	int fd;
-};
-
-static int debuginfo_as_user(void *arg)
-{
-	struct debuginfo_call *c = arg;
-
-	/* as_user's negative returns are its own: libdwfl's (-1, or libdebuginfod's
-	 * -errno) are kept in c->fd */
-	c->fd = dwfl_standard_find_debuginfo(c->mod, c->userdata, c->modname, c->base, c->file_name,
-					     c->debuglink_file, c->debuglink_crc, c->ret_name);
-	return 0;
-}
-
-static bool seen_eq(const void *e, const void *key, const void *ctx)
-{
-	const struct seen_id *a = e, *b = key;
-
-	return a->len == b->len && !memcmp(a->id, b->id, a->len);
-}
-
-/* Count a debuginfod answer for the module's build id, the first time it is met. */
-static void debuginfod_seen(struct symbols *s, const unsigned char *bid, int len, int r, bool refused)
-{
-	struct seen_id k = { .len = (uint8_t)MIN((size_t)len, sizeof(k.id)) };
-	bool created = false;
-
-	struct seen_id *e;
-
-	memcpy(k.id, bid, k.len);
-	e = hashtable__insert(&s->dbgd_seen, hash__bytes(k.id, k.len), &k, &created);
-	if (!e || !created)
-		return;
-	*e = k;
-	e->found = r >= 0 && !refused;
-	if (refused) {
-		s->dbgd.asked++;
-		s->dbgd.refused++;
-	} else {
-		debuginfod__count(&s->dbgd, r);
-	}
-}
-
-/* The file opened as the user (see find_debuginfo), handed to libdwfl by fd. */
-static int open_object(void *arg);
-
-/*
- * The debug file prof record kept for build id (bid, len) in perf's build-id cache
- * (.build-id/xx/yyyy/debug: a server's, or a stripped Go program's symbol table),
- * opened as the user, with that build id; its name in *ret_name.  -1 when none.
- */
-static int cached_debug(const struct symbols *s, Dwfl_Module *mod, const unsigned char *bid, int len,
-			char **ret_name)
-{
-	struct build_id b = { .size = (uint8_t)MIN((size_t)len, sizeof(b.data)) };
-	struct gopclntab *t = NULL;
-	char path[PATH_MAX];
-	Dwarf_Addr bias;
-	Elf *elf;
-	int fd;
-
-	memcpy(b.data, bid, b.size);
-	if (!s->cache_dir[0] || !build_id_cache__elf_path(s->cache_dir, &b, path, sizeof(path)) ||
-	    strlen(path) + 2 >= sizeof(path))
-		return -1;
-	strcpy(strrchr(path, '/') + 1, "debug");
-	fd = privs__as_user(open_object, path);
-	if (fd < 0)
-		return -1;
-	/* a Go program's is the symbol table prof made of its own table, which names it
-	 * better (lines, inline frames: elf_funcs__add_go keeps it when no debug file
-	 * gives a .symtab) */
-	elf = dwfl_module_getelf(mod, &bias);
-	if (elf && gopclntab__from_elf(elf, &t) == 0) {
-		gopclntab__free(t);
-		close(fd);
-		return -1;
-	}
-	if (!debuginfod__matches(fd, bid, (size_t)len) || !(*ret_name = strdup(path))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * The debug file prof record kept in the build-id cache, then
- * libdwfl's own search (the object's build id under /usr/lib/debug, its debuglink),
- * then libdebuginfod when DEBUGINFOD_URLS names a server (elfutils 0.188 calls it
- * from dwfl_standard_find_debuginfo).  A file from a server is used only with the
- * object's build id: libdwfl does not check it, and a wrong one would name every
- * address wrongly.  A local file has no such check either, as before: it is the
- * system's own (libdwfl finds it by the build id's path or a debuglink's CRC).
- */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-			  char **debuginfo_file_name)
-{
-	struct debuginfo_call c = { mod, userdata, modname, file_name, debuglink_file, base, debuglink_crc,
-				    debuginfo_file_name, -1 };
-	struct symbols *s = *userdata;
-	const unsigned char *bid = NULL;
-	GElf_Addr vaddr;
-	int r, len = dwfl_module_build_id(mod, &bid, &vaddr);
-
-	if (s && len > 0) {
-		/* libdwfl looks again for DWARF after the symbol table (and again for a lean
-		 * reader's object read anew): a server that failed or had nothing is not
-		 * asked again, which a hung one would make seconds each (dwfl_progress) */
-		struct seen_id k = { .len = (uint8_t)MIN((size_t)len, sizeof(k.id)) };
-		const struct seen_id *e;
-
-		memcpy(k.id, bid, k.len);
-		e = hashtable__find(&s->dbgd_seen, hash__bytes(k.id, k.len), &k);
-		s->dbgd_skip = e && !e->found;
-	}
-	/* not when libdwfl looks for a dwz alt file (a debuglink name without a CRC) */
-	if (s && len > 0 && !(debuglink_file && !debuglink_crc)) {
-		r = cached_debug(s, mod, bid, len, debuginfo_file_name);
-		if (r >= 0)
-			return r;
-	}
-	r = privs__as_user(debuginfo_as_user, &c);
-	if (s)
-		s->dbgd_skip = false;
-	if (r < 0)
-		return -1;
-	/* libdebuginfod's answer: an fd without a name (libdwfl passes it none), or -errno */
-	if ((c.fd >= 0 && !*debuginfo_file_name) || c.fd < -1) {
-		if (c.fd >= 0 && (len <= 0 || !debuginfod__matches(c.fd, bid, (size_t)len))) {
-			if (len > 0)
-				debuginfod__forget(c.fd, bid, (size_t)len);
-			close(c.fd);
-			c.fd = -1;
-			if (s && len > 0)
-				debuginfod_seen(s, bid, len, 0, true);
-		} else if (s && len > 0) {
-			debuginfod_seen(s, bid, len, c.fd, false);
-		}
-	}
-	return c.fd < 0 ? -1 : c.fd;
-}
-
-/* libdebuginfod's progress callback on libdwfl's client: non-zero ends the query. */
-static int dwfl_progress(debuginfod_client *dc, long a, long b)
-{
-	const struct symbols *s = debuginfod_get_user_data(dc);
-
-	(void)a;
-	(void)b;
-	return s && s->dbgd_skip;
-}
-
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
+#include "symbols_impl.h"
 
 /* The key of an entry: a path, and the build id the mapping's record carries. */
 struct dso_key {
@@ -305,11 +48,6 @@ static uint64_t dso_hash(const struct dso_key *k)
 	return k->bid_len ? hash__mix(h, hash__bytes(k->bid, k->bid_len)) : h;
 }
 
-static bool inl_eq(const void *entry, const void *key, const void *ctx)
-{
-	return ((const struct inl *)entry)->addr == *(const uint64_t *)key;
-}
-
 struct symbols *symbols__new(void)
 {
 	struct symbols *s = calloc(1, sizeof(struct symbols));
@@ -317,10 +55,10 @@ struct symbols *symbols__new(void)
 	if (!s)
 		return NULL;
 	hashtable__init(&s->dso_index, sizeof(uint32_t), dso_eq, s);
-	hashtable__init(&s->dbgd_seen, sizeof(struct seen_id), seen_eq, NULL);
 	s->own_vdso.fd = -1;
 	if (build_id_cache__default_dir(s->cache_dir, sizeof(s->cache_dir)) < 0)
 		s->cache_dir[0] = '\0';
+	debuginfo_find__init(&s->dbg, s->cache_dir);
 	return s;
 }
 
@@ -343,7 +81,7 @@ struct symbols *symbols__free(struct symbols *s)
 	if (s->own_vdso.fd >= 0)
 		close(s->own_vdso.fd);
 	hashtable__release(&s->dso_index);
-	hashtable__release(&s->dbgd_seen);
+	debuginfo_find__release(&s->dbg);
 	kallsyms__free(s->kallsyms);
 	strset__release(&s->names);
 	free(s);
@@ -393,22 +131,15 @@ static int report_fd(struct symbols *s, struct dso_entry *d, const char *file, i
 		     const unsigned char **ret_bid)
 {
 	GElf_Addr vaddr;
-	void **ud;
 	struct stat st;
+	int n;
 
 	*ret_bid = NULL;
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	d->mod = NULL;
-	d->dwfl = dwfl_begin(&callbacks);
-	if (d->dwfl && debuginfod__on()) {
-		debuginfod_client *dc = dwfl_get_debuginfod_client(d->dwfl);
-
-		if (dc) {
-			debuginfod_set_user_data(dc, s);
-			debuginfod_set_progressfn(dc, dwfl_progress);
-		}
-	}
+	d->dwfl = dwfl_begin(&debuginfo_find__callbacks);
+	debuginfo_find__attach(&s->dbg, d->dwfl);
 	if (!d->dwfl || fd < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -425,10 +156,12 @@ static int report_fd(struct symbols *s, struct dso_entry *d, const char *file, i
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!d->mod)
 		return -ENOENT;
-	/* find_debuginfo's: where it counts what debuginfod answered */
-	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	*ud = s;
-	return dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+	debuginfo_find__module(&s->dbg, d->mod);
+	n = dwfl_module_build_id(d->mod, ret_bid, &vaddr);
+	d->own_len = n > 0 ? (uint8_t)MIN((size_t)n, sizeof(d->own)) : 0;
+	if (d->own_len)
+		memcpy(d->own, *ret_bid, d->own_len);
+	return n;
 }
 
 /* Open file (as the user) as d's module; its build id's length, or <= 0. */
@@ -543,13 +276,11 @@ static void vdso_find_file(struct symbols *s, struct dso_entry *d)
 	d->mod = NULL;
 }
 
-/* Lean: let go of d's symbols (they are read again when it is looked up next). */
-static void lean_evict(struct symbols *s, struct dso_entry *d)
+/* Lean: d's tables freed and no longer held (read again at its next look-up). */
+static void lean_free(struct symbols *s, struct dso_entry *d)
 {
 	s->held -= d->bytes;
-	s->st.objects--;
-	s->st.evicted++;
-	s->st.evicted_bytes += d->bytes;
+	s->st.objects -= d->bytes != 0;
 	free(d->syms);
 	free(d->raw);
 	free(d->loads);
@@ -558,6 +289,14 @@ static void lean_evict(struct symbols *s, struct dso_entry *d)
 	d->loads = NULL;
 	d->nr_syms = d->nr_loads = d->bytes = 0;
 	d->opened = false;
+}
+
+/* Lean: let go of d's symbols past the budget. */
+static void lean_evict(struct symbols *s, struct dso_entry *d)
+{
+	s->st.evicted++;
+	s->st.evicted_bytes += d->bytes;
+	lean_free(s, d);
 }
 
 /*
@@ -610,7 +349,70 @@ void symbols__set_lean(struct symbols *s, size_t budget)
 
 void symbols__debuginfod_stats(const struct symbols *s, struct debuginfod_stats *ret)
 {
-	*ret = s->dbgd;
+	debuginfo_find__stats(&s->dbg, ret);
+}
+
+void symbols__set_worker(struct symbols *s, struct debuginfod_worker *w)
+{
+	s->dbg.worker = w;
+}
+
+/* Let go of d's file and symbols: it is read again at its next look-up. */
+static void dso_reset(struct symbols *s, struct dso_entry *d)
+{
+	if (s->lean) {
+		lean_free(s, d);        /* not for the budget: read again, named now */
+		if (d->dwfl)
+			dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		d->mod = NULL;
+		d->opened = false;
+		return;
+	}
+	free(d->loads);
+	free(d->syms);
+	gopclntab__free(d->go);
+	hashtable__clear(&d->inl);
+	d->nr_inl_names = 0;
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	d->loads = NULL;
+	d->syms = NULL;
+	d->go = NULL;
+	d->nr_syms = d->nr_loads = 0;
+	d->opened = false;
+}
+
+struct arrival {
+	struct symbols *s;
+	bool any;
+};
+
+/* A debug file arrived for (bid, len): the objects of that build id read again
+ * (len 0: too many arrived to tell, all objects read so far). */
+static void arrived(const uint8_t *bid, size_t len, void *ctx)
+{
+	struct arrival *a = ctx;
+
+	for (size_t i = 0; i < a->s->nr_dsos; i++) {
+		struct dso_entry *d = &a->s->dsos[i];
+
+		if (d->opened && (!len || (d->own_len == len && !memcmp(d->own, bid, len)))) {
+			dso_reset(a->s, d);
+			a->any = true;
+		}
+	}
+}
+
+bool symbols__refresh(struct symbols *s)
+{
+	struct arrival a = { s, false };
+
+	if (s->dbg.worker)
+		debuginfod_worker__arrived(s->dbg.worker, &s->arrived, arrived, &a);
+	return a.any;
 }
 
 void symbols__stats(const struct symbols *s, struct symbols_stats *ret)
@@ -696,7 +498,7 @@ static struct dso_entry *dso_get(struct symbols *s, const char *path, const uint
 		return NULL;
 	}
 	*slot = (uint32_t)s->nr_dsos++;
-	hashtable__init(&d->inl, sizeof(struct inl), inl_eq, NULL);
+	symbols_inline__init(d);
 	return d;
 }
 
@@ -782,8 +584,7 @@ static struct dso_entry *dso_trusted(struct symbols *s, const struct model_dso *
 	return d;
 }
 
-/* The trusted, opened entry of object o and the module address of file offset off. */
-static struct dso_entry *dso_addr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_addr)
+struct dso_entry *symbols__dso_addr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_addr)
 {
 	struct dso_entry *d = dso_trusted(s, o);
 
@@ -826,7 +627,7 @@ int symbols__open_object(struct symbols *s, const struct model_dso *o)
 const char *symbols__user_in(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret_into)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, o, off, &a);
+	struct dso_entry *d = symbols__dso_addr(s, o, off, &a);
 	size_t k;
 
 	if (!d)
@@ -857,7 +658,7 @@ bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off
 		      int32_t *ret_line)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, o, off, &a);
+	struct dso_entry *d = symbols__dso_addr(s, o, off, &a);
 
 	return d && d->go && gopclntab__line(d->go, a - d->bias, ret_file, ret_line);
 }
@@ -865,138 +666,12 @@ bool symbols__go_line(struct symbols *s, const struct model_dso *o, uint64_t off
 bool symbols__vaddr(struct symbols *s, const struct model_dso *o, uint64_t off, uint64_t *ret)
 {
 	uint64_t a;
-	struct dso_entry *d = dso_addr(s, o, off, &a);
+	struct dso_entry *d = symbols__dso_addr(s, o, off, &a);
 
 	if (!d)
 		return false;
 	*ret = a - d->bias;
 	return true;
-}
-
-/* An inlined subroutine's name: its linkage name demangled, else its name (both
- * through DW_AT_abstract_origin), as "f (inlined)" the way perf shows it. */
-static const char *inlined_name(struct symbols *s, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-	char buf[512];
-
-	if (!n)
-		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-	if (!n || !n[0])
-		return NULL;
-	n = elf_funcs__demangle(&s->names, n);
-	if (!n)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%s (inlined)", n);
-	return strset__intern(&s->names, buf);
-}
-
-/*
- * The inline chain at module address a, innermost first, read from the DWARF (as
- * eu-addr2line -i): dwarf_getscopes finds the innermost inlined subroutine (past
- * it, it lists the inlined function's abstract definition), then the DIEs that
- * contain that one hold the rest, out to the concrete subprogram.
- */
-/* A Go program's inline chain at module address a, from its own table. */
-static size_t go_inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
-{
-	const char *raw[SYMBOLS_INLINE_MAX];
-	size_t n = gopclntab__inlined(d->go, a - d->bias, raw, MIN(max, (size_t)SYMBOLS_INLINE_MAX)), k = 0;
-	char buf[512];
-
-	for (size_t i = 0; i < n; i++) {
-		snprintf(buf, sizeof(buf), "%s (inlined)", raw[i]);
-		if (!(ret[k] = strset__intern(&s->names, buf)))
-			return 0;       /* a chain with a gap would misname the callers */
-		k++;
-	}
-	return k;
-}
-
-static size_t inline_lookup(struct symbols *s, struct dso_entry *d, uint64_t a, const char **ret, size_t max)
-{
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, a, &bias);
-	Dwarf_Die *scopes = NULL, *outer = NULL;
-	int nr, i;
-	size_t n = 0;
-
-	if (d->go)
-		return go_inline_lookup(s, d, a, ret, max);     /* Go's DWARF gives none here */
-	if (!cu)
-		return 0;
-	nr = dwarf_getscopes(cu, a - bias, &scopes);
-	for (i = 0; i < nr; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			break;
-	}
-	if (i < nr && dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
-		nr = dwarf_getscopes_die(&scopes[i], &outer);
-		for (i = 0; i < nr && n < max; i++) {
-			int tag = dwarf_tag(&outer[i]);
-
-			if (tag == DW_TAG_subprogram)
-				break;
-			if (tag != DW_TAG_inlined_subroutine)
-				continue;
-			ret[n] = inlined_name(s, &outer[i]);
-			if (ret[n])
-				n++;
-		}
-	}
-	free(outer);
-	free(scopes);
-	return n;
-}
-
-/*
- * Keep a's chain and its names in the entry's pool: at most SYMBOLS_INLINE_CACHE
- * chains an object (past that, chains are read each time), not when out of memory.
- */
-static void inline_keep(struct dso_entry *d, uint64_t a, const char **names, size_t n)
-{
-	struct inl *e;
-	bool created;
-
-	if (hashtable__size(&d->inl) >= SYMBOLS_INLINE_CACHE ||
-	    VEC_RESERVE(d->inl_names, d->cap_inl_names, d->nr_inl_names + n) < 0)
-		return;
-	e = hashtable__insert(&d->inl, hash__u64(a), &a, &created);
-	if (!e)
-		return;
-	if (n)
-		memcpy(d->inl_names + d->nr_inl_names, names, n * sizeof(*names));
-	*e = (struct inl){ .addr = a, .first = (uint32_t)d->nr_inl_names, .n = (uint8_t)n };
-	d->nr_inl_names += n;
-}
-
-size_t symbols__inlined(struct symbols *s, const struct model_dso *o, uint64_t off, const char **ret, size_t max)
-{
-	const char *names[SYMBOLS_INLINE_MAX];
-	const struct inl *cached;
-	struct dso_entry *d;
-	uint64_t a;
-	size_t n;
-
-	d = dso_addr(s, o, off, &a);
-	if (!d || !d->mod || !max)
-		return 0;
-	cached = hashtable__find(&d->inl, hash__u64(a), &a);
-	if (cached) {
-		n = MIN((size_t)cached->n, max);
-		if (n)
-			memcpy(ret, d->inl_names + cached->first, n * sizeof(*ret));
-		return n;
-	}
-	n = inline_lookup(s, d, a, names, SYMBOLS_INLINE_MAX);
-	inline_keep(d, a, names, n);
-	n = MIN(n, max);
-	if (n)
-		memcpy(ret, names, n * sizeof(*ret));
-	return n;
 }
 
 int symbols__load_kallsyms(struct symbols *s, const char *text, const char *ref_name, uint64_t ref_addr)

@@ -117,6 +117,11 @@ static void print_admin(const struct status *s)
 	       (double)num(s, "symbols_bytes") / 1048576, (double)num(s, "symbols_max") / 1048576,
 	       num(s, "symbols_objects"), num(s, "symbols_loaded"), num(s, "symbols_evicted"),
 	       (double)num(s, "symbols_evicted_bytes") / 1048576, num(s, "symbols_names"));
+	if (num(s, "debuginfod_asked") || num(s, "debuginfod_dropped"))
+		printf("debuginfod: asked %" PRIu64 ": found %" PRIu64 ", not found %" PRIu64 ", failed %" PRIu64
+		       ", %" PRIu64 " answered another build's file (not used); %" PRIu64 " not asked (too many at once)\n",
+		       num(s, "debuginfod_asked"), num(s, "debuginfod_found"), num(s, "debuginfod_not_found"),
+		       num(s, "debuginfod_failed"), num(s, "debuginfod_refused"), num(s, "debuginfod_dropped"));
 	printf("disk: %.2f MiB of %.0f MiB in %" PRIu64 " segments under %s; %" PRIu64 " buckets written, %" PRIu64
 	       " write errors (last errno %" PRIu64 "); read back %" PRIu64 ", %" PRIu64 " corrupt, %" PRIu64 " refused\n",
 	       (double)num(s, "disk_bytes") / 1048576, (double)num(s, "disk_max") / 1048576, num(s, "disk_segments"),

@@ -22,6 +22,7 @@
 #include "prof/base/escape.h"
 #include "prof/analyze/analysis.h"
 #include "prof/analyze/debuginfod.h"
+#include "prof/analyze/debuginfod_worker.h"
 #include "prof/analyze/symbols.h"
 #include "prof/analyze/model_reaper.h"
 #include "prof/analyze/attribution.h"
@@ -82,6 +83,7 @@ struct top_opts {
 
 struct top {
 	struct record_opts ro;          /* the session's options */
+	struct debuginfod_worker *debuginfod;   /* DEBUGINFOD_URLS: fetches off the reading thread */
 	struct preflight pf;
 	struct session *session;
 	struct top_opts o;
@@ -721,6 +723,9 @@ static int top_loop(struct top *t)
 		err = session__step(t->session);
 		if (err < 0)
 			return err;
+		/* a debug file arrived: its object is named from now on */
+		if (symbols__refresh(t->an.syms))
+			resolver__cache_flush(&t->an.res);
 		if (read_keys(t))
 			break;
 		now = clock_mono_ns();
@@ -763,6 +768,14 @@ static int top_start(struct top *t)
 	t->an.res.kernel_here = true;
 	/* the tasks' [vdso] is this kernel's: named from prof's own (none: [unknown]) */
 	(void)symbols__expect_own_vdso(t->an.syms);
+	/* debuginfod's servers asked by a thread of their own, before the session's
+	 * start: the reading thread only opens what it fetched */
+	err = debuginfod_worker__from_env(&t->debuginfod);
+	if (err < 0)
+		fprintf(stderr, "prof top: warning: no debuginfod (%s): no cache directory for its files (HOME or "
+			"DEBUGINFOD_CACHE_PATH)\n", strerror(-err));
+	if (t->debuginfod)
+		symbols__set_worker(t->an.syms, t->debuginfod);
 	t->attr.res = &t->an.res;
 	t->attr.prof = t->prof;
 	t->attr.callchain = t->ro.callchain;
@@ -846,6 +859,7 @@ int cmd_top(int argc, char **argv)
 out:
 	term_restore(&t);
 	session__free(t.session);
+	debuginfod_worker__stop(t.debuginfod);
 	preflight__release(&t.pf);
 	record_opts__release(&t.ro);
 	profile__free(t.prof);

@@ -33,6 +33,7 @@
 #include "prof/cli/config.h"
 #include "prof/cli/preflight.h"
 #include "prof/analyze/debuginfod.h"
+#include "prof/analyze/debuginfod_worker.h"
 #include "prof/cli/record_opts.h"
 #include "prof/cli/signals.h"
 #include "prof/daemon/daemon.h"
@@ -70,6 +71,7 @@ struct profd {
 	struct sampler *sampler;
 	struct session *session;
 	struct exports *exports;        /* pull and push, when prof.conf turns them on */
+	struct debuginfod_worker *debuginfod;   /* [symbols] debuginfod_urls: fetches debug files */
 	uint64_t started_ns;
 	/* [daemon] off_cpu_window: whether the window is open, and when it next turns */
 	bool window_open;
@@ -362,6 +364,51 @@ static int start_exports(struct profd *p)
 	return 0;
 }
 
+/*
+ * [symbols] debuginfod_urls: a thread fetches the debug files of objects the sampler
+ * met without symbols into STATE_DIR/debuginfod; the sampling thread only opens what
+ * it has there.  0, or an exit code after a message.
+ */
+static int start_debuginfod(struct profd *p)
+{
+	const struct prof_config *c = &p->pf.cfg;
+	struct debuginfod_worker_config wc = { .urls = c->symbols.debuginfod_urls,
+					       .timeout = c->symbols.debuginfod_timeout ? c->symbols.debuginfod_timeout
+											: DEBUGINFOD_DEFAULT_TIMEOUT,
+					       .maxtime = DEBUGINFOD_DEFAULT_MAXTIME, .maxsize = DEBUGINFOD_DEFAULT_MAXSIZE };
+	char dir[PATH_MAX];
+	int r;
+
+	if (!c->symbols.debuginfod_urls[0])
+		return 0;
+	if (snprintf(dir, sizeof(dir), "%s/debuginfod", c->daemon.state_dir) >= (int)sizeof(dir)) {
+		say(p, LOG_ERR, "[daemon] state_dir is too long");
+		return EXIT_PROF_FAIL;
+	}
+	wc.cache_dir = dir;
+	r = debuginfod_worker__start(&wc, &p->debuginfod);
+	if (r < 0) {
+		say(p, LOG_ERR, "cannot start the debuginfod worker (cache %s): %s", dir, strerror(-r));
+		return EXIT_PROF_FAIL;
+	}
+	say(p, LOG_INFO, "debuginfod: asking %s for the debug files of objects without symbols (their build ids "
+	    "are sent), kept in %s", c->symbols.debuginfod_urls, dir);
+	return 0;
+}
+
+/* What the worker asked, at the stop. */
+static void say_debuginfod(struct profd *p)
+{
+	struct debuginfod_stats st;
+	char line[512];
+
+	if (!p->debuginfod)
+		return;
+	debuginfod_worker__stats(p->debuginfod, &st);
+	debuginfod__describe(&st, line, sizeof(line));
+	say(p, LOG_INFO, "debuginfod: %s", line);
+}
+
 /* Everything but the sampling loop.  0, or an exit code after a message. */
 static int profd_start(struct profd *p)
 {
@@ -396,6 +443,11 @@ static int profd_start(struct profd *p)
 	sc.max_stacks = p->pf.cfg.daemon.bucket_max_stacks;
 	sc.symbols_max = p->pf.cfg.daemon.symbols_max;
 	sc.kernel = true;
+	if (start_debuginfod(p)) {
+		close(fd);
+		return EXIT_PROF_FAIL;
+	}
+	sc.debuginfod = p->debuginfod;
 	if (sampler__new(&sc, &p->sampler) < 0 || start_session(p) < 0) {
 		close(fd);
 		say(p, LOG_ERR, "could not start sampling");
@@ -648,11 +700,13 @@ static int prepare(struct profd *p)
 	}
 	if (absent)
 		say(p, LOG_INFO, "no configuration file at %s: running on the built-in defaults", p->config_path);
-	/* profd names its samples on the thread that reads them: a server's answer (up to
-	 * DEBUGINFOD_TIMEOUT, per object) would stall sampling, so no debuginfod here,
-	 * whatever the environment it was started with says (profd(8)) */
-	if (debuginfod__setup(NULL, 0, false) || p->pf.cfg.symbols.debuginfod_urls[0])
-		say(p, LOG_INFO, "[symbols] debuginfod_urls is not used by profd (prof report and prof top use it)");
+	/* profd serves every tenant: its servers are its prof.conf's [symbols], never its
+	 * environment's; and libdwfl on the sampling thread must ask none itself (the
+	 * worker does: start_debuginfod), so DEBUGINFOD_URLS goes (profd(8)) */
+	if (getenv("DEBUGINFOD_URLS"))
+		say(p, LOG_INFO, "DEBUGINFOD_URLS in profd's environment is not used: [symbols] debuginfod_urls in %s "
+		    "names profd's servers", p->config_path);
+	(void)debuginfod__setup(NULL, 0, false);
 	/* the daemon records every task: the policy's verdict is an admin's */
 	p->pf.verdict = (struct policy_verdict){ .admin = true, .kernel = true, .uid = getuid() };
 	return open_cgroup_root(&p->pf);
@@ -697,6 +751,9 @@ int main(int argc, char **argv)
 	daemon__free(p.d);
 	session__free(p.session);
 	sampler__free(p.sampler);
+	say_debuginfod(&p);
+	/* after the sampler, whose symbols borrow it */
+	debuginfod_worker__stop(p.debuginfod);
 	preflight__release(&p.pf);
 	record_opts__release(&p.ro);
 	curl_global_cleanup();

@@ -126,6 +126,8 @@ int sampler__new(const struct sampler_config *c, struct sampler **ret)
 	symbols__set_lean(s->an.syms, c->symbols_max);
 	/* the tasks' [vdso] is this kernel's: named from profd's own (none: [unknown]) */
 	(void)symbols__expect_own_vdso(s->an.syms);
+	if (c->debuginfod)
+		symbols__set_worker(s->an.syms, c->debuginfod);
 	/* frames keep their objects' addresses, for the exports (pprof): a named one its
 	 * function's, so that history keeps one frame per function */
 	s->an.res.addrs = true;
@@ -545,6 +547,9 @@ int sampler__tick(struct sampler *s, uint64_t mono_now, uint64_t unattributed)
 	int err;
 
 	model_reaper__reap(&s->reaper, s->an.model, mono_now > FORGET_AFTER_NS ? mono_now - CLOSE_SLACK_NS : 0);
+	/* a debug file arrived: its object's samples are named from now on */
+	if (symbols__refresh(s->an.syms))
+		resolver__cache_flush(&s->an.res);
 	err = rt > CLOSE_SLACK_NS ? close_before(s, rt - CLOSE_SLACK_NS, unattributed) : 0;
 	if (err < 0)
 		return err;
@@ -571,4 +576,5 @@ void sampler__stats(const struct sampler *s, struct sampler_stats *ret)
 {
 	*ret = s->st;
 	symbols__stats(s->an.syms, &ret->syms);
+	symbols__debuginfod_stats(s->an.syms, &ret->dbgd);
 }

@@ -91,6 +91,10 @@ static void write_sampling(struct snap_out *o, const struct status_facts *f)
 	     ss->syms.bytes, f->s->symbols_max, ss->syms.objects, ss->syms.loaded, ss->syms.evicted,
 	     ss->syms.evicted_bytes, ss->syms.names);
 	line(o, "records %" PRIu64 "\ndescribed %" PRIu64 "\n", f->sampling.records, f->sampling.described);
+	/* [symbols] debuginfod_urls: what the worker asked (all 0 without the key) */
+	line(o, "debuginfod_asked %" PRIu64 "\ndebuginfod_found %" PRIu64 "\ndebuginfod_not_found %" PRIu64
+	     "\ndebuginfod_failed %" PRIu64 "\ndebuginfod_refused %" PRIu64 "\ndebuginfod_dropped %" PRIu64 "\n",
+	     ss->dbgd.asked, ss->dbgd.found, ss->dbgd.not_found, ss->dbgd.failed, ss->dbgd.refused, ss->dbgd.dropped);
 	write_off_cpu(o, f);
 }
 

@@ -85,6 +85,14 @@ int privs__drop_after_start(const struct privs *p)
 	return 0;
 }
 
+int privs__drop_thread(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	return syscall(SYS_capset, &h, none) < 0 ? -errno : 0;
+}
+
 int privs__as_user(int (*fn)(void *arg), void *arg)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };

@@ -111,6 +111,32 @@ print(n, sum(named.values()), " ".join(sorted(sorted(named, key=named.get, rever
 PY
 }
 
+# bidof FILE: an ELF file's GNU build id, in hex.
+bidof() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
+
+# debuginfod_serve DIR PROG...: a real debuginfod (Debian's) serving the debug files in
+# DIR on a free loopback port, with its own database, stopped when the test ends;
+# returns once it serves each $TMP/PROG's.  Its URL in $DEBUGINFOD_URL, its log in
+# $TMP/srv.log; `requests` counts the build-id requests it had.
+debuginfod_serve() {
+	local dir=$1 port p i
+	shift
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	debuginfod -F -p "$port" -d "$TMP/db.sqlite" -t 0 -g 0 -vv "$dir" >"$TMP/srv.log" 2>&1 &
+	srv_pid=$!
+	cleanup_hooks+=("kill $srv_pid; wait $srv_pid 2>/dev/null")
+	DEBUGINFOD_URL=http://127.0.0.1:$port
+	for p in "$@"; do
+		for i in $(seq 100); do
+			curl -sf -o /dev/null "$DEBUGINFOD_URL/buildid/$(bidof "$TMP/$p")/debuginfo" && break
+			kill -0 $srv_pid 2>/dev/null || fail "debuginfod exited: $(tail -5 "$TMP/srv.log")"
+			sleep 0.1
+		done
+		[ "$i" -lt 100 ] || fail "debuginfod does not serve $p's debug file: $(tail -5 "$TMP/srv.log")"
+	done
+}
+requests() { grep -c 'GET /buildid/' "$TMP/srv.log"; }
+
 # http_dir DIR: a plain HTTP server of DIR on a free loopback port, stopped when the
 # test ends; its port in $http_port, its log (a line a request) in $TMP/http-PORT.log.
 http_dir() {

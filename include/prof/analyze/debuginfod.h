@@ -32,6 +32,8 @@ struct debuginfod_stats {
 	uint64_t refused;       /* answered with a file of another build id: not used */
 	uint64_t kept;          /* prof record: kept in the build-id cache beside the object */
 	uint64_t skipped;       /* prof record: not asked, past its time budget */
+	uint64_t dropped;       /* a live reader's worker: not asked, its queue full or its
+				 * DEBUGINFOD_WORKER_IDS spent */
 };
 
 /*

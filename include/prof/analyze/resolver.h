@@ -59,6 +59,8 @@ struct resolver {
 /* The cache of frames met lately, which the resolver uses when it has one (a
  * report's samples resolve the same addresses again and again).  0 or -ENOMEM. */
 int resolver__cache_init(struct resolver *r);
+/* Forget every frame kept (an object's names changed: symbols__refresh). */
+void resolver__cache_flush(struct resolver *r);
 void resolver__cache_release(struct resolver *r);
 
 /* Read the kernel's symbols now (else at the first kernel frame): before privileges

@@ -144,6 +144,22 @@ struct debuginfod_stats;
 void symbols__debuginfod_stats(const struct symbols *s, struct debuginfod_stats *ret);
 
 /*
+ * Debug files from debuginfod through worker w (not owned, outliving s), never on
+ * the looking-up thread: an object without symbols has its build id handed to w,
+ * and lookups open only what w has fetched.  Call before the first look-up, with
+ * DEBUGINFOD_URLS unset (libdwfl would ask itself).  The stats are then w's.
+ */
+struct debuginfod_worker;
+void symbols__set_worker(struct symbols *s, struct debuginfod_worker *w);
+
+/*
+ * The objects whose debug file the worker fetched since the last call are read again
+ * at their next look-up (names from then on).  true when any was: a caller's cache
+ * of names (resolver__cache_flush) is stale.  Cheap when nothing arrived.
+ */
+bool symbols__refresh(struct symbols *s);
+
+/*
  * Load the running kernel's symbols from kallsyms text, relocated so that ref_addr
  * (the address of the reference symbol in the recording, e.g. _text) maps to this
  * kernel's.  0, or -ENOENT when the reference symbol is missing.

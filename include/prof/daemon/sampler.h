@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prof/analyze/debuginfod.h"
 #include "prof/analyze/symbols.h"
 #include "prof/daemon/history.h"
 #include "prof/perfdata/sample.h"
@@ -53,6 +54,9 @@ struct sampler_config {
 	 * the sampled process's own, shown to whoever may see that process's samples */
 	bool (*object_name)(void *ctx, const struct model_dso *d, uint64_t off, const char **ret);
 	void *object_ctx;
+	/* debug files of objects without symbols, fetched off this thread ([symbols]
+	 * debuginfod_urls); borrowed, NULL: none */
+	struct debuginfod_worker *debuginfod;
 };
 
 struct sampler_stats {
@@ -67,6 +71,7 @@ struct sampler_stats {
 	uint64_t close_wait_max_ns;     /* longest wait for history's lock at a close */
 	size_t engine_bytes;            /* the live engine's tables */
 	struct symbols_stats syms;      /* the objects' symbol tables (symbols_max) */
+	struct debuginfod_stats dbgd;   /* what the debuginfod worker asked */
 };
 
 struct sampler;

@@ -62,6 +62,10 @@ int privs__drop_after_start(const struct privs *p);
  */
 int privs__as_user(int (*fn)(void *arg), void *arg);
 
+/* The calling thread gives up every capability (effective, permitted, inheritable;
+ * the others keep theirs): a helper thread that acts only as the user.  0 or -errno. */
+int privs__drop_thread(void);
+
 /* open(2) as the user (no O_CREAT: privs__create_as_user).  The fd, or -errno. */
 int privs__open_as_user(const char *path, int flags);
 

@@ -7,8 +7,9 @@
 #   the programs stay [unknown];
 # - DEBUGINFOD_URLS set: prof record keeps each program's debug file in the build-id
 #   cache (its summary says asked/found), prof report names >= 95 % of each program's
-#   samples and says what it asked, perf report of prof's file names them too, so
-#   does prof report with no server (the kept file), and prof top names them;
+#   samples and says what it asked (its pprof too), perf report of prof's file names
+#   them too, so does prof report with no server (the kept file), and prof top (its
+#   worker thread) names them once the file arrived;
 # - prof.conf's [symbols] debuginfod_urls does the same; a malformed line is named;
 # - a server answering another build's debug file for the build id (a plain HTTP
 #   server laid out as debuginfod's API) names nothing: 0 names taken, never a wrong
@@ -70,7 +71,6 @@ RS
 else
 	note "no rustc here: the C++ program only"
 fi
-bidof() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
 for p in "${progs[@]}" cxx-other; do
 	objcopy --only-keep-debug "$TMP/$p" "$TMP/srv/$p.debug" || fail "objcopy $p"
 	strip "$TMP/$p" || fail "strip $p"
@@ -79,21 +79,9 @@ for p in "${progs[@]}" cxx-other; do
 done
 mv "$TMP/srv/cxx-other.debug" "$TMP/other.debug"
 
-freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port=$(freeport)
-debuginfod -F -p "$port" -d "$TMP/db.sqlite" -t 0 -g 0 -vv "$TMP/srv" >"$TMP/srv.log" 2>&1 &
-srv_pid=$!
-cleanup_hooks+=("kill $srv_pid; wait $srv_pid 2>/dev/null")
-URL=http://127.0.0.1:$port
-for p in "${progs[@]}"; do
-	for i in $(seq 100); do
-		curl -sf -o /dev/null "$URL/buildid/$(bidof "$TMP/$p")/debuginfo" && break
-		kill -0 $srv_pid 2>/dev/null || fail "debuginfod exited: $(tail -5 "$TMP/srv.log")"
-		sleep 0.1
-	done
-	[ "$i" -lt 100 ] || fail "debuginfod does not serve $p's debug file: $(tail -5 "$TMP/srv.log")"
-done
-requests() { grep -c 'GET /buildid/' "$TMP/srv.log"; }
+debuginfod_serve "$TMP/srv" "${progs[@]}"
+URL=$DEBUGINFOD_URL
+port=${URL##*:}
 # the checks' own requests above (curl's): prof's are counted from here
 base=$(requests)
 
@@ -157,6 +145,23 @@ for p in "${progs[@]}"; do
 		fail "prof report says nothing of debuginfod: $(cat "$TMP/err")"
 done
 
+# ---- the pprof of prof report through debuginfod: function names --------------------
+p=${progs[0]}
+rm -rf "$XDG_CACHE_HOME/debuginfod_client"
+before=$(requests)
+DEBUGINFOD_URLS=$URL "$PROF" report -i "$TMP/$p.data" -F pprof -o "$TMP/$p.pb.gz" 2>"$TMP/err" ||
+	fail "prof report -F pprof: $(cat "$TMP/err")"
+[ "$(requests)" -gt "$before" ] || fail "prof report -F pprof did not ask the server"
+if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
+	GOCACHE=$TMP/gocache PPROF_TMPDIR=$TMP go tool pprof -symbolize=none -top -nodecount=10 "$TMP/$p.pb.gz" \
+		>"$TMP/$p.pprof" 2>"$TMP/err" || fail "go tool pprof: $(cat "$TMP/err")"
+	grep -q 'ns::W<long>::work' "$TMP/$p.pprof" && grep -qE ' other$' "$TMP/$p.pprof" ||
+		fail "the pprof does not name $p's functions: $(head -20 "$TMP/$p.pprof")"
+	pass "prof report -F pprof through debuginfod names $p's functions (go tool pprof -top)"
+else
+	note "no go tool pprof: the pprof is not read back"
+fi
+
 # ---- prof.conf's [symbols] instead of the environment; a bad line named --------------
 rm -rf "$XDG_CACHE_HOME/debuginfod_client"
 mkdir -p "$HOME/.config/prof"
@@ -176,7 +181,9 @@ p=${progs[-1]}
 pid=$!
 cleanup_hooks+=("kill $pid 2>/dev/null")
 sleep 0.3
-DEBUGINFOD_URLS=$URL "$PROF" top --pid "$pid" --stdio -d 2 -n 2 --rows 50 --sort dso,sym >"$TMP/top" 2>"$TMP/err" ||
+# its worker fetches while the samples go on: the object is named from the screen
+# after the file arrived (-z: the last screen, all of it after)
+DEBUGINFOD_URLS=$URL "$PROF" top --pid "$pid" --stdio -d 2 -n 2 -z --rows 50 --sort dso,sym >"$TMP/top" 2>"$TMP/err" ||
 	fail "prof top: $(cat "$TMP/err")"
 wait $pid
 grep -Eq "^debuginfod: asked [0-9]+: found [1-9]" "$TMP/top" || fail "prof top says nothing of debuginfod: $(head -5 "$TMP/top")"
