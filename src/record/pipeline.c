@@ -42,7 +42,7 @@ struct pipeline {
 	struct offcpu_quota *quota;     /* ... the scope's cgroups' CPU quotas (not profd's) */
 	int v1_cpu_fd;                  /* ... the v1 cpu hierarchy, where mounted (-1) */
 	/* the runtimes whose frames the samples get (runtime/runtime.h), in the order
-	 * each is asked: the JVM's, then Python's */
+	 * each is asked: the JVM's, V8's, then Python's */
 	struct runtime_entry {
 		const struct runtime_ops *ops;
 		void *rt;

@@ -67,7 +67,7 @@ struct runtime_ops {
 	void (*detach)(void *rt, struct runtime_proc *p);
 	/*
 	 * What a recording's pipeline calls on it, each runtime in its list's order
-	 * (record/pipeline.c: the JVM, then Python); any may be NULL.
+	 * (record/pipeline.c: the JVM, V8, then Python); any may be NULL.
 	 */
 	/* A record as written (a process's EXIT, or exec, lets it go: runtime_procs__note). */
 	void (*note)(void *rt, const struct perf_event_header *ev);
