@@ -3,6 +3,7 @@
 """Spoil a copy of node's V8 metadata (tests/integration/node/refused.sh).
 
 usage: patch_meta.py FILE value NAME INT   the int of v8dbg_NAME set to INT
+       patch_meta.py FILE same NAME OTHER  ... set to v8dbg_OTHER's
        patch_meta.py FILE rename NAME      v8dbg_NAME's name changed (its last letter)
        patch_meta.py FILE hide             every v8dbg_ name changed to v8dbX_
 
@@ -31,18 +32,29 @@ def dynstr():
     sys.exit('no .dynstr')
 
 
-if op == 'value':
-    name, value = 'v8dbg_' + sys.argv[3], int(sys.argv[4])
+def int_at(name):
+    """The file offset of v8dbg_NAME's int."""
     out = subprocess.run(['readelf', '-W', '--dyn-syms', path], capture_output=True, text=True, check=True).stdout
-    addr = next(int(p[1], 16) for p in (l.split() for l in out.splitlines()) if len(p) >= 8 and p[7] == name)
+    addr = next((int(p[1], 16) for p in (l.split() for l in out.splitlines()) if len(p) >= 8 and p[7] == name),
+                None)
+    if addr is None:
+        sys.exit(f'{name}: not in .dynsym')
     for _, kind, sa, off, size in sections():
         if sa <= addr < sa + size:
             if kind == 'NOBITS':
                 sys.exit(f'{name} is in .bss: no bytes to change')
-            data[off + addr - sa:off + addr - sa + 4] = struct.pack('<i', value)
-            break
-    else:
-        sys.exit(f'{name}: no section')
+            return off + addr - sa
+    sys.exit(f'{name}: no section')
+
+
+if op in ('value', 'same'):
+    at = int_at('v8dbg_' + sys.argv[3])
+    if op == 'value':
+        value = int(sys.argv[4])
+    else:       # the int of another item of the same object
+        other = int_at('v8dbg_' + sys.argv[4])
+        value = struct.unpack('<i', data[other:other + 4])[0]
+    data[at:at + 4] = struct.pack('<i', value)
 else:
     off, size = dynstr()
     table = data[off:off + size]
