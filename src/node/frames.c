@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -239,17 +238,12 @@ void node_frames__finish(struct node_frames *nf)
 static int node_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct node_reader *r = ctx;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
 
 	if (r->stack && addr >= r->sp && addr - r->sp <= r->len && r->len - (addr - r->sp) >= len) {
 		memcpy(buf, r->stack + (addr - r->sp), len);
 		return 0;
 	}
-	n = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+	return runtime__read_mem(r->pid, addr, buf, len);
 }
 
 /* The executable mappings of V8's object (its interpreter and builtins are there). */
