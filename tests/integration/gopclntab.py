@@ -63,6 +63,8 @@ class Table:
                     fo = ft + word(ft + (2 * i + 1) * p)
                     assert word(fo) == entries[i], "_func.entry"
                     names.append(cstr(funcname + i32(fo + p)))
+                    self.funcs.append(fo)
+            self.funcname, self.pctab, self.text = funcname, word(8 + 5 * p), None
         else:
             # go118/go120: nfunc, nfiles, textStart, funcnametab, cutab, filetab,
             # pctab, functab; functab entries are uint32 offsets from textStart
@@ -85,8 +87,11 @@ class Table:
             typ, flags, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", b, phoff + phentsize * i)
             if typ == 1:
                 self.loads.append((vaddr, off, filesz, flags))
+        self.va = secs[".gopclntab"][0]
         if self.magic in (0xfffffff0, 0xfffffff1):
-            self.find_gofunc(secs[".gopclntab"][0])
+            self.find_gofunc(self.va)
+        elif self.magic == 0xfffffffa and p == 8:
+            self.gofunc = 0         # 1.16-1.17: the trees' funcdata are addresses
 
     def at(self, va, n):
         """n bytes at virtual address va of a read-only load."""
@@ -136,12 +141,16 @@ class Table:
             return None
         fo, p = self.funcs[i], self.ptr
         word = lambda o: struct.unpack_from("<Q" if p == 8 else "<I", self.t, o)[0]
-        pcfile, cu = struct.unpack_from("<I", self.t, fo + 20)[0], struct.unpack_from("<I", self.t, fo + 32)[0]
+        v116 = self.magic == 0xfffffffa
+        pcfile, cu = struct.unpack_from("<I", self.t, fo + 24 if v116 else fo + 20)[0], \
+            struct.unpack_from("<I", self.t, fo + 36 if v116 else fo + 32)[0]
         fno = self.pcvalue(pcfile, self.entries[i], pc)
         if fno is None or fno < 0:
             return None
-        off = struct.unpack_from("<I", self.t, word(8 + 4 * p) + 4 * (cu + fno))[0]
-        o = word(8 + 5 * p) + off
+        # the header's cutab and filetab offsets (1.18+: after textStart)
+        h = 8 + (3 if v116 else 4) * p
+        off = struct.unpack_from("<I", self.t, word(h) + 4 * (cu + fno))[0]
+        o = word(h + p) + off
         return self.t[o:self.t.index(b"\0", o)].decode("utf-8", "replace")
 
     def inlined(self, pc):
@@ -150,13 +159,25 @@ class Table:
         if self.gofunc is None or not 0 <= i < len(self.funcs):
             return []
         fo, entry = self.funcs[i], self.entries[i]
-        size = 44 if self.magic == 0xfffffff1 else 40
-        npcdata, nfuncdata = struct.unpack_from("<I", self.t, fo + 28)[0], self.t[fo + size - 1]
-        if npcdata <= 2 or nfuncdata <= 3:
+        # _func: 1.16-1.17 entry uintptr, then 8 int32 (npcdata the 7th, cuOffset),
+        # funcID, flag, _, nfuncdata; 1.18 entryoff and the same; 1.20 startLine
+        # added: then pcdata (uint32 each), then funcdata (1.16-1.17 pointers
+        # aligned by their address, 1.18+ uint32 offsets from go:func.*)
+        v116 = self.magic == 0xfffffffa
+        size = 44 if self.magic in (0xfffffff1, 0xfffffffa) else 40
+        npcdata = struct.unpack_from("<I", self.t, fo + (32 if v116 else 28))[0]
+        if npcdata <= 2 or self.t[fo + size - 1] <= 3:
             return []
         inl = struct.unpack_from("<I", self.t, fo + size + 8)[0]
-        tree = struct.unpack_from("<I", self.t, fo + size + 4 * npcdata + 12)[0]
-        if tree == 0xffffffff or inl == 0:
+        fd = fo + size + 4 * npcdata
+        if v116:
+            fd += 4 if (self.va + fd) % 8 else 0
+            tree = struct.unpack_from("<Q", self.t, fd + 8 * 3)[0]
+            bad = tree == 0
+        else:
+            tree = struct.unpack_from("<I", self.t, fd + 12)[0]
+            bad = tree == 0xffffffff
+        if bad or inl == 0:
             return []
         out, idx = [], self.pcvalue(inl, entry, pc)
         cstr = lambda o: self.t[o:self.t.index(b"\0", o)].decode("utf-8", "replace")

@@ -7,8 +7,10 @@
 # (4 MB, 200 modules) as a test user, in a loop, under prof record --uid -g (the
 # newest also --call-graph dwarf).  Per version: >= 95 % of esbuild's samples named,
 # >= 20 % in esbuild's own packages, and never a wrong name: every address of
-# esbuild in prof's pprof export is checked against tests/integration/gopclntab.py,
-# a reader of the same table written from Go's debug/gosym.  perf report of prof's
+# esbuild in prof's pprof export, and from Go 1.16 the inlined frames prof shows
+# there, are checked against tests/integration/gopclntab.py, a reader of the same
+# table written from Go's debug/gosym and runtime (and Go's line table must put
+# each inlined pc in its function's own file).  perf report of prof's
 # file names them too, checked the same way (perf script): esbuild's release
 # binaries carry no GNU build id (Go's internal linker writes one only with -B),
 # without which perf finds no debug file, so perf reads a copy given one (objcopy).
@@ -77,7 +79,7 @@ record() {
 	"$PROF" report -i "$TMP/$1.data" -F pprof -o "$TMP/$1.pb.gz" 2>"$TMP/err" || fail "prof report -F pprof $1: $(cat "$TMP/err")"
 }
 # check NAME OBJ WHAT LAYOUT: the named share and every name of OBJ in NAME's pprof;
-# from Go 1.18 the inline tree's frames too
+# from Go 1.16 the inline trees' frames too
 check() {
 	local n named internal checked wrong inl top
 	read -r n named internal checked wrong inl top <<<"$(python3 "$G" pprof "$TMP/pub/$2" "$TMP/$1.pb.gz" "$2" 2>"$TMP/wrong")" ||
@@ -87,7 +89,7 @@ check() {
 	[ $((named * 100)) -ge $((n * 95)) ] || fail "$3: $named of $n named, < 95 %"
 	[ $((internal * 100)) -ge $((named * 20)) ] || fail "$3: $internal of $named samples in github.com/evanw/esbuild/internal/"
 	[ "$wrong" -eq 0 ] || fail "$3: $wrong wrong names: $(cat "$TMP/wrong")"
-	case $4 in 1.18-1.19 | 1.20+) [ "$inl" -gt 0 ] || fail "$3: no inlined frames (Go $4 tables have inline trees)" ;; esac
+	case $4 in 1.16-1.17 | 1.18-1.19 | 1.20+) [ "$inl" -gt 0 ] || fail "$3: no inlined frames (Go $4 tables have inline trees)" ;; esac
 }
 
 layouts=
