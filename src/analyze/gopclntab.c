@@ -25,18 +25,34 @@ struct gopclntab {
 	size_t cu, filetab, filetab_end, pctab, functab;
 	size_t funcdata;                /* what a _func offset is relative to */
 	uint32_t nfiletab;              /* 1.2: the file table's entries */
-	/* 1.18-1.19: the read-only segment holding go:func.*, which the inline trees'
-	 * offsets (FUNCDATA_InlTree) are relative to; gofunc 0: not known */
+	/* the read-only segment holding the inline trees (ro NULL: not known); 1.18+:
+	 * go:func.*, which their offsets (FUNCDATA_InlTree) are relative to; 1.16-1.17:
+	 * 0, their funcdata being addresses */
 	const uint8_t *ro;
 	size_t ro_len;
 	uint64_t ro_vaddr, gofunc;
+	uint64_t va;                    /* the table's address, where ro is known */
 };
 
-/* The _func of Go 1.18-1.19: its fixed fields' size, then pcdata and funcdata. */
+/* The _func of Go 1.18-1.19 and 1.20+ (startLine added): its fixed fields' size,
+ * its last byte nfuncdata, then pcdata and funcdata (u32 each). */
 #define FUNC118_SIZE 40
+#define FUNC120_SIZE 44
+/* 1.16-1.17: the entry is a pointer (8 bytes here), cuOffset follows npcdata; its
+ * funcdata are pointers, 8-aligned */
+#define FUNC116_SIZE 44
 #define PCDATA_INLTREEINDEX 2
 #define FUNCDATA_INLTREE 3
+/* runtime.inlinedCall: 1.18-1.19 {parent int16, funcID, _, file, line, func_ (the
+ * name), parentPc}; 1.20+ {funcID, _[3], nameOff, parentPc, startLine}: the parent
+ * is the inline tree index at the function's entry + parentPc */
 #define INLINED_CALL118_SIZE 20
+#define INLINED_CALL120_SIZE 16
+/* moduledata's words (pointer-sized): 1.20 added covctrs and ecovctrs before end */
+#define MD_RODATA118 37
+#define MD_GOFUNC118 38
+#define MD_RODATA120 39
+#define MD_GOFUNC120 40
 
 static bool rd32(const struct gopclntab *t, size_t off, uint32_t *ret)
 {
@@ -469,32 +485,61 @@ static bool ro32(const struct gopclntab *t, uint64_t va, uint32_t *ret)
 	return true;
 }
 
+/* Function f's inline tree: the pc-value table of its tree indexes and the tree's
+ * offset from go:func.*; false when it has none. */
+static bool inl_tree(const struct gopclntab *t, size_t f, uint32_t *ret_inl_pc, uint64_t *ret_tree)
+{
+	bool v116 = t->magic == GOPCLNTAB_MAGIC_116;
+	size_t fsize = v116 ? FUNC116_SIZE : t->magic == GOPCLNTAB_MAGIC_120 ? FUNC120_SIZE : FUNC118_SIZE, fd;
+	uint32_t npcdata, tree;
+
+	if (!field_of(t, f, 7, &npcdata) || npcdata <= PCDATA_INLTREEINDEX || f + fsize > t->len ||
+	    t->b[f + fsize - 1] <= FUNCDATA_INLTREE || !rd32(t, f + fsize + 4 * PCDATA_INLTREEINDEX, ret_inl_pc))
+		return false;
+	fd = f + fsize + 4 * (size_t)npcdata;
+	if (v116) {
+		/* the runtime aligns the pointers by their address: the table's start
+		 * is (Go's linker aligns it to 32 bytes) */
+		fd += (t->va + fd) & 4;
+		return rdword(t, fd + 8 * FUNCDATA_INLTREE, 8, ret_tree) && *ret_tree;
+	}
+	if (!rd32(t, fd + 4 * FUNCDATA_INLTREE, &tree) || tree == UINT32_MAX)
+		return false;
+	*ret_tree = tree;
+	return true;
+}
+
 size_t gopclntab__inlined(const struct gopclntab *t, uint64_t pc, const char **ret, size_t max)
 {
+	bool v120 = t->magic == GOPCLNTAB_MAGIC_120;
 	size_t i = gopclntab__find(t, pc), f, n = 0;
-	uint32_t npcdata, inl_pc, tree;
-	uint64_t s, e;
+	uint32_t inl_pc;
+	uint64_t s, e, tree;
 	int32_t idx;
 
-	if (!t->gofunc || i == SIZE_MAX || !entry_of(t, i, &s) || !entry_of(t, i + 1, &e) || !func_of(t, i, &f) ||
-	    !field_of(t, f, 7, &npcdata) || npcdata <= PCDATA_INLTREEINDEX || f + FUNC118_SIZE + 4 * (size_t)npcdata + 4 * (FUNCDATA_INLTREE + 1) > t->len ||
-	    t->b[f + FUNC118_SIZE - 1] <= FUNCDATA_INLTREE ||
-	    !rd32(t, f + FUNC118_SIZE + 4 * PCDATA_INLTREEINDEX, &inl_pc) ||
-	    !rd32(t, f + FUNC118_SIZE + 4 * (size_t)npcdata + 4 * FUNCDATA_INLTREE, &tree) || tree == UINT32_MAX ||
-	    !pcvalue(t, inl_pc, s, e, pc, &idx))
+	if (!t->ro || i == SIZE_MAX || !entry_of(t, i, &s) || !entry_of(t, i + 1, &e) || !func_of(t, i, &f) ||
+	    !inl_tree(t, f, &inl_pc, &tree) || !pcvalue(t, inl_pc, s, e, pc, &idx))
 		return 0;
 	/* innermost first: the call at idx, then its parents, while inside the tree's
 	 * segment (a loop in hostile bytes ends at max or after 64 steps) */
 	for (int step = 0; idx >= 0 && n < max && step < 64; step++) {
-		uint64_t at = t->gofunc + tree + (uint64_t)idx * INLINED_CALL118_SIZE;
-		uint32_t head, name_off;
+		uint64_t at = t->gofunc + tree + (uint64_t)(uint32_t)idx * (v120 ? INLINED_CALL120_SIZE : INLINED_CALL118_SIZE);
+		uint32_t head, name_off, parent_pc;
 		const char *name;
 
-		if (!ro32(t, at, &head) || !ro32(t, at + 12, &name_off) || (int32_t)name_off < 0 ||
+		if (!ro32(t, at, &head) || !ro32(t, at + (v120 ? 4 : 12), &name_off) || (int32_t)name_off < 0 ||
 		    !(name = str_at(t, t->funcname + name_off, t->funcname_end)))
 			return 0;       /* a chain cut short would name the wrong caller */
 		ret[n++] = name;
-		idx = (int16_t)(head & 0xffff);
+		if (!v120) {
+			idx = (int16_t)(head & 0xffff);
+			continue;
+		}
+		/* 1.20+: the parent is whatever the tree says at the call's pc, which
+		 * must lie inside the function (as the runtime's inlineUnwinder reads it) */
+		if (!ro32(t, at + 8, &parent_pc) || (int32_t)parent_pc < 0 || s + parent_pc >= e ||
+		    !pcvalue(t, inl_pc, s, e, s + parent_pc, &idx))
+			return 0;
 	}
 	return idx < 0 ? n : 0;
 }
@@ -522,10 +567,11 @@ static bool load_of(Elf *elf, const uint8_t *img, size_t size, uint64_t off, uin
 }
 
 /*
- * Go 1.18-1.19: the runtime's moduledata (in a writable segment), found by its
- * first word, the table's address, and checked by more of its words (the name and
+ * Go 1.18+: the runtime's moduledata (in a writable segment), found by its first
+ * word, the table's address, and checked by more of its words (the name and
  * function tables' addresses, the text start, the first entry), gives go:func.*
- * (its word at 304), which must lie in a read-only segment.
+ * (its word 38; from 1.20, 40), which must lie in a read-only segment at or after
+ * the start of read-only data (the word before it).
  */
 static void find_gofunc(Elf *elf, const uint8_t *img, size_t size, struct gopclntab *t)
 {
@@ -533,27 +579,41 @@ static void find_gofunc(Elf *elf, const uint8_t *img, size_t size, struct gopcln
 	uint64_t va, first;
 	size_t phnum;
 
-	if (t->magic != GOPCLNTAB_MAGIC_118 || t->ptrsize != 8 || !entry_of(t, 0, &first) ||
+	bool v120 = t->magic == GOPCLNTAB_MAGIC_120;
+	unsigned w_rodata = v120 ? MD_RODATA120 : MD_RODATA118, w_gofunc = v120 ? MD_GOFUNC120 : MD_GOFUNC118;
+
+	if (t->ptrsize != 8 || !entry_of(t, 0, &first) ||
 	    !load_of(elf, img, size, (uint64_t)(t->b - img), 0, false, &tab) || elf_getphdrnum(elf, &phnum) < 0)
 		return;
 	va = tab.p_vaddr + ((uint64_t)(t->b - img) - tab.p_offset);
+	if (t->magic == GOPCLNTAB_MAGIC_116 && !(tab.p_flags & PF_W)) {
+		/* 1.16-1.17: the trees are addresses, in the table's read-only segment */
+		t->ro = img + tab.p_offset;
+		t->ro_len = (size_t)tab.p_filesz;
+		t->ro_vaddr = tab.p_vaddr;
+		t->va = va;
+		return;
+	}
+	if (t->magic != GOPCLNTAB_MAGIC_118 && !v120)
+		return;
 	for (size_t i = 0; i < phnum; i++) {
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_W) ||
 		    ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
 			continue;
-		for (uint64_t o = ph.p_offset; o + 312 <= ph.p_offset + ph.p_filesz; o += 8) {
-			uint64_t md[39];
+		for (uint64_t o = ph.p_offset; o + 8 * (MD_GOFUNC120 + 1) <= ph.p_offset + ph.p_filesz; o += 8) {
+			uint64_t md[MD_GOFUNC120 + 1];
 
 			if (memcmp(img + o, &va, 8))
 				continue;
 			memcpy(md, img + o, sizeof(md));
 			if (md[1] != va + t->funcname || md[16] != va + t->functab || md[22] != t->text_start ||
-			    md[20] != first || !load_of(elf, img, size, 0, md[38], true, &ro) || (ro.p_flags & PF_W))
+			    md[20] != first || !load_of(elf, img, size, 0, md[w_gofunc], true, &ro) ||
+			    (ro.p_flags & PF_W) || md[w_rodata] > md[w_gofunc] || md[w_rodata] < ro.p_vaddr)
 				continue;
 			t->ro = img + ro.p_offset;
 			t->ro_len = (size_t)ro.p_filesz;
 			t->ro_vaddr = ro.p_vaddr;
-			t->gofunc = md[38];
+			t->gofunc = md[w_gofunc];
 			return;
 		}
 	}

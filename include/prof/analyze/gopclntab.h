@@ -15,8 +15,9 @@
  *
  * The table reads the bytes it is given in place (the caller keeps them: a mapped
  * object's section).  Inlined frames (the funcdata inline trees) are read for Go
- * 1.18-1.19's tables found in an ELF object (gopclntab__inlined); for the other
- * versions a pc in inlined code is named by the function it was inlined into.
+ * 1.16 and later's 64-bit tables found in an ELF object (gopclntab__inlined); in a
+ * 1.2-1.15 table, or one whose trees are not found, a pc in inlined code is named
+ * by the function it was inlined into.
  */
 #ifndef PROF_ANALYZE_GOPCLNTAB_H
 #define PROF_ANALYZE_GOPCLNTAB_H
@@ -78,8 +79,8 @@ bool gopclntab__line(const struct gopclntab *t, uint64_t pc, const char **ret_fi
  * The functions inlined at pc, innermost first, the function they are inlined into
  * (gopclntab__find's) not included: names in the object's bytes.  At most max are
  * written to ret; their count, 0 when pc is in no inlined call or the table's inline
- * tree is not known (a table not from gopclntab__from_elf, a Go version other than
- * 1.18-1.19, the runtime's module data not found) or does not check out.
+ * tree is not known (a table not from gopclntab__from_elf, a Go 1.2-1.15 or 32-bit
+ * table, 1.18+'s runtime module data not found) or does not check out.
  */
 size_t gopclntab__inlined(const struct gopclntab *t, uint64_t pc, const char **ret, size_t max);
 
