@@ -79,9 +79,12 @@ static int record_loop(struct recording *r)
 	uint64_t next_status = start + 1000000000ull;
 	int err;
 
-	if (deadline)
+	/* a ring replay (events.h) ends where its recording stopped, not by the clock */
+	bool replay = session__replaying(r->session);
+
+	if (deadline && !replay)
 		session__set_deadline(r->session, deadline);
-	while (!signals__stop()) {
+	while (!signals__stop() && !(replay && session__replay_done(r->session))) {
 		uint64_t now;
 
 		err = session__step(r->session);
@@ -90,7 +93,7 @@ static int record_loop(struct recording *r)
 		now = clock_mono_ns();
 		if (r->has_workload && workload__poll(&r->wl))
 			break;
-		if (deadline && now >= deadline)
+		if (deadline && !replay && now >= deadline)
 			break;
 		if (tty && now >= next_status) {
 			status_line(r, now);
@@ -614,6 +617,30 @@ static int open_cache(struct recording *r)
 	return 0;
 }
 
+/* A ring replay's file (events.h: PROF_RING_SAVE, PROF_RING_REPLAY, for the
+ * developers) that could not be read or written: said, true. */
+static bool ring_explain(const struct session_error *e)
+{
+	const char *replay = getenv("PROF_RING_REPLAY"), *save = getenv("PROF_RING_SAVE");
+
+	if (e->stage != SESSION_STAGE_EVENTS || (!replay && !save))
+		return false;
+	if (replay)
+		fprintf(stderr, "prof: cannot replay '%s' (PROF_RING_REPLAY): %s.\n", replay,
+			e->err == -EBADMSG ? "not a file PROF_RING_SAVE wrote, or cut short"
+			: e->err == -EPROTO ? "it was saved by another build of prof (its structs differ): "
+					      "replay it with the build that saved it"
+			: strerror(-e->err));
+	else if (e->events != EVENTS_STAGE_NONE)
+		return false;   /* the events' own failure: said as without a file */
+	else if (e->err == -EOPNOTSUPP)
+		fprintf(stderr, "prof: PROF_RING_SAVE: --off-cpu and the set*uid() tracepoints of --uid are not "
+				"replayed; record without them, or unset PROF_RING_SAVE.\n");
+	else
+		fprintf(stderr, "prof: PROF_RING_SAVE: cannot write '%s': %s.\n", save, strerror(-e->err));
+	return true;
+}
+
 /*
  * The session, then the file (its attrs name the session's events), then the start:
  * the kernel described, the events enabled, the workload run, the privileges dropped.
@@ -634,7 +661,14 @@ static int start_recording(struct recording *r)
 	cfg.objects = true;
 	cfg.cache = r->cache;
 	if (session__new(&cfg, &r->session, &e) < 0) {
+		if (ring_explain(&e))
+			return EXIT_PROF_FAIL;
 		preflight__explain(&r->pf, &r->opts, &e, r->out.path);
+		return EXIT_PROF_FAIL;
+	}
+	if (session__replaying(r->session) && r->has_workload) {
+		fprintf(stderr, "prof: PROF_RING_REPLAY replays a saved recording: give no command to run "
+				"(unset it to record one).\n");
 		return EXIT_PROF_FAIL;
 	}
 	r->build_ids = build_id_table__new();

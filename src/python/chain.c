@@ -198,6 +198,8 @@ int python_chains__add(struct python_chains *c, int32_t pid, const struct python
 {
 	uint32_t k = (uint32_t)pid;
 
+	if (c->procs_fd < 0)
+		return 0;       /* a store with no program (a ring replay's): no kernel to tell */
 	return bpf_map_update_elem(c->procs_fd, &k, p, BPF_ANY) ? -errno : 0;
 }
 
@@ -205,7 +207,8 @@ void python_chains__remove(struct python_chains *c, int32_t pid)
 {
 	uint32_t k = (uint32_t)pid;
 
-	bpf_map_delete_elem(c->procs_fd, &k);
+	if (c->procs_fd >= 0)
+		bpf_map_delete_elem(c->procs_fd, &k);
 }
 #else
 int python_chains__new(struct python_chains **ret, char *why, size_t why_len)

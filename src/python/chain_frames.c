@@ -210,6 +210,13 @@ static uint32_t chain_symbol(struct python *py, struct pyproc *p, struct reader 
 			return pl->sym;
 	}
 	*ret_line = false;
+	/* first read there after t (every sample of a backlog drained late but the first
+	 * of its code object): unverified whatever is read now, so nothing is (the code
+	 * object, its line table, its names: 3-4 process_vm_readv a frame) */
+	if (c && c->sym && c->since_ns >= t) {
+		*ret_v = PYTHON_NOT_BEFORE;
+		return 0;
+	}
 	*ret_v = python_walk__code(&w, cf->code, f.head);
 	if (*ret_v != PYTHON_VERIFIED)
 		return 0;

@@ -111,6 +111,14 @@ static int read_names(const struct python_layout *l, struct reader *r, uint64_t 
  * saying why not.  What it cannot see: another code object made there and freed
  * again, with the first one's name made back, all between two readings of that
  * address. */
+bool python__code_late(struct python *py, int32_t pid, uint64_t addr, uint64_t t)
+{
+	struct code_key k = { pid, addr };
+	const struct pycode *c = hashtable__find(&py->codes, hash__mix(hash__u64((uint32_t)pid), addr), &k);
+
+	return c && c->sym && c->since_ns >= t;
+}
+
 uint32_t python__code_symbol(struct python *py, const struct interp *in, struct reader *r,
 			     const struct python_frame *f, uint64_t table_hash, uint64_t t, enum python_verdict *ret_v)
 {
@@ -124,6 +132,12 @@ uint32_t python__code_symbol(struct python *py, const struct interp *in, struct 
 
 	uint64_t t0 = python__now_ns();
 
+	/* a backlog's sample older than the first reading at that address: a reading now
+	 * would end in PYTHON_NOT_BEFORE too (below), at the cost of its names' reads */
+	if (python__code_late(py, r->pid, f->code, t)) {
+		*ret_v = PYTHON_NOT_BEFORE;
+		return 0;
+	}
 	memcpy(&first, f->head + l->co_firstlineno, 4);
 	if (read_names(l, r, u64_at(f->head, l->co_qualname), u64_at(f->head, l->co_filename), qual, sizeof(qual),
 		       file, sizeof(file)) < 0) {

@@ -166,6 +166,12 @@ int python__read_bytes(const struct python_layout *l, struct reader *r, uint64_t
 uint32_t python__code_symbol(struct python *py, const struct interp *in, struct reader *r,
 			     const struct python_frame *f, uint64_t table_hash, uint64_t t, enum python_verdict *ret_v);
 
+/* Was code object addr of process pid first read (its name kept) after t, so that no
+ * reading now can prove it at t (python__code_symbol names a code object only from a
+ * reading before the sample): a sample drained late, older than that first reading.
+ * Its verdict is PYTHON_NOT_BEFORE whatever a reading would find; none is made. */
+bool python__code_late(struct python *py, int32_t pid, uint64_t addr, uint64_t t);
+
 /* The symbol "qualname (file:LINE)" of f's pinned instruction, by the co_linetable in
  * py->table (n bytes, hash th) that python__code_symbol proved with code_sym; 0 when
  * unreadable or where the table gives that instruction no line. */

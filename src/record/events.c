@@ -325,7 +325,7 @@ static int add_ids(struct idmap *m, const uint64_t *ids, size_t n, uint32_t kind
  * the kernel never writes), the context-switch event, the sched and set*uid()
  * tracepoints.
  */
-static int collect_own_ids(struct events *e)
+int events__collect_own_ids(struct events *e)
 {
 	const struct events_info *in = &e->info;
 	int err;
@@ -610,6 +610,13 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	enum events_stage stage = EVENTS_STAGE_SAMPLING;
 	int err;
 
+	/* a ring replay (events_replay.c): the drains of a saved recording, no kernel */
+	if (getenv("PROF_RING_REPLAY")) {
+		err = events_replay__open(getenv("PROF_RING_REPLAY"), ret);
+		*ret_stage = EVENTS_STAGE_SAMPLING;
+		*ret_event = 0;
+		return err;
+	}
 	libperf_init(libperf_print);
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -640,10 +647,17 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 		e->info.switch_ids = offcpu_events__switch_ids(e->offcpu, &e->info.nr_switch_ids);
 	}
 	sample_layout__init(&e->layout, e->attrs[0].sample_type);
-	err = collect_own_ids(e);
+	err = events__collect_own_ids(e);
 	if (err < 0)
 		goto err;
 	e->info.nr_fds = count_fds(e);
+	if (getenv("PROF_RING_SAVE")) {
+		stage = EVENTS_STAGE_NONE;      /* the file's failure, not the kernel's */
+		err = events_replay__save(e, getenv("PROF_RING_SAVE"));
+		if (err < 0)
+			goto err;
+		e->ring_save = true;
+	}
 	*ret = e;
 	return 0;
 err:
@@ -657,6 +671,7 @@ struct events *events__free(struct events *e)
 	if (!e)
 		return NULL;
 	events_spill__free(e);
+	events_replay__free(e);
 	if (e->evlist) {
 		/* The evlist owns every evsel added to it; closing unopened ones is a no-op. */
 		perf_evlist__munmap(e->evlist);
@@ -738,6 +753,8 @@ int events__enable(struct events *e, struct ordered_queue *q)
 {
 	struct perf_evsel *sel;
 
+	if (!e->evlist)
+		return 0;       /* a replay's */
 	perf_evlist__for_each_evsel(e->evlist, sel)
 		if (!is_sampling(e, sel))
 			perf_evsel__enable(sel);
@@ -779,6 +796,8 @@ void events__stop_sampling(struct events *e)
 {
 	struct perf_evsel *sel;
 
+	if (!e->evlist)
+		return;
 	for (size_t i = 0; i < e->info.nr_events && e->by_cgroup[i]; i++)
 		cgroup_sampling__disable(e->by_cgroup[i]);
 	perf_evlist__for_each_evsel(e->evlist, sel)
@@ -795,6 +814,9 @@ int events__disable(struct events *e)
 {
 	struct perf_evsel *sel;
 
+	events_replay__disable(e);      /* the drains from here on are session__stop's */
+	if (!e->evlist)
+		return 0;
 	events_spill__stop(e);  /* the last drain takes what it copied */
 	offcpu_events__enable(e->offcpu, false);
 	events__stop_sampling(e);
@@ -808,9 +830,16 @@ int events__poll(struct events *e, int timeout_ms)
 {
 	int n;
 
+	if (!e->evlist)
+		return 0;       /* a replay's drains wait for nothing */
 	events_spill__idle(e, true);
 	n = perf_evlist__poll(e->evlist, timeout_ms);
 	n = n < 0 ? -errno : n;
 	events_spill__idle(e, false);
 	return n;
+}
+
+bool events__replay_done(const struct events *e)
+{
+	return events__replaying(e) && events_replay__done(e);
 }

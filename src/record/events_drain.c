@@ -104,6 +104,8 @@ static int take(struct events *e, struct ordered_queue *q, struct drained *read,
 	uint64_t id;
 	int err = 0;
 
+	if (e->ring_save)
+		events_replay__record(e, h);
 	/* every event of prof's has PERF_SAMPLE_IDENTIFIER: its id first,
 	 * whatever the layout; another id is another recording's sample */
 	if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 8) {
@@ -172,6 +174,8 @@ static int take_buffer(struct events *e, struct ordered_queue *q, struct drained
 /* The end of one ring's records this drain. */
 static int ring_end(struct events *e, struct ordered_queue *q, struct drained *read)
 {
+	if (e->ring_save)
+		events_replay__ring_end(e);
 	if (e->chain_len)
 		events__pair_chain(e, NULL);
 	return e->held_len ? push_held(e, q, read, NULL) : 0;
@@ -223,7 +227,7 @@ static int drain_ring(struct perf_mmap *map, void *ctx)
 	return err;
 }
 
-int events__drain(struct events *e, struct ordered_queue *q, struct drained *read)
+static int drain_rings(struct events *e, struct ordered_queue *q, struct drained *read)
 {
 	struct drain_call c = { .e = e, .q = q, .read = read };
 	struct perf_mmap *map;
@@ -256,4 +260,30 @@ int events__drain(struct events *e, struct ordered_queue *q, struct drained *rea
 			err = ring_end(e, q, read);
 	}
 	return err < 0 ? err : c.n;
+}
+
+/* One ring's records of a replay's drain (events_replay.c), as a spill block's. */
+static int replay_ring(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct drain_call *c = ctx;
+	int err = take_buffer(c->e, c->q, c->read, &c->memo, buf, len, NULL, &c->n);
+
+	return err < 0 ? err : ring_end(c->e, c->q, c->read);
+}
+
+int events__drain(struct events *e, struct ordered_queue *q, struct drained *read)
+{
+	struct drain_call c = { .e = e, .q = q, .read = read };
+	int n, err;
+
+	if (e->replay && !e->ring_save) {
+		err = events_replay__drain(e, replay_ring, &c);
+		return err < 0 ? err : c.n;
+	}
+	if (!e->ring_save)
+		return drain_rings(e, q, read);
+	events_replay__drain_begin(e);
+	n = drain_rings(e, q, read);
+	err = events_replay__drain_end(e);
+	return n < 0 ? n : err < 0 ? err : n;
 }

@@ -73,6 +73,10 @@ struct events {
 	uint64_t last_time;             /* ... its time: the latest the rings gave */
 	/* the rings read by a thread of their own while the main one is busy (events_spill.c) */
 	struct events_spill *spill;
+	/* a ring replay (events_replay.c): saving what is drained (ring_save), or the
+	 * drains read from a saved file instead of the kernel's rings */
+	struct events_replay *replay;
+	bool ring_save;
 };
 
 /* What a sample id in the rings is (events__drain). */
@@ -148,5 +152,31 @@ void events_spill__idle(struct events *e, bool idle);
 int events_spill__read(struct events *e, events_ring_fn direct, void *ctx, size_t *ret_nr);
 const uint8_t *events_spill__taken(struct events *e, size_t ring, size_t k, struct ordered_block **ret_block,
 				   size_t *ret_len, bool *ret_done);
+
+/* The own_ids of e's events (events.c), also for a replay's. */
+int events__collect_own_ids(struct events *e);
+
+/*
+ * A ring replay (events_replay.c).  save: after events__new, the file at path made
+ * (0600, not through a symlink) with what the replay needs; 0, -EOPNOTSUPP (--off-cpu,
+ * the set*uid() tracepoints: not replayed) or -errno.  record and ring_end: each
+ * record take() is given, each ring's end; drain_begin and drain_end around a drain
+ * (a block written: 0 or -EIO).  open: events made from a saved file, no kernel event
+ * opened; 0, -EBADMSG (not such a file), -EPROTO (another build's) or -errno.  drain:
+ * the next drain's records, fn called with each ring's (whole records at 8-byte
+ * multiples), after events_replay__disable every drain left; 0 or fn's -errno.  done:
+ * the drains before the events were disabled are all taken.
+ */
+typedef int (*events_chunk_fn)(void *ctx, const uint8_t *buf, size_t len);
+int events_replay__save(struct events *e, const char *path);
+void events_replay__record(struct events *e, const struct perf_event_header *h);
+void events_replay__ring_end(struct events *e);
+void events_replay__drain_begin(struct events *e);
+int events_replay__drain_end(struct events *e);
+int events_replay__open(const char *path, struct events **ret);
+int events_replay__drain(struct events *e, events_chunk_fn fn, void *ctx);
+bool events_replay__done(const struct events *e);
+void events_replay__disable(struct events *e);
+void events_replay__free(struct events *e);
 
 #endif

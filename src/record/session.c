@@ -94,14 +94,15 @@ int session__step(struct session *s)
 			     : clock_mono_ns() - s->start_ns < START_PHASE_NS ? START_POLL_MS : s->poll_ms);
 	if (err < 0 && err != -EINTR)
 		return err;
-	now = clock_mono_ns();
+	now = events__now(s->events);
 	s->judge_before = UINT64_MAX;
 	err = drain(s);
 	if (err < 0)
 		return err;
+	/* a replay's rounds whole: what its drains are does not hang on its speed */
 	return flush_round(s, MIN(now > ROUND_SLACK_NS ? now - ROUND_SLACK_NS : 0,
 				  s->judge_before ? s->judge_before - 1 : 0),
-			   ROUND_SLICE_NS);
+			   events__replaying(s->events) ? 0 : ROUND_SLICE_NS);
 }
 
 int session__stop(struct session *s)
@@ -131,6 +132,16 @@ int session__offcpu_window(struct session *s, bool on, uint64_t *ret_time)
 void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void *ctx)
 {
 	pipeline__each_open_offcpu(s->pipeline, fn, ctx);
+}
+
+bool session__replaying(const struct session *s)
+{
+	return events__replaying(s->events);
+}
+
+bool session__replay_done(const struct session *s)
+{
+	return events__replay_done(s->events);
 }
 
 uint64_t session__judged_upto(const struct session *s)

@@ -137,6 +137,18 @@ uint64_t events__foreign_samples(const struct events *e, uint64_t *ret_kept);
  */
 int events__drain(struct events *e, struct ordered_queue *q, struct drained *read);
 
+/*
+ * A ring replay (events_replay.c: PROF_RING_SAVE=FILE saves what a recording drains,
+ * PROF_RING_REPLAY=FILE makes events__new read the drains from FILE, opening no kernel
+ * event).  now: the moment a session judges up to, taken before a drain
+ * (clock_mono_ns(); a replay's, the saved one of its next drain).  replaying: e reads
+ * a saved file.  replay_done: ... and every drain before the events were disabled was
+ * taken (the session stops then).
+ */
+uint64_t events__now(struct events *e);
+bool events__replaying(const struct events *e);
+bool events__replay_done(const struct events *e);
+
 /* The spill thread's work (events_spill.c): the times it read the rings (the main
  * thread busy elsewhere), the records it copied, the most bytes it held. */
 struct events_spill_stats {

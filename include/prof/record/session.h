@@ -156,6 +156,10 @@ void session__each_open_offcpu(const struct session *s, offcpu_open_fn fn, void 
 /* The time (CLOCK_MONOTONIC ns) before which every record was passed on to the sink
  * (prof top's shares of the time covered); 0 before the first round. */
 uint64_t session__judged_upto(const struct session *s);
+/* A ring replay's session (PROF_RING_REPLAY, events.h): replaying; replay_done: its
+ * drains up to the recording's stop are all taken (session__stop takes the rest). */
+bool session__replaying(const struct session *s);
+bool session__replay_done(const struct session *s);
 /* Disable the events and pass on everything still buffered; then the objects'
  * copies still due are made.  0 or -errno. */
 int session__stop(struct session *s);

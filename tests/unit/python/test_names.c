@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "prof/runtime/elf_writer.h"
+#include "prof/base/hash.h"
+#include "prof/python/layout.h"
 #include "prof/python/python.h"
 #include "src/python/python_internal.h"
 
@@ -108,5 +110,44 @@ Test(names, another_object_is_not_asked)
 	d = dso_of(py);
 	cr_assert(python__name(py, &d, RUNTIME_ELF_TEXT - 1, &name));
 	cr_assert_null(name, "below the object's text: nothing");
+	python__free(py);
+}
+
+/*
+ * A sample older than the first reading of its code object (a backlog drained late):
+ * python__code_symbol gives "not seen before the sample" without reading the names,
+ * whatever the process holds now; a sample after that reading still reads them.  The
+ * process here cannot be read (pid 0x7ffffff0 is none), so a reading made shows as
+ * PYTHON_READ_FAILED.
+ */
+Test(names, a_late_sample_reads_nothing)
+{
+	struct python *py = new_python(0);
+	/* Debian's 3.11.2, as tests/unit/python/test_layout.c finds it */
+	static const uint8_t id[20] = { 0x57, 0x1d, 0x98, 0xe0, 0x10, 0x96, 0xd5, 0xc1, 0xc3, 0x24,
+					0x20, 0xd2, 0x29, 0xa6, 0x73, 0x1a, 0x0a, 0x50, 0xd2, 0xa0 };
+	const struct python_layout *l = python_layout__find(0x030b02f0, id, sizeof(id));
+	struct interp in = { .l = l };
+	struct reader r = { 0x7ffffff0 };
+	struct python_frame f = { .code = 0x10000 };
+	struct code_key k = { r.pid, f.code };
+	enum python_verdict v = PYTHON_VERIFIED;
+	struct pycode *c;
+	bool created;
+
+	cr_assert_not_null(l);
+	c = hashtable__insert(&py->codes, hash__mix(hash__u64((uint32_t)r.pid), f.code), &k, &created);
+	cr_assert_not_null(c);
+	*c = (struct pycode){ .pid = r.pid, .addr = f.code, .since_ns = 1000, .confirmed_ns = 1000, .sym = 2 };
+	cr_assert(python__code_late(py, r.pid, f.code, 999));
+	cr_assert(python__code_late(py, r.pid, f.code, 1000));
+	cr_assert_not(python__code_late(py, r.pid, f.code, 1001));
+	cr_assert_not(python__code_late(py, r.pid, f.code + 8, 999), "no entry: not known to be late");
+	cr_assert_eq(python__code_symbol(py, &in, &r, &f, 0, 999, &v), 0);
+	cr_assert_eq(v, PYTHON_NOT_BEFORE, "a late sample read the names: verdict %d", v);
+	cr_assert_eq(python__code_symbol(py, &in, &r, &f, 0, 1001, &v), 0);
+	cr_assert_eq(v, PYTHON_READ_FAILED, "a sample after the first reading did not read: verdict %d", v);
+	c->sym = 0;     /* a name never kept: not late, read as before */
+	cr_assert_not(python__code_late(py, r.pid, f.code, 999));
 	python__free(py);
 }
