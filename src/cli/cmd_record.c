@@ -29,6 +29,7 @@
 #include "prof/perfdata/features.h"
 #include "prof/perfdata/prof_section.h"
 #include "prof/sys/pressure.h"
+#include "prof/record/events.h"
 #include "prof/record/session.h"
 #include "prof/scope/containers.h"
 #include "prof/scope/runtime_names.h"
@@ -621,7 +622,7 @@ static int open_cache(struct recording *r)
  * developers) that could not be read or written: said, true. */
 static bool ring_explain(const struct session_error *e)
 {
-	const char *replay = getenv("PROF_RING_REPLAY"), *save = getenv("PROF_RING_SAVE");
+	const char *replay = events__ring_env("PROF_RING_REPLAY"), *save = events__ring_env("PROF_RING_SAVE");
 
 	if (e->stage != SESSION_STAGE_EVENTS || (!replay && !save))
 		return false;
@@ -771,6 +772,9 @@ int cmd_record(int argc, char **argv)
 	 * is in reach, where preflight keeps it */
 	if (jvm__in_reach(r.opts.argv ? r.opts.argv[0] : NULL, r.opts.scope.pids, r.opts.scope.nr_pids))
 		r.opts.java_stack = JAVA_G_STACK;
+	if (getuid() != 0 && (getenv("PROF_RING_SAVE") || getenv("PROF_RING_REPLAY")))
+		fprintf(stderr, "prof: PROF_RING_SAVE and PROF_RING_REPLAY are for root only (a saved file holds "
+				"every task's records, before scope decides): ignored.\n");
 	/* From here on a stop signal ends the recording cleanly, even during start-up. */
 	signals__install();
 	ret = preflight__run(&r.pf, &r.opts);

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 #include <perf/core.h>
 #include <perf/event.h>
@@ -603,6 +604,11 @@ static size_t count_fds(const struct events *e)
 	       (size_t)e->info.nr_cpus;
 }
 
+const char *events__ring_env(const char *name)
+{
+	return getuid() == 0 ? secure_getenv(name) : NULL;
+}
+
 int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret, enum events_stage *ret_stage,
 		size_t *ret_event)
 {
@@ -611,8 +617,8 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	int err;
 
 	/* a ring replay (events_replay.c): the drains of a saved recording, no kernel */
-	if (getenv("PROF_RING_REPLAY")) {
-		err = events_replay__open(getenv("PROF_RING_REPLAY"), ret);
+	if (events__ring_env("PROF_RING_REPLAY")) {
+		err = events_replay__open(events__ring_env("PROF_RING_REPLAY"), ret);
 		*ret_stage = EVENTS_STAGE_SAMPLING;
 		*ret_event = 0;
 		return err;
@@ -651,9 +657,9 @@ int events__new(const struct record_opts *o, int cgroup_fd, struct events **ret,
 	if (err < 0)
 		goto err;
 	e->info.nr_fds = count_fds(e);
-	if (getenv("PROF_RING_SAVE")) {
+	if (events__ring_env("PROF_RING_SAVE")) {
 		stage = EVENTS_STAGE_NONE;      /* the file's failure, not the kernel's */
-		err = events_replay__save(e, getenv("PROF_RING_SAVE"));
+		err = events_replay__save(e, events__ring_env("PROF_RING_SAVE"));
 		if (err < 0)
 			goto err;
 		e->ring_save = true;

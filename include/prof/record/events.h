@@ -149,6 +149,14 @@ uint64_t events__now(struct events *e);
 bool events__replaying(const struct events *e);
 bool events__replay_done(const struct events *e);
 
+/*
+ * PROF_RING_SAVE or PROF_RING_REPLAY (name), honoured for root only: a saved file
+ * holds every task's records, before scope decides (a tenant's CAP_PERFMON install
+ * would hand them another tenant's samples), and a replayed one makes prof read the
+ * processes and objects its records name.  NULL when unset or not root.
+ */
+const char *events__ring_env(const char *name);
+
 /* The spill thread's work (events_spill.c): the times it read the rings (the main
  * thread busy elsewhere), the records it copied, the most bytes it held. */
 struct events_spill_stats {

@@ -52,3 +52,12 @@ echo "$out" | grep -q "cannot replay '/etc/hostname' (PROF_RING_REPLAY): not a f
 out=$(PROF_RING_REPLAY="$TMP/r.ring" "$PROF" record -q -a -o "$TMP/x.data" -- true 2>&1) && fail "a replay with a command exited 0"
 echo "$out" | grep -q "give no command" || fail "a replay with a command said: $out"
 pass "refused: a file PROF_RING_SAVE did not write, a command with a replay"
+
+# not root: a tenant's prof never saves the rings (every task's records) nor replays
+U=proftring
+make_user "$U"
+mkdir -p "$TMP/u" && chown "$U" "$TMP/u" && chmod 755 "$TMP"
+out=$(runuser -u "$U" -- env PROF_RING_SAVE="$TMP/u/r.ring" "$PROF" record -q -o "$TMP/u/u.data" -- true 2>&1)
+echo "$out" | grep -q "are for root only" || fail "a user's PROF_RING_SAVE said: $out"
+[ ! -e "$TMP/u/r.ring" ] || fail "a user's prof saved the rings"
+pass "not root: PROF_RING_SAVE ignored, said"
