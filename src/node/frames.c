@@ -19,12 +19,14 @@
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
+#include "prof/node/early.h"
 #include "prof/node/frames.h"
 #include "prof/node/jsframe.h"
 #include "prof/node/node.h"
 #include "prof/node/v8code.h"
 #include "prof/node/v8heap.h"
 #include "prof/runtime/runtime.h"
+#include "prof/sys/privs.h"
 
 #define NODE_MAX_DEPTH 64
 #define NODE_SYMBOLS_MAX (1u << 22)
@@ -32,12 +34,16 @@
 #define NODE_NAMES_CACHED (1u << 16)   /* past it, the cache starts again */
 #define REG_BP 6                        /* perf's x86_64 registers */
 #define REG_SP 7
+#define REG_IP 8                        /* ... and the index of each in unwinder__regs_mask()'s */
 
-/* What reads a process: its memory, except the sample's own stack copy. */
+/* What reads a process: its memory, except the sample's own stack copy and what the
+ * sample's log read when it was drained (early.h). */
 struct node_reader {
 	int32_t pid;
 	const uint8_t *stack;           /* the copy of [sp, sp + len), NULL: none */
 	uint64_t sp, len;
+	const struct node_early_log *from; /* read first, NULL: none */
+	struct node_early_log *to;      /* where the process's reads are logged, NULL: not */
 };
 
 struct nodeproc {
@@ -69,6 +75,8 @@ struct node_frames {
 	struct hashtable cache;         /* struct jsname by (pid, gen, shared) */
 	struct node_reader rd;
 	uint32_t gens;
+	struct node_early *early;       /* the samples' reads when drained */
+	struct perf_event_attr attr;    /* the samples' layout, as drained */
 	struct node_frames_stats st;
 };
 
@@ -78,6 +86,7 @@ static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len);
 static void detach(void *rt, struct runtime_proc *rp);
 static void describe(const void *rt, char *buf, size_t len);
 static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
+static void drained(void *rt, const struct perf_event_header *ev);
 
 static void note(void *rt, const struct perf_event_header *ev)
 {
@@ -111,7 +120,8 @@ static void free_rt(void *rt)
 	node_frames__free(rt);
 }
 
-/* V8 on the runtime layer (runtime.h): --call-graph dwarf only. */
+/* V8 on the runtime layer (runtime.h): --call-graph dwarf only; its samples read
+ * when drained (early.h). */
 static const struct runtime_ops node_ops = {
 	.what = "node",
 	.proc_size = sizeof(struct nodeproc),
@@ -120,6 +130,7 @@ static const struct runtime_ops node_ops = {
 	.attach = attach,
 	.detach = detach,
 	.note = note,
+	.drained = drained,
 	.frames = frames_of,
 	.name = name_of,
 	.stats = stats,
@@ -152,7 +163,10 @@ int node_frames__new(const struct node_frames_config *cfg, struct node_frames **
 						     .why_rejected = nf->st.why_rejected,
 						     .why_len = sizeof(nf->st.why_rejected) });
 	hashtable__init(&nf->cache, sizeof(struct jsname), jsname_eq, NULL);
-	if (runtime_symbols__init(&nf->names, fixed_names, ARRAY_SIZE(fixed_names), NODE_SYMBOLS_MAX, 0) < 0) {
+	nf->attr = (struct perf_event_attr){ .size = sizeof(nf->attr), .sample_type = cfg->sample_type,
+					     .sample_regs_user = cfg->regs_mask };
+	nf->early = node_early__new();
+	if (!nf->early || runtime_symbols__init(&nf->names, fixed_names, ARRAY_SIZE(fixed_names), NODE_SYMBOLS_MAX, 0) < 0) {
 		node_frames__free(nf);
 		return -ENOMEM;
 	}
@@ -167,6 +181,7 @@ struct node_frames *node_frames__free(struct node_frames *nf)
 	runtime_procs__release(&nf->procs);
 	runtime_symbols__release(&nf->names);
 	hashtable__release(&nf->cache);
+	node_early__free(nf->early);
 	free(nf);
 	return NULL;
 }
@@ -203,7 +218,9 @@ void node_frames_stats__describe(const struct node_frames_stats *st, char *buf, 
 			     st->samples, st->processes, st->with_js, st->verified, st->frames, st->interpreted,
 			     st->compiled, bad);
 	if (n < len)
-		runtime__why_list(st->unverified, 0, NODE_WHYS, why_name, buf + n, len - n);
+		n += runtime__why_list(st->unverified, 0, NODE_WHYS, why_name, buf + n, len - n);
+	if (n < len && st->early)
+		snprintf(buf + n, len - n, "; %" PRIu64 " read when drained", st->early);
 }
 
 static void describe(const void *rt, char *buf, size_t len)
@@ -243,7 +260,13 @@ static int node_read(void *ctx, uint64_t addr, void *buf, size_t len)
 		memcpy(buf, r->stack + (addr - r->sp), len);
 		return 0;
 	}
-	return runtime__read_mem(r->pid, addr, buf, len);
+	if (r->from && node_early_log__read(r->from, addr, buf, len))
+		return 0;
+	int err = runtime__read_mem(r->pid, addr, buf, len);
+
+	if (err == 0 && r->to)
+		node_early_log__add(r->to, addr, buf, len);
+	return err;
 }
 
 /* The executable mappings of V8's object (its interpreter and builtins are there). */
@@ -321,10 +344,11 @@ static void detach(void *rt, struct runtime_proc *rp)
 /* ---- where a sample reaches V8 ------------------------------------------------ */
 
 /* A pc in native code, in V8's object (its builtins, when known, apart), or in no
- * file's mapping (V8's compiled code). */
+ * file's mapping (V8's compiled code; strict: in an anonymous executable mapping the
+ * records told, for a word of the stack that may as well be a heap pointer). */
 enum pc_kind { PC_NATIVE, PC_V8, PC_BUILTIN, PC_JIT };
 
-static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc)
+static enum pc_kind pc_kind_of(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc, bool strict)
 {
 	struct model_location loc;
 	const struct model_dso *d;
@@ -336,11 +360,18 @@ static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc 
 		if (pc >= p->text_lo[i] && pc < p->text_hi[i])
 			return PC_V8;
 	if (!model__resolve(nf->cfg.model, p->rp.pid, false, pc, &loc) || loc.dso == MODEL_NO_DSO)
-		return PC_JIT;
+		return strict ? PC_NATIVE : PC_JIT;
 	d = model__dso(nf->cfg.model, loc.dso);
 	/* anonymous memory, named as perf names JIT code's (its /tmp/perf-PID.map) */
 	return !d || !d->name || !strncmp(d->name, "//anon", 6) || !strncmp(d->name, "[anon", 5) ||
 			       !strncmp(d->name, "/tmp/perf-", 10) ? PC_JIT : PC_NATIVE;
+}
+
+/* An unwound frame's pc: V8's code is in no file's mapping (or in one the records
+ * have not told yet). */
+static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc)
+{
+	return pc_kind_of(nf, p, pc, false);
 }
 
 /* The first unwound frame in V8's code: one in compiled code or in its builtins;
@@ -425,6 +456,8 @@ struct walk {
 	uint64_t *out;
 	size_t n, max;
 	bool all;
+	bool early;                     /* when drained: reads logged, nothing counted or named */
+	size_t proven;                  /* frames proven */
 };
 
 static void emit(struct walk *w, uint64_t addr)
@@ -435,10 +468,12 @@ static void emit(struct walk *w, uint64_t addr)
 
 static void unverified(struct walk *w, enum node_why why)
 {
+	w->all = false;
+	if (w->early)
+		return;
 	if (why == NODE_WHY_READ && !runtime_proc__still_there(&w->p->rp))
 		why = NODE_WHY_GONE;
 	w->nf->st.unverified[why]++;
-	w->all = false;
 	emit(w, node_addr(w->nf, 0));
 }
 
@@ -470,21 +505,28 @@ static int proven(struct walk *w, const struct js_frame *f, uint64_t pc, bool le
 	return err == 0 ? 0 : -NODE_WHY_PC - 1;
 }
 
-/* The frame's symbol, named once per SharedFunctionInfo (checked each time). */
-static uint32_t symbol(struct walk *w, const struct js_frame *f)
+/* The frame's symbol, named once per SharedFunctionInfo (checked each time; when
+ * drained too, so that the next samples' reads are only the checks): 0 or the -errno
+ * / -EINVAL (why) of describing its function. */
+static int symbol(struct walk *w, struct js_frame *f, uint32_t *ret, const char **why)
 {
 	struct jsname key;
 	char name[1024];
 	uint32_t sym = cached(w->nf, w->p, f, &key);
+	int err;
 
 	if (sym) {
-		w->nf->st.cached++;
-		return sym;
+		w->nf->st.cached += !w->early;
+		*ret = sym;
+		return 0;
 	}
+	if ((err = js_function__describe(&w->p->v, f->shared, &f->fn, why)) < 0)
+		return err;
 	frame_name(f, name, sizeof(name));
 	sym = runtime_symbols__symbol(&w->nf->names, name);
 	cache_keep(w->nf, &key, sym);
-	return sym;
+	*ret = sym;
+	return 0;
 }
 
 /* Is the frame at fp's fixed part [fp + lowest slot, fp + 16) in the stack copy? */
@@ -523,6 +565,7 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 	const struct node_reader *r = &w->nf->rd;
 	struct js_frame f;
 	bool first = true, leaf = true, quiet = k == PC_V8;
+	uint32_t sym;
 	int err;
 
 	for (int depth = 0; depth < NODE_MAX_DEPTH && w->n < w->max; depth++) {
@@ -535,7 +578,7 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 				unverified(w, NODE_WHY_STACK);
 			break;
 		}
-		err = js_frame__read(v, fp, first && k != PC_BUILTIN ? sp : 0, &f, &why);
+		err = js_frame__read_slots(v, fp, first && k != PC_BUILTIN ? sp : 0, &f, &why);
 		if (err < 0) {
 			if (quiet)
 				return false;
@@ -548,7 +591,7 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 			if (first && k != PC_BUILTIN)
 				return false;
 			if (!strcmp(f.marker_name, "EntryFrame") || !strcmp(f.marker_name, "ConstructEntryFrame")) {
-				w->nf->st.native_entry++;
+				w->nf->st.native_entry += !w->early;
 				break;
 			}
 			leaf = false;
@@ -570,12 +613,21 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 				unverified(w, (enum node_why)(-rr - 1));
 				break;
 			}
-			emit(w, node_addr(w->nf, symbol(w, &f)));
-			w->nf->st.frames++;
-			if (f.tier == JS_TIER_INTERPRETED)
-				w->nf->st.interpreted++;
-			else
-				w->nf->st.compiled++;
+			if ((err = symbol(w, &f, &sym, &why)) < 0) {
+				if (quiet)
+					return false;
+				unverified(w, err == -EINVAL ? NODE_WHY_FRAME : NODE_WHY_READ);
+				break;
+			}
+			emit(w, node_addr(w->nf, sym));
+			w->proven++;
+			if (!w->early) {
+				w->nf->st.frames++;
+				if (f.tier == JS_TIER_INTERPRETED)
+					w->nf->st.interpreted++;
+				else
+					w->nf->st.compiled++;
+			}
 			leaf = false;
 		}
 		quiet = false;
@@ -642,17 +694,17 @@ static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const u
 	sp = i ? sps[i] : regs->v[0][REG_SP];
 	if (!sp)
 		return nr;
-	nf->rd = (struct node_reader){ .pid = p->rp.pid, .stack = s->stack_user.data, .sp = regs->v[0][REG_SP],
-				       .len = MIN(s->stack_user.dyn_size, s->stack_user.size) };
+	nf->rd.pid = p->rp.pid;
+	nf->rd.stack = s->stack_user.data;
+	nf->rd.sp = regs->v[0][REG_SP];
+	nf->rd.len = MIN(s->stack_user.dyn_size, s->stack_user.size);
 	k = pc_kind(nf, p, ips[i]);
 	/* a builtin's frame stays, named as native code is (its object's symbols) */
 	w.n = k == PC_BUILTIN ? i + 1 : i;
 	memcpy(out, ips, 8 * w.n);
-	if (!walk_from(&w, ips[i], sp, fp, k) || w.n == (k == PC_BUILTIN ? i + 1 : i)) {
-		nf->rd.stack = NULL;
+	if (!walk_from(&w, ips[i], sp, fp, k) || w.n == (k == PC_BUILTIN ? i + 1 : i))
 		return nr;
-	}
-	nf->rd.stack = NULL;
+	nf->st.early += nf->rd.from != NULL;
 	if (runtime_symbols__map(&nf->names, nf->cfg.model, &nf->cfg.synth, s, NODE_BASE, 1u << 24,
 				 NODE_OBJECT_PATH, nf->cfg.sink, nf->cfg.sink_ctx) < 0)
 		return nr;
@@ -666,6 +718,103 @@ size_t node_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const
 			 const struct unwind_regs *regs, size_t nr, size_t max)
 {
 	struct node_frames *nf = ctx;
+	struct node_early_log *log = node_early__kept(nf->early) ?
+					     node_early__take(nf->early, (int32_t)s->tid, s->time) : NULL;
+	size_t n;
 
-	return runtime__edit_as_user(edit_now, nf, nf->cfg.as_user, s, ips, sps, regs, nr, max);
+	nf->rd = (struct node_reader){ .from = log };
+	n = runtime__edit_as_user(edit_now, nf, nf->cfg.as_user, s, ips, sps, regs, nr, max);
+	nf->rd = (struct node_reader){ 0 };
+	node_early__release(nf->early, log);
+	return n;
+}
+
+/* ---- reading when drained (early.h) ------------------------------------------- */
+
+#define EARLY_TRIES 4           /* return addresses into V8's code tried as a first frame */
+#define EARLY_LINKS 2           /* ... and frame pointers above each */
+
+/* Walk from (pc, sp, fp) as the judge would: did it prove a frame? */
+static bool early_walk(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enum pc_kind k)
+{
+	w->n = 0;
+	w->proven = 0;
+	return walk_from(w, pc, sp, fp, k) && w->proven;
+}
+
+struct drain {
+	struct node_frames *nf;
+	struct nodeproc *p;
+	const struct sample *s;
+};
+
+/*
+ * The walk of a drained sample, its reads logged.  Nothing is unwound yet: a leaf in
+ * V8's code starts it as the judge will; a native leaf (a syscall's, an addon's, V8's
+ * C++ called from a builtin) by the stack's first words that return into V8's code
+ * (strict: in a mapping the records told, so not a heap pointer), each with the
+ * leaf's rbp (native code that left it alone) or the first saved frame pointers above
+ * it, until one proves a frame.  A wrong guess costs reads, never a name: the judge
+ * proves again from its own unwinding.
+ */
+static int drain_now(void *arg)
+{
+	const struct drain *d = arg;
+	struct node_frames *nf = d->nf;
+	const struct node_reader *r = &nf->rd;
+	const uint64_t *regs = d->s->regs_user.regs;
+	uint64_t out[NODE_MAX_DEPTH + 1], sp = regs[REG_SP], bp = regs[REG_BP], top = r->sp + r->len;
+	struct walk w = { .nf = nf, .p = d->p, .out = out, .max = ARRAY_SIZE(out), .all = true, .early = true };
+	enum pc_kind k = pc_kind_of(nf, d->p, regs[REG_IP], true);
+	int tries = 0;
+
+	if (k == PC_JIT || k == PC_BUILTIN) {
+		early_walk(&w, regs[REG_IP], sp, bp, k);
+		return 0;
+	}
+	for (uint64_t at = sp; at + 8 <= top && tries < EARLY_TRIES; at += 8) {
+		uint64_t ra, fp, link;
+		int links = 0;
+
+		if (!copy_word(r, at, &ra) || ra < 4096 || (ra >= sp && ra < top))
+			continue;
+		k = pc_kind_of(nf, d->p, ra, true);
+		if (k != PC_JIT && k != PC_BUILTIN)
+			continue;
+		tries++;
+		if (bp > at && bp < top && early_walk(&w, ra, at + 8, bp, k))
+			return 0;
+		for (fp = at + 8; fp + 16 <= top && links < EARLY_LINKS; fp += 8)
+			if (fp != bp && copy_word(r, fp, &link) && link > fp && link < top && !(link & 7)) {
+				links++;
+				if (early_walk(&w, ra, at + 8, fp, k))
+					return 0;
+			}
+	}
+	return 0;
+}
+
+/* A sample drained from the rings: its process's V8 attached before (when judged),
+ * its walk's reads logged for the judge. */
+static void drained(void *rt, const struct perf_event_header *ev)
+{
+	struct node_frames *nf = rt;
+	struct node_early_log *log;
+	struct nodeproc *p;
+	struct sample s;
+
+	if (ev->type != PERF_RECORD_SAMPLE || !nf->attr.sample_type || sample__decode(&s, &nf->attr, ev) < 0 ||
+	    !s.regs_user.regs || s.regs_user.nr <= REG_IP || !s.stack_user.data)
+		return;
+	p = (struct nodeproc *)runtime_procs__find(&nf->procs, (int32_t)s.pid);
+	if (!p || !p->rp.attached || !p->ntext || !(log = node_early__start(nf->early, (int32_t)s.tid, s.time)))
+		return;
+	nf->rd = (struct node_reader){ .pid = p->rp.pid, .stack = s.stack_user.data, .sp = s.regs_user.regs[REG_SP],
+				       .len = MIN(s.stack_user.dyn_size, s.stack_user.size), .to = log };
+	if (nf->cfg.as_user)
+		privs__as_user(drain_now, &(struct drain){ nf, p, &s });
+	else
+		drain_now(&(struct drain){ nf, p, &s });
+	nf->rd = (struct node_reader){ 0 };
+	node_early__keep(nf->early, log);
 }

@@ -640,7 +640,9 @@ static int open_node(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	struct node_frames_config nc = { .model = unwinder__model(p->unwinder), .cache = cfg->cache,
 					 .synth = p->synth, .sink = sink, .sink_ctx = p,
-					 .as_user = cfg->verdict && cfg->verdict->restrict_uid };
+					 .as_user = cfg->verdict && cfg->verdict->restrict_uid,
+					 .sample_type = cfg->unwind ? cfg->unwind : cfg->sample_type,
+					 .regs_mask = unwinder__regs_mask() };
 	struct node_frames *nf = NULL;
 	int err = node_frames__new(&nc, &nf);
 

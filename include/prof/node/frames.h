@@ -41,6 +41,9 @@ struct node_frames_config {
 	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
 	void *sink_ctx;
 	bool as_user;                   /* read with no effective capability (privs__as_user) */
+	/* the samples' sample_type and user registers (unwinder__regs_mask()), to read
+	 * them when drained (early.h); 0: read only when judged */
+	uint64_t sample_type, regs_mask;
 };
 
 /* Why a JavaScript frame was not named. */
@@ -66,6 +69,7 @@ struct node_frames_stats {
 	uint64_t native_entry;          /* walks that ended at V8's entry from native code */
 	uint64_t unverified[NODE_WHYS]; /* [js: unverified] frames by why */
 	uint64_t cached;                /* frames named from the checked cache */
+	uint64_t early;                 /* samples with JavaScript frames read when drained */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };
 
