@@ -27,6 +27,7 @@
 #include "prof/node/v8heap.h"
 #include "prof/runtime/runtime.h"
 #include "prof/sys/privs.h"
+#include "frames_internal.h"
 
 #define NODE_MAX_DEPTH 64
 #define NODE_SYMBOLS_MAX (1u << 22)
@@ -76,7 +77,8 @@ struct node_frames {
 	struct node_reader rd;
 	uint32_t gens;
 	struct node_early *early;       /* the samples' reads when drained */
-	struct perf_event_attr attr;    /* the samples' layout, as drained */
+	struct node_frames_g g;         /* the samples' layout (drained; -g's too) */
+	int ri_bp, ri_sp, ri_ip;        /* rbp, rsp, rip's places in a sample's registers */
 	struct node_frames_stats st;
 };
 
@@ -87,6 +89,8 @@ static void detach(void *rt, struct runtime_proc *rp);
 static void describe(const void *rt, char *buf, size_t len);
 static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
 static void drained(void *rt, const struct perf_event_header *ev);
+static bool mapping(const char *name);
+static int rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen);
 
 static void note(void *rt, const struct perf_event_header *ev)
 {
@@ -120,8 +124,8 @@ static void free_rt(void *rt)
 	node_frames__free(rt);
 }
 
-/* V8 on the runtime layer (runtime.h): --call-graph dwarf only; its samples read
- * when drained (early.h). */
+/* V8 on the runtime layer (runtime.h): --call-graph dwarf, and -g with the stack
+ * copy (frames_g.c); its samples read when drained (early.h). */
 static const struct runtime_ops node_ops = {
 	.what = "node",
 	.proc_size = sizeof(struct nodeproc),
@@ -131,13 +135,33 @@ static const struct runtime_ops node_ops = {
 	.detach = detach,
 	.note = note,
 	.drained = drained,
+	.mapping = mapping,
 	.frames = frames_of,
+	.rewrite_g = rewrite_g,
 	.name = name_of,
 	.stats = stats,
 	.describe = describe,
 	.finish = finish,
 	.free = free_rt,
 };
+
+/* -g's model: V8's object, its compiled code's anonymous mappings (a pc in none of
+ * these is native code: pc_kind), the recording's object. */
+static bool mapping(const char *name)
+{
+	return node__looks_like(name) || !strncmp(name, "//anon", 6) || !strncmp(name, "[anon", 5) ||
+	       !strncmp(name, "/tmp/perf-", 10) || !strcmp(name, NODE_OBJECT_PATH);
+}
+
+static int rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen)
+{
+	return node_frames__rewrite_g(rt, ev, out, outlen);
+}
+
+struct node_frames_g *node_frames__g(struct node_frames *nf)
+{
+	return &nf->g;
+}
 
 const struct runtime_ops *node_frames__runtime(void)
 {
@@ -163,8 +187,12 @@ int node_frames__new(const struct node_frames_config *cfg, struct node_frames **
 						     .why_rejected = nf->st.why_rejected,
 						     .why_len = sizeof(nf->st.why_rejected) });
 	hashtable__init(&nf->cache, sizeof(struct jsname), jsname_eq, NULL);
-	nf->attr = (struct perf_event_attr){ .size = sizeof(nf->attr), .sample_type = cfg->sample_type,
-					     .sample_regs_user = cfg->regs_mask };
+	nf->g.attr = (struct perf_event_attr){ .size = sizeof(nf->g.attr), .sample_type = cfg->sample_type,
+					       .sample_regs_user = cfg->regs_mask };
+	/* a register's place among the sample's: the mask's bits below its own */
+	nf->ri_bp = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_BP) - 1));
+	nf->ri_sp = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_SP) - 1));
+	nf->ri_ip = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_IP) - 1));
 	nf->early = node_early__new();
 	if (!nf->early || runtime_symbols__init(&nf->names, fixed_names, ARRAY_SIZE(fixed_names), NODE_SYMBOLS_MAX, 0) < 0) {
 		node_frames__free(nf);
@@ -182,6 +210,7 @@ struct node_frames *node_frames__free(struct node_frames *nf)
 	runtime_symbols__release(&nf->names);
 	hashtable__release(&nf->cache);
 	node_early__free(nf->early);
+	free(nf->g.regs);
 	free(nf);
 	return NULL;
 }
@@ -371,7 +400,8 @@ static enum pc_kind pc_kind_of(const struct node_frames *nf, const struct nodepr
  * have not told yet). */
 static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc)
 {
-	return pc_kind_of(nf, p, pc, false);
+	/* -g's model keeps no native object's mappings (node_ops.mapping) */
+	return pc_kind_of(nf, p, pc, nf->cfg.g);
 }
 
 /* The first unwound frame in V8's code: one in compiled code or in its builtins;
@@ -763,13 +793,14 @@ static int drain_now(void *arg)
 	struct node_frames *nf = d->nf;
 	const struct node_reader *r = &nf->rd;
 	const uint64_t *regs = d->s->regs_user.regs;
-	uint64_t out[NODE_MAX_DEPTH + 1], sp = regs[REG_SP], bp = regs[REG_BP], top = r->sp + r->len;
+	uint64_t out[NODE_MAX_DEPTH + 1], sp = regs[nf->ri_sp], bp = regs[nf->ri_bp], ip = regs[nf->ri_ip];
+	uint64_t top = r->sp + r->len;
 	struct walk w = { .nf = nf, .p = d->p, .out = out, .max = ARRAY_SIZE(out), .all = true, .early = true };
-	enum pc_kind k = pc_kind_of(nf, d->p, regs[REG_IP], true);
+	enum pc_kind k = pc_kind_of(nf, d->p, ip, true);
 	int tries = 0;
 
 	if (k == PC_JIT || k == PC_BUILTIN) {
-		early_walk(&w, regs[REG_IP], sp, bp, k);
+		early_walk(&w, ip, sp, bp, k);
 		return 0;
 	}
 	for (uint64_t at = sp; at + 8 <= top && tries < EARLY_TRIES; at += 8) {
@@ -803,13 +834,13 @@ static void drained(void *rt, const struct perf_event_header *ev)
 	struct nodeproc *p;
 	struct sample s;
 
-	if (ev->type != PERF_RECORD_SAMPLE || !nf->attr.sample_type || sample__decode(&s, &nf->attr, ev) < 0 ||
-	    !s.regs_user.regs || s.regs_user.nr <= REG_IP || !s.stack_user.data)
+	if (ev->type != PERF_RECORD_SAMPLE || !nf->g.attr.sample_type || sample__decode(&s, &nf->g.attr, ev) < 0 ||
+	    !s.regs_user.regs || s.regs_user.nr <= (uint64_t)nf->ri_ip || !s.stack_user.data)
 		return;
 	p = (struct nodeproc *)runtime_procs__find(&nf->procs, (int32_t)s.pid);
 	if (!p || !p->rp.attached || !p->ntext || !(log = node_early__start(nf->early, (int32_t)s.tid, s.time)))
 		return;
-	nf->rd = (struct node_reader){ .pid = p->rp.pid, .stack = s.stack_user.data, .sp = s.regs_user.regs[REG_SP],
+	nf->rd = (struct node_reader){ .pid = p->rp.pid, .stack = s.stack_user.data, .sp = s.regs_user.regs[nf->ri_sp],
 				       .len = MIN(s.stack_user.dyn_size, s.stack_user.size), .to = log };
 	if (nf->cfg.as_user)
 		privs__as_user(drain_now, &(struct drain){ nf, p, &s });

@@ -150,6 +150,30 @@ void runtime_procs__note(struct runtime_procs *t, const struct perf_event_header
 	hashtable__remove(&t->procs, hash__u64((uint32_t)pid), &pid);
 }
 
+bool runtime__pids_map(const int *pids, size_t n, bool (*match)(const char *path))
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[64], line[4096];
+		bool found = false;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/maps", pids[i]);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (!found && fgets(line, sizeof(line), f)) {
+			char *name = strchr(line, '/'), *nl = strchr(line, '\n');
+
+			if (nl)
+				*nl = '\0';
+			found = name && match(name);
+		}
+		fclose(f);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
 bool runtime_proc__still_there(const struct runtime_proc *p)
 {
 	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };

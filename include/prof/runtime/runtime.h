@@ -138,6 +138,10 @@ void runtime_procs__refuse(struct runtime_procs *t, struct runtime_proc *p, cons
  * detaches it and forgets it. */
 void runtime_procs__note(struct runtime_procs *t, const struct perf_event_header *ev);
 
+/* -g: does one of pids map a file whose path match says is the runtime's (its
+ * /proc/PID/maps, as the recording starts)? */
+bool runtime__pids_map(const int *pids, size_t n, bool (*match)(const char *path));
+
 /* Does p's process still run (so its pid named it when its memory was read)? */
 bool runtime_proc__still_there(const struct runtime_proc *p);
 
