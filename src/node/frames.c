@@ -26,61 +26,10 @@
 #include "prof/node/v8code.h"
 #include "prof/node/v8heap.h"
 #include "prof/runtime/runtime.h"
-#include "prof/sys/privs.h"
 #include "frames_internal.h"
 
-#define NODE_MAX_DEPTH 64
 #define NODE_SYMBOLS_MAX (1u << 22)
-#define NODE_TEXTS 4
 #define NODE_NAMES_CACHED (1u << 16)   /* past it, the cache starts again */
-#define REG_BP 6                        /* perf's x86_64 registers */
-#define REG_SP 7
-#define REG_IP 8                        /* ... and the index of each in unwinder__regs_mask()'s */
-
-/* What reads a process: its memory, except the sample's own stack copy and what the
- * sample's log read when it was drained (early.h). */
-struct node_reader {
-	int32_t pid;
-	const uint8_t *stack;           /* the copy of [sp, sp + len), NULL: none */
-	uint64_t sp, len;
-	const struct node_early_log *from; /* read first, NULL: none */
-	struct node_early_log *to;      /* where the process's reads are logged, NULL: not */
-};
-
-struct nodeproc {
-	struct runtime_proc rp;         /* first: the runtime layer's */
-	struct node_v8 v;
-	uint64_t text_lo[NODE_TEXTS], text_hi[NODE_TEXTS]; /* V8's object's executable mappings */
-	size_t ntext;
-	/* its embedded builtins where mapped (V8 may map a second copy of them near its
-	 * code: both run), none when unknown */
-	uint64_t builtins_lo[NODE_TEXTS], builtins_hi[NODE_TEXTS];
-	size_t nbuiltins;
-	uint32_t gen;                   /* this attach's, in the name cache's keys */
-};
-
-/* A name given to a SharedFunctionInfo, and the words it was made from (checked
- * again before it is used: a moved or freed object's address holds other words). */
-struct jsname {
-	int32_t pid;
-	uint32_t gen;
-	uint64_t shared;
-	uint64_t map, nos, script;
-	uint32_t sym;
-};
-
-struct node_frames {
-	struct node_frames_config cfg;
-	struct runtime_procs procs;
-	struct runtime_symbols names;
-	struct hashtable cache;         /* struct jsname by (pid, gen, shared) */
-	struct node_reader rd;
-	uint32_t gens;
-	struct node_early *early;       /* the samples' reads when drained */
-	struct node_frames_g g;         /* the samples' layout (drained; -g's too) */
-	int ri_bp, ri_sp, ri_ip;        /* rbp, rsp, rip's places in a sample's registers */
-	struct node_frames_stats st;
-};
 
 static const char *const fixed_names[] = { NODE_UNVERIFIED_NAME };
 
@@ -88,7 +37,6 @@ static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len);
 static void detach(void *rt, struct runtime_proc *rp);
 static void describe(const void *rt, char *buf, size_t len);
 static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
-static void drained(void *rt, const struct perf_event_header *ev);
 static bool mapping(const char *name);
 static int rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen);
 
@@ -134,7 +82,7 @@ static const struct runtime_ops node_ops = {
 	.attach = attach,
 	.detach = detach,
 	.note = note,
-	.drained = drained,
+	.drained = node_frames__drained,
 	.mapping = mapping,
 	.frames = frames_of,
 	.rewrite_g = rewrite_g,
@@ -372,12 +320,7 @@ static void detach(void *rt, struct runtime_proc *rp)
 
 /* ---- where a sample reaches V8 ------------------------------------------------ */
 
-/* A pc in native code, in V8's object (its builtins, when known, apart), or in no
- * file's mapping (V8's compiled code; strict: in an anonymous executable mapping the
- * records told, for a word of the stack that may as well be a heap pointer). */
-enum pc_kind { PC_NATIVE, PC_V8, PC_BUILTIN, PC_JIT };
-
-static enum pc_kind pc_kind_of(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc, bool strict)
+enum pc_kind node__pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc, bool strict)
 {
 	struct model_location loc;
 	const struct model_dso *d;
@@ -401,7 +344,7 @@ static enum pc_kind pc_kind_of(const struct node_frames *nf, const struct nodepr
 static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc)
 {
 	/* -g's model keeps no native object's mappings (node_ops.mapping) */
-	return pc_kind_of(nf, p, pc, nf->cfg.g);
+	return node__pc_kind(nf, p, pc, nf->cfg.g);
 }
 
 /* The first unwound frame in V8's code: one in compiled code or in its builtins;
@@ -479,16 +422,6 @@ static void cache_keep(struct node_frames *nf, const struct jsname *key, uint32_
 }
 
 /* ---- the walk ----------------------------------------------------------------- */
-
-struct walk {
-	struct node_frames *nf;
-	struct nodeproc *p;
-	uint64_t *out;
-	size_t n, max;
-	bool all;
-	bool early;                     /* when drained: reads logged, nothing counted or named */
-	size_t proven;                  /* frames proven */
-};
 
 static void emit(struct walk *w, uint64_t addr)
 {
@@ -570,7 +503,7 @@ static bool in_copy(const struct node_reader *r, const struct node_v8 *v, uint64
 }
 
 /* The word at addr of the stack copy. */
-static bool copy_word(const struct node_reader *r, uint64_t addr, uint64_t *ret)
+bool node__copy_word(const struct node_reader *r, uint64_t addr, uint64_t *ret)
 {
 	if (addr < r->sp || addr - r->sp > r->len || r->len - (addr - r->sp) < 8)
 		return false;
@@ -589,7 +522,7 @@ static bool copy_word(const struct node_reader *r, uint64_t addr, uint64_t *ret)
  * are not known (PC_V8), only a JavaScript frame at fp counts.  False when the first
  * frame is none of these (native code of V8's object, not JavaScript): no edit.
  */
-static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enum pc_kind k)
+bool node__walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enum pc_kind k)
 {
 	const struct node_v8 *v = &w->p->v;
 	const struct node_reader *r = &w->nf->rd;
@@ -630,7 +563,7 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 
 			if (first && k != PC_JIT && f.tier != JS_TIER_INTERPRETED) {
 				/* a builtin without a frame of its own, called from fp's code */
-				if (!copy_word(r, sp, &pc)) {
+				if (!node__copy_word(r, sp, &pc)) {
 					unverified(w, NODE_WHY_STACK);
 					break;
 				}
@@ -732,7 +665,7 @@ static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const u
 	/* a builtin's frame stays, named as native code is (its object's symbols) */
 	w.n = k == PC_BUILTIN ? i + 1 : i;
 	memcpy(out, ips, 8 * w.n);
-	if (!walk_from(&w, ips[i], sp, fp, k) || w.n == (k == PC_BUILTIN ? i + 1 : i))
+	if (!node__walk_from(&w, ips[i], sp, fp, k) || w.n == (k == PC_BUILTIN ? i + 1 : i))
 		return nr;
 	nf->st.early += nf->rd.from != NULL;
 	if (runtime_symbols__map(&nf->names, nf->cfg.model, &nf->cfg.synth, s, NODE_BASE, 1u << 24,
@@ -757,95 +690,4 @@ size_t node_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const
 	nf->rd = (struct node_reader){ 0 };
 	node_early__release(nf->early, log);
 	return n;
-}
-
-/* ---- reading when drained (early.h) ------------------------------------------- */
-
-#define EARLY_TRIES 4           /* return addresses into V8's code tried as a first frame */
-#define EARLY_LINKS 2           /* ... and frame pointers above each */
-
-/* Walk from (pc, sp, fp) as the judge would: did it prove a frame? */
-static bool early_walk(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enum pc_kind k)
-{
-	w->n = 0;
-	w->proven = 0;
-	return walk_from(w, pc, sp, fp, k) && w->proven;
-}
-
-struct drain {
-	struct node_frames *nf;
-	struct nodeproc *p;
-	const struct sample *s;
-};
-
-/*
- * The walk of a drained sample, its reads logged.  Nothing is unwound yet: a leaf in
- * V8's code starts it as the judge will; a native leaf (a syscall's, an addon's, V8's
- * C++ called from a builtin) by the stack's first words that return into V8's code
- * (strict: in a mapping the records told, so not a heap pointer), each with the
- * leaf's rbp (native code that left it alone) or the first saved frame pointers above
- * it, until one proves a frame.  A wrong guess costs reads, never a name: the judge
- * proves again from its own unwinding.
- */
-static int drain_now(void *arg)
-{
-	const struct drain *d = arg;
-	struct node_frames *nf = d->nf;
-	const struct node_reader *r = &nf->rd;
-	const uint64_t *regs = d->s->regs_user.regs;
-	uint64_t out[NODE_MAX_DEPTH + 1], sp = regs[nf->ri_sp], bp = regs[nf->ri_bp], ip = regs[nf->ri_ip];
-	uint64_t top = r->sp + r->len;
-	struct walk w = { .nf = nf, .p = d->p, .out = out, .max = ARRAY_SIZE(out), .all = true, .early = true };
-	enum pc_kind k = pc_kind_of(nf, d->p, ip, true);
-	int tries = 0;
-
-	if (k == PC_JIT || k == PC_BUILTIN) {
-		early_walk(&w, ip, sp, bp, k);
-		return 0;
-	}
-	for (uint64_t at = sp; at + 8 <= top && tries < EARLY_TRIES; at += 8) {
-		uint64_t ra, fp, link;
-		int links = 0;
-
-		if (!copy_word(r, at, &ra) || ra < 4096 || (ra >= sp && ra < top))
-			continue;
-		k = pc_kind_of(nf, d->p, ra, true);
-		if (k != PC_JIT && k != PC_BUILTIN)
-			continue;
-		tries++;
-		if (bp > at && bp < top && early_walk(&w, ra, at + 8, bp, k))
-			return 0;
-		for (fp = at + 8; fp + 16 <= top && links < EARLY_LINKS; fp += 8)
-			if (fp != bp && copy_word(r, fp, &link) && link > fp && link < top && !(link & 7)) {
-				links++;
-				if (early_walk(&w, ra, at + 8, fp, k))
-					return 0;
-			}
-	}
-	return 0;
-}
-
-/* A sample drained from the rings: its process's V8 attached before (when judged),
- * its walk's reads logged for the judge. */
-static void drained(void *rt, const struct perf_event_header *ev)
-{
-	struct node_frames *nf = rt;
-	struct node_early_log *log;
-	struct nodeproc *p;
-	struct sample s;
-
-	if (ev->type != PERF_RECORD_SAMPLE || !nf->g.attr.sample_type || sample__decode(&s, &nf->g.attr, ev) < 0 ||
-	    !s.regs_user.regs || s.regs_user.nr <= (uint64_t)nf->ri_ip || !s.stack_user.data)
-		return;
-	p = (struct nodeproc *)runtime_procs__find(&nf->procs, (int32_t)s.pid);
-	if (!p || !p->rp.attached || !p->ntext || !(log = node_early__start(nf->early, (int32_t)s.tid, s.time)))
-		return;
-	nf->rd = (struct node_reader){ .pid = p->rp.pid, .stack = s.stack_user.data, .sp = s.regs_user.regs[nf->ri_sp],
-				       .len = MIN(s.stack_user.dyn_size, s.stack_user.size), .to = log };
-	if (nf->cfg.as_user)
-		privs__as_user(drain_now, &(struct drain){ nf, p, &s });
-	else
-		drain_now(&(struct drain){ nf, p, &s });
-	nf->rd = (struct node_reader){ 0 };
-	node_early__keep(nf->early, log);
 }

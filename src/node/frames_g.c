@@ -20,10 +20,8 @@
 #include "prof/node/frames.h"
 #include "frames_internal.h"
 
-/* JAVA_G_REGS in the sample's order (the mask's bits), and perf's numbers of two */
+/* JAVA_G_REGS in the sample's order (the mask's bits) */
 enum { G_BP, G_SP, G_IP, G_REGS };
-#define REG_BP 6
-#define REG_SP 7
 
 /* The kernel's part of the chain: up to its PERF_CONTEXT_USER (nr when none). */
 static size_t kernel_part(const struct sample *s)
