@@ -18,19 +18,11 @@
 #include "prof/base/util.h"
 #include "prof/jvm/frames.h"
 #include "prof/node/frames.h"
+#include "prof/runtime/runtime.h"
 #include "frames_internal.h"
 
 /* JAVA_G_REGS in the sample's order (the mask's bits) */
 enum { G_BP, G_SP, G_IP, G_REGS };
-
-/* The kernel's part of the chain: up to its PERF_CONTEXT_USER (nr when none). */
-static size_t kernel_part(const struct sample *s)
-{
-	for (size_t i = 0; i < s->nr_callchain; i++)
-		if (s->callchain[i] == PERF_CONTEXT_USER)
-			return i;
-	return s->nr_callchain;
-}
 
 /* The word at addr of s's stack copy. */
 static bool stack_word(const struct sample *s, uint64_t addr, uint64_t *ret)
@@ -78,7 +70,7 @@ int node_frames__rewrite_g(struct node_frames *nf, const struct perf_event_heade
 
 	if (sample__decode(&s, &g->attr, ev) < 0 || s.size != ev->size || !s.callchain)
 		return -EINVAL;
-	nk = kernel_part(&s);
+	nk = runtime__kernel_chain(&s);
 	if (nk == s.nr_callchain || !s.regs_user.regs || s.regs_user.abi != PERF_SAMPLE_REGS_ABI_64 ||
 	    s.regs_user.nr != G_REGS || !s.stack_user.data)
 		return 0;

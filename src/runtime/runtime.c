@@ -343,6 +343,14 @@ size_t runtime__edit_as_user(unwinder_edit_fn fn, void *ctx, bool as_user, const
 	return privs__as_user(edit_call, &c) < 0 ? nr : c.ret;
 }
 
+size_t runtime__kernel_chain(const struct sample *s)
+{
+	for (size_t i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == PERF_CONTEXT_USER)
+			return i;
+	return s->nr_callchain;
+}
+
 /* ---- the counts ----------------------------------------------------------------- */
 
 size_t runtime__why_list(const uint64_t *counts, int from, int to, const char *(*name)(int), char *buf, size_t len)

@@ -200,6 +200,10 @@ int runtime_symbols__keep(const struct runtime_symbols *n, struct build_id_cache
 size_t runtime__edit_as_user(unwinder_edit_fn fn, void *ctx, bool as_user, const struct sample *s, uint64_t *ips,
 			     const uint64_t *sps, const struct unwind_regs *regs, size_t nr, size_t max);
 
+/* -g: the kernel's part of sample s's call chain, up to its PERF_CONTEXT_USER (its
+ * nr_callchain when it has none): what a runtime's rewrite_g keeps as it came. */
+size_t runtime__kernel_chain(const struct sample *s);
+
 /* ---- the counts ----------------------------------------------------------------- */
 
 /* " (N why, M why, ...)" of counts[from..to) that are not 0, into buf (nothing when
