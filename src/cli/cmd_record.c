@@ -19,6 +19,8 @@
 #include "prof/cli/preflight.h"
 #include "prof/cli/record_summary.h"
 #include "prof/jvm/frames.h"
+#include "prof/node/frames.h"
+#include "prof/node/node.h"
 #include "prof/jvm/jvm.h"
 #include "prof/python/python.h"
 #include "prof/cli/signals.h"
@@ -772,6 +774,10 @@ int cmd_record(int argc, char **argv)
 	 * is in reach, where preflight keeps it */
 	if (jvm__in_reach(r.opts.argv ? r.opts.argv[0] : NULL, r.opts.scope.pids, r.opts.scope.nr_pids))
 		r.opts.java_stack = JAVA_G_STACK;
+	/* ... and JavaScript frames (node/frames.h): their slots lie above the native
+	 * frames of a call into node, so a larger copy */
+	if (node__in_reach(r.opts.argv ? r.opts.argv[0] : NULL, r.opts.scope.pids, r.opts.scope.nr_pids))
+		r.opts.java_stack = MAX(r.opts.java_stack, NODE_G_STACK);
 	if (getuid() != 0 && (getenv("PROF_RING_SAVE") || getenv("PROF_RING_REPLAY")))
 		fprintf(stderr, "prof: PROF_RING_SAVE and PROF_RING_REPLAY are for root only (a saved file holds "
 				"every task's records, before scope decides): ignored.\n");

@@ -19,58 +19,17 @@
 #include "prof/base/hash.h"
 #include "prof/base/hashtable.h"
 #include "prof/base/util.h"
+#include "prof/node/early.h"
 #include "prof/node/frames.h"
 #include "prof/node/jsframe.h"
 #include "prof/node/node.h"
+#include "prof/node/v8code.h"
 #include "prof/node/v8heap.h"
 #include "prof/runtime/runtime.h"
+#include "frames_internal.h"
 
-#define NODE_MAX_DEPTH 64
 #define NODE_SYMBOLS_MAX (1u << 22)
-#define NODE_TEXTS 4
 #define NODE_NAMES_CACHED (1u << 16)   /* past it, the cache starts again */
-#define CODE_SIZE_MAX (16u << 20)      /* one function's machine code, at most */
-#define REG_BP 6                        /* perf's x86_64 registers */
-#define REG_SP 7
-
-/* What reads a process: its memory, except the sample's own stack copy. */
-struct node_reader {
-	int32_t pid;
-	const uint8_t *stack;           /* the copy of [sp, sp + len), NULL: none */
-	uint64_t sp, len;
-};
-
-struct nodeproc {
-	struct runtime_proc rp;         /* first: the runtime layer's */
-	struct node_v8 v;
-	uint64_t text_lo[NODE_TEXTS], text_hi[NODE_TEXTS]; /* V8's object's executable mappings */
-	size_t ntext;
-	/* its embedded builtins where mapped (V8 may map a second copy of them near its
-	 * code: both run), none when unknown */
-	uint64_t builtins_lo[NODE_TEXTS], builtins_hi[NODE_TEXTS];
-	size_t nbuiltins;
-	uint32_t gen;                   /* this attach's, in the name cache's keys */
-};
-
-/* A name given to a SharedFunctionInfo, and the words it was made from (checked
- * again before it is used: a moved or freed object's address holds other words). */
-struct jsname {
-	int32_t pid;
-	uint32_t gen;
-	uint64_t shared;
-	uint64_t map, nos, script;
-	uint32_t sym;
-};
-
-struct node_frames {
-	struct node_frames_config cfg;
-	struct runtime_procs procs;
-	struct runtime_symbols names;
-	struct hashtable cache;         /* struct jsname by (pid, gen, shared) */
-	struct node_reader rd;
-	uint32_t gens;
-	struct node_frames_stats st;
-};
 
 static const char *const fixed_names[] = { NODE_UNVERIFIED_NAME };
 
@@ -78,6 +37,8 @@ static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len);
 static void detach(void *rt, struct runtime_proc *rp);
 static void describe(const void *rt, char *buf, size_t len);
 static bool name_of(const void *rt, const struct model_dso *d, uint64_t off, const char **ret);
+static bool mapping(const char *name);
+static int rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen);
 
 static void note(void *rt, const struct perf_event_header *ev)
 {
@@ -111,7 +72,8 @@ static void free_rt(void *rt)
 	node_frames__free(rt);
 }
 
-/* V8 on the runtime layer (runtime.h): --call-graph dwarf only. */
+/* V8 on the runtime layer (runtime.h): --call-graph dwarf, and -g with the stack
+ * copy (frames_g.c); its samples read when drained (early.h). */
 static const struct runtime_ops node_ops = {
 	.what = "node",
 	.proc_size = sizeof(struct nodeproc),
@@ -120,13 +82,34 @@ static const struct runtime_ops node_ops = {
 	.attach = attach,
 	.detach = detach,
 	.note = note,
+	.drained = node_frames__drained,
+	.mapping = mapping,
 	.frames = frames_of,
+	.rewrite_g = rewrite_g,
 	.name = name_of,
 	.stats = stats,
 	.describe = describe,
 	.finish = finish,
 	.free = free_rt,
 };
+
+/* -g's model: V8's object, its compiled code's anonymous mappings (a pc in none of
+ * these is native code: pc_kind), the recording's object. */
+static bool mapping(const char *name)
+{
+	return node__looks_like(name) || !strncmp(name, "//anon", 6) || !strncmp(name, "[anon", 5) ||
+	       !strncmp(name, "/tmp/perf-", 10) || !strcmp(name, NODE_OBJECT_PATH);
+}
+
+static int rewrite_g(void *rt, const struct perf_event_header *ev, void *out, size_t outlen)
+{
+	return node_frames__rewrite_g(rt, ev, out, outlen);
+}
+
+struct node_frames_g *node_frames__g(struct node_frames *nf)
+{
+	return &nf->g;
+}
 
 const struct runtime_ops *node_frames__runtime(void)
 {
@@ -152,7 +135,14 @@ int node_frames__new(const struct node_frames_config *cfg, struct node_frames **
 						     .why_rejected = nf->st.why_rejected,
 						     .why_len = sizeof(nf->st.why_rejected) });
 	hashtable__init(&nf->cache, sizeof(struct jsname), jsname_eq, NULL);
-	if (runtime_symbols__init(&nf->names, fixed_names, ARRAY_SIZE(fixed_names), NODE_SYMBOLS_MAX, 0) < 0) {
+	nf->g.attr = (struct perf_event_attr){ .size = sizeof(nf->g.attr), .sample_type = cfg->sample_type,
+					       .sample_regs_user = cfg->regs_mask };
+	/* a register's place among the sample's: the mask's bits below its own */
+	nf->ri_bp = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_BP) - 1));
+	nf->ri_sp = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_SP) - 1));
+	nf->ri_ip = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_IP) - 1));
+	nf->early = node_early__new();
+	if (!nf->early || runtime_symbols__init(&nf->names, fixed_names, ARRAY_SIZE(fixed_names), NODE_SYMBOLS_MAX, 0) < 0) {
 		node_frames__free(nf);
 		return -ENOMEM;
 	}
@@ -167,6 +157,8 @@ struct node_frames *node_frames__free(struct node_frames *nf)
 	runtime_procs__release(&nf->procs);
 	runtime_symbols__release(&nf->names);
 	hashtable__release(&nf->cache);
+	node_early__free(nf->early);
+	free(nf->g.regs);
 	free(nf);
 	return NULL;
 }
@@ -203,7 +195,9 @@ void node_frames_stats__describe(const struct node_frames_stats *st, char *buf, 
 			     st->samples, st->processes, st->with_js, st->verified, st->frames, st->interpreted,
 			     st->compiled, bad);
 	if (n < len)
-		runtime__why_list(st->unverified, 0, NODE_WHYS, why_name, buf + n, len - n);
+		n += runtime__why_list(st->unverified, 0, NODE_WHYS, why_name, buf + n, len - n);
+	if (n < len && st->early)
+		snprintf(buf + n, len - n, "; %" PRIu64 " read when drained", st->early);
 }
 
 static void describe(const void *rt, char *buf, size_t len)
@@ -243,7 +237,13 @@ static int node_read(void *ctx, uint64_t addr, void *buf, size_t len)
 		memcpy(buf, r->stack + (addr - r->sp), len);
 		return 0;
 	}
-	return runtime__read_mem(r->pid, addr, buf, len);
+	if (r->from && node_early_log__read(r->from, addr, buf, len))
+		return 0;
+	int err = runtime__read_mem(r->pid, addr, buf, len);
+
+	if (err == 0 && r->to)
+		node_early_log__add(r->to, addr, buf, len);
+	return err;
 }
 
 /* The executable mappings of V8's object (its interpreter and builtins are there). */
@@ -320,11 +320,7 @@ static void detach(void *rt, struct runtime_proc *rp)
 
 /* ---- where a sample reaches V8 ------------------------------------------------ */
 
-/* A pc in native code, in V8's object (its builtins, when known, apart), or in no
- * file's mapping (V8's compiled code). */
-enum pc_kind { PC_NATIVE, PC_V8, PC_BUILTIN, PC_JIT };
-
-static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc)
+enum pc_kind node__pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc, bool strict)
 {
 	struct model_location loc;
 	const struct model_dso *d;
@@ -336,11 +332,19 @@ static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc 
 		if (pc >= p->text_lo[i] && pc < p->text_hi[i])
 			return PC_V8;
 	if (!model__resolve(nf->cfg.model, p->rp.pid, false, pc, &loc) || loc.dso == MODEL_NO_DSO)
-		return PC_JIT;
+		return strict ? PC_NATIVE : PC_JIT;
 	d = model__dso(nf->cfg.model, loc.dso);
 	/* anonymous memory, named as perf names JIT code's (its /tmp/perf-PID.map) */
 	return !d || !d->name || !strncmp(d->name, "//anon", 6) || !strncmp(d->name, "[anon", 5) ||
 			       !strncmp(d->name, "/tmp/perf-", 10) ? PC_JIT : PC_NATIVE;
+}
+
+/* An unwound frame's pc: V8's code is in no file's mapping (or in one the records
+ * have not told yet). */
+static enum pc_kind pc_kind(const struct node_frames *nf, const struct nodeproc *p, uint64_t pc)
+{
+	/* -g's model keeps no native object's mappings (node_ops.mapping) */
+	return node__pc_kind(nf, p, pc, nf->cfg.g);
 }
 
 /* The first unwound frame in V8's code: one in compiled code or in its builtins;
@@ -359,91 +363,6 @@ static size_t first_js(const struct node_frames *nf, const struct nodeproc *p, c
 }
 
 /* ---- the proof: a frame's pc in its function's code --------------------------- */
-
-/*
- * The instructions [*lo, *hi) of the code of JSFunction fn, as the metadata
- * describes them: V8 10 (node 18) gives JSFunction::code, Code::instruction_start
- * (its instructions inline, at that offset) and Code::instruction_size.  V8 11
- * (node 20) gives neither: the code slot is the one word between the JSFunction's
- * feedback cell and its prototype, and the Code keeps its InstructionStream (an
- * object of that type whose second word points back at this Code) and, next,
- * the address of its instructions (InstructionStream::instruction_start past it):
- * both proven by their values.  The size is the int after the flags word that
- * follows (V8 11's Code layout: the one fact here the metadata does not give; the
- * proven fields around it must sit where that layout puts them).
- */
-static int code_range(const struct node_v8 *v, uint64_t code, uint64_t *lo, uint64_t *hi, const char **why)
-{
-	const int64_t *m = v->m.v;
-	const bool *f = v->m.found;
-	uint64_t w[12];
-	uint16_t type;
-	int32_t size;
-	int err;
-
-	if (!f[VT_CODE])
-		return *why = "no Code type in this V8's metadata", -ENOTSUP;
-	if ((err = v8__type(v, code, &type, why)) < 0)
-		return err;
-	if (type != m[VT_CODE])
-		return *why = "a function whose code is no Code", -EINVAL;
-	if (f[VO_CODE_INSTRUCTION_START] && f[VO_CODE_INSTRUCTION_SIZE]) {
-		if ((err = v->read(v->ctx, code - 1 + (uint64_t)m[VO_CODE_INSTRUCTION_SIZE], &size, 4)) < 0)
-			return err;
-		*lo = code - 1 + (uint64_t)m[VO_CODE_INSTRUCTION_START];
-	} else if (f[VT_INSTRUCTION_STREAM] && f[VO_IS_INSTRUCTION_START]) {
-		size_t i;
-		uint64_t is = 0, back;
-
-		if ((err = v->read(v->ctx, code - 1, w, sizeof(w))) < 0)
-			return err;
-		for (i = 1; i + 3 < ARRAY_SIZE(w); i++) {
-			if (!v8__is_object(w[i]) || v8__type(v, w[i], &type, why) < 0 ||
-			    type != m[VT_INSTRUCTION_STREAM])
-				continue;
-			if ((err = v8__word(v, w[i], 8, &back)) < 0)
-				return err;
-			if (back == code && w[i + 1] == w[i] - 1 + (uint64_t)m[VO_IS_INSTRUCTION_START]) {
-				is = w[i];
-				break;
-			}
-		}
-		if (!is)
-			return *why = "a Code without its InstructionStream", -EINVAL;
-		*lo = w[i + 1];
-		size = (int32_t)(uint32_t)w[i + 3];
-	} else {
-		return *why = "no Code instruction fields in this V8's metadata", -ENOTSUP;
-	}
-	if (size <= 0 || (uint32_t)size > CODE_SIZE_MAX)
-		return *why = "a Code of impossible size", -EINVAL;
-	*hi = *lo + (uint64_t)size;
-	return 0;
-}
-
-/* The code JSFunction fn runs (JSFunction::code, else the word between its feedback
- * cell and its prototype: code_range). */
-static int function_code(const struct node_v8 *v, uint64_t fn, uint64_t *ret, const char **why)
-{
-	const int64_t *m = v->m.v;
-	const bool *f = v->m.found;
-
-	if (f[VO_JSFUNCTION_CODE])
-		return v8__word(v, fn, m[VO_JSFUNCTION_CODE], ret);
-	if (f[VO_JSFUNCTION_FEEDBACK_CELL] && f[VO_JSFUNCTION_PROTO] &&
-	    m[VO_JSFUNCTION_PROTO] - m[VO_JSFUNCTION_FEEDBACK_CELL] == 16)
-		return v8__word(v, fn, m[VO_JSFUNCTION_FEEDBACK_CELL] + 8, ret);
-	return *why = "no JSFunction code slot in this V8's metadata", -ENOTSUP;
-}
-
-/* Does the Code code hold at: 0, 1 not, -errno? */
-static int code_holds(const struct node_v8 *v, uint64_t code, uint64_t at, const char **why)
-{
-	uint64_t lo, hi;
-	int err = code_range(v, code, &lo, &hi, why);
-
-	return err < 0 ? err : at >= lo && at < hi ? 0 : 1;
-}
 
 /* ---- names -------------------------------------------------------------------- */
 
@@ -504,14 +423,6 @@ static void cache_keep(struct node_frames *nf, const struct jsname *key, uint32_
 
 /* ---- the walk ----------------------------------------------------------------- */
 
-struct walk {
-	struct node_frames *nf;
-	struct nodeproc *p;
-	uint64_t *out;
-	size_t n, max;
-	bool all;
-};
-
 static void emit(struct walk *w, uint64_t addr)
 {
 	if (w->n < w->max)
@@ -520,10 +431,12 @@ static void emit(struct walk *w, uint64_t addr)
 
 static void unverified(struct walk *w, enum node_why why)
 {
+	w->all = false;
+	if (w->early)
+		return;
 	if (why == NODE_WHY_READ && !runtime_proc__still_there(&w->p->rp))
 		why = NODE_WHY_GONE;
 	w->nf->st.unverified[why]++;
-	w->all = false;
 	emit(w, node_addr(w->nf, 0));
 }
 
@@ -539,15 +452,15 @@ static int proven(struct walk *w, const struct js_frame *f, uint64_t pc, bool le
 	/* the interpreter is one of V8's builtins (else, stripped, somewhere in its object) */
 	if (f->tier == JS_TIER_INTERPRETED)
 		return pc_kind(w->nf, w->p, at) == (w->p->nbuiltins ? PC_BUILTIN : PC_V8) ? 0 : -NODE_WHY_PC - 1;
-	err = function_code(v, f->function, &code, &why);
+	err = v8_function__code(v, f->function, &code, &why);
 	if (err == 0)
-		err = code_holds(v, code, at, &why);
+		err = v8_code__holds(v, code, at, &why);
 	/* a baseline frame of a function since optimized: its SharedFunctionInfo keeps
 	 * the baseline code (the function's is the newer) */
 	if (err == 1 && v->m.found[VO_SFI_FUNCTION_DATA] &&
 	    v8__word(v, f->shared, v->m.v[VO_SFI_FUNCTION_DATA], &data) == 0 && data != code &&
 	    v8__is_object(data) && v8__type(v, data, &type, &why) == 0 && type == v->m.v[VT_CODE])
-		err = code_holds(v, data, at, &why);
+		err = v8_code__holds(v, data, at, &why);
 	if (err == -ENOTSUP)
 		return -NODE_WHY_NO_RANGE - 1;
 	if (err < 0)
@@ -555,21 +468,28 @@ static int proven(struct walk *w, const struct js_frame *f, uint64_t pc, bool le
 	return err == 0 ? 0 : -NODE_WHY_PC - 1;
 }
 
-/* The frame's symbol, named once per SharedFunctionInfo (checked each time). */
-static uint32_t symbol(struct walk *w, const struct js_frame *f)
+/* The frame's symbol, named once per SharedFunctionInfo (checked each time; when
+ * drained too, so that the next samples' reads are only the checks): 0 or the -errno
+ * / -EINVAL (why) of describing its function. */
+static int symbol(struct walk *w, struct js_frame *f, uint32_t *ret, const char **why)
 {
 	struct jsname key;
 	char name[1024];
 	uint32_t sym = cached(w->nf, w->p, f, &key);
+	int err;
 
 	if (sym) {
-		w->nf->st.cached++;
-		return sym;
+		w->nf->st.cached += !w->early;
+		*ret = sym;
+		return 0;
 	}
+	if ((err = js_function__describe(&w->p->v, f->shared, &f->fn, why)) < 0)
+		return err;
 	frame_name(f, name, sizeof(name));
 	sym = runtime_symbols__symbol(&w->nf->names, name);
 	cache_keep(w->nf, &key, sym);
-	return sym;
+	*ret = sym;
+	return 0;
 }
 
 /* Is the frame at fp's fixed part [fp + lowest slot, fp + 16) in the stack copy? */
@@ -583,7 +503,7 @@ static bool in_copy(const struct node_reader *r, const struct node_v8 *v, uint64
 }
 
 /* The word at addr of the stack copy. */
-static bool copy_word(const struct node_reader *r, uint64_t addr, uint64_t *ret)
+bool node__copy_word(const struct node_reader *r, uint64_t addr, uint64_t *ret)
 {
 	if (addr < r->sp || addr - r->sp > r->len || r->len - (addr - r->sp) < 8)
 		return false;
@@ -602,12 +522,13 @@ static bool copy_word(const struct node_reader *r, uint64_t addr, uint64_t *ret)
  * are not known (PC_V8), only a JavaScript frame at fp counts.  False when the first
  * frame is none of these (native code of V8's object, not JavaScript): no edit.
  */
-static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enum pc_kind k)
+bool node__walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enum pc_kind k)
 {
 	const struct node_v8 *v = &w->p->v;
 	const struct node_reader *r = &w->nf->rd;
 	struct js_frame f;
 	bool first = true, leaf = true, quiet = k == PC_V8;
+	uint32_t sym;
 	int err;
 
 	for (int depth = 0; depth < NODE_MAX_DEPTH && w->n < w->max; depth++) {
@@ -620,7 +541,7 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 				unverified(w, NODE_WHY_STACK);
 			break;
 		}
-		err = js_frame__read(v, fp, first && k != PC_BUILTIN ? sp : 0, &f, &why);
+		err = js_frame__read_slots(v, fp, first && k != PC_BUILTIN ? sp : 0, &f, &why);
 		if (err < 0) {
 			if (quiet)
 				return false;
@@ -633,7 +554,7 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 			if (first && k != PC_BUILTIN)
 				return false;
 			if (!strcmp(f.marker_name, "EntryFrame") || !strcmp(f.marker_name, "ConstructEntryFrame")) {
-				w->nf->st.native_entry++;
+				w->nf->st.native_entry += !w->early;
 				break;
 			}
 			leaf = false;
@@ -642,7 +563,7 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 
 			if (first && k != PC_JIT && f.tier != JS_TIER_INTERPRETED) {
 				/* a builtin without a frame of its own, called from fp's code */
-				if (!copy_word(r, sp, &pc)) {
+				if (!node__copy_word(r, sp, &pc)) {
 					unverified(w, NODE_WHY_STACK);
 					break;
 				}
@@ -655,12 +576,21 @@ static bool walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, enu
 				unverified(w, (enum node_why)(-rr - 1));
 				break;
 			}
-			emit(w, node_addr(w->nf, symbol(w, &f)));
-			w->nf->st.frames++;
-			if (f.tier == JS_TIER_INTERPRETED)
-				w->nf->st.interpreted++;
-			else
-				w->nf->st.compiled++;
+			if ((err = symbol(w, &f, &sym, &why)) < 0) {
+				if (quiet)
+					return false;
+				unverified(w, err == -EINVAL ? NODE_WHY_FRAME : NODE_WHY_READ);
+				break;
+			}
+			emit(w, node_addr(w->nf, sym));
+			w->proven++;
+			if (!w->early) {
+				w->nf->st.frames++;
+				if (f.tier == JS_TIER_INTERPRETED)
+					w->nf->st.interpreted++;
+				else
+					w->nf->st.compiled++;
+			}
 			leaf = false;
 		}
 		quiet = false;
@@ -727,17 +657,17 @@ static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const u
 	sp = i ? sps[i] : regs->v[0][REG_SP];
 	if (!sp)
 		return nr;
-	nf->rd = (struct node_reader){ .pid = p->rp.pid, .stack = s->stack_user.data, .sp = regs->v[0][REG_SP],
-				       .len = MIN(s->stack_user.dyn_size, s->stack_user.size) };
+	nf->rd.pid = p->rp.pid;
+	nf->rd.stack = s->stack_user.data;
+	nf->rd.sp = regs->v[0][REG_SP];
+	nf->rd.len = MIN(s->stack_user.dyn_size, s->stack_user.size);
 	k = pc_kind(nf, p, ips[i]);
 	/* a builtin's frame stays, named as native code is (its object's symbols) */
 	w.n = k == PC_BUILTIN ? i + 1 : i;
 	memcpy(out, ips, 8 * w.n);
-	if (!walk_from(&w, ips[i], sp, fp, k) || w.n == (k == PC_BUILTIN ? i + 1 : i)) {
-		nf->rd.stack = NULL;
+	if (!node__walk_from(&w, ips[i], sp, fp, k) || w.n == (k == PC_BUILTIN ? i + 1 : i))
 		return nr;
-	}
-	nf->rd.stack = NULL;
+	nf->st.early += nf->rd.from != NULL;
 	if (runtime_symbols__map(&nf->names, nf->cfg.model, &nf->cfg.synth, s, NODE_BASE, 1u << 24,
 				 NODE_OBJECT_PATH, nf->cfg.sink, nf->cfg.sink_ctx) < 0)
 		return nr;
@@ -751,6 +681,13 @@ size_t node_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const
 			 const struct unwind_regs *regs, size_t nr, size_t max)
 {
 	struct node_frames *nf = ctx;
+	struct node_early_log *log = node_early__kept(nf->early) ?
+					     node_early__take(nf->early, (int32_t)s->tid, s->time) : NULL;
+	size_t n;
 
-	return runtime__edit_as_user(edit_now, nf, nf->cfg.as_user, s, ips, sps, regs, nr, max);
+	nf->rd = (struct node_reader){ .from = log };
+	n = runtime__edit_as_user(edit_now, nf, nf->cfg.as_user, s, ips, sps, regs, nr, max);
+	nf->rd = (struct node_reader){ 0 };
+	node_early__release(nf->early, log);
+	return n;
 }

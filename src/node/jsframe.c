@@ -351,7 +351,7 @@ static uint64_t slot(const uint64_t *w, int64_t lo, int64_t off)
 	return w[(off - lo) / 8];
 }
 
-int js_frame__read(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_frame *ret, const char **why)
+int js_frame__read_slots(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_frame *ret, const char **why)
 {
 	const int64_t *m = v->m.v;
 	int64_t lo = m[VF_BYTECODE_OFFSET];
@@ -414,5 +414,14 @@ int js_frame__read(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_
 		ret->tier = JS_TIER_INTERPRETED;
 		ret->bytecode_offset = v8__smi(off);
 	}
+	return 0;
+}
+
+int js_frame__read(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_frame *ret, const char **why)
+{
+	int err = js_frame__read_slots(v, fp, sp, ret, why);
+
+	if (err < 0 || ret->kind != JS_FRAME_JS)
+		return err;
 	return js_function__describe(v, ret->shared, &ret->fn, why);
 }

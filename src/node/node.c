@@ -16,6 +16,7 @@
 #include "prof/base/util.h"
 #include "prof/node/node.h"
 #include "prof/runtime/dynsym.h"
+#include "prof/runtime/runtime.h"
 #include "prof/sys/procfs.h"
 
 #define MAPS_MAX (64u << 20)     /* a process with more maps text than this is refused */
@@ -39,6 +40,11 @@ bool node__looks_like(const char *path)
 		if (!isdigit((unsigned char)*p) && *p != '.')
 			return false;
 	return true;
+}
+
+bool node__in_reach(const char *argv0, const int *pids, size_t n)
+{
+	return (argv0 && node__looks_like(argv0)) || runtime__pids_map(pids, n, node__looks_like);
 }
 
 /* The int at address addr (as linked) of the file: its section's bytes, 0 in .bss. */

@@ -638,9 +638,13 @@ static int open_python(struct pipeline *p, const struct pipeline_config *cfg)
  * keeps their object; edited after the JVM's (edit_frames, set by open_jvm). */
 static int open_node(struct pipeline *p, const struct pipeline_config *cfg)
 {
-	struct node_frames_config nc = { .model = unwinder__model(p->unwinder), .cache = cfg->cache,
+	struct node_frames_config nc = { .model = p->unwinder ? unwinder__model(p->unwinder) : p->g_model,
+					 .cache = cfg->cache,
 					 .synth = p->synth, .sink = sink, .sink_ctx = p,
-					 .as_user = cfg->verdict && cfg->verdict->restrict_uid };
+					 .as_user = cfg->verdict && cfg->verdict->restrict_uid,
+					 .sample_type = p->unwinder ? cfg->unwind : cfg->java_g,
+					 .regs_mask = p->unwinder ? unwinder__regs_mask() : JAVA_G_REGS,
+					 .g = !p->unwinder };
 	struct node_frames *nf = NULL;
 	int err = node_frames__new(&nc, &nf);
 
@@ -663,8 +667,9 @@ static size_t edit_frames(void *ctx, const struct sample *s, uint64_t *ips, cons
 
 /* The runtimes of this recording, in the order each is asked: 0 or -errno.  With
  * --call-graph dwarf: all (a file whose cache keeps their objects, or a live reader).
- * With -g (frame pointers): the JVM when the kernel copies a Java leaf's registers and
- * stack (cfg->java_g), Python when its chains are read at the sample instant. */
+ * With -g (frame pointers): V8 and the JVM when the kernel copies the leaf's registers
+ * and stack (cfg->java_g; V8 only into a file whose cache keeps its object), Python
+ * when its chains are read at the sample instant. */
 static int open_runtimes(struct pipeline *p, const struct pipeline_config *cfg)
 {
 	bool names = cfg->cache || cfg->live;
@@ -680,7 +685,11 @@ static int open_runtimes(struct pipeline *p, const struct pipeline_config *cfg)
 		if (!p->g_model || !p->unwound || !p->unwound2)
 			return -ENOMEM;
 	}
-	if (p->unwinder ? names : cfg->java_g && p->g_model)
+	/* -g: V8's rewrite before the JVM's, which strips every sample's registers and
+	 * stack */
+	if (!p->unwinder && cfg->java_g && p->g_model && cfg->cache)
+		err = open_node(p, cfg);
+	if (err == 0 && (p->unwinder ? names : cfg->java_g && p->g_model))
 		err = open_jvm(p, cfg, names);
 	if (err == 0 && p->unwinder && cfg->cache)
 		err = open_node(p, cfg);

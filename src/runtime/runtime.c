@@ -150,6 +150,30 @@ void runtime_procs__note(struct runtime_procs *t, const struct perf_event_header
 	hashtable__remove(&t->procs, hash__u64((uint32_t)pid), &pid);
 }
 
+bool runtime__pids_map(const int *pids, size_t n, bool (*match)(const char *path))
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[64], line[4096];
+		bool found = false;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/maps", pids[i]);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (!found && fgets(line, sizeof(line), f)) {
+			char *name = strchr(line, '/'), *nl = strchr(line, '\n');
+
+			if (nl)
+				*nl = '\0';
+			found = name && match(name);
+		}
+		fclose(f);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
 bool runtime_proc__still_there(const struct runtime_proc *p)
 {
 	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
@@ -317,6 +341,14 @@ size_t runtime__edit_as_user(unwinder_edit_fn fn, void *ctx, bool as_user, const
 	if (!as_user)
 		return fn(ctx, s, ips, sps, regs, nr, max);
 	return privs__as_user(edit_call, &c) < 0 ? nr : c.ret;
+}
+
+size_t runtime__kernel_chain(const struct sample *s)
+{
+	for (size_t i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == PERF_CONTEXT_USER)
+			return i;
+	return s->nr_callchain;
 }
 
 /* ---- the counts ----------------------------------------------------------------- */

@@ -33,6 +33,9 @@ struct runtime_ops;
 #define NODE_BASE (3ull << 61)
 #define NODE_OBJECT_PATH "/prof/js-frames"
 #define NODE_UNVERIFIED_NAME "[js: unverified]"
+/* -g: the user stack the kernel copies at a sample when a node is in reach (the
+ * registers are the JVM's, JAVA_G_REGS: rbp, rsp, rip) */
+#define NODE_G_STACK 8192u
 
 struct node_frames_config {
 	struct model *model;            /* the processes' maps (the unwinder's), borrowed */
@@ -41,6 +44,12 @@ struct node_frames_config {
 	synth_sink_fn sink;             /* where those MMAP2s go, before the sample */
 	void *sink_ctx;
 	bool as_user;                   /* read with no effective capability (privs__as_user) */
+	/* the samples' sample_type and user registers (unwinder__regs_mask()), to read
+	 * them when drained (early.h); 0: read only when judged */
+	uint64_t sample_type, regs_mask;
+	/* -g: the model keeps only the mappings node_ops.mapping keeps (a pc in no file
+	 * is not V8's code for that), the samples are rewritten (frames_g.c) */
+	bool g;
 };
 
 /* Why a JavaScript frame was not named. */
@@ -66,6 +75,7 @@ struct node_frames_stats {
 	uint64_t native_entry;          /* walks that ended at V8's entry from native code */
 	uint64_t unverified[NODE_WHYS]; /* [js: unverified] frames by why */
 	uint64_t cached;                /* frames named from the checked cache */
+	uint64_t early;                 /* samples with JavaScript frames read when drained */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };
 
@@ -76,6 +86,12 @@ int node_frames__new(const struct node_frames_config *cfg, struct node_frames **
 /* Its hooks on the runtime layer, as a pipeline calls them (runtime/runtime.h). */
 const struct runtime_ops *node_frames__runtime(void);
 struct node_frames *node_frames__free(struct node_frames *nf);
+
+/* -g: kernel sample ev (its sample_type cfg->sample_type, JAVA_G_REGS) with its
+ * JavaScript frames in its user call chain, into out (outlen bytes), its registers
+ * and stack kept (the JVM's rewrite strips them after): its size, 0 when it goes on
+ * as it came, -EINVAL for a malformed sample (runtime_ops.rewrite_g). */
+int node_frames__rewrite_g(struct node_frames *nf, const struct perf_event_header *ev, void *out, size_t outlen);
 
 /* The unwinder's edit hook (unwinder_edit_fn): ctx is the struct node_frames. */
 size_t node_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,

@@ -84,4 +84,8 @@ struct js_frame {
  */
 int js_frame__read(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_frame *ret, const char **why);
 
+/* js_frame__read but for its function's description (ret->fn left empty): a reader
+ * that names a SharedFunctionInfo once calls js_function__describe itself. */
+int js_frame__read_slots(const struct node_v8 *v, uint64_t fp, uint64_t sp, struct js_frame *ret, const char **why);
+
 #endif

@@ -33,6 +33,10 @@ int node__read_meta(int fd, struct v8_meta *ret);
 /* Could the object at path hold V8 (node, nodejs, node<N>, libnode.so[.N])? */
 bool node__looks_like(const char *path);
 
+/* -g: is a V8 in reach of a recording (its workload argv0 looks like node, or one of
+ * pids maps an object that does), so that its samples need the stack copy? */
+bool node__in_reach(const char *argv0, const int *pids, size_t n);
+
 /*
  * Find V8 in process pid by the text of its /proc/PID/maps (maps, NUL-terminated):
  * the first object that looks like node's and has the metadata.  0 with *ret read and

@@ -138,6 +138,10 @@ void runtime_procs__refuse(struct runtime_procs *t, struct runtime_proc *p, cons
  * detaches it and forgets it. */
 void runtime_procs__note(struct runtime_procs *t, const struct perf_event_header *ev);
 
+/* -g: does one of pids map a file whose path match says is the runtime's (its
+ * /proc/PID/maps, as the recording starts)? */
+bool runtime__pids_map(const int *pids, size_t n, bool (*match)(const char *path));
+
 /* Does p's process still run (so its pid named it when its memory was read)? */
 bool runtime_proc__still_there(const struct runtime_proc *p);
 
@@ -195,6 +199,10 @@ int runtime_symbols__keep(const struct runtime_symbols *n, struct build_id_cache
  * what a user restricted to their own may read); nr when that cannot be done. */
 size_t runtime__edit_as_user(unwinder_edit_fn fn, void *ctx, bool as_user, const struct sample *s, uint64_t *ips,
 			     const uint64_t *sps, const struct unwind_regs *regs, size_t nr, size_t max);
+
+/* -g: the kernel's part of sample s's call chain, up to its PERF_CONTEXT_USER (its
+ * nr_callchain when it has none): what a runtime's rewrite_g keeps as it came. */
+size_t runtime__kernel_chain(const struct sample *s);
 
 /* ---- the counts ----------------------------------------------------------------- */
 

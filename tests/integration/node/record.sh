@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# JavaScript frames in prof record --call-graph dwarf, on node run by a tenant (--uid)
+# JavaScript frames in prof record --call-graph dwarf (and -g), on node run by a tenant (--uid)
 # without any flag: shares.js (sixty, thirty and outer -> inner spinning on
 # process.cpuUsage() for 6, 3 and 1 ms in turn, driven by setImmediate; decoy() of
 # the same shape run only at the start, under the top level) on
-#  - the machine's node (20.x), and
+#  - the machine's node (20.x), with --call-graph dwarf and with -g, and
 #  - Debian 12's node 18 (nodejs + libnode108 and the packages it loads its bundled
 #    modules from, apt-get download, cached in ~/.cache/prof/debs as node/frames
 #    does), run from their extracted tree in a mount namespace of its own, as the
@@ -48,6 +48,10 @@ if command -v node >/dev/null; then
 	"$PROF" record --uid "$USER_" --call-graph dwarf -F 499 -o "$TMP/n20.data" -- node "$TMP/pub/shares.js" 6 \
 		>/dev/null 2>"$TMP/summary" || fail "node $v: prof record: $(tail -5 "$TMP/summary")"
 	check "node $v" "$TMP/n20.data"
+	# -g (frame pointers): the stack copy asked for because the workload is node
+	"$PROF" record --uid "$USER_" -g -F 499 -o "$TMP/n20g.data" -- node "$TMP/pub/shares.js" 6 \
+		>/dev/null 2>"$TMP/summary" || fail "node $v -g: prof record: $(tail -5 "$TMP/summary")"
+	check "node $v -g" "$TMP/n20g.data"
 else
 	skipped+=("the machine's node (none installed)")
 fi
@@ -66,4 +70,4 @@ fi
 
 [ "$tested" -gt 0 ] || skip "no node to test: ${skipped[*]}"
 for s in "${skipped[@]}"; do note "skipped: $s"; done
-pass "$tested node builds: JavaScript frames in dwarf samples named right, shares within 5 points, no wrong caller"
+pass "$tested recordings: JavaScript frames in dwarf and -g samples named right, shares within 5 points, no wrong caller"

@@ -20,6 +20,7 @@ function inner() { return spin(1000); }
 function outer() { return inner(); }
 function decoy() { return spin(6000); }
 const secs = Number(process.argv[2] || 5);
+const idle = Number(process.argv[3] ?? 2000);    /* ms idle before the exit */
 for (let k = 0; k < 20; k++)
 	decoy();
 const end = Date.now() + secs * 1000;
@@ -31,8 +32,9 @@ function round() {
 	s += outer();
 	if (Date.now() < end)
 		setImmediate(round);
-	else	/* idle a while: prof reads a sample's heap objects from the live process, so
-		 * the samples still queued on a loaded host are read before it exits */
-		setTimeout(() => console.log(`${s > 0 ? 'done' : 'zero'} ${rounds} rounds`), 2000);
+	else if (idle)	/* idle a while: the samples still queued are judged while it runs */
+		setTimeout(() => console.log(`${s > 0 ? 'done' : 'zero'} ${rounds} rounds`), idle);
+	else		/* exit at once: what prof read when it drained the samples names them */
+		console.log(`${s > 0 ? 'done' : 'zero'} ${rounds} rounds`);
 }
 round();
