@@ -15,6 +15,7 @@
 #include "prof/analyze/unwinder.h"
 #include "prof/base/util.h"
 #include "prof/jvm/jvm.h"
+#include "prof/runtime/runtime.h"
 #include "prof/runtime/dynsym.h"
 #include "prof/sys/procfs.h"
 
@@ -34,21 +35,7 @@ bool jvm__in_reach(const char *argv0, const int *pids, size_t n)
 {
 	if (argv0 && strcmp(base_of(argv0), "java") == 0)
 		return true;
-	for (size_t i = 0; i < n; i++) {
-		char path[64], line[4096];
-		bool found = false;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/maps", pids[i]);
-		if (!(f = fopen(path, "re")))
-			continue;
-		while (!found && fgets(line, sizeof(line), f))
-			found = strstr(line, "/libjvm.so\n") != NULL;
-		fclose(f);
-		if (found)
-			return true;
-	}
-	return false;
+	return runtime__pids_map(pids, n, jvm__looks_like);
 }
 
 const char *jvm__other_vm(const char *path)
