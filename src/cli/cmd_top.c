@@ -311,7 +311,7 @@ static int on_sample(struct top *t, const struct perf_event_header *ev)
  * cache holds them while top runs). */
 static bool python_name(void *ctx, const struct model_dso *d, uint64_t off, const char **ret)
 {
-	return session__python_name(((const struct top *)ctx)->session, d, off, ret);
+	return session__runtime_name(((const struct top *)ctx)->session, d, off, ret);
 }
 
 /* What passes the scope: samples to the engine, sideband to the model. */

@@ -269,7 +269,7 @@ static bool python_name(void *ctx, const struct model_dso *d, uint64_t off, cons
 {
 	const struct profd *p = ctx;
 
-	return p->session && session__python_name(p->session, d, off, ret);
+	return p->session && session__runtime_name(p->session, d, off, ret);
 }
 
 static int open_cgroup_root(struct preflight *pf)

@@ -384,7 +384,7 @@ void session__stats(const struct session *s, struct session_stats *ret)
 	ledger__written_tasks(pipeline__ledger(s->pipeline), &ret->tasks_written);
 }
 
-bool session__python_name(const struct session *s, const struct model_dso *d, uint64_t off, const char **ret)
+bool session__runtime_name(const struct session *s, const struct model_dso *d, uint64_t off, const char **ret)
 {
 	return pipeline__runtime_name(s->pipeline, d, off, ret);
 }

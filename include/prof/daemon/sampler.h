@@ -49,7 +49,7 @@ struct sampler_config {
 	/* the tracker's uid of tid, at judging time */
 	bool (*uid_of)(void *ctx, int32_t tid, uint32_t *ret);
 	void *uid_ctx;
-	/* the session's own objects' names (session__python_name: its Python frames);
+	/* the session's own objects' names (session__runtime_name: its runtimes' frames);
 	 * NULL: none.  Such an object is no file (PYTHON_OBJECT_LIVE): its names are
 	 * the sampled process's own, shown to whoever may see that process's samples */
 	bool (*object_name)(void *ctx, const struct model_dso *d, uint64_t off, const char **ret);

@@ -137,9 +137,9 @@ uint64_t session__start_time(const struct session *s);
  */
 int session__drop_privileges(struct session *s);
 
-/* prof top's Python frames' names (live: no object in the cache; python__name):
- * false when d is not their object. */
-bool session__python_name(const struct session *s, const struct model_dso *d, uint64_t off, const char **ret);
+/* prof top's and profd's runtime frames' names (live: no object in the cache; each
+ * runtime's name hook, pipeline__runtime_name): false when d is no runtime's object. */
+bool session__runtime_name(const struct session *s, const struct model_dso *d, uint64_t off, const char **ret);
 
 /* One turn: wait for data (up to the poll interval), drain, pass on what is old
  * enough.  0 or -errno (the sink's error, or the drain's). */
