@@ -179,7 +179,12 @@ static int compiled_syms(struct walk *w, const struct jvm_blob *b, const struct 
 	e->n = 0;
 	if (n > JAVA_PC_FRAMES)
 		return -JAVA_UNREADABLE;       /* inlined deeper than kept: not cut short */
-	if (n == -ENOENT && !f->leaf)
+	/* a caller's pc must be a call site: its own pc desc; a native method's wrapper
+	 * has none, and its every call (the native function, the VM's helpers) is made
+	 * with its frame complete, so a return address into it past that is one */
+	if (n == -ENOENT && !f->leaf &&
+	    (strcmp(b->name, "native nmethod") != 0 || b->frame_complete < 0 ||
+	     f->pc <= b->code_begin + (uint64_t)b->frame_complete))
 		return 0;
 	if (n < 0 && n != -ENOENT)
 		return -JAVA_UNREADABLE;
