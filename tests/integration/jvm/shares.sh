@@ -14,6 +14,9 @@
 #     have, a frame under a caller it does not have (helper under ten, Left.work under
 #     thirty, anything above helper or work), a call site's line other than the call's,
 #     a line outside the method;
+#   - the VM's own threads (JIT compilers, VM thread, GC) rooted at their role
+#     ("[jvm: JIT compiler (C2)]"), by the names HotSpot gives them, never with a
+#     Java frame;
 #   - another tenant's JVM (Elsewhere) running beside it: none of its names in the
 #     first tenant's file, its perf script, prof report or the object of the names.
 . "$(dirname "$0")/../lib.sh"
@@ -49,6 +52,7 @@ sed -E 's|(<setting name="period" control="method-sampling-java-interval">)[^<]*
 grep -q 'method-sampling-java-interval">1 ms<' "$TMP/pub/fast.jfc" || fail "JFR's profile.jfc has no Java sampling period to set"
 chmod -R a+rX "$TMP/pub"
 SECS=8
+perf_lost_ok=1  # dwarf at 1 kHz loses records on a loaded host: prof and perf read the same file
 
 # shares WHO FOLDED|JFR KIND: "sixty thirty ten total" and the wrong names (printed),
 # exit 1 if any
@@ -163,8 +167,9 @@ run() {
 		fail "$tag: prof record: $(tail -5 "$TMP/summary")"
 	wait "$other" || true
 	grep -E '^prof: Java' "$TMP/summary" | sed "s/^/# $tag: /"
-	# the decoy did decoy: ten's C2 code made not entrant, then compiled again
-	awk '$NF == "entrant" && /Shares::ten \(/ && $3 == 4 { t = $1 } t && $1 > t && $3 == 4 && /Shares::ten \(/ && !/not entrant/ { ok = 1 }
+	# the decoy did decoy: ten's C2 code made not entrant, then ten compiled again (by
+	# C1 first, then C2 if the host leaves its compiler the time)
+	awk '$NF == "entrant" && /Shares::ten \(/ && $3 == 4 { t = $1 } t && $1 > t && /Shares::ten \(/ && !/not entrant/ { ok = 1 }
 		END { exit !ok }' "$TMP/$tag.out" ||
 		fail "$tag: ten() was not deoptimized and compiled again: $(grep -F 'Shares::ten' "$TMP/$tag.out" | tail -5)"
 
@@ -194,12 +199,35 @@ if j[3] < 200:
     print(f"# {tag}: JFR has only {j[3]:.0f} samples"); ok = False
 sys.exit(0 if ok else 1)
 PY
-	# of the main thread's samples, how many have a Java frame of the program
+	# of the main thread's samples, how many name a method of the program (the rest: JFR's
+	# start and sampler, the clock's native code with -g, the first samples of each compile)
 	local all named
 	all=$(awk '$0 ~ /^java;/ { n += $NF } END { print n + 0 }' "$TMP/$tag.prof")
 	named=$(awk '$0 ~ /^java;/ && /Shares\./ { n += $NF } END { print n + 0 }' "$TMP/$tag.prof")
 	note "$tag: $named of $all main-thread samples ($(pct "$named" "$all") %) name a method of Shares"
-	[ "$((named * 100))" -ge "$((all * 80))" ] || fail "$tag: only $named of $all main-thread samples name a method of Shares"
+	[ "$((named * 100))" -ge "$((all * 70))" ] || fail "$tag: only $named of $all main-thread samples name a method of Shares"
+
+	# the VM's own threads: their samples with user frames and no Java frame rooted at
+	# their role, never one with a Java frame
+	python3 - "$TMP/$tag.prof" "$tag" <<'PY' || fail "$tag: the VM's threads' roles wrong (above)"
+import re, sys
+want = {"C1 CompilerThre": "[jvm: JIT compiler (C1)]", "C2 CompilerThre": "[jvm: JIT compiler (C2)]",
+        "VM Thread": "[jvm: VM thread]"}
+roles, bad = {}, 0
+for line in open(sys.argv[1]):
+    stack, _, count = line.rstrip("\n").rpartition(" ")
+    frames = [f.replace("_", " ") if i < 2 else f for i, f in enumerate(stack.split(";"))]
+    for i, f in enumerate(frames):
+        if not f.startswith("[jvm:"):
+            continue
+        roles[f] = roles.get(f, 0) + int(count)
+        java = [g for g in frames if re.search(r"\.java(:\d+)?\)$", g) or g.startswith("[java")]
+        if i != 1 or java or (frames[0] in want and want[frames[0]] != f):
+            print(f"# WRONG: {stack[:300]}")
+            bad += 1
+print(f"# {sys.argv[2]}: the VM's own threads' samples by role: " + ", ".join(f"{k} {v}" for k, v in sorted(roles.items())))
+sys.exit(1 if bad or not any(k.startswith("[jvm: JIT compiler") for k in roles) else 0)
+PY
 
 	# the other tenant: nowhere in the file, its readers or the names' object
 	"$PROF" report -i "$F" >"$TMP/$tag.text" 2>&1 || fail "$tag: prof report: $(tail -3 "$TMP/$tag.text")"
