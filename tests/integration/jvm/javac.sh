@@ -48,17 +48,7 @@ for i in range(n):
         f.write("}\n")
 PY
 (cd "$TMP/pub" && find src -name '*.java' | sort >files.txt)
-cat >"$TMP/Neighbour.java" <<'JAVA'
-public class Neighbour {
-    static long neighbourSpin(long x) { long s = x; for (int i = 0; i < 3000; i++) s = s * 7 + (i ^ (s >>> 3)); return s; }
-    public static void main(String[] args) {
-        long end = System.currentTimeMillis() + 1000L * Integer.parseInt(args[0]), s = 0;
-        while (System.currentTimeMillis() < end) s += neighbourSpin(s);
-        System.out.println(s);
-    }
-}
-JAVA
-"$JDK17/bin/javac" -d "$TMP/pub/classes" "$TMP/Neighbour.java" || fail "javac Neighbour"
+"$JDK17/bin/javac" -d "$TMP/pub/classes" "$(dirname "$0")/Neighbour.java" || fail "javac Neighbour"
 chmod -R a+rX "$TMP/pub"
 
 F=$TMP/javac.data

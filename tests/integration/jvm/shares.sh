@@ -17,7 +17,7 @@
 #   - the VM's own threads (JIT compilers, VM thread, GC) rooted at their role
 #     ("[jvm: JIT compiler (C2)]"), by the names HotSpot gives them, never with a
 #     Java frame;
-#   - another tenant's JVM (Elsewhere) running beside it: none of its names in the
+#   - another tenant's JVM (Neighbour) running beside it: none of its names in the
 #     first tenant's file, its perf script, prof report or the object of the names.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../daemon/lib.sh"
@@ -35,17 +35,7 @@ chmod 755 "$TMP" "$TMP/pub"
 chown "$USER_" "$TMP/pub/jfr"
 SRC=$(dirname "$0")/Shares.java
 cp "$SRC" "$TMP/Shares.java" || fail "copy Shares.java"
-cat >"$TMP/Elsewhere.java" <<'JAVA'
-public class Elsewhere {
-    static long elsewhereSpin(long x) { long s = x; for (int i = 0; i < 3000; i++) s = s * 7 + (i ^ (s >>> 3)); return s; }
-    public static void main(String[] args) {
-        long end = System.currentTimeMillis() + 1000L * Integer.parseInt(args[0]), s = 0;
-        while (System.currentTimeMillis() < end) s += elsewhereSpin(s);
-        System.out.println(s);
-    }
-}
-JAVA
-"$JDK17/bin/javac" -d "$TMP/pub/classes" "$TMP/Shares.java" "$TMP/Elsewhere.java" || fail "javac failed"
+"$JDK17/bin/javac" -d "$TMP/pub/classes" "$TMP/Shares.java" "$(dirname "$0")/Neighbour.java" || fail "javac failed"
 # JFR's profile settings, Java samples every 1 ms (the default 10 ms gives too few)
 sed -E 's|(<setting name="period" control="method-sampling-java-interval">)[^<]*<|\11 ms<|' \
 	"$JDK17/lib/jfr/profile.jfc" >"$TMP/pub/fast.jfc"
@@ -97,8 +87,8 @@ if kind == "folded":
         stack, _, count = line.rstrip("\n").rpartition(" ")
         frames = stack.split(";")
         if frames[0] != "java":
-            if "Elsewhere" in stack:
-                stacks.append((int(count), [("Elsewhere", None, True)]))
+            if "Neighbour" in stack:
+                stacks.append((int(count), [("Neighbour", None, True)]))
             continue
         out = []
         for f in frames[1:]:
@@ -123,7 +113,7 @@ def bad(msg, c):
     wrong += c
 for c, frames in stacks:
     for i, (name, line, me) in enumerate(frames):
-        if "Elsewhere" in name:
+        if "Neighbour" in name:
             bad(f"another tenant's method {name}", c)
         if me and i > 0 and frames[i - 1][2] and frames[i - 1][0] in leaves:
             bad(f"{name} above {frames[i - 1][0]}, which calls nothing", c)
@@ -155,9 +145,11 @@ PY
 # and the wrong names of prof report, perf script and JFR
 run() {
 	local mode=$1 tag=$2 F=$TMP/$2.data
-	runuser -u "$OTHER" -- "$JDK17/bin/java" -cp "$TMP/pub/classes" Elsewhere $((SECS + 6)) >/dev/null 2>&1 &
-	local other=$!
+	runuser -u "$OTHER" -- "$JDK17/bin/java" -cp "$TMP/pub/classes" Neighbour $((SECS + 6)) >/dev/null 2>&1 &
+	local other=$! op
 	sleep 1
+	op=$(pgrep -u "$OTHER" -x java | head -n 1)
+	[ -n "$op" ] || fail "$tag: the other tenant's JVM is not running"
 	# shellcheck disable=SC2086
 	"$PROF" record --uid "$USER_" $mode -F 1000 -o "$F" -- \
 		"$JDK17/bin/java" -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,Shares::helper \
@@ -232,16 +224,17 @@ PY
 	# the other tenant: nowhere in the file, its readers or the names' object
 	"$PROF" report -i "$F" >"$TMP/$tag.text" 2>&1 || fail "$tag: prof report: $(tail -3 "$TMP/$tag.text")"
 	"$PERF" script -i "$F" -F comm,pid,ip,sym >"$TMP/$tag.script" 2>/dev/null || fail "$tag: perf script"
-	! grep -l 'Elsewhere\|elsewhereSpin' "$F" "$TMP/$tag.text" "$TMP/$tag.script" || fail "$tag: another tenant's method in the file"
+	! grep -l 'Neighbour\|neighbourSpin' "$F" "$TMP/$tag.text" "$TMP/$tag.script" || fail "$tag: another tenant's method in the file"
 	local bid obj
 	bid=$("$PERF" buildid-list -i "$F" 2>/dev/null | awk '$2 == "/prof/java-frames" { print $1; exit }')
 	[ -n "$bid" ] || fail "$tag: no /prof/java-frames in the file's build ids"
 	obj=$HOME/.debug/.build-id/${bid:0:2}/${bid:2}/elf
 	[ -e "$obj" ] || fail "$tag: the names' object $obj is not in the build-id cache"
 	strings "$obj" | grep -q 'Shares\.sixty' || fail "$tag: the names' object has no Shares.sixty"
-	! strings "$obj" | grep -q 'Elsewhere' || fail "$tag: another tenant's method in the names' object"
-	grep -qE "^ *[0-9]+ +$OTHER|\bElsewhere" "$TMP/$tag.script" && fail "$tag: another tenant's samples in the file"
-	note "$tag: the other tenant's JVM (Elsewhere) is in none of it"
+	! strings "$obj" | grep -q 'Neighbour' || fail "$tag: another tenant's method in the names' object"
+	# (a sample's first line: "COMM PID", its frames indented below)
+	grep -v '^[[:space:]]' "$TMP/$tag.script" | awk '{ print $NF }' | grep -qx "$op" && fail "$tag: the other tenant's JVM's samples in the file"
+	note "$tag: the other tenant's JVM (Neighbour) is in none of it"
 }
 
 run "--call-graph dwarf" dwarf
