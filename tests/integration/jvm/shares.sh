@@ -20,7 +20,6 @@
 #   - another tenant's JVM (Neighbour) running beside it: none of its names in the
 #     first tenant's file, its perf script, prof report or the object of the names.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/../daemon/lib.sh"
 require_root
 require_perf
 
