@@ -6,7 +6,8 @@ import java.lang.management.ThreadMXBean;
 // same work between two readings of the clock.  Decoys: helper() is reached from
 // sixty() and thirty(), each on a line of its own; Left.work and Right.work have the
 // same name in two classes; ten() takes a branch it never took once main() flips
-// `late`, so its compiled code is deoptimized (an uncommon trap) and compiled again.
+// `late` (5/8 into the run: C2 has compiled it by then), so its compiled code is
+// deoptimized (an uncommon trap) and compiled again.
 public class Shares {
     static final ThreadMXBean T = ManagementFactory.getThreadMXBean();
     static volatile boolean late;
@@ -46,7 +47,7 @@ public class Shares {
         long start = System.nanoTime(), secs = Long.parseLong(args[0]);
         long s = 0;
         while (System.nanoTime() - start < secs * 1_000_000_000L) {
-            if (!late && System.nanoTime() - start > secs * 1_000_000_000L / 2) late = true;
+            if (!late && System.nanoTime() - start > secs * 1_000_000_000L * 5 / 8) late = true;
             s = sixty(6_000_000, s);
             s = thirty(3_000_000, s);
             s = ten(1_000_000, s);

@@ -113,10 +113,11 @@ python3 - "$TMP/classes.txt" "$TMP/javap.txt" "$TMP/real.txt" <<'PY' || fail "a 
 import re, sys
 have, cls = {}, None
 for line in open(sys.argv[2]):
-    m = re.match(r"^[^ ].*?\b(?:class|interface|enum|record) ([\w.$]+)", line)
+    # a class's line: "[modifiers] class|interface NAME[<...>] [extends ...] {"
+    m = re.match(r"^(?:[a-z]+ )*(?:class|interface|enum|record) ([\w.$]+)", line)
     if m:
         cls = m[1]
-        have.setdefault(cls, {"<init>"} if "interface" in line.split(cls)[0] else set())
+        have.setdefault(cls, set())
         continue
     if cls and line.startswith("  "):
         if line.strip() == "static {};":
