@@ -14,7 +14,6 @@
 
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
-#include "prof/sys/privs.h"
 #include "frames_internal.h"
 
 static int attach(void *rt, struct runtime_proc *rp, char *why, size_t why_len);
@@ -32,8 +31,6 @@ static bool mapping(const char *name)
 {
 	return jvm__looks_like(name) || jvm__other_vm(name) || !strcmp(name, JAVA_OBJECT_PATH);
 }
-
-static void drained(void *rt, const struct perf_event_header *ev);
 
 static size_t frames_of(void *rt, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 			const struct unwind_regs *regs, size_t nr, size_t max, bool *ret_named)
@@ -81,7 +78,6 @@ static const struct runtime_ops jvm_ops = {
 	.detach = detach,
 	.note = note,
 	.mapping = mapping,
-	.drained = drained,
 	.frames = frames_of,
 	.rewrite_g = rewrite_g,
 	.name = name_of,
@@ -278,53 +274,6 @@ struct jproc *jvm_frames__proc(struct jvm_frames *jf, int32_t pid, uint64_t now)
 	jf->now = now;
 	rp = runtime_procs__get(&jf->procs, pid, own_maps(ms), now);
 	return rp && rp->attached ? (struct jproc *)rp : NULL;
-}
-
-/* ---- reading early: when the sample is drained --------------------------------- */
-
-struct early {
-	struct jproc *p;
-	uint64_t pc, lo, hi;
-};
-
-static int early_call(void *arg)
-{
-	struct early *e = arg;
-
-	return jvm_frames__read_early(e->p, e->pc, clock_mono_ns(), &e->lo, &e->hi);
-}
-
-/*
- * The leaf's blob of a sample of a JVM read before, read as the sample is drained
- * (a few ms after it) rather than when it is unwound (a round later): the samples of
- * a new compile after this one are then proven (its first ones stay "code not seen
- * before the sample").  Not again for a pc in a range read so lately: a blob there
- * since replaced is only not proven, never misnamed (the unwinding reads it again).
- */
-static void drained(void *rt, const struct perf_event_header *ev)
-{
-	struct jvm_frames *jf = rt;
-	struct runtime_proc *rp;
-	struct early e;
-	struct sample s;
-	struct jproc *p;
-
-	if (ev->type != PERF_RECORD_SAMPLE || !jf->cfg.layout || jf->cfg.strip_only ||
-	    !sample_layout__sample(jf->cfg.layout, ev, &s) ||
-	    !(rp = runtime_procs__find(&jf->procs, (int32_t)s.pid)) || !rp->attached)
-		return;
-	p = (struct jproc *)rp;
-	if (!jvm__in_code(&p->j, s.ip))
-		return;
-	for (unsigned int i = 0; i < JAVA_EARLY_RANGES; i++)
-		if (s.ip >= p->early_lo[i] && s.ip < p->early_hi[i])
-			return;
-	e = (struct early){ .p = p, .pc = s.ip };
-	if ((jf->cfg.as_user ? privs__as_user(early_call, &e) : early_call(&e)) < 0)
-		return;
-	p->early_lo[p->early_next] = e.lo;
-	p->early_hi[p->early_next] = e.hi;
-	p->early_next = (p->early_next + 1) % JAVA_EARLY_RANGES;
 }
 
 /* A thread's name (its COMM record: a JVM names its threads as it starts them, an exec

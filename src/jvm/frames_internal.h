@@ -45,8 +45,6 @@ struct jpc_syms {
 	uint32_t syms[JAVA_PC_FRAMES];
 };
 
-#define JAVA_EARLY_RANGES 16
-
 /* A process with a libjvm.so mapped, on the runtime layer's table (runtime.h): its JVM
  * read when rp.attached (judged again while it is starting, rp.retry_ns). */
 struct jproc {
@@ -57,10 +55,6 @@ struct jproc {
 	struct hashtable blobs;         /* struct jblob_seen by start */
 	struct hashtable methods;       /* struct jmethod_sym */
 	struct hashtable pcs;           /* struct jpc_syms */
-	/* the code ranges read early lately (jvm_frames__read_early): a sample in one is
-	 * not read again when drained */
-	uint64_t early_lo[JAVA_EARLY_RANGES], early_hi[JAVA_EARLY_RANGES];
-	unsigned int early_next;
 };
 
 /* A thread named as one of a JVM's own (its last COMM record's name): its role. */
@@ -85,10 +79,6 @@ uint32_t jvm_frames__symbol(struct jvm_frames *jf, const char *name);
 /* pid's JVM when it has one prof read (judged again as its maps change), else NULL. */
 struct jproc *jvm_frames__proc(struct jvm_frames *jf, int32_t pid, uint64_t now);
 int jvm_frames__map_object(struct jvm_frames *jf, const struct sample *s);
-/* The blob at pc of p read now, ahead of its sample's unwinding (when the sample is
- * drained, a few ms after it): kept as a reading before the later samples of that
- * code.  0 with the blob's range, or -errno. */
-int jvm_frames__read_early(struct jproc *p, uint64_t pc, uint64_t now, uint64_t *ret_lo, uint64_t *ret_hi);
 bool jvm_frames__blob_eq(const void *e, const void *key, const void *ctx);
 bool jvm_frames__method_eq(const void *e, const void *key, const void *ctx);
 bool jvm_frames__pc_eq(const void *e, const void *key, const void *ctx);

@@ -148,20 +148,6 @@ static int proven(struct walk *w, uint64_t pc, struct jvm_blob *b)
 	return how == SAW_NEW ? JAVA_NOT_SEEN : JAVA_CHANGED;
 }
 
-int jvm_frames__read_early(struct jproc *p, uint64_t pc, uint64_t now, uint64_t *ret_lo, uint64_t *ret_hi)
-{
-	struct jvm_blob b;
-	int err = jvm__find_blob(&p->j, pc, &b), how;
-
-	if (err < 0)
-		return err;
-	if (!saw(p, &b, now, &how))
-		return -ENOMEM;
-	*ret_lo = b.start;
-	*ret_hi = b.start + b.size;
-	return 0;
-}
-
 /* The symbol of a method's frame: "pkg.Class.method (File.java:LINE)", the line
  * only where exact; UINT32_MAX when the method does not read. */
 static uint32_t method_sym(struct walk *w, uint64_t method, int32_t bci, bool exact)

@@ -607,7 +607,7 @@ static int open_jvm(struct pipeline *p, const struct pipeline_config *cfg, bool 
 					.cache = cfg->cache,
 					.synth = p->synth, .sink = sink, .sink_ctx = p,
 					.as_user = cfg->verdict && cfg->verdict->restrict_uid,
-					.g_sample_type = cfg->java_g, .strip_only = !names, .layout = cfg->layout };
+					.g_sample_type = cfg->java_g, .strip_only = !names };
 	struct jvm_frames *jf = NULL;
 	int err = jvm_frames__new(&jc, &jf);
 

@@ -86,8 +86,6 @@ struct jvm_frames_config {
 					 * stack copy, rewrite_g strips them); 0 otherwise */
 	bool strip_only;                /* -g with no cache to keep the object: samples
 					 * stripped, no frame named */
-	const struct sample_layout *layout;  /* the kernel's samples' (borrowed), for the
-					 * readings when drained; NULL: none */
 };
 
 /* Why a Java frame was not named. */
