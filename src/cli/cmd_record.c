@@ -147,6 +147,7 @@ static void section_of(struct recording *r, const struct session_stats *st, stru
 		sec->stats.java_verified = j->verified;
 		sec->stats.java_frames = j->frames;
 		sec->stats.java_cut = j->cut;
+		sec->stats.java_vm_threads = j->vm_threads;
 		memcpy(sec->stats.java_unverified, j->unverified, sizeof(j->unverified));
 	}
 	for (size_t i = 0; sec->tasks && i < nr; i++)

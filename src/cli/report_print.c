@@ -52,7 +52,8 @@ static void print_java(const struct prof_section_stats *rec)
 {
 	struct jvm_frames_stats j = { .samples = rec->java_samples, .processes = rec->java_processes,
 				      .with_java = rec->java_with, .verified = rec->java_verified,
-				      .frames = rec->java_frames, .cut = rec->java_cut };
+				      .frames = rec->java_frames, .cut = rec->java_cut,
+				      .vm_threads = rec->java_vm_threads };
 	char line[1024];
 
 	if (!rec->java_samples)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <perf/event.h>
 
 #include "prof/base/hash.h"
 #include "prof/base/util.h"
@@ -105,6 +106,12 @@ uint32_t jvm_frames__symbol(struct jvm_frames *jf, const char *name)
 	return sym;
 }
 
+static bool role_eq(const void *e, const void *key, const void *ctx)
+{
+	(void)ctx;
+	return ((const struct jrole *)e)->tid == *(const int32_t *)key;
+}
+
 int jvm_frames__new(const struct jvm_frames_config *cfg, struct jvm_frames **ret)
 {
 	struct jvm_frames *jf = calloc(1, sizeof(*jf));
@@ -113,6 +120,7 @@ int jvm_frames__new(const struct jvm_frames_config *cfg, struct jvm_frames **ret
 	if (!jf)
 		return -ENOMEM;
 	jf->cfg = *cfg;
+	hashtable__init(&jf->roles, sizeof(struct jrole), role_eq, NULL);
 	jf->g_attr = (struct perf_event_attr){ .size = sizeof(jf->g_attr), .sample_type = cfg->g_sample_type,
 					       .sample_regs_user = JAVA_G_REGS };
 	runtime_procs__init(&jf->procs, &jvm_ops, jf,
@@ -134,6 +142,7 @@ struct jvm_frames *jvm_frames__free(struct jvm_frames *jf)
 		return NULL;
 	runtime_procs__release(&jf->procs);
 	runtime_symbols__release(&jf->names);
+	hashtable__release(&jf->roles);
 	free(jf->gregs);
 	free(jf);
 	return NULL;
@@ -174,7 +183,10 @@ void jvm_frames_stats__describe(const struct jvm_frames_stats *st, char *buf, si
 	if (at < len)
 		at += runtime__why_list(st->unverified, 0, JAVA_WHYS, why_name, buf + at, len - at);
 	if (at < len)
-		snprintf(buf + at, len - at, "; %" PRIu64 " with callers not proven", st->cut);
+		at += (size_t)snprintf(buf + at, len - at, "; %" PRIu64 " with callers not proven", st->cut);
+	if (at < len && st->vm_threads)
+		snprintf(buf + at, len - at, "; %" PRIu64 " samples of the VM's own threads (GC, JIT compiler, VM thread) named by role",
+			 st->vm_threads);
 }
 
 static void describe(const void *rt, char *buf, size_t len)
@@ -264,9 +276,39 @@ struct jproc *jvm_frames__proc(struct jvm_frames *jf, int32_t pid, uint64_t now)
 	return rp && rp->attached ? (struct jproc *)rp : NULL;
 }
 
+/* A thread's name (its COMM record: a JVM names its threads as it starts them, an exec
+ * names a process after its program) or its end: its role kept or let go. */
+static void note_role(struct jvm_frames *jf, const struct perf_event_header *ev)
+{
+	const struct perf_record_comm *c = (const void *)ev;
+	const struct perf_record_fork *f = (const void *)ev;
+	char comm[16] = "";
+	const char *role = NULL;
+	struct jrole *r;
+	int32_t tid;
+	bool created;
+
+	if (ev->type == PERF_RECORD_COMM && ev->size > offsetof(struct perf_record_comm, comm)) {
+		memcpy(comm, c->comm, MIN(sizeof(comm) - 1, ev->size - offsetof(struct perf_record_comm, comm)));
+		role = jvm_frames__thread_role(comm);
+		tid = (int32_t)c->tid;
+	} else if (ev->type == PERF_RECORD_EXIT && ev->size >= sizeof(*f)) {
+		tid = (int32_t)f->tid;
+	} else {
+		return;
+	}
+	if (!role) {
+		hashtable__remove(&jf->roles, hash__u64((uint64_t)(uint32_t)tid), &tid);
+		return;
+	}
+	if ((r = hashtable__insert(&jf->roles, hash__u64((uint64_t)(uint32_t)tid), &tid, &created)))
+		*r = (struct jrole){ .tid = tid, .role = role };
+}
+
 void jvm_frames__note(struct jvm_frames *jf, const struct perf_event_header *ev)
 {
 	runtime_procs__note(&jf->procs, ev);
+	note_role(jf, ev);
 }
 
 /* ---- the object ---------------------------------------------------------------- */

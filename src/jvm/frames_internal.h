@@ -57,8 +57,15 @@ struct jproc {
 	struct hashtable pcs;           /* struct jpc_syms */
 };
 
+/* A thread named as one of a JVM's own (its last COMM record's name): its role. */
+struct jrole {
+	int32_t tid;
+	const char *role;               /* jvm_frames__thread_role's, static */
+};
+
 struct jvm_frames {
 	struct jvm_frames_config cfg;
+	struct hashtable roles;         /* struct jrole by tid: the threads named so now */
 	struct runtime_procs procs;     /* struct jproc by pid (runtime.h) */
 	struct runtime_symbols names;   /* the object's symbols, [0..JAVA_SYM_INTERPRETER] fixed */
 	struct jvm_frames_stats st;

@@ -104,6 +104,29 @@ static void emit(struct walk *w, uint32_t sym)
 		w->out[w->n++] = jvm_frames__addr(sym);
 }
 
+/* Blob b, read at now, into p's readings: its entry (NULL when out of memory), and in
+ * *ret whether the one there was the same blob (kept with the time it was first read
+ * so), none or another. */
+enum { SAW_SAME, SAW_NEW, SAW_CHANGED };
+
+static struct jblob_seen *saw(struct jproc *p, const struct jvm_blob *b, uint64_t now, int *ret)
+{
+	struct jblob_seen *e;
+	bool created;
+
+	if (!(e = hashtable__insert(&p->blobs, hash__u64(b->start), &b->start, &created)))
+		return NULL;
+	if (!created && e->compile_id == b->compile_id && e->method == b->method && e->kind == b->kind &&
+	    e->code_begin == b->code_begin && e->code_end == b->code_end) {
+		*ret = SAW_SAME;
+		return e;
+	}
+	*e = (struct jblob_seen){ .start = b->start, .code_begin = b->code_begin, .code_end = b->code_end,
+				  .method = b->method, .compile_id = b->compile_id, .kind = b->kind, .seen_ns = now };
+	*ret = created ? SAW_NEW : SAW_CHANGED;
+	return e;
+}
+
 /*
  * The blob at pc, read now (after the sample), proven to have been there at the
  * sample's instant by a reading of the same blob before it: W_PROVEN, W_NOT_CODE,
@@ -111,23 +134,18 @@ static void emit(struct walk *w, uint32_t sym)
  */
 static int proven(struct walk *w, uint64_t pc, struct jvm_blob *b)
 {
-	int err = jvm__find_blob(&w->p->j, pc, b);
+	int err = jvm__find_blob(&w->p->j, pc, b), how;
 	struct jblob_seen *e;
-	bool created;
 
 	if (err == -ENOENT)
 		return W_NOT_CODE;
 	if (err < 0)
 		return err == -ESRCH ? JAVA_GONE : JAVA_UNREADABLE;
-	e = hashtable__insert(&w->p->blobs, hash__u64(b->start), &b->start, &created);
-	if (!e)
+	if (!(e = saw(w->p, b, w->now, &how)))
 		return JAVA_UNREADABLE;
-	if (!created && e->compile_id == b->compile_id && e->method == b->method && e->kind == b->kind &&
-	    e->code_begin == b->code_begin && e->code_end == b->code_end)
+	if (how == SAW_SAME)
 		return e->seen_ns < w->s->time ? W_PROVEN : JAVA_NOT_SEEN;
-	*e = (struct jblob_seen){ .start = b->start, .code_begin = b->code_begin, .code_end = b->code_end,
-				  .method = b->method, .compile_id = b->compile_id, .kind = b->kind, .seen_ns = w->now };
-	return created ? JAVA_NOT_SEEN : JAVA_CHANGED;
+	return how == SAW_NEW ? JAVA_NOT_SEEN : JAVA_CHANGED;
 }
 
 /* The symbol of a method's frame: "pkg.Class.method (File.java:LINE)", the line
@@ -179,7 +197,12 @@ static int compiled_syms(struct walk *w, const struct jvm_blob *b, const struct 
 	e->n = 0;
 	if (n > JAVA_PC_FRAMES)
 		return -JAVA_UNREADABLE;       /* inlined deeper than kept: not cut short */
-	if (n == -ENOENT && !f->leaf)
+	/* a caller's pc must be a call site: its own pc desc; a native method's wrapper
+	 * has none, and its every call (the native function, the VM's helpers) is made
+	 * with its frame complete, so a return address into it past that is one */
+	if (n == -ENOENT && !f->leaf &&
+	    (strcmp(b->name, "native nmethod") != 0 || b->frame_complete < 0 ||
+	     f->pc <= b->code_begin + (uint64_t)b->frame_complete))
 		return 0;
 	if (n < 0 && n != -ENOENT)
 		return -JAVA_UNREADABLE;
@@ -360,6 +383,56 @@ static size_t first_java(const struct jproc *p, const uint64_t *ips, size_t nr)
 	return nr;
 }
 
+/*
+ * The role of a JVM's own thread, by the name HotSpot gives it (os::set_native_thread_name,
+ * the comm's 15 bytes): the threads that run no Java code of the program (JDK 11 to
+ * 25's names).  NULL for any other name.
+ */
+const char *jvm_frames__thread_role(const char *comm)
+{
+	static const struct { const char *prefix, *role; } roles[] = {
+		{ "VM Thread", "[jvm: VM thread]" },
+		{ "C1 CompilerThre", "[jvm: JIT compiler (C1)]" },
+		{ "C2 CompilerThre", "[jvm: JIT compiler (C2)]" },
+		{ "JVMCI CompilerT", "[jvm: JIT compiler (JVMCI)]" },
+		{ "GC Thread#", "[jvm: GC]" },
+		{ "ParGC Thread#", "[jvm: GC]" },
+		{ "G1 ", "[jvm: GC]" },
+		{ "ZDirector", "[jvm: GC]" },
+		{ "ZDriver", "[jvm: GC]" },
+		{ "ZStat", "[jvm: GC]" },
+		{ "ZWorker", "[jvm: GC]" },
+		{ "ZUnmapper", "[jvm: GC]" },
+		{ "ZUncommitter", "[jvm: GC]" },
+		{ "Shenandoah", "[jvm: GC]" },
+		{ "VM Periodic Tas", "[jvm: periodic tasks]" },
+		{ "Sweeper thread", "[jvm: code cache sweeper]" },
+		{ "Service Thread", "[jvm: service thread]" },
+		{ "Monitor Deflati", "[jvm: service thread]" },
+	};
+
+	for (size_t i = 0; comm && i < ARRAY_SIZE(roles); i++)
+		if (strncmp(comm, roles[i].prefix, strlen(roles[i].prefix)) == 0)
+			return roles[i].role;
+	return NULL;
+}
+
+/* A sample of a JVM with no Java frame, of one of the VM's own threads: its role as
+ * the outermost frame.  The new count. */
+static size_t thread_role(struct walk *w, uint64_t *ips, size_t nr, size_t max)
+{
+	int32_t tid = (int32_t)w->s->tid;
+	const struct jrole *r = hashtable__find(&w->jf->roles, hash__u64((uint64_t)(uint32_t)tid), &tid);
+	uint32_t sym;
+
+	if (!r || nr >= max || (sym = jvm_frames__symbol(w->jf, r->role)) == JAVA_SYM_UNVERIFIED ||
+	    jvm_frames__map_object(w->jf, w->s) < 0)
+		return nr;
+	w->jf->st.vm_threads++;
+	ips[nr] = jvm_frames__addr(sym);
+	return nr + 1;
+}
+
 static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const uint64_t *sps,
 		       const struct unwind_regs *regs, size_t nr, size_t max)
 {
@@ -373,7 +446,9 @@ static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const u
 	if (!nr || !(w.p = jvm_frames__proc(jf, (int32_t)s->pid, w.now)))
 		return nr;
 	jf->st.samples++;
-	if ((i = first_java(w.p, ips, nr)) == nr || !sps[i] || !(regs->known[0] & (1u << 7)))
+	if ((i = first_java(w.p, ips, nr)) == nr)
+		return thread_role(&w, ips, nr, max);
+	if (!sps[i] || !(regs->known[0] & (1u << 7)))
 		return nr;
 	w.sp0 = regs->v[0][7];
 	w.stack = s->stack_user.data;

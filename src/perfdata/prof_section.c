@@ -39,6 +39,7 @@ static const struct {
 	{ "java_verified", offsetof(struct prof_section_stats, java_verified) },
 	{ "java_frames", offsetof(struct prof_section_stats, java_frames) },
 	{ "java_callers_not_proven", offsetof(struct prof_section_stats, java_cut) },
+	{ "java_vm_threads", offsetof(struct prof_section_stats, java_vm_threads) },
 	{ "java_unverified_not_seen", offsetof(struct prof_section_stats, java_unverified[0]) },
 	{ "java_unverified_changed", offsetof(struct prof_section_stats, java_unverified[1]) },
 	{ "java_unverified_unreadable", offsetof(struct prof_section_stats, java_unverified[2]) },

@@ -110,6 +110,7 @@ struct jvm_frames_stats {
 	uint64_t cut;                   /* samples with [java: callers not proven] */
 	uint64_t entry;                 /* ... walked to the VM's call stub */
 	uint64_t unverified[JAVA_WHYS]; /* [java: unverified] frames by why */
+	uint64_t vm_threads;            /* samples of the VM's own threads, named by role */
 	uint64_t locations;             /* symbols of the object */
 	int kept;                       /* the object's keeping: 0, or -errno */
 };
@@ -118,6 +119,14 @@ struct jvm_frames;
 
 /* 0 or -ENOMEM. */
 int jvm_frames__new(const struct jvm_frames_config *cfg, struct jvm_frames **ret);
+
+/*
+ * The role of a JVM's own thread by the name HotSpot gives it as it starts it (its
+ * comm: at most 15 bytes): "[jvm: GC]", "[jvm: JIT compiler (C2)]", "[jvm: VM
+ * thread]", ...; NULL for any other name.  A sample of a JVM with no Java frame, of a
+ * thread so named, gets it as its outermost frame.
+ */
+const char *jvm_frames__thread_role(const char *comm);
 struct jvm_frames *jvm_frames__free(struct jvm_frames *jf);
 
 /* The JVM on the runtime layer (runtime.h): what a recording's pipeline calls on a

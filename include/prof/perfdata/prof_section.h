@@ -99,6 +99,7 @@ struct prof_section_stats {
 	 * of JVMs, with Java frames, all named; frames named; samples with callers not
 	 * proven; [java: unverified] frames by why (enum java_why's order) */
 	uint64_t java_samples, java_processes, java_with, java_verified, java_frames, java_cut;
+	uint64_t java_vm_threads;       /* samples of the VM's own threads, named by role */
 	uint64_t java_unverified[5];
 };
 

@@ -50,3 +50,33 @@ Test(frames, summary_says_counts_and_why)
 	jvm_frames_stats__describe(&st, buf, 40);
 	cr_expect_eq(strlen(buf), 39, "cut to the buffer");
 }
+
+Test(frames, the_vms_own_threads_named_by_role)
+{
+	cr_expect_str_eq(jvm_frames__thread_role("VM Thread"), "[jvm: VM thread]");
+	cr_expect_str_eq(jvm_frames__thread_role("C2 CompilerThre"), "[jvm: JIT compiler (C2)]");
+	cr_expect_str_eq(jvm_frames__thread_role("C1 CompilerThre"), "[jvm: JIT compiler (C1)]");
+	cr_expect_str_eq(jvm_frames__thread_role("GC Thread#3"), "[jvm: GC]");
+	cr_expect_str_eq(jvm_frames__thread_role("G1 Refine#0"), "[jvm: GC]");
+	cr_expect_str_eq(jvm_frames__thread_role("ZWorker#1"), "[jvm: GC]");
+	cr_expect_str_eq(jvm_frames__thread_role("VM Periodic Tas"), "[jvm: periodic tasks]");
+	/* the program's threads, and the launcher's main thread: none */
+	cr_expect_null(jvm_frames__thread_role("java"));
+	cr_expect_null(jvm_frames__thread_role("main"));
+	cr_expect_null(jvm_frames__thread_role("Finalizer"));
+	cr_expect_null(jvm_frames__thread_role("VM"));
+	cr_expect_null(jvm_frames__thread_role(""));
+	cr_expect_null(jvm_frames__thread_role(NULL));
+}
+
+Test(frames, summary_says_the_vms_threads_only_when_there_were_some)
+{
+	struct jvm_frames_stats st = { .processes = 1, .samples = 10, .with_java = 5, .verified = 5, .frames = 5,
+				       .vm_threads = 4 };
+	char buf[512];
+
+	jvm_frames_stats__describe(&st, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "10 samples of 1 JVM(s), 5 with Java frames, 5 of them all named; 5 frames named; "
+			      "0 [java: unverified]; 0 with callers not proven; 4 samples of the VM's own threads "
+			      "(GC, JIT compiler, VM thread) named by role");
+}
