@@ -34,6 +34,7 @@
 #include "prof/jvm/frames.h"
 #include "prof/jvm/jvm.h"
 #include "prof/python/python.h"
+#include "prof/node/frames.h"
 #include "prof/analyze/resolver.h"
 #include "prof/base/util.h"
 #include "prof/cli/preflight.h"
@@ -55,7 +56,8 @@ static const char usage[] =
 	"  -e, --event EVENT       sampling event (default: cycles, else cpu-clock)\n"
 	"  -F, --freq HZ|max       samples per second per CPU (default 4000); -c PERIOD\n"
 	"  -g, --call-graph        rows are call chains, not just symbols;\n"
-	"                          --call-graph dwarf unwinds them, with Python frames\n"
+	"                          --call-graph dwarf unwinds them, with Python, Java\n"
+	"                          and JavaScript frames\n"
 	"      --off-cpu           per row: on a CPU, waiting, blocked; who held it\n"
 	"      --holders BY        who held it by user (default), cgroup or container\n"
 	"  -s, --sort KEYS         uid,cgroup,container,pid,comm,dso,sym\n"
@@ -567,6 +569,27 @@ static size_t render_java(struct top *t, const struct jvm_frames_stats *j, size_
 	return n;
 }
 
+/* --call-graph dwarf: the JavaScript frames' counts since the start, as Java's. */
+static size_t render_node(struct top *t, const struct node_frames_stats *st, size_t cols)
+{
+	char line[1400], what[1024];
+	size_t n = 0;
+
+	if (st && st->samples) {
+		node_frames_stats__describe(st, what, sizeof(what));
+		snprintf(line, sizeof(line), "Node: %s", what);
+		put_line(t, cols, line);
+		n++;
+	}
+	if (st && st->rejected) {
+		snprintf(line, sizeof(line), "Node: no JavaScript frames for %" PRIu64 " node process(es): %s",
+			 st->rejected, st->why_rejected);
+		put_line(t, cols, line);
+		n++;
+	}
+	return n;
+}
+
 static int render(struct top *t, uint64_t now)
 {
 	const struct profile_stats *st = profile__stats(t->prof);
@@ -601,6 +624,7 @@ static int render(struct top *t, uint64_t now)
 	head = render_python(t, ss.python, ss.python_hint, cols);
 	head += render_debuginfod(t, cols);
 	head += render_java(t, ss.jvm, cols);
+	head += render_node(t, ss.node, cols);
 	render_pressure(t, cols);
 	head += t->pressure.nr;
 	if (t->off) {

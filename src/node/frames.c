@@ -142,7 +142,8 @@ int node_frames__new(const struct node_frames_config *cfg, struct node_frames **
 	nf->ri_sp = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_SP) - 1));
 	nf->ri_ip = __builtin_popcountll(cfg->regs_mask & ((1ull << REG_IP) - 1));
 	nf->early = node_early__new();
-	if (!nf->early || runtime_symbols__init(&nf->names, fixed_names, ARRAY_SIZE(fixed_names), NODE_SYMBOLS_MAX, 0) < 0) {
+	if (!nf->early || runtime_symbols__init(&nf->names, fixed_names, ARRAY_SIZE(fixed_names), NODE_SYMBOLS_MAX,
+						    cfg->live_names) < 0) {
 		node_frames__free(nf);
 		return -ENOMEM;
 	}
@@ -668,7 +669,8 @@ static size_t edit_now(void *ctx, const struct sample *s, uint64_t *ips, const u
 	if (!node__walk_from(&w, ips[i], sp, fp, k) || w.n == (k == PC_BUILTIN ? i + 1 : i))
 		return nr;
 	nf->st.early += nf->rd.from != NULL;
-	if (runtime_symbols__map(&nf->names, nf->cfg.model, &nf->cfg.synth, s, NODE_BASE, 1u << 24,
+	if (runtime_symbols__map(&nf->names, nf->cfg.model, &nf->cfg.synth, s, NODE_BASE,
+				 nf->cfg.live_names ? 1ull << 40 : 1u << 24,
 				 NODE_OBJECT_PATH, nf->cfg.sink, nf->cfg.sink_ctx) < 0)
 		return nr;
 	nf->st.with_js++;
@@ -685,6 +687,10 @@ size_t node_frames__edit(void *ctx, const struct sample *s, uint64_t *ips, const
 					     node_early__take(nf->early, (int32_t)s->tid, s->time) : NULL;
 	size_t n;
 
+	/* a live reader's window of names full: a new one, and the cached names, which
+	 * are the old window's symbols, forgotten with it */
+	if (runtime_symbols__turn(&nf->names))
+		hashtable__clear(&nf->cache);
 	nf->rd = (struct node_reader){ .from = log };
 	n = runtime__edit_as_user(edit_now, nf, nf->cfg.as_user, s, ips, sps, regs, nr, max);
 	nf->rd = (struct node_reader){ 0 };

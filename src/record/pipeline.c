@@ -644,7 +644,8 @@ static int open_node(struct pipeline *p, const struct pipeline_config *cfg)
 					 .as_user = cfg->verdict && cfg->verdict->restrict_uid,
 					 .sample_type = p->unwinder ? cfg->unwind : cfg->java_g,
 					 .regs_mask = p->unwinder ? unwinder__regs_mask() : JAVA_G_REGS,
-					 .g = !p->unwinder };
+					 .g = !p->unwinder,
+					 .live_names = cfg->live && !cfg->cache ? PYTHON_LIVE_NAMES : 0 };
 	struct node_frames *nf = NULL;
 	int err = node_frames__new(&nc, &nf);
 
@@ -691,7 +692,7 @@ static int open_runtimes(struct pipeline *p, const struct pipeline_config *cfg)
 		err = open_node(p, cfg);
 	if (err == 0 && (p->unwinder ? names : cfg->java_g && p->g_model))
 		err = open_jvm(p, cfg, names);
-	if (err == 0 && p->unwinder && cfg->cache)
+	if (err == 0 && p->unwinder && names)
 		err = open_node(p, cfg);
 	if (err == 0 && (p->unwinder ? names : cfg->python_chains && names && p->g_model))
 		err = open_python(p, cfg);

@@ -50,6 +50,9 @@ struct node_frames_config {
 	/* -g: the model keeps only the mappings node_ops.mapping keeps (a pc in no file
 	 * is not V8's code for that), the samples are rewritten (frames_g.c) */
 	bool g;
+	/* a live reader's (prof top, profd: no object written): the most names kept at
+	 * once, in windows (runtime_symbols); 0: a recording's, every name kept */
+	uint32_t live_names;
 };
 
 /* Why a JavaScript frame was not named. */
