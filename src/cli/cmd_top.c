@@ -547,47 +547,50 @@ static size_t render_debuginfod(struct top *t, size_t cols)
 	return 1;
 }
 
-/* The Java frames' counts since the start, as prof record's summary says them, and
- * why a JVM got none.  The lines put. */
-static size_t render_java(struct top *t, const struct jvm_frames_stats *j, size_t cols)
+/* A runtime's header lines: its frames' counts since the start (what: as prof
+ * record's summary says them), and why some processes got none.  The lines put. */
+static size_t render_runtime(struct top *t, size_t cols, const char *label, const char *kind, uint64_t samples,
+			     const char *what, uint64_t rejected, const char *whose, const char *why)
 {
-	char line[1400], what[1024];
+	char line[1400];
 	size_t n = 0;
 
-	if (j && j->samples) {
-		jvm_frames_stats__describe(j, what, sizeof(what));
-		snprintf(line, sizeof(line), "Java: %s", what);
+	if (samples) {
+		snprintf(line, sizeof(line), "%s: %s", label, what);
 		put_line(t, cols, line);
 		n++;
 	}
-	if (j && j->rejected) {
-		snprintf(line, sizeof(line), "Java: no Java frames for %" PRIu64 " JVM(s): %s", j->rejected,
-			 j->why_rejected);
+	if (rejected) {
+		snprintf(line, sizeof(line), "%s: no %s frames for %" PRIu64 " %s: %s", label, kind, rejected,
+			 whose, why);
 		put_line(t, cols, line);
 		n++;
 	}
 	return n;
 }
 
-/* --call-graph dwarf: the JavaScript frames' counts since the start, as Java's. */
+static size_t render_java(struct top *t, const struct jvm_frames_stats *j, size_t cols)
+{
+	char what[1024] = "";
+
+	if (!j)
+		return 0;
+	if (j->samples)
+		jvm_frames_stats__describe(j, what, sizeof(what));
+	return render_runtime(t, cols, "Java", "Java", j->samples, what, j->rejected, "JVM(s)", j->why_rejected);
+}
+
+/* --call-graph dwarf: the JavaScript frames' (node/frames.h). */
 static size_t render_node(struct top *t, const struct node_frames_stats *st, size_t cols)
 {
-	char line[1400], what[1024];
-	size_t n = 0;
+	char what[1024] = "";
 
-	if (st && st->samples) {
+	if (!st)
+		return 0;
+	if (st->samples)
 		node_frames_stats__describe(st, what, sizeof(what));
-		snprintf(line, sizeof(line), "Node: %s", what);
-		put_line(t, cols, line);
-		n++;
-	}
-	if (st && st->rejected) {
-		snprintf(line, sizeof(line), "Node: no JavaScript frames for %" PRIu64 " node process(es): %s",
-			 st->rejected, st->why_rejected);
-		put_line(t, cols, line);
-		n++;
-	}
-	return n;
+	return render_runtime(t, cols, "Node", "JavaScript", st->samples, what, st->rejected, "node process(es)",
+			      st->why_rejected);
 }
 
 static int render(struct top *t, uint64_t now)
