@@ -21,15 +21,6 @@
 /* perf's x86_64 registers of JAVA_G_REGS, in the sample's order (the mask's bits) */
 enum { G_BP, G_SP, G_IP, G_REGS };
 
-/* The kernel's part of the chain: up to its PERF_CONTEXT_USER (nr when none). */
-static size_t kernel_part(const struct sample *s)
-{
-	for (size_t i = 0; i < s->nr_callchain; i++)
-		if (s->callchain[i] == PERF_CONTEXT_USER)
-			return i;
-	return s->nr_callchain;
-}
-
 /* The user frames ips (nu of them, room for max) edited where the leaf is a JVM's
  * Java code: the new count. */
 static size_t edit(struct jvm_frames *jf, const struct sample *s, uint64_t *ips, size_t nu, size_t max)
@@ -53,42 +44,19 @@ static size_t edit(struct jvm_frames *jf, const struct sample *s, uint64_t *ips,
 int jvm_frames__rewrite_g(struct jvm_frames *jf, const struct perf_event_attr *attr,
 			  const struct perf_event_header *ev, void *out, size_t outlen)
 {
-	uint64_t ips[UNWIND_MAX_OUT_FRAMES], nr, ctx = PERF_CONTEXT_USER, leaf = 0;
-	const uint8_t *in = (const void *)ev;
-	size_t at, nk, nu = 0, n = 0, tail, len;
+	uint64_t ips[UNWIND_MAX_OUT_FRAMES], leaf = 0;
+	size_t nk, nu, n = 0;
 	struct sample s;
-	uint8_t *o = out;
 
 	if (sample__decode(&s, attr, ev) < 0 || s.size != ev->size || !s.callchain)
 		return -EINVAL;
-	at = (size_t)((const uint8_t *)s.callchain - in) - 8;   /* the chain's nr */
-	tail = ev->size - s.after_stack_user;
-	nk = kernel_part(&s);
+	nk = runtime__kernel_chain(&s);
 	if (nk < s.nr_callchain) {
 		nu = MIN(s.nr_callchain - nk - 1, (uint64_t)UNWIND_MAX_FRAMES);
 		memcpy(ips, s.callchain + nk + 1, 8 * nu);
 		leaf = nu ? ips[0] : 0;
 		n = jf ? edit(jf, &s, ips, nu, UNWIND_MAX_OUT_FRAMES) : nu;
 	}
-	len = at + 8 + 8 * (nk + (nk < s.nr_callchain ? 1 + n : 0)) + tail;
-	if (len > outlen || len > UINT16_MAX)
-		return -EINVAL;
-	nr = nk + (nk < s.nr_callchain ? 1 + n : 0);
-	memcpy(o, in, at);
-	/* a named leaf: the sample's IP too, which perf report's symbol column reads */
-	if (n && leaf && ips[0] != leaf && s.ip == leaf && (attr->sample_type & PERF_SAMPLE_IP))
-		memcpy(o + sizeof(struct perf_event_header) + ((attr->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0),
-		       &ips[0], 8);
-	o += at;
-	memcpy(o, &nr, 8);
-	memcpy(o + 8, s.callchain, 8 * nk);
-	o += 8 + 8 * nk;
-	if (nk < s.nr_callchain) {
-		memcpy(o, &ctx, 8);
-		memcpy(o + 8, ips, 8 * n);
-		o += 8 * (1 + n);
-	}
-	memcpy(o, in + s.after_stack_user, tail);
-	((struct perf_event_header *)out)->size = (uint16_t)len;
-	return (int)len;
+	/* the registers and the stack copy dropped: no reader after this one needs them */
+	return runtime__splice_chain(ev, &s, attr->sample_type, nk, ips, n, leaf, s.after_stack_user, out, outlen);
 }

@@ -62,11 +62,9 @@ static void frame_pointers(const struct sample *s, const uint64_t *ips, size_t n
 int node_frames__rewrite_g(struct node_frames *nf, const struct perf_event_header *ev, void *out, size_t outlen)
 {
 	struct node_frames_g *g = node_frames__g(nf);
-	uint64_t ips[UNWIND_MAX_OUT_FRAMES], sps[UNWIND_MAX_FRAMES] = { 0 }, nr, ctx = PERF_CONTEXT_USER, leaf;
-	const uint8_t *in = (const void *)ev;
-	size_t at, after, nk, nu, n, len;
+	uint64_t ips[UNWIND_MAX_OUT_FRAMES], sps[UNWIND_MAX_FRAMES] = { 0 }, leaf;
+	size_t nk, nu, n;
 	struct sample s;
-	uint8_t *o = out;
 
 	if (sample__decode(&s, &g->attr, ev) < 0 || s.size != ev->size || !s.callchain)
 		return -EINVAL;
@@ -85,23 +83,8 @@ int node_frames__rewrite_g(struct node_frames *nf, const struct perf_event_heade
 	n = node_frames__edit(nf, &s, ips, sps, g->regs, nu, UNWIND_MAX_OUT_FRAMES);
 	if (n == nu && !memcmp(ips, s.callchain + nk + 1, 8 * nu))
 		return 0;
-	at = (size_t)((const uint8_t *)s.callchain - in) - 8;      /* the chain's nr */
-	after = at + 8 + 8 * s.nr_callchain;
-	nr = nk + 1 + n;
-	len = at + 8 + 8 * nr + (ev->size - after);
-	if (len > outlen || len > UINT16_MAX)
-		return -EINVAL;
-	memcpy(o, in, at);
-	/* a named leaf: the sample's IP too, which perf report's symbol column reads */
-	if (ips[0] != leaf && s.ip == leaf && (g->attr.sample_type & PERF_SAMPLE_IP))
-		memcpy(o + sizeof(struct perf_event_header) + ((g->attr.sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0),
-		       &ips[0], 8);
-	o += at;
-	memcpy(o, &nr, 8);
-	memcpy(o + 8, s.callchain, 8 * nk);
-	memcpy(o + 8 + 8 * nk, &ctx, 8);
-	memcpy(o + 16 + 8 * nk, ips, 8 * n);
-	memcpy(o + 8 + 8 * nr, in + after, ev->size - after);
-	((struct perf_event_header *)out)->size = (uint16_t)len;
-	return (int)len;
+	/* the registers and the stack kept: the JVM's rewrite, after this one, reads them */
+	return runtime__splice_chain(ev, &s, g->attr.sample_type, nk, ips, n, leaf,
+				     (size_t)((const uint8_t *)(s.callchain + s.nr_callchain) - (const uint8_t *)ev),
+				     out, outlen);
 }

@@ -351,6 +351,37 @@ size_t runtime__kernel_chain(const struct sample *s)
 	return s->nr_callchain;
 }
 
+int runtime__splice_chain(const struct perf_event_header *ev, const struct sample *s, uint64_t sample_type,
+			  size_t nk, const uint64_t *ips, size_t n, uint64_t leaf, size_t from, void *out,
+			  size_t outlen)
+{
+	const uint8_t *in = (const void *)ev;
+	size_t at = (size_t)((const uint8_t *)s->callchain - in) - 8;  /* the chain's nr */
+	bool user = nk < s->nr_callchain;
+	uint64_t nr = nk + (user ? 1 + n : 0), ctx = PERF_CONTEXT_USER;
+	size_t len = at + 8 + 8 * nr + (ev->size - from);
+	uint8_t *o = out;
+
+	if (len > outlen || len > UINT16_MAX)
+		return -EINVAL;
+	memcpy(o, in, at);
+	if (n && leaf && ips[0] != leaf && s->ip == leaf && (sample_type & PERF_SAMPLE_IP))
+		memcpy(o + sizeof(struct perf_event_header) + ((sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0),
+		       &ips[0], 8);
+	o += at;
+	memcpy(o, &nr, 8);
+	memcpy(o + 8, s->callchain, 8 * nk);
+	o += 8 + 8 * nk;
+	if (user) {
+		memcpy(o, &ctx, 8);
+		memcpy(o + 8, ips, 8 * n);
+		o += 8 * (1 + n);
+	}
+	memcpy(o, in + from, ev->size - from);
+	((struct perf_event_header *)out)->size = (uint16_t)len;
+	return (int)len;
+}
+
 /* ---- the counts ----------------------------------------------------------------- */
 
 size_t runtime__why_list(const uint64_t *counts, int from, int to, const char *(*name)(int), char *buf, size_t len)

@@ -204,6 +204,19 @@ size_t runtime__edit_as_user(unwinder_edit_fn fn, void *ctx, bool as_user, const
  * nr_callchain when it has none): what a runtime's rewrite_g keeps as it came. */
 size_t runtime__kernel_chain(const struct sample *s);
 
+/*
+ * -g: sample ev (decoded as s with sample_type) written into out (outlen bytes) with
+ * its call chain's user part (after the nk kernel entries and PERF_CONTEXT_USER)
+ * replaced by ips[0..n), or no user part when s had none (nk == s->nr_callchain),
+ * followed by ev's bytes from offset from on (right after the chain, or later, to
+ * drop what lies between); where a runtime named the old leaf (s->ip == leaf, ips[0]
+ * another), the sample's IP too, which perf report's symbol column reads.  Its size,
+ * or -EINVAL when it does not fit.
+ */
+int runtime__splice_chain(const struct perf_event_header *ev, const struct sample *s, uint64_t sample_type,
+			  size_t nk, const uint64_t *ips, size_t n, uint64_t leaf, size_t from, void *out,
+			  size_t outlen);
+
 /* ---- the counts ----------------------------------------------------------------- */
 
 /* " (N why, M why, ...)" of counts[from..to) that are not 0, into buf (nothing when
